@@ -1,0 +1,19 @@
+/**
+ * What every server module receives: options, clock, randomness, data directory and logger.
+ * Built once by startServer() / buildApp(), never a global.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { ServerClock } from './clock.js';
+import type { ServerOptions } from './options.js';
+import type { RandomSource } from './random.js';
+
+export interface ServerContext {
+  readonly options: ServerOptions;
+  readonly clock: ServerClock;
+  readonly random: RandomSource;
+  /** Absolute path of the data directory (created before modules start). */
+  readonly dataDir: string;
+  readonly log: FastifyBaseLogger;
+  /** The server's public base URL, known once it listens ('' under app.inject()). */
+  baseUrl(): string;
+}

@@ -1,0 +1,19 @@
+/**
+ * A server module is one area of the service (updates, OAuth, chain activity). app.ts composes
+ * them; each owns its routes, its dev routes and its state, so areas never reach into each other.
+ */
+import type { FastifyInstance } from 'fastify';
+
+export interface ServerModule<Api = unknown> {
+  readonly name: string;
+  /** Registers the public routes. */
+  register(app: FastifyInstance): void | Promise<void>;
+  /** Registers /api/dev/* routes; called only when the server runs with --dev. */
+  registerDev?(app: FastifyInstance): void | Promise<void>;
+  /** Clears runtime state (POST /api/dev/reset, startServer().reset()). */
+  reset(): void | Promise<void>;
+  /** Called when the server closes (timers, files). */
+  close?(): void | Promise<void>;
+  /** In-process controls for QA, exposed on startServer()'s handle under `name`. */
+  readonly api: Api;
+}

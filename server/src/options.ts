@@ -1,0 +1,48 @@
+/**
+ * Every option of the companion server, parsed from flags by main.ts or given in-process to
+ * startServer(). Defaults live here, in one place, with units in their names.
+ */
+export interface ServerOptions {
+  /** TCP port; 0 picks a free one. */
+  readonly port: number;
+  /** Listen address; loopback by default. */
+  readonly host: string;
+  /** Turns on the test-control API under /api/dev/* (404 without it). */
+  readonly dev: boolean;
+  /** Data directory; undefined means a fresh temporary directory removed on close. */
+  readonly dataDir: string | undefined;
+  /** Seed for deterministic ids, secrets and simulation; undefined means CSPRNG. */
+  readonly seed: number | undefined;
+  /** File holding the node's Ed25519 secret key; default: generated into the data dir. */
+  readonly nodeKeyFile: string | undefined;
+  /** Chain simulator on or off. */
+  readonly simulate: boolean;
+  /** Number of simulated machines. */
+  readonly simulateMachines: number;
+  /** Secret of the confidential client `qa-web`; undefined means random. */
+  readonly qaClientSecret: string | undefined;
+  /** Optional JSON file with more OAuth clients. */
+  readonly clientsFile: string | undefined;
+  /** Issuer URL for OAuth/OIDC; default: the server's own URL. */
+  readonly issuer: string | undefined;
+  /** pino level, or 'silent'. */
+  readonly logLevel: string;
+  /** Request bodies above this size are refused with 413 (400 on OAuth routes). */
+  readonly maxBodyBytes: number;
+}
+
+export const DEFAULT_OPTIONS: ServerOptions = {
+  port: 0,
+  host: '127.0.0.1',
+  dev: false,
+  dataDir: undefined,
+  seed: undefined,
+  nodeKeyFile: undefined,
+  simulate: true,
+  simulateMachines: 1000,
+  qaClientSecret: undefined,
+  clientsFile: undefined,
+  issuer: undefined,
+  logLevel: 'info',
+  maxBodyBytes: 16 * 1024,
+};

@@ -1,0 +1,121 @@
+/**
+ * The signed envelope (DSSE v1 shape). The signature covers the pre-authentication encoding of
+ * the payload type and the exact payload bytes, so nothing is ever canonicalised.
+ * See docs/PROTOCOL.md §Envelope.
+ */
+import { signEd25519 } from './ed25519.js';
+import { keyIdOf } from './keys.js';
+import { ProtocolError } from './protocol-error.js';
+
+export const MANIFEST_PAYLOAD_TYPE = 'application/vnd.updates.manifest+json';
+
+export interface EnvelopeSignature {
+  readonly keyid: string;
+  readonly sig: string;
+}
+
+/** The envelope as it travels (JSON). */
+export interface SignedEnvelope {
+  readonly ok: true;
+  readonly payloadType: string;
+  readonly payload: string;
+  readonly signatures: readonly EnvelopeSignature[];
+}
+
+/** An envelope after structural parsing: payload and signatures decoded, nothing verified yet. */
+export interface ParsedEnvelope {
+  readonly payloadType: string;
+  readonly payload: Uint8Array;
+  readonly signatures: readonly { readonly keyid: string; readonly sig: Uint8Array }[];
+}
+
+const encoder = new TextEncoder();
+const KEYID_HEX = /^[0-9a-f]{64}$/;
+// Strict standard base64 (RFC 4648 §4) with padding; Buffer.from would silently skip junk.
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** Bounds the work an attacker can cause with a long signature list. */
+export const MAX_SIGNATURES = 16;
+
+/**
+ * PAE(type, body) = "DSSEv1" SP len(type) SP type SP len(body) SP body, lengths as ASCII
+ * decimal byte counts (DSSE protocol.md).
+ */
+export function pae(payloadType: string, payload: Uint8Array): Uint8Array {
+  const type = encoder.encode(payloadType);
+  const head = encoder.encode(`DSSEv1 ${type.length} `);
+  const mid = encoder.encode(` ${payload.length} `);
+  const out = new Uint8Array(head.length + type.length + mid.length + payload.length);
+  out.set(head, 0);
+  out.set(type, head.length);
+  out.set(mid, head.length + type.length);
+  out.set(payload, head.length + type.length + mid.length);
+  return out;
+}
+
+/** Decodes strict base64; anything else is a ProtocolError. */
+export function decodeBase64Strict(text: string, what: string): Uint8Array {
+  if (!BASE64.test(text)) {
+    throw new ProtocolError('ENVELOPE_MALFORMED', `${what} is not canonical base64`);
+  }
+  return new Uint8Array(Buffer.from(text, 'base64'));
+}
+
+/** Signs payload bytes into an envelope with one Ed25519 key. */
+export function signEnvelope(
+  payload: Uint8Array,
+  secretKey: Uint8Array,
+  publicKey: Uint8Array,
+  payloadType: string = MANIFEST_PAYLOAD_TYPE,
+): SignedEnvelope {
+  const sig = signEd25519(pae(payloadType, payload), secretKey);
+  return {
+    ok: true,
+    payloadType,
+    payload: Buffer.from(payload).toString('base64'),
+    signatures: [{ keyid: keyIdOf(publicKey), sig: Buffer.from(sig).toString('base64') }],
+  };
+}
+
+/**
+ * Structural parse of the envelope JSON bytes. Verifies nothing: callers must check a
+ * signature over `pae(payloadType, payload)` before they look inside `payload`.
+ */
+export function parseEnvelope(bytes: Uint8Array): ParsedEnvelope {
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch (cause) {
+    throw new ProtocolError('ENVELOPE_MALFORMED', 'envelope is not UTF-8 JSON', { cause });
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw new ProtocolError('ENVELOPE_MALFORMED', 'envelope is not a JSON object');
+  }
+  const o = json as Record<string, unknown>;
+  const { payloadType, payload, signatures } = o;
+  if (typeof payloadType !== 'string') {
+    throw new ProtocolError('ENVELOPE_MALFORMED', 'payloadType must be a string');
+  }
+  if (typeof payload !== 'string') {
+    throw new ProtocolError('ENVELOPE_MALFORMED', 'payload must be a base64 string');
+  }
+  if (!Array.isArray(signatures) || signatures.length === 0) {
+    throw new ProtocolError('ENVELOPE_MALFORMED', 'signatures must be a non-empty array');
+  }
+  if (signatures.length > MAX_SIGNATURES) {
+    throw new ProtocolError('ENVELOPE_MALFORMED', `more than ${MAX_SIGNATURES} signatures`);
+  }
+  const parsed = signatures.map((s: unknown, i) => {
+    if (typeof s !== 'object' || s === null) {
+      throw new ProtocolError('ENVELOPE_MALFORMED', `signatures[${i}] is not an object`);
+    }
+    const { keyid, sig } = s as Record<string, unknown>;
+    if (typeof keyid !== 'string' || !KEYID_HEX.test(keyid)) {
+      throw new ProtocolError('ENVELOPE_MALFORMED', `signatures[${i}].keyid is not 64 hex`);
+    }
+    if (typeof sig !== 'string') {
+      throw new ProtocolError('ENVELOPE_MALFORMED', `signatures[${i}].sig is not a string`);
+    }
+    return { keyid, sig: decodeBase64Strict(sig, `signatures[${i}].sig`) };
+  });
+  return { payloadType, payload: decodeBase64Strict(payload, 'payload'), signatures: parsed };
+}

@@ -1,0 +1,176 @@
+/**
+ * The update manifest payload (docs/PROTOCOL.md §Manifest). `parseManifest` is a strict schema
+ * check of bytes that were already signature-verified; it never touches the network or disk.
+ */
+import semver from 'semver';
+import { compareNames, unsafeNameReason } from './artifact-name.js';
+import { ProtocolError } from './protocol-error.js';
+
+export interface ManifestArtifact {
+  /** Relative POSIX path under the install root. */
+  readonly name: string;
+  /** Exact length in bytes. */
+  readonly size: number;
+  /** Lowercase hex SHA-256 of the content. */
+  readonly sha256: string;
+  /** Absolute URL, or a path relative to the base URL. Untrusted: bytes are checked. */
+  readonly url: string;
+}
+
+export interface Manifest {
+  readonly registry_version: string;
+  readonly issued_at: string;
+  readonly expires_at: string;
+  readonly artifacts: readonly ManifestArtifact[];
+}
+
+/** A parsed manifest with its timestamps as epoch milliseconds. */
+export interface ParsedManifest extends Manifest {
+  readonly issuedAtMs: number;
+  readonly expiresAtMs: number;
+}
+
+export const SHA256_HEX = /^[0-9a-f]{64}$/;
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/;
+
+/** Hard ceiling on entries, whatever the client's own (lower) limit. */
+export const MAX_ARTIFACTS_WIRE = 100_000;
+
+export function isRfc3339(text: string): boolean {
+  return RFC3339.test(text) && Number.isFinite(Date.parse(text));
+}
+
+/** A strict semver (no leading "v", no whitespace); build metadata is refused as ambiguous. */
+export function isStrictSemver(text: string): boolean {
+  return semver.valid(text) === text && !text.includes('+');
+}
+
+function fail(message: string): never {
+  throw new ProtocolError('MANIFEST_MALFORMED', message);
+}
+
+function field(o: Record<string, unknown>, key: string, where: string): unknown {
+  if (!Object.hasOwn(o, key)) fail(`${where}.${key} is missing`);
+  return o[key];
+}
+
+function parseArtifact(value: unknown, i: number): ManifestArtifact {
+  const where = `artifacts[${i}]`;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    fail(`${where} is not an object`);
+  }
+  const o = value as Record<string, unknown>;
+  const name = field(o, 'name', where);
+  const size = field(o, 'size', where);
+  const sha256 = field(o, 'sha256', where);
+  const url = field(o, 'url', where);
+  if (typeof name !== 'string') fail(`${where}.name is not a string`);
+  const reason = unsafeNameReason(name);
+  if (reason !== undefined) {
+    throw new ProtocolError('UNSAFE_NAME', `${where}.name ${JSON.stringify(name)} ${reason}`);
+  }
+  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) {
+    fail(`${where}.size is not a non-negative integer`);
+  }
+  if (typeof sha256 !== 'string' || !SHA256_HEX.test(sha256)) {
+    throw new ProtocolError('BAD_DIGEST', `${where}.sha256 is not 64 lowercase hex characters`);
+  }
+  if (typeof url !== 'string' || url.length === 0 || url.length > 2048) {
+    fail(`${where}.url is not a string of 1 to 2048 characters`);
+  }
+  return { name, size, sha256, url };
+}
+
+/**
+ * Parses manifest JSON bytes. Unknown top-level and entry fields are ignored (they are signed,
+ * so a newer server may add them); every known field is checked strictly.
+ */
+export function parseManifest(bytes: Uint8Array): ParsedManifest {
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch (cause) {
+    throw new ProtocolError('MANIFEST_MALFORMED', 'manifest is not UTF-8 JSON', { cause });
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    fail('manifest is not a JSON object');
+  }
+  const o = json as Record<string, unknown>;
+  const version = field(o, 'registry_version', 'manifest');
+  const issued = field(o, 'issued_at', 'manifest');
+  const expires = field(o, 'expires_at', 'manifest');
+  const list = field(o, 'artifacts', 'manifest');
+  if (typeof version !== 'string' || !isStrictSemver(version)) {
+    throw new ProtocolError('BAD_VERSION', 'registry_version is not a strict semver');
+  }
+  if (typeof issued !== 'string' || !isRfc3339(issued)) fail('issued_at is not RFC 3339');
+  if (typeof expires !== 'string' || !isRfc3339(expires)) fail('expires_at is not RFC 3339');
+  const issuedAtMs = Date.parse(issued);
+  const expiresAtMs = Date.parse(expires);
+  if (expiresAtMs <= issuedAtMs) fail('expires_at is not after issued_at');
+  if (!Array.isArray(list)) fail('artifacts is not an array');
+  if (list.length > MAX_ARTIFACTS_WIRE) fail(`more than ${MAX_ARTIFACTS_WIRE} artifacts`);
+  const artifacts = list.map(parseArtifact);
+  checkNameSet(artifacts);
+  return {
+    registry_version: version,
+    issued_at: issued,
+    expires_at: expires,
+    artifacts,
+    issuedAtMs,
+    expiresAtMs,
+  };
+}
+
+/**
+ * Names are unique (also case-insensitively, for macOS and Windows file systems), sorted by
+ * UTF-8 bytes, and no name is a directory prefix of another ("a" and "a/b" cannot both exist).
+ */
+function checkNameSet(artifacts: readonly ManifestArtifact[]): void {
+  const folded = new Set<string>();
+  const dirs = new Set<string>();
+  for (let i = 0; i < artifacts.length; i++) {
+    const name = (artifacts[i] as ManifestArtifact).name;
+    if (i > 0) {
+      const order = compareNames((artifacts[i - 1] as ManifestArtifact).name, name);
+      if (order === 0) throw new ProtocolError('DUPLICATE_NAME', `duplicate name ${name}`);
+      if (order > 0) throw new ProtocolError('UNSORTED_NAMES', `names are not sorted at ${name}`);
+    }
+    const lower = name.toLowerCase();
+    if (folded.has(lower)) {
+      throw new ProtocolError('DUPLICATE_NAME', `names differ only by case at ${name}`);
+    }
+    folded.add(lower);
+    const segments = lower.split('/');
+    for (let s = 1; s < segments.length; s++) dirs.add(segments.slice(0, s).join('/'));
+  }
+  for (const a of artifacts) {
+    if (dirs.has(a.name.toLowerCase())) {
+      throw new ProtocolError('UNSAFE_NAME', `${a.name} is both a file and a directory`);
+    }
+  }
+}
+
+/** Serialises a manifest to the exact bytes that get signed (server side). */
+export function encodeManifest(manifest: Manifest): Uint8Array {
+  const { registry_version, issued_at, expires_at, artifacts } = manifest;
+  return new TextEncoder().encode(
+    JSON.stringify({ registry_version, issued_at, expires_at, artifacts }),
+  );
+}
+
+/**
+ * Resolves an artifact URL: an absolute http(s) URL as is, otherwise relative to the base URL
+ * (treated as a directory, so a base path prefix is kept).
+ */
+export function resolveArtifactUrl(baseUrl: string, url: string): URL {
+  const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
+  const resolved = new URL(url, base);
+  if (resolved.protocol !== 'http:' && resolved.protocol !== 'https:') {
+    throw new ProtocolError(
+      'MANIFEST_MALFORMED',
+      `artifact URL scheme ${resolved.protocol} refused`,
+    );
+  }
+  return resolved;
+}

@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'],
+    // e2e (Playwright) and bench run through their own commands.
+    exclude: ['test/e2e/**', 'bench/**', 'node_modules/**'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: 'forks',
+    reporters: ['default', 'json'],
+    outputFile: { json: 'test-results/vitest.json' },
+  },
+});
