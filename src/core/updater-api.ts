@@ -1,0 +1,53 @@
+/**
+ * The public face of the updater, shared by the CLI and the desktop app. The implementation
+ * (update-loop.ts) and the Node wiring (src/node/create-updater.ts) satisfy this contract.
+ */
+import type { UpdateErrorCode } from './errors.js';
+import type { PlanSummary, UpdateListener } from './events.js';
+
+export interface UpdaterStatus {
+  /** registry_version of the installed set, or null before the first install. */
+  readonly installedVersion: string | null;
+  /** Highest registry_version ever accepted (rollback floor). */
+  readonly highestAcceptedVersion: string | null;
+  readonly lastCheckAtMs: number | null;
+  readonly lastSuccessAtMs: number | null;
+  readonly lastError: { readonly code: UpdateErrorCode; readonly message: string } | null;
+  /** True while a run is in flight. */
+  readonly running: boolean;
+  /** A previous set is kept and `rollback()` can restore it. */
+  readonly canRollBack: boolean;
+}
+
+export interface UpdateResult {
+  readonly outcome: 'up-to-date' | 'applied';
+  readonly version: string | null;
+  readonly plan: PlanSummary | null;
+  /** Bytes actually received from the network in this run. */
+  readonly bytesDownloaded: number;
+}
+
+export interface VerifyReport {
+  readonly version: string | null;
+  readonly ok: boolean;
+  readonly drift: readonly {
+    readonly name: string;
+    readonly problem: 'missing' | 'modified' | 'unexpected';
+  }[];
+}
+
+export interface UpdaterApi {
+  /** Fetches and verifies the manifest and returns the plan, downloading nothing. */
+  check(): Promise<PlanSummary>;
+  /** check -> verify -> plan -> pull -> commit. A second call joins the run in flight. */
+  update(): Promise<UpdateResult>;
+  status(): Promise<UpdaterStatus>;
+  /** Restores the previous installed set. */
+  rollback(): Promise<{ readonly version: string | null }>;
+  /** Re-hashes the installed set against the last accepted signed manifest. */
+  verify(): Promise<VerifyReport>;
+  /** Subscribes to events; returns the unsubscribe function. */
+  on(listener: UpdateListener): () => void;
+  /** Aborts a run in flight and releases the state-directory lock. */
+  close(): Promise<void>;
+}
