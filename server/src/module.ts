@@ -14,6 +14,8 @@ export interface ServerModule<Api = unknown> {
   reset(): void | Promise<void>;
   /** Called when the server closes (timers, files). */
   close?(): void | Promise<void>;
+  /** Fields added to the server's first stdout JSON line (e.g. qa_client_secret). */
+  describe?(): Record<string, unknown>;
   /** In-process controls for QA, exposed on startServer()'s handle under `name`. */
   readonly api: Api;
 }
