@@ -40,16 +40,22 @@ export type UpdateErrorCode =
 
 export class UpdateError extends Error {
   override readonly name = 'UpdateError';
-  /** Seconds the server asked us to wait (Retry-After), when it did. */
+  /** Milliseconds the server asked us to wait (Retry-After), when it did. */
   readonly retryAfterMs: number | undefined;
+  /**
+   * True when trying again may succeed (a dropped connection, a 5xx, a stall). Refusals of
+   * signed data (signature, hash, size, policy) are never transient: retrying cannot fix them.
+   */
+  readonly transient: boolean;
 
   constructor(
     readonly code: UpdateErrorCode,
     message: string,
-    options?: { cause?: unknown; retryAfterMs?: number },
+    options?: { cause?: unknown; retryAfterMs?: number; transient?: boolean },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.retryAfterMs = options?.retryAfterMs;
+    this.transient = options?.transient ?? false;
   }
 
   /** The plain, serialisable form shown to users and written by `--json`. */

@@ -1,0 +1,95 @@
+/**
+ * One GET with the rules of where the machine key may go: the bearer header is sent only to
+ * the base URL's origin, and redirects are followed here (never by the fetcher) so a redirect
+ * to another host never carries it. Stall detection wraps the whole exchange.
+ */
+import { UpdateError } from './errors.js';
+import type { Limits } from './limits.js';
+import type { Clock, Fetcher, FetchResponse, Timers } from './ports.js';
+import { StallWatch } from './stall-watch.js';
+
+export interface HttpContext {
+  readonly fetcher: Fetcher;
+  readonly clock: Clock;
+  readonly timers: Timers;
+  readonly limits: Limits;
+  /** Origin that may receive the machine key (the base URL's). */
+  readonly trustedOrigin: string;
+  readonly machineKey: string;
+  readonly userAgent: string;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** What one exchange hands back: the final response and the stall watch to feed with bytes. */
+export interface Exchange {
+  readonly response: FetchResponse;
+  readonly url: URL;
+  readonly watch: StallWatch;
+  /** Ends the exchange; maps an error thrown while reading to STALLED/ABORTED when due. */
+  finish(error?: unknown): UpdateError | undefined;
+}
+
+/** Starts a GET, following at most limits.maxRedirects redirects. */
+export async function startGet(
+  ctx: HttpContext,
+  url: URL,
+  extra: Readonly<Record<string, string>>,
+  parent: AbortSignal,
+  what: string,
+): Promise<Exchange> {
+  const controller = new AbortController();
+  const signal = AbortSignal.any([parent, controller.signal]);
+  let stalled: string | undefined;
+  const watch = new StallWatch({
+    clock: ctx.clock,
+    timers: ctx.timers,
+    stallTimeoutMs: ctx.limits.stallTimeoutMs,
+    minBytesPerS: ctx.limits.minBytesPerS,
+    throughputWindowMs: ctx.limits.throughputWindowMs,
+    onStall: (reason) => {
+      stalled = reason;
+      controller.abort();
+    },
+  });
+  const finish = (error?: unknown): UpdateError | undefined => {
+    watch.stop();
+    if (stalled !== undefined) {
+      return new UpdateError('STALLED', `${what}: ${stalled}`, { cause: error, transient: true });
+    }
+    if (parent.aborted) return new UpdateError('ABORTED', `${what}: aborted`, { cause: error });
+    if (error === undefined) return undefined;
+    if (error instanceof UpdateError) return error;
+    const message = error instanceof Error ? error.message : 'request failed';
+    return new UpdateError('NETWORK', `${what}: ${message}`, { cause: error, transient: true });
+  };
+  let current = url;
+  try {
+    for (let hop = 0; ; hop++) {
+      const headers: Record<string, string> = {
+        'accept-encoding': 'identity',
+        'user-agent': ctx.userAgent,
+        ...extra,
+      };
+      if (current.origin === ctx.trustedOrigin) {
+        headers['authorization'] = `Bearer ${ctx.machineKey}`;
+      }
+      const response = await ctx.fetcher.get(current.href, { headers, signal });
+      const location = response.header('location');
+      if (!REDIRECTS.has(response.status) || location === undefined) {
+        return { response, url: current, watch, finish };
+      }
+      response.discard();
+      if (hop >= ctx.limits.maxRedirects) {
+        throw new UpdateError('HTTP_STATUS', `${what}: more than ${hop} redirects`);
+      }
+      const next = new URL(location, current);
+      if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+        throw new UpdateError('HTTP_STATUS', `${what}: redirect to ${next.protocol} refused`);
+      }
+      current = next;
+    }
+  } catch (error) {
+    throw finish(error) ?? error;
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * The durable steps of pull + commit, in order. The crash tests kill the process right after
+ * each one (env UPDATER_TEST_CRASH_AT) and check the next run ends with the old set or the
+ * complete new set (docs/UPDATER.md §Commit protocol).
+ */
+export const INSTALL_STEPS = [
+  /** The accepted-manifest record (highest version, payload digest) is on disk. */
+  'accepted-recorded',
+  /** A chunk of an artifact was written to its partial file. */
+  'partial-written',
+  /** A verified partial was renamed into the blob store. */
+  'blob-promoted',
+  /** The complete new tree is staged under sets/ (fsynced, renamed into place). */
+  'set-staged',
+  /** The commit journal (the intent: target set and the state to write) is on disk. */
+  'journal-written',
+  /** DIR/current now points at the new set (rename(2) of a symlink). */
+  'current-swapped',
+  /** The state file names the new set as installed. */
+  'state-written',
+  /** The journal is removed: the commit is complete. */
+  'journal-removed',
+  /** Unreferenced sets, blobs and stale partials are removed. */
+  'gc-done',
+] as const;
+
+export type InstallStep = (typeof INSTALL_STEPS)[number];
+
+/** Called synchronously right after a step is durable (tests kill the process here). */
+export type StepHook = (step: InstallStep) => void;
+
+export function isInstallStep(value: string): value is InstallStep {
+  return (INSTALL_STEPS as readonly string[]).includes(value);
+}

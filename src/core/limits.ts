@@ -1,0 +1,83 @@
+/**
+ * Every limit of the updater in one place, with its unit in its name (STYLE.md habit 6).
+ * Defaults match the CLI contract (docs/UPDATER.md §Limits).
+ */
+import { UpdateError } from './errors.js';
+
+export interface Limits {
+  /** Artifacts pulled at the same time. */
+  readonly parallel: number;
+  /** Extra attempts for a transient failure (never for a refusal of signed data). */
+  readonly retries: number;
+  /** No byte for this long means STALLED. */
+  readonly stallTimeoutMs: number;
+  /** Slower than this over `throughputWindowMs` means STALLED (drip-feed defence). */
+  readonly minBytesPerS: number;
+  readonly throughputWindowMs: number;
+  readonly maxManifestBytes: number;
+  readonly maxArtifactBytes: number;
+  readonly maxArtifacts: number;
+  readonly connectTimeoutMs: number;
+  /** How far issued_at may lie ahead of our clock before MANIFEST_FROM_FUTURE. */
+  readonly maxFutureSkewMs: number;
+  /** First retry delay; doubles per attempt up to `retryMaxDelayMs`. */
+  readonly retryBaseDelayMs: number;
+  readonly retryMaxDelayMs: number;
+  /** A Retry-After longer than this is not waited out inside a run: the run fails RATE_LIMITED. */
+  readonly maxRetryAfterMs: number;
+  /** Redirects followed per request. */
+  readonly maxRedirects: number;
+}
+
+export const DEFAULT_LIMITS: Limits = Object.freeze({
+  parallel: 4,
+  retries: 3,
+  stallTimeoutMs: 30_000,
+  minBytesPerS: 1024,
+  throughputWindowMs: 10_000,
+  maxManifestBytes: 1024 * 1024,
+  maxArtifactBytes: 4 * 1024 * 1024 * 1024,
+  maxArtifacts: 10_000,
+  connectTimeoutMs: 10_000,
+  maxFutureSkewMs: 5 * 60_000,
+  retryBaseDelayMs: 250,
+  retryMaxDelayMs: 5_000,
+  maxRetryAfterMs: 30_000,
+  maxRedirects: 5,
+});
+
+/** Lower and upper bounds of each limit; anything outside is CONFIG_INVALID (fail closed). */
+const BOUNDS: { readonly [K in keyof Limits]: readonly [number, number] } = {
+  parallel: [1, 64],
+  retries: [0, 100],
+  stallTimeoutMs: [1, 24 * 3_600_000],
+  minBytesPerS: [0, Number.MAX_SAFE_INTEGER],
+  throughputWindowMs: [1, 3_600_000],
+  maxManifestBytes: [1, 1024 * 1024 * 1024],
+  maxArtifactBytes: [0, Number.MAX_SAFE_INTEGER],
+  maxArtifacts: [0, 100_000],
+  connectTimeoutMs: [1, 3_600_000],
+  maxFutureSkewMs: [0, 7 * 24 * 3_600_000],
+  retryBaseDelayMs: [0, 3_600_000],
+  retryMaxDelayMs: [0, 3_600_000],
+  maxRetryAfterMs: [0, 24 * 3_600_000],
+  maxRedirects: [0, 20],
+};
+
+/** Merges overrides onto the defaults and checks every value is an integer within bounds. */
+export function resolveLimits(overrides: Partial<Limits> = {}): Limits {
+  const merged: Record<string, number> = { ...DEFAULT_LIMITS };
+  for (const [key, value] of Object.entries(overrides)) {
+    if (!Object.hasOwn(BOUNDS, key)) {
+      throw new UpdateError('CONFIG_INVALID', `unknown limit ${key}`);
+    }
+    if (value !== undefined) merged[key] = value;
+  }
+  for (const [key, [min, max]] of Object.entries(BOUNDS)) {
+    const value = merged[key];
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
+      throw new UpdateError('CONFIG_INVALID', `${key} must be an integer from ${min} to ${max}`);
+    }
+  }
+  return Object.freeze(merged) as unknown as Limits;
+}

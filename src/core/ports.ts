@@ -1,0 +1,104 @@
+/**
+ * The ports of the pure core: everything that touches the network, the disk or time comes in
+ * through these interfaces (STYLE.md habit 2). src/node has the real ones; tests use in-memory
+ * fakes.
+ */
+import type { InstalledArtifact, UpdaterState } from './state.js';
+
+/** Wall-clock milliseconds since the epoch. */
+export interface Clock {
+  nowMs(): number;
+}
+
+export type TimerHandle = object | number;
+
+/** Timers, injected so tests drive time by hand. */
+export interface Timers {
+  setTimeout(callback: () => void, delayMs: number): TimerHandle;
+  clearTimeout(handle: TimerHandle): void;
+}
+
+/** Uniform random number in [0, 1), for jitter. */
+export type Random = () => number;
+
+export interface Logger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+export const silentLogger: Logger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
+
+/** One HTTP response, body not read yet. */
+export interface FetchResponse {
+  readonly status: number;
+  /** Header value by lowercase name. */
+  header(name: string): string | undefined;
+  /** The body as it arrives (no decompression: we send Accept-Encoding: identity). */
+  readonly body: AsyncIterable<Uint8Array>;
+  /** Drops the rest of the body and the connection. */
+  discard(): void;
+}
+
+/**
+ * A single HTTP GET. No redirects are followed and no status is an error: the core decides
+ * (so it alone decides where the machine key may go). Network failures reject with an
+ * UpdateError (NETWORK, ABORTED); the connect timeout lives here.
+ */
+export interface Fetcher {
+  get(
+    url: string,
+    init: { readonly headers: Readonly<Record<string, string>>; readonly signal: AbortSignal },
+  ): Promise<FetchResponse>;
+}
+
+/** An artifact being downloaded: a temporary file hashed as it grows. */
+export interface PartialBlob {
+  /** Bytes already present (resumed from an earlier run, re-hashed on open). */
+  readonly offset: number;
+  /** The HTTP validator (strong ETag or Last-Modified) the partial bytes came with. */
+  readonly validator: string | undefined;
+  setValidator(validator: string | undefined): Promise<void>;
+  /** Appends bytes; refuses (SIZE_MISMATCH) anything past the signed size. */
+  write(chunk: Uint8Array): Promise<void>;
+  /** Drops the partial bytes (the server answered 200 to a Range request, or they were bad). */
+  reset(): Promise<void>;
+  /** Flushes, checks size and SHA-256 against the signed values, promotes it into the store. */
+  complete(): Promise<void>;
+  /** Flushes and closes, keeping the partial bytes for a later resume. */
+  close(): Promise<void>;
+}
+
+/** The local state directory: state file, content-addressed blobs, installed sets. */
+export interface LocalStore {
+  loadState(): Promise<UpdaterState>;
+  /** Replaces the state file atomically. */
+  saveState(state: UpdaterState): Promise<void>;
+  /** True when a verified blob with this digest and size is in the store. */
+  hasBlob(sha256: string, size: number): Promise<boolean>;
+  openPartial(sha256: string, size: number): Promise<PartialBlob>;
+  /**
+   * Builds the set from blobs and switches DIR/current to it atomically, writing `next` as the
+   * new state in the same crash-safe commit. `envelope` is kept for `verify`.
+   */
+  commitSet(
+    set: {
+      readonly setId: string;
+      readonly envelope: Uint8Array;
+      readonly artifacts: readonly InstalledArtifact[];
+    },
+    next: UpdaterState,
+  ): Promise<void>;
+  /** Switches DIR/current to an existing set (rollback), with the same commit protocol. */
+  switchSet(setId: string, next: UpdaterState): Promise<void>;
+  /** The signed envelope bytes a set was installed from. */
+  loadEnvelope(setId: string): Promise<Uint8Array | undefined>;
+  /** Re-hashes every regular file under DIR/current (name -> size and SHA-256). */
+  scanInstalled(): Promise<readonly InstalledArtifact[]>;
+}

@@ -1,0 +1,104 @@
+/**
+ * Brings every blob a manifest needs into the store: missing digests only, `limits.parallel`
+ * at a time, each with retries for transient failures. The first refusal aborts the others
+ * (their partial bytes stay on disk for a later resume) and is what the run reports.
+ */
+import { resolveArtifactUrl, type ManifestArtifact } from '../protocol/manifest.js';
+import { downloadArtifact } from './download.js';
+import { UpdateError } from './errors.js';
+import type { HttpContext } from './http-get.js';
+import type { LocalStore, Logger, Random } from './ports.js';
+import { toUpdateError, withRetries } from './retry.js';
+
+export interface PullContext {
+  readonly http: HttpContext;
+  readonly store: LocalStore;
+  readonly random: Random;
+  readonly logger: Logger;
+  readonly baseUrl: URL;
+  readonly signal: AbortSignal;
+}
+
+export interface PullProgress {
+  (bytes: number, total: number, artifact: string): void;
+}
+
+/** Unique digests of `artifacts` not yet in the store. */
+export async function missingBlobs(
+  store: LocalStore,
+  artifacts: readonly ManifestArtifact[],
+): Promise<ManifestArtifact[]> {
+  const seen = new Set<string>();
+  const missing: ManifestArtifact[] = [];
+  for (const a of artifacts) {
+    if (seen.has(a.sha256)) continue;
+    seen.add(a.sha256);
+    if (!(await store.hasBlob(a.sha256, a.size))) missing.push(a);
+  }
+  return missing;
+}
+
+/** Downloads `todo`; resolves to the bytes received from the network. */
+export async function pullBlobs(
+  ctx: PullContext,
+  todo: readonly ManifestArtifact[],
+  onProgress: PullProgress,
+): Promise<number> {
+  const total = todo.reduce((sum, a) => sum + a.size, 0);
+  const have = new Map<string, number>();
+  let sum = 0;
+  let network = 0;
+  const controller = new AbortController();
+  const signal = AbortSignal.any([ctx.signal, controller.signal]);
+  let firstError: UpdateError | undefined;
+  let next = 0;
+
+  const worker = async (): Promise<void> => {
+    while (firstError === undefined && next < todo.length) {
+      const artifact = todo[next++] as ManifestArtifact;
+      const url = resolveArtifactUrl(ctx.baseUrl.href, artifact.url);
+      const hooks = {
+        onHave: (bytes: number): void => {
+          sum += bytes - (have.get(artifact.sha256) ?? 0);
+          have.set(artifact.sha256, bytes);
+          onProgress(sum, total, artifact.name);
+        },
+        onNetworkBytes: (count: number): void => {
+          network += count;
+        },
+      };
+      try {
+        await withRetries(
+          {
+            limits: ctx.http.limits,
+            timers: ctx.http.timers,
+            random: ctx.random,
+            signal,
+            onRetry: (error, attempt, delayMs) =>
+              ctx.logger.warn('retrying artifact', {
+                artifact: artifact.name,
+                code: error.code,
+                attempt,
+                delayMs,
+              }),
+          },
+          () => downloadArtifact(ctx.http, ctx.store, artifact, url, signal, hooks),
+        );
+      } catch (error) {
+        if (firstError === undefined) {
+          firstError = toUpdateError(error);
+          controller.abort();
+        }
+      }
+    }
+  };
+
+  const workers = Math.max(1, Math.min(ctx.http.limits.parallel, todo.length));
+  await Promise.all(Array.from({ length: workers }, worker));
+  if (firstError !== undefined) {
+    // A sibling's abort is reported as the refusal that caused it.
+    throw firstError;
+  }
+  if (ctx.signal.aborted) throw new UpdateError('ABORTED', 'aborted');
+  return network;
+}
