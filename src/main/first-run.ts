@@ -1,0 +1,128 @@
+/**
+ * Decides which registry the app talks to and with which trust anchor (issue 6, first run).
+ *
+ * - A configured base URL: the pinned keys come from settings, else from the key file shipped
+ *   in resources/. Nothing is ever fetched from the network to decide what to trust; no key
+ *   means CONFIG_INVALID (fail closed), never "trust on first use".
+ * - Nothing configured: the embedded demo. The companion server is started in-process on
+ *   loopback with a demo release, a demo machine key is minted from it, and the key pinned is
+ *   the one the in-process handle reports (not one read over HTTP). Labelled "Demo registry".
+ */
+import { UpdateError } from '../core/errors.js';
+import { parsePubkeyHex } from '../protocol/keys.js';
+
+/** The slice of startServer()'s handle (server/src/start-server.ts) the demo needs. */
+export interface DemoServer {
+  readonly url: string;
+  readonly nodePubkey: string;
+  publish(release: {
+    registry_version: string;
+    artifacts: { name: string; content: string | Uint8Array }[];
+  }): unknown;
+  close(): Promise<void>;
+}
+
+export interface RegistryChoice {
+  readonly baseUrl: string;
+  readonly pubkeys: readonly string[];
+  readonly machineKey: string;
+  readonly label: string;
+  readonly demo: DemoServer | null;
+}
+
+export interface FirstRunDeps {
+  readonly settings: { readonly baseUrl: string; readonly pinnedKeys: readonly string[] };
+  /** Reads resources/pinned-key.txt; null when the build ships none. */
+  readonly readBundledKey: () => Promise<string | null>;
+  readonly secrets: { load(): string | null; save(machineKey: string): boolean };
+  /** Starts the companion server on loopback (dev routes off). */
+  readonly startDemoServer: () => Promise<DemoServer>;
+  /** Used only to mint the demo key from the in-process server. */
+  readonly fetch?: typeof fetch;
+}
+
+export const DEMO_LABEL = 'Demo registry';
+
+/** The release the demo server publishes, so a first check has something to install. */
+export const DEMO_RELEASE = {
+  registry_version: '1.0.0',
+  artifacts: [
+    { name: 'README.txt', content: 'Installed by the verified updater demo.\n' },
+    { name: 'data/greeting.txt', content: 'Hello from the demo registry.\n' },
+  ],
+};
+
+/** Resolves the registry; the caller closes `demo` on quit. */
+export async function chooseRegistry(deps: FirstRunDeps): Promise<RegistryChoice> {
+  const baseUrl = deps.settings.baseUrl.trim();
+  if (baseUrl !== '') return configuredRegistry(baseUrl, deps);
+  return demoRegistry(deps);
+}
+
+async function configuredRegistry(baseUrl: string, deps: FirstRunDeps): Promise<RegistryChoice> {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new UpdateError('CONFIG_INVALID', 'The registry address in the settings is not a URL.');
+  }
+  const bundled = deps.settings.pinnedKeys.length > 0 ? null : await deps.readBundledKey();
+  const pubkeys = deps.settings.pinnedKeys.length > 0 ? [...deps.settings.pinnedKeys] : [];
+  if (bundled !== null) pubkeys.push(bundled.trim());
+  if (pubkeys.length === 0) {
+    // Fail closed: a registry without a pinned key would mean trusting whatever it sends.
+    throw new UpdateError('NO_PINNED_KEY', 'A configured registry needs a pinned public key.');
+  }
+  for (const key of pubkeys) {
+    try {
+      parsePubkeyHex(key);
+    } catch (cause) {
+      throw new UpdateError('CONFIG_INVALID', 'A pinned key is not 64 lowercase hex characters.', {
+        cause,
+      });
+    }
+  }
+  const machineKey = deps.secrets.load();
+  if (machineKey === null) {
+    throw new UpdateError('CONFIG_INVALID', 'No machine key is stored for this registry.');
+  }
+  return { baseUrl, pubkeys, machineKey, label: url.host, demo: null };
+}
+
+async function demoRegistry(deps: FirstRunDeps): Promise<RegistryChoice> {
+  const server = await deps.startDemoServer();
+  try {
+    await server.publish(DEMO_RELEASE);
+    const machineKey = await mintDemoKey(server.url, deps.fetch ?? fetch);
+    // Pinned from the in-process handle: the HTTP path is never asked which key to trust.
+    parsePubkeyHex(server.nodePubkey);
+    return {
+      baseUrl: server.url,
+      pubkeys: [server.nodePubkey],
+      machineKey,
+      label: DEMO_LABEL,
+      demo: server,
+    };
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
+}
+
+async function mintDemoKey(baseUrl: string, doFetch: typeof fetch): Promise<string> {
+  const url = new URL('api/demo-key/mint', baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
+  const response = await doFetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+    signal: AbortSignal.timeout(5_000),
+  });
+  const body = (await response.json()) as { ok?: unknown; machine_key?: unknown };
+  if (response.status !== 200 || body.ok !== true || typeof body.machine_key !== 'string') {
+    throw new UpdateError(
+      'HTTP_STATUS',
+      `The demo registry refused to mint a key (${response.status}).`,
+    );
+  }
+  return body.machine_key;
+}

@@ -1,0 +1,50 @@
+/**
+ * Every IPC handler checks its sender (Electron security checklist §17 "Validate the sender
+ * of all IPC messages"): the message must come from our window's own webContents, from its
+ * main frame, and that frame must show our packaged page (file:// or app://), never a page
+ * the window was somehow navigated to.
+ */
+import type { IpcMainInvokeEvent } from 'electron';
+
+/** The parts of an IPC event the guard reads (kept small so tests can build one). */
+export interface SenderInfo {
+  readonly sender: { readonly id: number };
+  readonly senderFrame: { readonly url: string; readonly parent: unknown } | null;
+}
+
+const TRUSTED_PROTOCOLS: ReadonlySet<string> = new Set(['file:', 'app:']);
+
+/** True when the event comes from the trusted window's top frame showing our own page. */
+export function isTrustedSender(event: SenderInfo, trustedWebContentsId: number | null): boolean {
+  if (trustedWebContentsId === null || event.sender.id !== trustedWebContentsId) return false;
+  const frame = event.senderFrame;
+  // A destroyed or navigated-away frame is null; an iframe has a parent: both refused.
+  if (frame === null || frame.parent !== null) return false;
+  let url: URL;
+  try {
+    url = new URL(frame.url);
+  } catch {
+    return false;
+  }
+  return TRUSTED_PROTOCOLS.has(url.protocol);
+}
+
+/** Thrown back to the renderer (as a rejected invoke) when the sender is not ours. */
+export class UntrustedSenderError extends Error {
+  override readonly name = 'UntrustedSenderError';
+  readonly code = 'UNTRUSTED_SENDER';
+  constructor() {
+    super('IPC message refused: unknown sender');
+  }
+}
+
+/** Wraps an ipcMain.handle handler with the sender check. */
+export function guarded<T>(
+  trustedWebContentsId: () => number | null,
+  handler: () => T | Promise<T>,
+): (event: IpcMainInvokeEvent | SenderInfo) => Promise<T> {
+  return async (event) => {
+    if (!isTrustedSender(event, trustedWebContentsId())) throw new UntrustedSenderError();
+    return handler();
+  };
+}

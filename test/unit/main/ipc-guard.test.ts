@@ -1,0 +1,76 @@
+import { describe, expect, it, vi } from 'vitest';
+
+vi.mock('electron', () => ({}));
+
+import {
+  guarded,
+  isTrustedSender,
+  UntrustedSenderError,
+  type SenderInfo,
+} from '../../../src/main/ipc-guard.js';
+
+const WINDOW_ID = 7;
+
+function event(overrides: {
+  id?: number;
+  url?: string;
+  parent?: unknown;
+  noFrame?: boolean;
+}): SenderInfo {
+  return {
+    sender: { id: overrides.id ?? WINDOW_ID },
+    senderFrame:
+      overrides.noFrame === true
+        ? null
+        : {
+            url: overrides.url ?? 'file:///opt/app/resources/app.asar/renderer/index.html',
+            parent: overrides.parent ?? null,
+          },
+  };
+}
+
+describe('IPC sender checks', () => {
+  it('accepts the window top frame showing the packaged file:// page', () => {
+    expect(isTrustedSender(event({}), WINDOW_ID)).toBe(true);
+  });
+
+  it('accepts an app:// page', () => {
+    expect(isTrustedSender(event({ url: 'app://bundle/index.html' }), WINDOW_ID)).toBe(true);
+  });
+
+  it('refuses another webContents', () => {
+    expect(isTrustedSender(event({ id: 8 }), WINDOW_ID)).toBe(false);
+  });
+
+  it('refuses every sender before the window exists', () => {
+    expect(isTrustedSender(event({}), null)).toBe(false);
+  });
+
+  it('refuses a page navigated to http(s)', () => {
+    expect(isTrustedSender(event({ url: 'https://evil.example/' }), WINDOW_ID)).toBe(false);
+    expect(isTrustedSender(event({ url: 'http://127.0.0.1:8080/' }), WINDOW_ID)).toBe(false);
+  });
+
+  it('refuses an iframe inside the window', () => {
+    expect(isTrustedSender(event({ parent: {} }), WINDOW_ID)).toBe(false);
+  });
+
+  it('refuses a destroyed frame', () => {
+    expect(isTrustedSender(event({ noFrame: true }), WINDOW_ID)).toBe(false);
+  });
+
+  it('refuses an unparseable frame URL', () => {
+    expect(isTrustedSender(event({ url: 'not a url' }), WINDOW_ID)).toBe(false);
+  });
+
+  it('guarded handlers run for the trusted sender and reject others without running', async () => {
+    const handler = vi.fn(() => 'status');
+    const wrapped = guarded(() => WINDOW_ID, handler);
+    await expect(wrapped(event({}))).resolves.toBe('status');
+    await expect(wrapped(event({ id: 99 }))).rejects.toBeInstanceOf(UntrustedSenderError);
+    await expect(wrapped(event({ url: 'data:text/html,x' }))).rejects.toMatchObject({
+      code: 'UNTRUSTED_SENDER',
+    });
+    expect(handler).toHaveBeenCalledTimes(1);
+  });
+});
