@@ -1,0 +1,152 @@
+/**
+ * Starts Debian's nginx (/usr/sbin/nginx; CI installs nginx-light) on a free loopback port,
+ * serving a directory as static files. Everything nginx writes (pid, logs, temp files) stays in
+ * a temp prefix that `stop()` removes. The access log records each request's Range, If-Range,
+ * Authorization presence and bytes sent, so tests can count what a client fetched.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export const NGINX_BIN = '/usr/sbin/nginx';
+const START_POLLS = 100;
+const POLL_MS = 50;
+
+export interface NginxAccess {
+  readonly uri: string;
+  readonly status: number;
+  readonly bodyBytesSent: number;
+  readonly range: string;
+  readonly ifRange: string;
+  readonly hadAuthorization: boolean;
+}
+
+export interface Nginx {
+  /** http://127.0.0.1:PORT (no trailing slash). */
+  readonly baseUrl: string;
+  readonly root: string;
+  /** Parsed access log (requests complete so far). */
+  accessLog(): Promise<NginxAccess[]>;
+  stop(): Promise<void>;
+}
+
+export function nginxAvailable(): boolean {
+  return existsSync(NGINX_BIN);
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+function config(prefix: string, root: string, port: number): string {
+  const tmp = (name: string): string => join(prefix, name);
+  // Running as root, workers would switch to "nobody", who cannot read a 0700 temp dir.
+  const user = process.getuid?.() === 0 ? 'user root root;\n' : '';
+  return `${user}daemon off;
+worker_processes 1;
+pid ${tmp('nginx.pid')};
+error_log ${tmp('error.log')} warn;
+events { worker_connections 256; }
+http {
+  default_type application/octet-stream;
+  types { }
+  log_format qa '$uri\\t$status\\t$body_bytes_sent\\t$http_range\\t$http_if_range\\t$http_authorization';
+  access_log ${tmp('access.log')} qa;
+  client_body_temp_path ${tmp('client_body')};
+  proxy_temp_path ${tmp('proxy')};
+  fastcgi_temp_path ${tmp('fastcgi')};
+  uwsgi_temp_path ${tmp('uwsgi')};
+  scgi_temp_path ${tmp('scgi')};
+  sendfile on;
+  tcp_nopush on;
+  etag on;
+  server {
+    listen 127.0.0.1:${port};
+    root ${root};
+    location / { }
+  }
+}
+`;
+}
+
+/** Starts nginx serving `root`. Throws (with nginx's error log) if it does not come up. */
+export async function startNginx(root: string): Promise<Nginx> {
+  const prefix = await mkdtemp(join(tmpdir(), 'qa-nginx-'));
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await freePort();
+    const conf = join(prefix, 'nginx.conf');
+    await writeFile(conf, config(prefix, root, port));
+    const child: ChildProcess = spawn(
+      NGINX_BIN,
+      ['-p', prefix, '-c', conf, '-e', join(prefix, 'error.log')],
+      { stdio: 'ignore' },
+    );
+    let exited = false;
+    child.once('exit', () => (exited = true));
+    for (let i = 0; i < START_POLLS && !exited; i++) {
+      if (await canConnect(port)) return handle(child, prefix, root, port);
+      await sleep(POLL_MS);
+    }
+    child.kill('SIGKILL');
+  }
+  const log = await readFile(join(prefix, 'error.log'), 'utf8').catch(() => '');
+  await rm(prefix, { recursive: true, force: true });
+  throw new Error(`nginx did not start: ${log}`);
+}
+
+function handle(child: ChildProcess, prefix: string, root: string, port: number): Nginx {
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    root,
+    async accessLog() {
+      const text = await readFile(join(prefix, 'access.log'), 'utf8').catch(() => '');
+      return text
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => {
+          const [uri = '', status = '0', bytes = '0', range = '-', ifRange = '-', auth = '-'] =
+            line.split('\t');
+          return {
+            uri,
+            status: Number(status),
+            bodyBytesSent: Number(bytes),
+            range: range === '-' ? '' : range,
+            ifRange: ifRange === '-' ? '' : ifRange,
+            hadAuthorization: auth !== '-' && auth !== '',
+          };
+        });
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+        child.kill('SIGTERM'); // nginx: TERM is fast shutdown
+        await Promise.race([exited, sleep(5_000)]);
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      }
+      await rm(prefix, { recursive: true, force: true });
+    },
+  };
+}
