@@ -1,0 +1,64 @@
+/**
+ * A fake ServerContext for chain tests: a manual clock (no real time), a fixed seed, the
+ * simulator off unless asked, and a bare Fastify app with only the chain module registered.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { ServerClock } from '../../server/src/clock.js';
+import type { ServerContext } from '../../server/src/context.js';
+import { createChainModule, type ChainApi } from '../../server/src/chain/chain-module.js';
+import type { ServerModule } from '../../server/src/module.js';
+import { DEFAULT_OPTIONS, type ServerOptions } from '../../server/src/options.js';
+import { createRandom } from '../../server/src/random.js';
+
+/** 2026-01-01T00:00:00Z, an arbitrary fixed start; tests move the clock with `advance`. */
+export const T0_MS = Date.UTC(2026, 0, 1);
+
+export interface ChainHarness {
+  readonly ctx: ServerContext;
+  readonly clock: ServerClock;
+  readonly module: ServerModule<ChainApi>;
+  readonly api: ChainApi;
+  readonly app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+/** Builds a context whose clock starts at `startMs` and only moves through `clock.advance()`. */
+export function chainContext(
+  options: Partial<ServerOptions> = {},
+  startMs: number = T0_MS,
+): ServerContext {
+  const merged: ServerOptions = { ...DEFAULT_OPTIONS, simulate: false, seed: 7, ...options };
+  return {
+    options: merged,
+    clock: new ServerClock(() => startMs),
+    random: createRandom(merged.seed),
+    dataDir: '',
+    log: pino({ level: 'silent' }),
+    baseUrl: () => '',
+  };
+}
+
+/** A bare Fastify app with the chain module's public (and, if `dev`, dev) routes. */
+export async function chainHarness(
+  options: Partial<ServerOptions> = {},
+  startMs: number = T0_MS,
+): Promise<ChainHarness> {
+  const ctx = chainContext(options, startMs);
+  const module = await createChainModule(ctx);
+  const app = Fastify({ logger: false });
+  await module.register(app);
+  if (ctx.options.dev) await module.registerDev?.(app);
+  await app.ready();
+  return {
+    ctx,
+    clock: ctx.clock,
+    module,
+    api: module.api,
+    app,
+    close: async () => {
+      await app.close();
+      await module.close?.();
+    },
+  };
+}
