@@ -1,14 +1,85 @@
-// STUB: replaced by the OAuth area's implementation.
+/**
+ * The OAuth area as a server module (issue 3): token, revoke, authorize, introspect and
+ * discovery routes in one encapsulated Fastify scope with its own body parsers and error
+ * handler; the dev API; and the in-process QA API (`mintCode`, `registerClient`, `clients`).
+ *
+ * @example
+ *   const oauth = await createOAuthModule(ctx);
+ *   await app.register(async (s) => oauth.register(s));
+ *   const { code, code_verifier } = oauth.api.mintCode({ client_id: 'desktop-app' });
+ */
+import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../context.js';
 import type { ServerModule } from '../module.js';
+import { registerOAuthAuthorize } from '../routes/oauth-authorize.js';
+import { registerOAuthDev } from '../routes/oauth-dev.js';
+import { registerOAuthDiscovery } from '../routes/oauth-discovery.js';
+import { registerOAuthIntrospect } from '../routes/oauth-introspect.js';
+import { registerOAuthRevoke } from '../routes/oauth-revoke.js';
+import { registerOAuthToken } from '../routes/oauth-token.js';
+import type { ClientRegistration, ClientRegistry, OAuthClient } from './clients.js';
+import { defaultRegistrations, readClientsFile } from './clients.js';
+import type { MintCodeInput, MintedCode } from './mint-code.js';
+import { mintCode } from './mint-code.js';
+import { installOAuthScope } from './oauth-http.js';
+import type { OAuthState } from './oauth-state.js';
+import { createOAuthState } from './oauth-state.js';
 
-export type OAuthApi = Record<string, never>;
+/** In-process controls, exposed on startServer()'s handle as `oauth`. */
+export interface OAuthApi {
+  /** Mints a code like the dev API (throws OAuthError on invalid input). */
+  mintCode(input: MintCodeInput): MintedCode;
+  /** Registers or replaces a client (throws ClientRegistrationError). */
+  registerClient(reg: ClientRegistration): OAuthClient;
+  readonly clients: ClientRegistry;
+  /** The secret of the confidential client `qa-web`. */
+  readonly qaClientSecret: string;
+  /** The issuer as currently configured. */
+  issuer(): string;
+  /** The shared state, for tests and benchmarks. */
+  readonly state: OAuthState;
+}
 
-export function createOAuthModule(_ctx: ServerContext): Promise<ServerModule<OAuthApi>> {
-  return Promise.resolve({
+/** Builds the OAuth module; refuses to start on a bad clients file or a short secret. */
+export async function createOAuthModule(ctx: ServerContext): Promise<ServerModule<OAuthApi>> {
+  // Only used under app.inject() before the port is known; a listening server has a base URL.
+  const issuer = (): string => ctx.options.issuer ?? (ctx.baseUrl() || 'http://localhost');
+  const state = createOAuthState({ clock: ctx.clock, random: ctx.random, issuer });
+  const qaClientSecret = ctx.options.qaClientSecret ?? ctx.random.token(32);
+  for (const reg of defaultRegistrations(qaClientSecret)) state.clients.register(reg);
+  if (ctx.options.clientsFile !== undefined) {
+    for (const reg of await readClientsFile(ctx.options.clientsFile)) state.clients.register(reg);
+  }
+  const scoped = (app: FastifyInstance, routes: (scope: FastifyInstance) => void): void => {
+    void app.register((scope, _opts, done) => {
+      installOAuthScope(scope, state.limits.bodyLimitBytes);
+      routes(scope);
+      done();
+    });
+  };
+  return {
     name: 'oauth',
-    register: () => undefined,
-    reset: () => undefined,
-    api: {},
-  });
+    register: (app) =>
+      scoped(app, (scope) => {
+        registerOAuthDiscovery(scope, state);
+        registerOAuthAuthorize(scope, state);
+        registerOAuthToken(scope, state);
+        registerOAuthRevoke(scope, state);
+        registerOAuthIntrospect(scope, state);
+      }),
+    registerDev: (app) => scoped(app, (scope) => registerOAuthDev(scope, state)),
+    reset: () => {
+      state.codes.clear();
+      state.grants.clear();
+    },
+    describe: () => ({ qa_client_secret: qaClientSecret }),
+    api: {
+      mintCode: (input) => mintCode(state, input),
+      registerClient: (reg) => state.clients.register(reg),
+      clients: state.clients,
+      qaClientSecret,
+      issuer,
+      state,
+    },
+  };
 }

@@ -1,0 +1,76 @@
+/**
+ * Mints the token response of RFC 6749 §5.1 / OIDC Core §3.1.3.3 for a grant: a sealed access
+ * token, a sealed refresh token (whose jti the grant now expects next) and an HS256 ID token.
+ */
+import type { OAuthClient } from './clients.js';
+import type { Grant } from './grant-store.js';
+import { signIdToken } from './id-token.js';
+import type { OAuthState } from './oauth-state.js';
+
+/** The 200 body of the token endpoint (checklist T-23). */
+export interface TokenResponse {
+  readonly access_token: string;
+  readonly refresh_token: string;
+  readonly id_token: string;
+  readonly token_type: 'Bearer';
+  readonly expires_in: number;
+  readonly scope: string;
+}
+
+/**
+ * Seals both tokens and signs the ID token. `refreshJti` must already be the grant's
+ * `refreshJti` (set synchronously by the caller, so concurrent rotations cannot both win).
+ * `includeNonce` is false on refresh (OIDC Core §12.2 does not require it again);
+ * `accessScope` narrows the access token only (RFC 6749 §6).
+ */
+export async function issueTokens(
+  state: OAuthState,
+  client: OAuthClient,
+  grant: Grant,
+  refreshJti: string,
+  includeNonce: boolean,
+  accessScope: string = grant.scope,
+): Promise<TokenResponse> {
+  const nowSec = Math.floor(state.clock.now() / 1000);
+  const base = {
+    cid: client.id,
+    sub: grant.subject,
+    scope: grant.scope,
+    gid: grant.id,
+    iat: nowSec,
+  };
+  const accessToken = await state.sealer.seal({
+    ...base,
+    scope: accessScope,
+    jti: state.grants.newJti(),
+    kind: 'access',
+    exp: nowSec + state.limits.accessTokenTtlSec,
+  });
+  const refreshToken = await state.sealer.seal({
+    ...base,
+    jti: refreshJti,
+    kind: 'refresh',
+    exp: Math.floor(grant.expiresAtMs / 1000),
+  });
+  const key =
+    client.secret === undefined ? state.publicIdTokenKey : Buffer.from(client.secret, 'utf8');
+  const idToken = await signIdToken({
+    issuer: state.issuer(),
+    subject: grant.subject,
+    clientId: client.id,
+    nonce: includeNonce ? grant.nonce : undefined,
+    authTimeSec: grant.authTimeSec,
+    nowSec,
+    ttlSec: state.limits.idTokenTtlSec,
+    accessToken,
+    key,
+  });
+  return {
+    access_token: accessToken,
+    refresh_token: refreshToken,
+    id_token: idToken,
+    token_type: 'Bearer',
+    expires_in: state.limits.accessTokenTtlSec,
+    scope: accessScope,
+  };
+}

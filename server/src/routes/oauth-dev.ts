@@ -1,0 +1,54 @@
+/**
+ * Dev API of the OAuth area (only with --dev): POST /api/dev/oauth/codes mints a code with a
+ * chosen subject, client, nonce, scope, redirect URI and PKCE pair; POST /api/dev/oauth/clients
+ * registers a client. Bodies are JSON (or form); bad input is a 400 OAuth error body.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ClientRegistration } from '../oauth/clients.js';
+import { ClientRegistrationError } from '../oauth/clients.js';
+import type { MintCodeInput } from '../oauth/mint-code.js';
+import { mintCode } from '../oauth/mint-code.js';
+import { invalidRequest } from '../oauth/oauth-error.js';
+import { noStore, rawBodyOf, sendOAuthError } from '../oauth/oauth-http.js';
+import { optionalString, parseOAuthBody } from '../oauth/oauth-params.js';
+import type { OAuthState } from '../oauth/oauth-state.js';
+
+const MINT_FIELDS = [
+  'client_id',
+  'redirect_uri',
+  'subject',
+  'scope',
+  'nonce',
+  'code_challenge',
+  'code_verifier',
+] as const;
+
+export function registerOAuthDev(scope: FastifyInstance, state: OAuthState): void {
+  const opts = { bodyLimit: state.limits.bodyLimitBytes };
+  scope.post('/api/dev/oauth/codes', opts, (request, reply) => {
+    const params = parseOAuthBody(rawBodyOf(request));
+    const input: Record<string, unknown> = {
+      client_id: optionalString(params, 'client_id') ?? 'desktop-app',
+    };
+    for (const f of MINT_FIELDS.slice(1)) input[f] = optionalString(params, f);
+    const pkce = params['pkce'];
+    if (pkce !== undefined && typeof pkce !== 'boolean') {
+      throw invalidRequest('PARAMETER_NOT_STRING', 'pkce must be a boolean');
+    }
+    input['pkce'] = pkce;
+    const minted = mintCode(state, input as unknown as MintCodeInput);
+    return noStore(reply).code(201).send(minted);
+  });
+  scope.post('/api/dev/oauth/clients', opts, (request, reply) => {
+    const params = parseOAuthBody(rawBodyOf(request));
+    try {
+      const client = state.clients.register(params as unknown as ClientRegistration);
+      return reply
+        .code(201)
+        .send({ ok: true, client_id: client.id, public: client.secret === undefined });
+    } catch (err) {
+      if (!(err instanceof ClientRegistrationError)) throw err;
+      return sendOAuthError(reply, invalidRequest('PARAMETER_MALFORMED', err.message));
+    }
+  });
+}
