@@ -1,0 +1,41 @@
+/**
+ * The window's entry point: wires the status card and the activity widget to the bridge.
+ * Everything reaches the main process through `window.updater` (src/preload/index.ts).
+ */
+import type { AppStatus } from '../preload/ipc-contract.js';
+import { startActivityWidget, type ActivityElements } from './activity-widget.js';
+import { getApi } from './bridge.js';
+import { findStatusElements, renderStatus } from './status-view.js';
+
+/** Relative times ("2 min ago") are re-rendered at this pace. */
+const CLOCK_REFRESH_MS = 15_000;
+
+function main(): void {
+  const api = getApi();
+  const statusElements = findStatusElements(document);
+  let current: AppStatus | null = null;
+  const show = (status: AppStatus): void => {
+    current = status;
+    renderStatus(statusElements, status, Date.now());
+  };
+
+  api.onStatus(show);
+  void api.getStatus().then(show);
+  setInterval(() => {
+    if (current !== null && document.visibilityState === 'visible') show(current);
+  }, CLOCK_REFRESH_MS);
+
+  statusElements.checkNow.addEventListener('click', () => {
+    statusElements.checkNow.disabled = true;
+    void api.checkNow().finally(() => api.getStatus().then(show));
+  });
+
+  const activity: ActivityElements = {
+    list: document.getElementById('activity-list') as HTMLOListElement,
+    state: document.getElementById('activity-state') as HTMLElement,
+    updated: document.getElementById('activity-updated') as HTMLElement,
+  };
+  startActivityWidget({ doc: document, elements: activity, load: () => api.getActivity() });
+}
+
+main();

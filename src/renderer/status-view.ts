@@ -1,0 +1,91 @@
+/**
+ * Renders the updater status card. Text only through textContent (never innerHTML): names and
+ * messages that came from the network cannot inject markup.
+ */
+import type { AppStatus } from '../preload/ipc-contract.js';
+import { errorWords } from './error-words.js';
+import { formatBytes, relativeTime } from './format.js';
+
+export interface StatusElements {
+  readonly registry: HTMLElement;
+  readonly installedVersion: HTMLElement;
+  readonly lastCheck: HTMLElement;
+  readonly nextCheck: HTMLElement;
+  readonly statusLine: HTMLElement;
+  readonly progressRow: HTMLElement;
+  readonly progress: HTMLProgressElement;
+  readonly progressText: HTMLElement;
+  readonly error: HTMLElement;
+  readonly errorWords: HTMLElement;
+  readonly errorCode: HTMLElement;
+  readonly checkNow: HTMLButtonElement;
+}
+
+/** Looks the card's elements up by id; a missing one is a build error, reported loudly. */
+export function findStatusElements(doc: Document): StatusElements {
+  const get = <T extends HTMLElement>(id: string): T => {
+    const element = doc.getElementById(id);
+    if (element === null) throw new Error(`missing #${id}`);
+    return element as T;
+  };
+  return {
+    registry: get('registry'),
+    installedVersion: get('installed-version'),
+    lastCheck: get('last-check'),
+    nextCheck: get('next-check'),
+    statusLine: get('status-line'),
+    progressRow: get('progress-row'),
+    progress: get<HTMLProgressElement>('progress'),
+    progressText: get('progress-text'),
+    error: get('error'),
+    errorWords: get('error-words'),
+    errorCode: get('error-code'),
+    checkNow: get<HTMLButtonElement>('check-now'),
+  };
+}
+
+function phaseWords(status: AppStatus): string {
+  switch (status.phase) {
+    case 'checking':
+      return 'Checking for updates…';
+    case 'downloading':
+      return 'Downloading the update…';
+    case 'applying':
+      return 'Installing the update…';
+    case 'idle':
+      if (status.lastError !== null) return 'The last check failed.';
+      if (status.paused) return 'Automatic updates are paused.';
+      return status.installedVersion === null ? 'Nothing installed yet.' : 'Up to date.';
+  }
+}
+
+/** Writes the status into the card. */
+export function renderStatus(el: StatusElements, status: AppStatus, nowMs: number): void {
+  el.registry.textContent = status.registryLabel;
+  el.installedVersion.textContent = status.installedVersion ?? 'none yet';
+  el.lastCheck.textContent = relativeTime(status.lastCheckAtMs, nowMs, 'never');
+  el.nextCheck.textContent = status.paused
+    ? 'paused'
+    : relativeTime(status.nextCheckAtMs, nowMs, 'not scheduled');
+  // Only the phase sentence is live: progress ticks would flood a screen reader.
+  const line = phaseWords(status);
+  if (el.statusLine.textContent !== line) el.statusLine.textContent = line;
+
+  const progress = status.progress;
+  el.progressRow.hidden = progress === null;
+  if (progress !== null) {
+    el.progress.max = Math.max(1, progress.total);
+    el.progress.value = Math.min(progress.bytes, progress.total);
+    el.progressText.textContent = `${formatBytes(progress.bytes)} of ${formatBytes(progress.total)}`;
+  }
+
+  const error = status.lastError;
+  el.error.hidden = error === null;
+  if (error !== null) {
+    el.errorWords.textContent = errorWords(error.code, error.message);
+    el.errorCode.textContent = error.code;
+  }
+  const busy = status.phase !== 'idle';
+  el.checkNow.disabled = busy;
+  el.checkNow.setAttribute('aria-busy', String(busy));
+}
