@@ -3,7 +3,7 @@
  * clock, seeded randomness, silent logger), plus request shorthands for the token endpoint.
  */
 import Fastify from 'fastify';
-import type { FastifyBaseLogger, FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { pino } from 'pino';
 import { ServerClock } from '../../server/src/clock.js';
 import type { ServerContext } from '../../server/src/context.js';
@@ -42,7 +42,7 @@ export function fakeContext(options: Partial<ServerOptions> = {}): ServerContext
     clock,
     random: createRandom(options.seed ?? 7),
     dataDir: '/nonexistent',
-    log: pino({ level: 'silent' }) as FastifyBaseLogger,
+    log: pino({ level: 'silent' }),
     baseUrl: () => '',
   };
 }
