@@ -1,0 +1,89 @@
+/**
+ * Issue 4, Proof: on random machines and transitions, the ranking equals a brute-force count for
+ * random windows and limits (ties by id ascending, only >= 1 transition, never private).
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ChainState } from '../../../../server/src/chain/chain-state.js';
+import { unitStartMs } from '../../../../server/src/chain/time-units.js';
+
+const CURRENT_UNIT = 10_000;
+const RETAINED = 50;
+
+const machineArb = fc.record({
+  id: fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,5}$/),
+  isPrivate: fc.boolean(),
+});
+const scenarioArb = fc
+  .uniqueArray(machineArb, { minLength: 1, maxLength: 30, selector: (m) => m.id })
+  .chain((machines) =>
+    fc.record({
+      machines: fc.constant(machines),
+      transitions: fc.array(
+        fc.record({
+          machine: fc.nat(machines.length - 1),
+          // Units from the oldest retained one to the current (incomplete) one.
+          age: fc.nat(RETAINED),
+          count: fc.integer({ min: 1, max: 20 }),
+        }),
+        { maxLength: 300 },
+      ),
+      window: fc.integer({ min: 1, max: RETAINED }),
+      limit: fc.integer({ min: 1, max: 100 }),
+      // Reads at a later unit too, so ring recycling and the cache stamp are exercised.
+      laterUnits: fc.nat(RETAINED + 5),
+    }),
+  );
+
+describe('ranking property (issue 4, Proof)', () => {
+  it('equals a brute-force count for random machines, transitions, windows and limits', () => {
+    fc.assert(
+      fc.property(scenarioArb, (s) => {
+        const clock = { now: Math.ceil(unitStartMs(CURRENT_UNIT)) };
+        const state = new ChainState(() => clock.now, { retainedUnits: RETAINED });
+        s.machines.forEach((m) =>
+          state.addMachine({
+            id: m.id,
+            name: `n-${m.id}`,
+            visibility: m.isPrivate ? 'private' : 'public',
+          }),
+        );
+        const log: { id: string; unit: number; count: number }[] = [];
+        for (const t of s.transitions) {
+          const id = s.machines[t.machine]?.id ?? '';
+          const unit = CURRENT_UNIT - t.age;
+          state.addTransitions({ machine_id: id, count: t.count, unit });
+          log.push({ id, unit, count: t.count });
+        }
+        for (const current of [CURRENT_UNIT, CURRENT_UNIT + s.laterUnits]) {
+          clock.now = Math.ceil(unitStartMs(current));
+          const asOf = current - 1;
+          const retainedFrom = current - RETAINED;
+          const window = Math.min(s.window, RETAINED);
+          const totals = new Map<string, number>();
+          for (const e of log) {
+            if (e.unit > asOf || e.unit < asOf - window + 1 || e.unit < retainedFrom) continue;
+            totals.set(e.id, (totals.get(e.id) ?? 0) + e.count);
+          }
+          const expected = s.machines
+            .filter((m) => !m.isPrivate && (totals.get(m.id) ?? 0) >= 1)
+            .map((m) => ({ id: m.id, transitions: totals.get(m.id) ?? 0 }))
+            .sort(
+              (a, b) => b.transitions - a.transitions || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+            )
+            .slice(0, s.limit)
+            .map((m, i) => ({
+              rank: i + 1,
+              id: m.id,
+              name: `n-${m.id}`,
+              transitions: m.transitions,
+            }));
+          const got = state.ranking(s.window, s.limit);
+          expect(got.as_of_unit).toBe(asOf);
+          expect(got.machines).toEqual(expected);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
