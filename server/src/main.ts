@@ -1,0 +1,107 @@
+/**
+ * The companion server's command line (`npm run server -- ...`). Prints one JSON line
+ * {"url", "node_pubkey", ...} first, then pino JSON logs; SIGINT/SIGTERM close it gracefully
+ * (a temporary data directory is removed). `publish` signs a folder into a data directory.
+ * Exit codes: 0 ok, 1 failure, 2 usage error.
+ */
+import type { DestinationStream } from 'pino';
+import { ServerClock } from './clock.js';
+import { isHttpError } from './http/http-error.js';
+import { parseArgs, USAGE, UsageError, type Command } from './main-args.js';
+import { listFolder } from './manifest/publish-folder.js';
+import { openUpdateState } from './manifest/updates-module.js';
+import { DEFAULT_OPTIONS } from './options.js';
+import { createRandom } from './random.js';
+import { startServer } from './start-server.js';
+
+/** Holds log lines until the first stdout line is out, so it is always line one. */
+class GatedStdout implements DestinationStream {
+  #held: string[] | undefined = [];
+  write(line: string): void {
+    if (this.#held === undefined) process.stdout.write(line);
+    else if (this.#held.length < 10_000) this.#held.push(line);
+  }
+  open(first: string): void {
+    process.stdout.write(first);
+    for (const line of this.#held ?? []) process.stdout.write(line);
+    this.#held = undefined;
+  }
+}
+
+async function serve(command: Extract<Command, { kind: 'serve' }>): Promise<void> {
+  const out = new GatedStdout();
+  const server = await startServer(command.options, { logStream: out });
+  out.open(
+    `${JSON.stringify({ url: server.url, node_pubkey: server.nodePubkey, ...server.describe() })}\n`,
+  );
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) process.exit(1); // a second signal: stop now
+    stopping = true;
+    // Graceful, but bounded: a stuck connection must not keep the process alive forever.
+    setTimeout(() => process.exit(1), 10_000).unref();
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`shutdown after ${signal} failed: ${String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+async function publish(command: Extract<Command, { kind: 'publish' }>): Promise<void> {
+  const clock = new ServerClock();
+  const state = await openUpdateState({
+    dataDir: command.dataDir,
+    options: { ...DEFAULT_OPTIONS, dataDir: command.dataDir, nodeKeyFile: command.nodeKeyFile },
+    clock,
+    random: createRandom(undefined),
+  });
+  const result = await state.publisher.publish({
+    registry_version: command.version,
+    artifacts: await listFolder(command.folder),
+    ...(command.expiresInS === undefined ? {} : { expires_in_s: command.expiresInS }),
+    ...(command.artifactBaseUrl === undefined
+      ? {}
+      : { artifact_base_url: command.artifactBaseUrl }),
+  });
+  process.stdout.write(
+    `${JSON.stringify({
+      ok: true,
+      registry_version: result.registry_version,
+      node_pubkey: state.key.publicKeyHex,
+      artifacts: result.artifacts.length,
+      expires_at: result.expires_at,
+    })}\n`,
+  );
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  let command: Command;
+  try {
+    command = parseArgs(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`error: ${error.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (command.kind === 'help') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  if (command.kind === 'publish') {
+    await publish(command);
+    return;
+  }
+  await serve(command);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  const code = isHttpError(error) ? error.code : ((error as { code?: string }).code ?? 'FAILED');
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`${JSON.stringify({ ok: false, error: message, code })}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,165 @@
+/**
+ * Machine keys and their subscriptions (docs/PROTOCOL.md §3). A key is shown once, at mint;
+ * only its SHA-256 digest is kept (in memory and in machines.json), and lookup is by digest,
+ * so no comparison ever runs over secret bytes. An active subscription lasts 30 days of the
+ * server clock; inactive or expired ones are refused with SUBSCRIPTION_INACTIVE.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ServerClock } from '../clock.js';
+import { HttpError } from '../http/http-error.js';
+import type { RandomSource } from '../random.js';
+import { writeJsonAtomic } from '../store/atomic-file.js';
+import { parseBearer } from './bearer.js';
+
+export const SUBSCRIPTION_DAYS = 30;
+export const SUBSCRIPTION_MS = SUBSCRIPTION_DAYS * 24 * 3600 * 1000;
+/** Bounds memory and the machines.json file. */
+export const MAX_MACHINES = 100_000;
+export const MAX_LABEL_CHARS = 100;
+export const MACHINES_FILE = 'machines.json';
+
+export type SubscriptionStatus = 'active' | 'inactive';
+
+export interface MachineRecord {
+  readonly machine_id: string;
+  /** Lowercase hex SHA-256 of the machine key; the key itself is never stored. */
+  readonly key_sha256: string;
+  readonly label: string | null;
+  readonly created_at: string;
+  status: SubscriptionStatus;
+  /** RFC 3339 end of an active subscription; null when inactive. */
+  expires_at: string | null;
+}
+
+export interface MintResult {
+  readonly machine_key: string;
+  readonly machine_id: string;
+  readonly subscription: {
+    readonly status: SubscriptionStatus;
+    readonly expires_at: string | null;
+  };
+}
+
+const digestOf = (key: string): string => createHash('sha256').update(key).digest('hex');
+
+// RFC 6750 §3: a 401 for a bearer resource carries a WWW-Authenticate challenge.
+const CHALLENGE = { 'www-authenticate': 'Bearer realm="updates"' };
+
+export class MachineKeys {
+  readonly #byDigest = new Map<string, MachineRecord>();
+  readonly #byId = new Map<string, MachineRecord>();
+  readonly #file: string;
+  #queued: Promise<void> | undefined;
+  #last: Promise<void> = Promise.resolve();
+
+  constructor(
+    dataDir: string,
+    private readonly clock: ServerClock,
+    private readonly random: RandomSource,
+  ) {
+    this.#file = join(dataDir, MACHINES_FILE);
+  }
+
+  /** Loads machines.json if present. */
+  async load(): Promise<void> {
+    let text: string;
+    try {
+      text = await readFile(this.#file, 'utf8');
+    } catch {
+      return;
+    }
+    const parsed = JSON.parse(text) as { machines?: MachineRecord[] };
+    for (const m of parsed.machines ?? []) this.#add(m);
+  }
+
+  /** Creates a machine key; the caller sees it once. */
+  async mint(status: SubscriptionStatus, label: string | null): Promise<MintResult> {
+    if (this.#byId.size >= MAX_MACHINES) {
+      throw new HttpError(429, 'MACHINE_LIMIT_REACHED', `at most ${MAX_MACHINES} machine keys`);
+    }
+    const machine_key = `mk_${this.random.token(32)}`;
+    const now = this.clock.now();
+    const record: MachineRecord = {
+      machine_id: `m_${this.random.token(12)}`,
+      key_sha256: digestOf(machine_key),
+      label,
+      created_at: new Date(now).toISOString(),
+      status,
+      expires_at: status === 'active' ? new Date(now + SUBSCRIPTION_MS).toISOString() : null,
+    };
+    this.#add(record);
+    await this.#save();
+    return {
+      machine_key,
+      machine_id: record.machine_id,
+      subscription: { status: record.status, expires_at: record.expires_at },
+    };
+  }
+
+  /** Sets a machine's subscription (dev API); active restarts the 30 days. */
+  async setSubscription(machineId: string, status: SubscriptionStatus): Promise<MachineRecord> {
+    const record = this.#byId.get(machineId);
+    if (record === undefined) throw new HttpError(404, 'MACHINE_NOT_FOUND', 'no such machine');
+    record.status = status;
+    record.expires_at =
+      status === 'active' ? new Date(this.clock.now() + SUBSCRIPTION_MS).toISOString() : null;
+    await this.#save();
+    return { ...record };
+  }
+
+  /**
+   * Checks an Authorization header; returns the machine or throws HttpError 401 with
+   * MISSING_MACHINE_KEY, INVALID_MACHINE_KEY or SUBSCRIPTION_INACTIVE.
+   */
+  authenticate(header: string | string[] | undefined): MachineRecord {
+    const bearer = parseBearer(header);
+    if (!bearer.ok) {
+      const message =
+        bearer.code === 'MISSING_MACHINE_KEY'
+          ? 'send Authorization: Bearer <machine key>'
+          : 'the Authorization header is not a valid machine key';
+      throw new HttpError(401, bearer.code, message, CHALLENGE);
+    }
+    const record = this.#byDigest.get(digestOf(bearer.key));
+    if (record === undefined) {
+      throw new HttpError(401, 'INVALID_MACHINE_KEY', 'unknown machine key', CHALLENGE);
+    }
+    if (record.status !== 'active' || record.expires_at === null) {
+      throw new HttpError(401, 'SUBSCRIPTION_INACTIVE', 'the subscription is inactive', CHALLENGE);
+    }
+    if (this.clock.now() >= Date.parse(record.expires_at)) {
+      throw new HttpError(401, 'SUBSCRIPTION_INACTIVE', 'the subscription has expired', CHALLENGE);
+    }
+    return record;
+  }
+
+  get size(): number {
+    return this.#byId.size;
+  }
+
+  /** Forgets every machine (dev reset). */
+  async clear(): Promise<void> {
+    this.#byDigest.clear();
+    this.#byId.clear();
+    await this.#save();
+  }
+
+  #add(record: MachineRecord): void {
+    this.#byDigest.set(record.key_sha256, record);
+    this.#byId.set(record.machine_id, record);
+  }
+
+  // Writes are serialised and coalesced: at most one write runs and one waits.
+  #save(): Promise<void> {
+    if (this.#queued !== undefined) return this.#queued;
+    const run = this.#last.then(async () => {
+      this.#queued = undefined;
+      await writeJsonAtomic(this.#file, { version: 1, machines: [...this.#byId.values()] }, 0o600);
+    });
+    this.#queued = run;
+    this.#last = run.catch(() => undefined);
+    return run;
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * Signed releases on disk: `<dataDir>/releases/<registry_version>.json` holds the exact
+ * envelope bytes served by GET /api/updates/manifest (never re-encoded). The current release
+ * is the highest semver; the bytes of the current one are kept in memory.
+ */
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import semver from 'semver';
+import { verifyEd25519 } from '../../../src/protocol/ed25519.js';
+import { MANIFEST_PAYLOAD_TYPE, pae, parseEnvelope } from '../../../src/protocol/envelope.js';
+import { parseManifest, type ParsedManifest } from '../../../src/protocol/manifest.js';
+import { writeFileAtomic } from '../store/atomic-file.js';
+
+export const RELEASES_DIR = 'releases';
+
+export interface Release {
+  readonly manifest: ParsedManifest;
+  /** The envelope JSON exactly as served. */
+  readonly envelope: Buffer;
+}
+
+/** Thrown at start when a stored release is unreadable or signed by another key. */
+export class ReleaseStoreError extends Error {
+  override readonly name = 'ReleaseStoreError';
+  readonly code = 'RELEASE_STORE_INVALID';
+}
+
+export class ReleaseStore {
+  readonly dir: string;
+  #current: Release | undefined;
+  #highest: string | undefined;
+
+  constructor(
+    dataDir: string,
+    private readonly publicKey: Uint8Array,
+  ) {
+    this.dir = join(dataDir, RELEASES_DIR);
+  }
+
+  /** Loads every stored release; fails closed if one does not verify under the node key. */
+  async load(): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    for (const entry of await readdir(this.dir)) {
+      if (!entry.endsWith('.json') || entry.startsWith('.')) continue;
+      const bytes = await readFile(join(this.dir, entry));
+      this.#consider({ manifest: this.#check(bytes, entry), envelope: bytes });
+    }
+  }
+
+  /** The release served now, if any. */
+  get current(): Release | undefined {
+    return this.#current;
+  }
+
+  /** The highest registry_version ever stored (publishing must go above it). */
+  get highestVersion(): string | undefined {
+    return this.#highest;
+  }
+
+  /** Stores a signed release atomically and makes it current if it is the highest. */
+  async save(release: Release): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    await writeFileAtomic(
+      join(this.dir, `${release.manifest.registry_version}.json`),
+      release.envelope,
+    );
+    this.#consider(release);
+  }
+
+  /** Removes every release (dev reset). */
+  async clear(): Promise<void> {
+    await rm(this.dir, { recursive: true, force: true });
+    await mkdir(this.dir, { recursive: true });
+    this.#current = undefined;
+    this.#highest = undefined;
+  }
+
+  #consider(release: Release): void {
+    const v = release.manifest.registry_version;
+    if (this.#highest === undefined || semver.gt(v, this.#highest)) {
+      this.#highest = v;
+      this.#current = release;
+    }
+  }
+
+  #check(bytes: Uint8Array, entry: string): ParsedManifest {
+    try {
+      const env = parseEnvelope(bytes);
+      const signed = env.signatures.some((s) =>
+        verifyEd25519(s.sig, pae(env.payloadType, env.payload), this.publicKey),
+      );
+      if (env.payloadType !== MANIFEST_PAYLOAD_TYPE || !signed) {
+        throw new Error('not a manifest envelope signed by this node key');
+      }
+      return parseManifest(env.payload);
+    } catch (cause) {
+      throw new ReleaseStoreError(`stored release ${entry} is unusable`, { cause });
+    }
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * GET|HEAD /api/updates/artifacts/:sha256: a content-addressed blob, streamed from disk
+ * (memory stays flat whatever its size), with single-range support (RFC 9110 §14), If-Range,
+ * If-None-Match and a strong ETag. Same bearer and subscription rule as the manifest.
+ */
+import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { SHA256_HEX } from '../../../src/protocol/manifest.js';
+import { HttpError } from '../http/http-error.js';
+import { decideRange, ifRangeAllows } from '../manifest/byte-range.js';
+import type { MachineKeys } from '../manifest/machine-keys.js';
+import type { BlobStore } from '../store/blob-store.js';
+
+export const ARTIFACT_ROUTE = '/api/updates/artifacts/:sha256';
+
+export function registerUpdatesArtifact(
+  scope: FastifyInstance,
+  keys: MachineKeys,
+  blobs: BlobStore,
+): void {
+  scope.route({
+    method: ['GET', 'HEAD'],
+    url: ARTIFACT_ROUTE,
+    exposeHeadRoute: false,
+    handler: (request, reply) => serveArtifact(request, reply, keys, blobs),
+  });
+}
+
+async function serveArtifact(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  keys: MachineKeys,
+  blobs: BlobStore,
+): Promise<FastifyReply> {
+  keys.authenticate(request.headers.authorization);
+  const sha256 = (request.params as { sha256: string }).sha256;
+  if (!SHA256_HEX.test(sha256)) {
+    throw new HttpError(400, 'BAD_DIGEST', 'the artifact id is 64 lowercase hex characters');
+  }
+  // Open first, then fstat the same descriptor: a concurrent reset cannot swap the file.
+  let handle;
+  try {
+    handle = await open(blobs.pathOf(sha256), 'r');
+  } catch {
+    throw new HttpError(404, 'ARTIFACT_NOT_FOUND', 'no artifact with this digest');
+  }
+  let size: number;
+  try {
+    size = (await handle.stat()).size;
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  const etag = `"${sha256}"`;
+  void reply
+    .header('etag', etag)
+    .header('accept-ranges', 'bytes')
+    // Content-addressed, so immutable; private because the route is authenticated.
+    .header('cache-control', 'private, max-age=31536000, immutable')
+    .type('application/octet-stream');
+
+  const inm = request.headers['if-none-match'];
+  if (inm !== undefined && inm.split(',').some((t) => t.trim() === etag || t.trim() === '*')) {
+    await handle.close();
+    return reply.code(304).send();
+  }
+
+  const ranged = ifRangeAllows(ifRangeOf(request.headers['if-range']), etag);
+  const decision = ranged
+    ? decideRange(firstHeader(request.headers.range), size)
+    : { kind: 'full' as const };
+  if (decision.kind === 'unsatisfiable') {
+    await handle.close();
+    throw new HttpError(416, 'RANGE_NOT_SATISFIABLE', 'the range is outside the artifact', {
+      'content-range': `bytes */${size}`,
+    });
+  }
+  const start = decision.kind === 'partial' ? decision.start : 0;
+  const end = decision.kind === 'partial' ? decision.end : size - 1;
+  if (decision.kind === 'partial') {
+    void reply.code(206).header('content-range', `bytes ${start}-${end}/${size}`);
+  }
+  void reply.header('content-length', String(end - start + 1));
+  if (request.method === 'HEAD' || end < start) {
+    await handle.close();
+    return reply.send();
+  }
+  return reply.send(createReadStream('', { fd: handle, start, end, highWaterMark: 256 * 1024 }));
+}
+
+// Duplicated headers arrive as arrays; a duplicated Range or If-Range is ambiguous, so ignored.
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+// A duplicated If-Range cannot be matched, so it disables the range (RFC 9110 §13.1.5).
+function ifRangeOf(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? '' : value;
+}
