@@ -31,7 +31,9 @@ export type ArtifactAttack =
   | { readonly kind: 'stall'; readonly afterBytes: number; readonly holdMs: number }
   /** Sends `afterBytes` and destroys the socket; `times` responses (then honest), or always. */
   | { readonly kind: 'drop'; readonly afterBytes: number; readonly times?: number }
-  | { readonly kind: 'status'; readonly status: number; readonly retryAfterS?: number };
+  | { readonly kind: 'status'; readonly status: number; readonly retryAfterS?: number }
+  /** Answers every Range request with the whole body and 200 (allowed: RFC 9110 §14.2). */
+  | { readonly kind: 'ignore-range' };
 
 const CHUNK = 64 * 1024;
 
@@ -102,10 +104,8 @@ async function run(
   const etag = `"${blob.sha256}"`;
   const ifRange = req.headers['if-range'];
   // RFC 9110 §13.1.5: a Range is honoured only when If-Range (if sent) matches our validator.
-  const range =
-    ifRange === undefined || ifRange === etag
-      ? parseRange(req.headers.range, blob.size)
-      : undefined;
+  const honoured = attack?.kind !== 'ignore-range' && (ifRange === undefined || ifRange === etag);
+  const range = honoured ? parseRange(req.headers.range, blob.size) : undefined;
   if (range === 'bad') {
     res.writeHead(416, { 'content-range': `bytes */${blob.size}` });
     res.end();

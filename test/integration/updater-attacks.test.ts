@@ -1,0 +1,373 @@
+/**
+ * The adversarial suite (issue 5, "Proof"): one named test per attack, each against the hostile
+ * server. Every test installs an honest 1.0.0 first, then attacks, and asserts the error code
+ * AND that DIR/current is byte-identical to before (names + SHA-256 of every file).
+ */
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { UpdaterApi } from '../../src/core/updater-api.js';
+import type { Limits } from '../../src/core/limits.js';
+import { createNodeUpdater } from '../../src/node/create-updater.js';
+import type { Manifest } from '../../src/protocol/index.js';
+import { startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
+import { snapshotTree, snapshotObject } from '../helpers/tree-snapshot.js';
+import { bytesOf, expectRefusal, FAST_LIMITS, tempDirs } from '../helpers/updater-harness.js';
+
+const V1 = [
+  { name: 'app.bin', content: bytesOf(48 * 1024, 1) },
+  { name: 'lib/core.js', content: new TextEncoder().encode('export const v = 1;\n') },
+  { name: 'readme.txt', content: new TextEncoder().encode('version one\n') },
+];
+const V2 = [
+  { name: 'app.bin', content: bytesOf(64 * 1024, 2) },
+  { name: 'lib/core.js', content: new TextEncoder().encode('export const v = 2;\n') },
+  { name: 'readme.txt', content: new TextEncoder().encode('version one\n') },
+];
+const DAY_MS = 86_400_000;
+
+const dirs = tempDirs();
+let server: HostileServer;
+let dir: string;
+const updaters: UpdaterApi[] = [];
+
+/** A fresh updater (a restart); earlier ones are closed first, as they hold DIR's lock. */
+async function updater(limits: Partial<Limits> = {}, machineKey?: string): Promise<UpdaterApi> {
+  await Promise.all(updaters.splice(0).map((x) => x.close()));
+  const u = await createNodeUpdater({
+    baseUrl: server.baseUrl,
+    machineKey: machineKey ?? server.machineKey,
+    pubkeys: [server.pubkeyHex],
+    dir,
+    limits: { ...FAST_LIMITS, ...limits },
+  });
+  updaters.push(u);
+  return u;
+}
+
+/** Installs the honest 1.0.0 and returns the snapshot of DIR/current. */
+async function installV1(): Promise<Map<string, string>> {
+  await server.publish({ version: '1.0.0', files: V1 });
+  const result = await (await updater()).update();
+  expect(result.outcome).toBe('applied');
+  server.resetCounters();
+  return new Map(await snapshotTree(join(dir, 'current')));
+}
+
+/** The attack ran: assert the code and that nothing under DIR/current changed. */
+async function refusedAndUnchanged(
+  before: Map<string, string>,
+  run: Promise<unknown>,
+  code: Parameters<typeof expectRefusal>[1],
+): Promise<void> {
+  await expectRefusal(run, code);
+  expect(snapshotObject(await snapshotTree(join(dir, 'current')))).toEqual(snapshotObject(before));
+}
+
+beforeEach(async () => {
+  server = await startHostileServer();
+  dir = await dirs.make('qa-attacks-');
+});
+
+afterEach(async () => {
+  await Promise.all(updaters.splice(0).map((u) => u.close()));
+  await server.close();
+  await dirs.cleanup();
+});
+
+describe('signature and trust', () => {
+  it('refuses a manifest signed by the wrong key (SIGNATURE_INVALID)', async () => {
+    const before = await installV1();
+    await server.publish({ version: '2.0.0', files: V2 });
+    server.setManifestAttack('wrong-key');
+    await refusedAndUnchanged(before, (await updater()).update(), 'SIGNATURE_INVALID');
+    expect(server.bytesServed()).toBe(0);
+  });
+
+  it('refuses a bad signature (SIGNATURE_INVALID)', async () => {
+    const before = await installV1();
+    await server.publish({ version: '2.0.0', files: V2 });
+    server.setManifestAttack('bad-signature');
+    await refusedAndUnchanged(before, (await updater()).update(), 'SIGNATURE_INVALID');
+    expect(server.bytesServed()).toBe(0);
+  });
+
+  it('refuses a payload tampered with after signing (SIGNATURE_INVALID)', async () => {
+    const before = await installV1();
+    await server.publish({ version: '2.0.0', files: V2 });
+    server.setManifestAttack('tampered-payload');
+    await refusedAndUnchanged(before, (await updater()).update(), 'SIGNATURE_INVALID');
+    expect(server.bytesServed()).toBe(0);
+  });
+
+  it('refuses a signature whose keyid names no pinned key (UNKNOWN_KEY)', async () => {
+    const before = await installV1();
+    await server.publish({ version: '2.0.0', files: V2 });
+    server.setManifestAttack('unpinned-keyid');
+    await refusedAndUnchanged(before, (await updater()).update(), 'UNKNOWN_KEY');
+  });
+
+  it('refuses a valid signature over another payload type (WRONG_PAYLOAD_TYPE)', async () => {
+    const before = await installV1();
+    await server.publish({ version: '2.0.0', files: V2 });
+    server.setManifestAttack('wrong-payload-type');
+    await refusedAndUnchanged(before, (await updater()).update(), 'WRONG_PAYLOAD_TYPE');
+  });
+
+  it('refuses an envelope that is not JSON (ENVELOPE_MALFORMED)', async () => {
+    const before = await installV1();
+    server.setManifestAttack('malformed-envelope');
+    await refusedAndUnchanged(before, (await updater()).update(), 'ENVELOPE_MALFORMED');
+  });
+});
+
+describe('freshness, rollback and equivocation', () => {
+  it('refuses an expired manifest (MANIFEST_EXPIRED)', async () => {
+    const before = await installV1();
+    const now = Date.now();
+    await server.publish({
+      version: '2.0.0',
+      files: V2,
+      issuedAtMs: now - 2 * DAY_MS,
+      expiresAtMs: now - DAY_MS,
+    });
+    await refusedAndUnchanged(before, (await updater()).update(), 'MANIFEST_EXPIRED');
+  });
+
+  it('refuses a manifest issued in the future (MANIFEST_FROM_FUTURE)', async () => {
+    const before = await installV1();
+    const now = Date.now();
+    await server.publish({
+      version: '2.0.0',
+      files: V2,
+      issuedAtMs: now + DAY_MS,
+      expiresAtMs: now + 2 * DAY_MS,
+    });
+    await refusedAndUnchanged(before, (await updater()).update(), 'MANIFEST_FROM_FUTURE');
+  });
+
+  it('refuses a rollback to an older version, freshly signed (ROLLBACK)', async () => {
+    await installV1();
+    await server.publish({ version: '2.0.0', files: V2 });
+    expect((await (await updater()).update()).outcome).toBe('applied');
+    const before = new Map(await snapshotTree(join(dir, 'current')));
+    await server.publish({ version: '1.0.0', files: V1 });
+    await refusedAndUnchanged(before, (await updater()).update(), 'ROLLBACK');
+  });
+
+  it('refuses a rollback below a version that was only checked, never installed (ROLLBACK)', async () => {
+    const before = await installV1();
+    await server.publish({ version: '3.0.0', files: V2 });
+    await (await updater()).check();
+    await server.publish({ version: '2.0.0', files: V2 });
+    await refusedAndUnchanged(before, (await updater()).update(), 'ROLLBACK');
+  });
+
+  it('refuses a different payload at the same version (EQUIVOCATION)', async () => {
+    const before = await installV1();
+    await server.publish({ version: '1.0.0', files: V2 });
+    await refusedAndUnchanged(before, (await updater()).update(), 'EQUIVOCATION');
+  });
+});
+
+describe('endless data and limits', () => {
+  it('stops reading an endless manifest at the limit (MANIFEST_TOO_LARGE)', async () => {
+    const before = await installV1();
+    server.setManifestAttack('endless');
+    const limit = 64 * 1024;
+    await refusedAndUnchanged(
+      before,
+      (await updater({ maxManifestBytes: limit })).update(),
+      'MANIFEST_TOO_LARGE',
+    );
+    // Socket buffers let the server write ahead of the client, but far less than its 64 MiB.
+    expect(server.manifestBytesServed()).toBeLessThan(16 * 1024 * 1024);
+  });
+
+  it('refuses more artifacts than the limit (TOO_MANY_ARTIFACTS)', async () => {
+    const before = await installV1();
+    await server.publish({ version: '2.0.0', files: V2 });
+    await refusedAndUnchanged(
+      before,
+      (await updater({ maxArtifacts: 2 })).update(),
+      'TOO_MANY_ARTIFACTS',
+    );
+  });
+
+  it('refuses an artifact over the size limit before downloading it (ARTIFACT_TOO_LARGE)', async () => {
+    const before = await installV1();
+    await server.publish({ version: '2.0.0', files: V2 });
+    await refusedAndUnchanged(
+      before,
+      (await updater({ maxArtifactBytes: 50 * 1024 })).update(),
+      'ARTIFACT_TOO_LARGE',
+    );
+    expect(server.bytesServed()).toBe(0);
+  });
+
+  it('refuses a malformed digest (BAD_DIGEST)', async () => {
+    const before = await installV1();
+    const upper = (m: Manifest): Manifest => ({
+      ...m,
+      artifacts: m.artifacts.map((a) => ({ ...a, sha256: a.sha256.toUpperCase() })),
+    });
+    await server.publish({ version: '2.0.0', files: V2, edit: upper });
+    await refusedAndUnchanged(before, (await updater()).update(), 'BAD_DIGEST');
+  });
+});
+
+describe('unsafe names', () => {
+  const cases: [string, string][] = [
+    ['a parent-directory escape', '../escape.txt'],
+    ['an absolute path', '/tmp/escape.txt'],
+    ['a backslash path', '..\\escape.txt'],
+    ['a drive letter', 'C:escape.txt'],
+    ['a nested parent escape', 'lib/../../escape.txt'],
+    ['a Windows device name', 'lib/CON'],
+  ];
+  for (const [what, name] of cases) {
+    it(`refuses ${what}: ${JSON.stringify(name)} (UNSAFE_NAME)`, async () => {
+      const before = await installV1();
+      const evil = (m: Manifest): Manifest => ({
+        ...m,
+        artifacts: m.artifacts.map((a, i) => (i === 0 ? { ...a, name } : a)),
+      });
+      await server.publish({ version: '2.0.0', files: V2, edit: evil });
+      await refusedAndUnchanged(before, (await updater()).update(), 'UNSAFE_NAME');
+      expect(server.bytesServed()).toBe(0);
+      // Nothing was written next to the state directory either.
+      const parent = await readdir(join(dir, '..'));
+      expect(parent).not.toContain('escape.txt');
+    });
+  }
+
+  it('refuses two names that differ only by case (UNSAFE_NAME)', async () => {
+    const before = await installV1();
+    const files = [...V2, { name: 'README.TXT', content: new Uint8Array([1]) }];
+    await server.publish({ version: '2.0.0', files });
+    await refusedAndUnchanged(before, (await updater()).update(), 'UNSAFE_NAME');
+  });
+});
+
+describe('transfer attacks', () => {
+  it('stops at the signed size when an artifact is longer than signed (SIZE_MISMATCH)', async () => {
+    const before = await installV1();
+    await server.publish({ version: '2.0.0', files: V2 });
+    server.setArtifactAttack('app.bin', { kind: 'longer', extraBytes: 8 * 1024 * 1024 });
+    await refusedAndUnchanged(before, (await updater({ retries: 0 })).update(), 'SIZE_MISMATCH');
+    expect(server.bytesServed('app.bin')).toBeLessThan(64 * 1024 + 4 * 1024 * 1024);
+  });
+
+  it('stops at the signed size of a chunked response without a length (SIZE_MISMATCH)', async () => {
+    const before = await installV1();
+    await server.publish({ version: '2.0.0', files: V2 });
+    server.setArtifactAttack('app.bin', {
+      kind: 'longer',
+      extraBytes: 8 * 1024 * 1024,
+      chunked: true,
+    });
+    await refusedAndUnchanged(before, (await updater({ retries: 0 })).update(), 'SIZE_MISMATCH');
+  });
+
+  it('refuses an artifact shorter than signed (SIZE_MISMATCH)', async () => {
+    const before = await installV1();
+    await server.publish({ version: '2.0.0', files: V2 });
+    server.setArtifactAttack('app.bin', { kind: 'shorter', missingBytes: 100 });
+    await refusedAndUnchanged(before, (await updater({ retries: 0 })).update(), 'SIZE_MISMATCH');
+  });
+
+  it('refuses an artifact whose bytes do not match the signed digest (HASH_MISMATCH)', async () => {
+    const before = await installV1();
+    await server.publish({ version: '2.0.0', files: V2 });
+    server.setArtifactAttack('app.bin', { kind: 'corrupt' });
+    await refusedAndUnchanged(before, (await updater()).update(), 'HASH_MISMATCH');
+  });
+
+  it('detects a slow drip that defeats the idle timeout (STALLED)', async () => {
+    const before = await installV1();
+    await server.publish({ version: '2.0.0', files: V2 });
+    // 10 bytes every 100 ms: never idle for 500 ms, but 100 B/s < 1024 B/s over a 1 s window.
+    server.setArtifactAttack('app.bin', {
+      kind: 'drip',
+      bytesPerTick: 10,
+      tickMs: 100,
+      maxTicks: 100,
+    });
+    const started = Date.now();
+    const u = await updater({ retries: 0, minBytesPerS: 1024, throughputWindowMs: 1_000 });
+    await refusedAndUnchanged(before, u.update(), 'STALLED');
+    expect(Date.now() - started).toBeLessThan(6_000);
+  });
+
+  it('detects a server that stops sending mid-artifact (STALLED)', async () => {
+    const before = await installV1();
+    await server.publish({ version: '2.0.0', files: V2 });
+    server.setArtifactAttack('app.bin', { kind: 'stall', afterBytes: 1000, holdMs: 5_000 });
+    await refusedAndUnchanged(before, (await updater({ retries: 0 })).update(), 'STALLED');
+  });
+
+  it('fails closed when every connection drops mid-download (NETWORK)', async () => {
+    const before = await installV1();
+    await server.publish({ version: '2.0.0', files: V2 });
+    server.setArtifactAttack('app.bin', { kind: 'drop', afterBytes: 10_000 });
+    await refusedAndUnchanged(before, (await updater({ retries: 1 })).update(), 'NETWORK');
+  });
+
+  it('completes the update after a refused transfer once the server is honest again', async () => {
+    await installV1();
+    await server.publish({ version: '2.0.0', files: V2 });
+    server.setArtifactAttack('app.bin', { kind: 'corrupt' });
+    await expectRefusal((await updater()).update(), 'HASH_MISMATCH');
+    server.setArtifactAttack('app.bin', undefined);
+    const result = await (await updater()).update();
+    expect(result.outcome).toBe('applied');
+    const files = snapshotObject(await snapshotTree(join(dir, 'current')));
+    expect(Object.keys(files).filter((n) => files[n] !== 'dir')).toEqual([
+      'app.bin',
+      'lib/core.js',
+      'readme.txt',
+    ]);
+  });
+});
+
+describe('the service refuses', () => {
+  it('maps 401 INVALID_MACHINE_KEY to UNAUTHORIZED', async () => {
+    const before = await installV1();
+    await refusedAndUnchanged(before, (await updater({}, 'mk_wrong')).update(), 'UNAUTHORIZED');
+  });
+
+  it('maps 403 SUBSCRIPTION_INACTIVE to SUBSCRIPTION_INACTIVE', async () => {
+    const before = await installV1();
+    server.setManifestAttack('subscription-inactive');
+    await refusedAndUnchanged(before, (await updater()).update(), 'SUBSCRIPTION_INACTIVE');
+  });
+
+  it('does not wait out a long Retry-After on 503 inside a run, and keeps its value', async () => {
+    const before = await installV1();
+    server.setManifestAttack('unavailable');
+    const error = await expectRefusal((await updater()).update(), 'HTTP_STATUS');
+    expect((error as { retryAfterMs?: number }).retryAfterMs).toBe(7_000);
+    expect(snapshotObject(await snapshotTree(join(dir, 'current')))).toEqual(
+      snapshotObject(before),
+    );
+  });
+
+  it('never sends the machine key to an artifact host on another origin', async () => {
+    const cdn = await startHostileServer();
+    try {
+      await installV1();
+      // The CDN holds the same blobs; the manifest (signed by `server`) points at it.
+      await cdn.publish({ version: '2.0.0', files: V2 });
+      await server.publish({
+        version: '2.0.0',
+        files: V2,
+        urlFor: ({ name, sha256 }) => `${cdn.baseUrl}/artifacts/${sha256}/${name}`,
+      });
+      expect((await (await updater()).update()).outcome).toBe('applied');
+      expect(cdn.artifactRequests.length).toBeGreaterThan(0);
+      expect(cdn.artifactRequests.every((r) => r.authorization === undefined)).toBe(true);
+    } finally {
+      await cdn.close();
+    }
+  });
+});
