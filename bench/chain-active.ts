@@ -1,0 +1,172 @@
+/**
+ * Benchmark of issue 4, Performance. Run: npx tsx bench/chain-active.ts [seconds-per-run]
+ *  1. builds 100k machines and 1M transitions inside the default window (60 units);
+ *  2. times full recomputes (window sum + top-k + serialization), target <= 50 ms;
+ *  3. compares GET /api/chain/active on the foundation's buildApp (logger silent, simulator off)
+ *     with a plain node:http server returning the same bytes, with autocannon, in the same run,
+ *     target >= 0.8x.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import { loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { buildApp } from '../server/src/app.js';
+import { ChainState } from '../server/src/chain/chain-state.js';
+import { mulberry32 } from '../server/src/chain/seeded-prng.js';
+import { unitStartMs } from '../server/src/chain/time-units.js';
+
+interface AutocannonResult {
+  requests: { average: number; total: number };
+  latency: { p99: number; average: number };
+  non2xx: number;
+  errors: number;
+}
+type Autocannon = (opts: {
+  url: string;
+  connections: number;
+  duration: number;
+  pipelining: number;
+}) => Promise<AutocannonResult>;
+// autocannon ships no types; this is the part of its API we use.
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+const MACHINES = 100_000;
+const TRANSITIONS = 1_000_000;
+const WINDOW = 60;
+const SECONDS = Number(process.argv[2] ?? 3);
+
+interface Target {
+  addMachine(input: { id: string; name: string; visibility: 'public' | 'private' }): unknown;
+  addTransitions(input: { machine_id: string; count: number; unit?: number }): unknown;
+}
+
+/** 100k machines (20% private), 1M single transitions spread over the last 60 completed units. */
+function populate(target: Target, currentUnit: number): { ingestNsPerTransition: number } {
+  const rng = mulberry32(2024);
+  const ids: string[] = [];
+  for (let i = 0; i < MACHINES; i++) {
+    const id = `m-${String(i).padStart(6, '0')}`;
+    ids.push(id);
+    target.addMachine({ id, name: `machine ${i}`, visibility: rng() < 0.2 ? 'private' : 'public' });
+  }
+  const started = performance.now();
+  for (let i = 0; i < TRANSITIONS; i++) {
+    // Heavy-tailed pick: low indices are much more active.
+    const m = Math.floor(MACHINES * Math.pow(rng(), 3));
+    target.addTransitions({
+      machine_id: ids[m] ?? 'm-000000',
+      count: 1,
+      unit: currentUnit - 1 - (i % WINDOW),
+    });
+  }
+  return { ingestNsPerTransition: ((performance.now() - started) * 1e6) / TRANSITIONS };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? Number.NaN;
+}
+
+function recomputeBench(): void {
+  const now = Math.ceil(unitStartMs(2_300_000_000));
+  const state = new ChainState(() => now);
+  const { ingestNsPerTransition } = populate(state, state.units.current());
+  const times: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    // Renaming a machine bumps the data version: the next read is a full recompute.
+    state.addMachine({ id: 'm-000001', name: `machine 1 (${i})`, visibility: 'public' });
+    const t = performance.now();
+    state.body(WINDOW, 100);
+    times.push(performance.now() - t);
+  }
+  const hits: number[] = [];
+  for (let i = 0; i < 1000; i++) {
+    const t = performance.now();
+    state.body(WINDOW, 100);
+    hits.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  hits.sort((a, b) => a - b);
+  const mem = process.memoryUsage();
+  console.log(
+    JSON.stringify({
+      step: 'recompute',
+      machines: MACHINES,
+      transitions_in_window: TRANSITIONS,
+      ingest_ns_per_transition: Math.round(ingestNsPerTransition),
+      recompute_ms: {
+        min: +(times[0] ?? 0).toFixed(2),
+        p50: +percentile(times, 0.5).toFixed(2),
+        max: +(times[times.length - 1] ?? 0).toFixed(2),
+      },
+      cached_read_us_p50: +(percentile(hits, 0.5) * 1000).toFixed(2),
+      heap_used_mb: Math.round(mem.heapUsed / 1e6),
+      array_buffers_mb: Math.round(mem.arrayBuffers / 1e6),
+      load_average_1m: +(loadavg()[0] ?? 0).toFixed(2),
+    }),
+  );
+}
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function throughputBench(): Promise<void> {
+  const built = await buildApp({ logLevel: 'silent', simulate: false });
+  const chain = built.modules.chain.api;
+  populate(chain, chain.unitNow());
+  await built.app.listen({ port: 0, host: '127.0.0.1' });
+  const fastifyUrl = `http://127.0.0.1:${(built.app.server.address() as AddressInfo).port}/api/chain/active`;
+  const sample = await fetch(fastifyUrl);
+  const bytes = Buffer.from(await sample.arrayBuffer());
+  const contentType = sample.headers.get('content-type') ?? 'application/json';
+  const plain = createServer((_req, res) => {
+    res.writeHead(200, {
+      'content-type': contentType,
+      'content-length': bytes.length,
+      'access-control-allow-origin': '*',
+    });
+    res.end(bytes);
+  });
+  const plainUrl = `${await listen(plain)}/api/chain/active`;
+
+  const run = async (url: string) =>
+    autocannon({ url, connections: 10, duration: SECONDS, pipelining: 1 });
+  // Warm-up (JIT, sockets), not counted.
+  await autocannon({ url: fastifyUrl, connections: 10, duration: 1, pipelining: 1 });
+  await autocannon({ url: plainUrl, connections: 10, duration: 1, pipelining: 1 });
+  const results: { fastify: number[]; plain: number[] } = { fastify: [], plain: [] };
+  // Interleaved, so drift in the shared CPUs hits both sides alike; best of three each.
+  for (let round = 0; round < 3; round++) {
+    for (const [name, url] of [
+      ['fastify', fastifyUrl],
+      ['plain', plainUrl],
+    ] as const) {
+      const r = await run(url);
+      if (r.non2xx > 0 || r.errors > 0)
+        throw new Error(`${name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+      results[name].push(r.requests.average);
+    }
+  }
+  const fastify = Math.max(...results.fastify);
+  const plainBest = Math.max(...results.plain);
+  console.log(
+    JSON.stringify({
+      step: 'throughput',
+      app: 'buildApp (foundation), logger silent, simulator off',
+      body_bytes: bytes.length,
+      seconds_per_run: SECONDS,
+      fastify_req_per_s: results.fastify.map(Math.round),
+      plain_node_http_req_per_s: results.plain.map(Math.round),
+      ratio_best: +(fastify / plainBest).toFixed(3),
+      ratio_per_round: results.fastify.map((f, i) => +(f / (results.plain[i] ?? 1)).toFixed(3)),
+      load_average_1m: +(loadavg()[0] ?? 0).toFixed(2),
+    }),
+  );
+  await built.app.close();
+  await new Promise<void>((resolve) => plain.close(() => resolve()));
+}
+
+recomputeBench();
+await throughputBench();
