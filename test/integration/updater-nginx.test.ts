@@ -1,0 +1,138 @@
+/**
+ * Artifacts served by a real nginx on loopback (issue 5: artifact URLs may point at another
+ * host; they are untrusted because every byte is checked against the signed digest). The
+ * manifest is signed by the hostile server's key and lists absolute nginx URLs.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createNodeUpdater } from '../../src/node/create-updater.js';
+import { sha256Hex, startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
+import { startNginx, type Nginx } from '../helpers/nginx.js';
+import { filesOf, snapshotObject, snapshotTree } from '../helpers/tree-snapshot.js';
+import { bytesOf, expectRefusal, FAST_LIMITS, tempDirs } from '../helpers/updater-harness.js';
+
+const ARTIFACT_COUNT = 10;
+const ARTIFACT_BYTES = 32 * 1024;
+
+const dirs = tempDirs();
+let nginx: Nginx;
+let root: string;
+let server: HostileServer;
+let dir: string;
+
+type Files = { name: string; content: Uint8Array }[];
+
+function release(seed: number): Files {
+  return Array.from({ length: ARTIFACT_COUNT }, (_, i) => ({
+    name: `pkg/part-${String(i).padStart(2, '0')}.bin`,
+    content: bytesOf(ARTIFACT_BYTES, seed + i),
+  }));
+}
+
+/** Copies a release to nginx under /<version>/<name> and signs a manifest pointing there. */
+async function publishViaNginx(version: string, files: Files): Promise<void> {
+  for (const f of files) {
+    const path = join(root, version, f.name);
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, f.content);
+  }
+  await server.publish({
+    version,
+    files,
+    urlFor: ({ name }) => `${nginx.baseUrl}/${version}/${name}`,
+  });
+}
+
+async function update(): Promise<{ outcome: string; bytesDownloaded: number }> {
+  const u = await createNodeUpdater({
+    baseUrl: server.baseUrl,
+    machineKey: server.machineKey,
+    pubkeys: [server.pubkeyHex],
+    dir,
+    limits: FAST_LIMITS,
+  });
+  try {
+    return await u.update();
+  } finally {
+    await u.close();
+  }
+}
+
+function expectedFiles(files: Files): Record<string, string> {
+  return Object.fromEntries(files.map((f) => [f.name, sha256Hex(f.content)]));
+}
+
+beforeAll(async () => {
+  root = await dirs.make('qa-nginx-root-');
+  nginx = await startNginx(root);
+});
+
+afterAll(async () => {
+  await nginx.stop();
+  await dirs.cleanup();
+});
+
+beforeEach(async () => {
+  server = await startHostileServer();
+  dir = await dirs.make('qa-nginx-dir-');
+});
+
+afterEach(async () => {
+  await server.close();
+});
+
+describe('artifacts on a static nginx host', () => {
+  it('installs a release whose artifacts nginx serves, without sending it the machine key', async () => {
+    const v1 = release(100);
+    await publishViaNginx('1.0.0', v1);
+    const result = await update();
+    expect(result.outcome).toBe('applied');
+    expect(filesOf(await snapshotTree(join(dir, 'current')))).toEqual(expectedFiles(v1));
+    const log = (await nginx.accessLog()).filter((a) => a.uri.startsWith('/1.0.0/'));
+    expect(log.length).toBe(ARTIFACT_COUNT);
+    expect(log.every((a) => a.status === 200 && !a.hadAuthorization)).toBe(true);
+  });
+
+  it('pulls only the changed artifact from nginx on the next release', async () => {
+    const v1 = release(200);
+    await publishViaNginx('1.1.0', v1);
+    await update();
+    const v2 = v1.map((f, i) => (i === 3 ? { ...f, content: bytesOf(ARTIFACT_BYTES, 999) } : f));
+    await publishViaNginx('1.2.0', v2);
+    const result = await update();
+    expect(result.outcome).toBe('applied');
+    expect(result.bytesDownloaded).toBe(ARTIFACT_BYTES);
+    const log = (await nginx.accessLog()).filter((a) => a.uri.startsWith('/1.2.0/'));
+    expect(log.map((a) => a.uri)).toEqual(['/1.2.0/pkg/part-03.bin']);
+    expect(log[0]?.bodyBytesSent).toBe(ARTIFACT_BYTES);
+    expect(filesOf(await snapshotTree(join(dir, 'current')))).toEqual(expectedFiles(v2));
+  });
+
+  it('refuses a file tampered with on nginx (HASH_MISMATCH) and leaves DIR/current as it was', async () => {
+    const v1 = release(300);
+    await publishViaNginx('2.0.0', v1);
+    await update();
+    const before = snapshotObject(await snapshotTree(join(dir, 'current')));
+    const v2 = v1.map((f, i) => (i === 5 ? { ...f, content: bytesOf(ARTIFACT_BYTES, 555) } : f));
+    await publishViaNginx('2.1.0', v2);
+    // The attacker controls the static host, not the signing key: same length, other bytes.
+    await writeFile(join(root, '2.1.0', 'pkg/part-05.bin'), bytesOf(ARTIFACT_BYTES, 666));
+    await expectRefusal(update(), 'HASH_MISMATCH');
+    expect(snapshotObject(await snapshotTree(join(dir, 'current')))).toEqual(before);
+  });
+
+  it('refuses a file on nginx longer than signed (SIZE_MISMATCH) and leaves DIR/current as it was', async () => {
+    const v1 = release(400);
+    await publishViaNginx('3.0.0', v1);
+    await update();
+    const before = snapshotObject(await snapshotTree(join(dir, 'current')));
+    const v2 = v1.map((f, i) => (i === 7 ? { ...f, content: bytesOf(ARTIFACT_BYTES, 777) } : f));
+    await publishViaNginx('3.1.0', v2);
+    const longer = new Uint8Array(ARTIFACT_BYTES + 4096);
+    longer.set(bytesOf(ARTIFACT_BYTES, 777));
+    await writeFile(join(root, '3.1.0', 'pkg/part-07.bin'), longer);
+    await expectRefusal(update(), 'SIZE_MISMATCH');
+    expect(snapshotObject(await snapshotTree(join(dir, 'current')))).toEqual(before);
+  });
+});
