@@ -1,0 +1,98 @@
+/**
+ * Command-line parsing for `npm run updater` (docs/UPDATER.md §CLI). Strict: an unknown flag,
+ * a missing value or a malformed number is a usage error (exit 2, CONFIG_INVALID).
+ */
+import { parseArgs } from 'node:util';
+import { UpdateError } from '../core/errors.js';
+import type { Limits } from '../core/limits.js';
+
+export const COMMANDS = ['check', 'update', 'status', 'rollback', 'verify'] as const;
+export type Command = (typeof COMMANDS)[number];
+
+export interface CliOptions {
+  readonly command: Command;
+  readonly baseUrl: string;
+  readonly machineKey: string;
+  readonly pubkeys: readonly string[];
+  readonly dir: string;
+  readonly json: boolean;
+  readonly limits: Partial<Limits>;
+}
+
+/** Flag name -> limit it sets. */
+const LIMIT_FLAGS = {
+  parallel: 'parallel',
+  retries: 'retries',
+  'stall-timeout-ms': 'stallTimeoutMs',
+  'min-bytes-per-s': 'minBytesPerS',
+  'max-manifest-bytes': 'maxManifestBytes',
+  'max-artifact-bytes': 'maxArtifactBytes',
+  'max-artifacts': 'maxArtifacts',
+  'connect-timeout-ms': 'connectTimeoutMs',
+} as const satisfies Record<string, keyof Limits>;
+
+export const USAGE = `usage: npm run updater -- <check|update|status|rollback|verify>
+  --dir DIR --pubkey HEX [--pubkey HEX ...] [--json]
+  --base-url URL --machine-key KEY   (check, update; or env UPDATER_MACHINE_KEY)
+  limits: --parallel N --retries N --stall-timeout-ms N --min-bytes-per-s N
+          --max-manifest-bytes N --max-artifact-bytes N --max-artifacts N --connect-timeout-ms N`;
+
+function usage(message: string): never {
+  throw new UpdateError('CONFIG_INVALID', message);
+}
+
+/** Parses argv (without node and script) plus the environment the entry point passes in. */
+export function parseCli(argv: readonly string[], envMachineKey: string | undefined): CliOptions {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        'base-url': { type: 'string' },
+        'machine-key': { type: 'string' },
+        pubkey: { type: 'string', multiple: true },
+        dir: { type: 'string' },
+        json: { type: 'boolean' },
+        ...Object.fromEntries(
+          Object.keys(LIMIT_FLAGS).map((k) => [k, { type: 'string' as const }]),
+        ),
+      },
+    });
+  } catch (error) {
+    usage(error instanceof Error ? error.message : 'bad arguments');
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length !== 1) usage('exactly one command is required');
+  const command = positionals[0] as Command;
+  if (!COMMANDS.includes(command)) usage(`unknown command ${positionals[0]}`);
+  const dir = values.dir;
+  if (typeof dir !== 'string' || dir === '') usage('--dir is required');
+  const pubkeys = values.pubkey ?? [];
+  if (pubkeys.length === 0) usage('at least one --pubkey is required');
+  const network = command === 'check' || command === 'update';
+  const baseUrl = typeof values['base-url'] === 'string' ? values['base-url'] : '';
+  const machineKey =
+    typeof values['machine-key'] === 'string' ? values['machine-key'] : (envMachineKey ?? '');
+  if (network && baseUrl === '') usage('--base-url is required');
+  if (network && machineKey === '') usage('--machine-key (or UPDATER_MACHINE_KEY) is required');
+  const limits: Record<string, number> = {};
+  for (const [flag, key] of Object.entries(LIMIT_FLAGS)) {
+    const raw = (values as Record<string, unknown>)[flag];
+    if (raw === undefined) continue;
+    if (typeof raw !== 'string' || !/^\d{1,16}$/.test(raw)) {
+      usage(`--${flag} must be a non-negative integer`);
+    }
+    limits[key] = Number(raw);
+  }
+  return {
+    command,
+    baseUrl,
+    machineKey,
+    pubkeys,
+    dir,
+    json: values.json === true,
+    limits,
+  };
+}

@@ -1,0 +1,33 @@
+/**
+ * Entry point of `npm run updater`. The only place that reads process.env and argv: the
+ * machine key may come from UPDATER_MACHINE_KEY (so it need not appear in `ps`), and the crash
+ * tests set UPDATER_TEST_CRASH_AT=<install step> to SIGKILL this process right after it.
+ */
+import { isInstallStep, type StepHook } from '../core/install-steps.js';
+import { runCli } from './run-cli.js';
+
+function crashHook(step: string | undefined): StepHook | undefined | 'invalid' {
+  if (step === undefined || step === '') return undefined;
+  if (!isInstallStep(step)) return 'invalid';
+  return (reached) => {
+    if (reached === step) process.kill(process.pid, 'SIGKILL');
+  };
+}
+
+const hook = crashHook(process.env['UPDATER_TEST_CRASH_AT']);
+if (hook === 'invalid') {
+  process.stderr.write('error CONFIG_INVALID: UPDATER_TEST_CRASH_AT names no install step\n');
+  process.exitCode = 2;
+} else {
+  process.exitCode = await runCli(
+    process.argv.slice(2),
+    { machineKey: process.env['UPDATER_MACHINE_KEY'], onStep: hook },
+    {
+      stdout: (text) => process.stdout.write(text),
+      stderr: (text) => process.stderr.write(text),
+      stderrIsTty: process.stderr.isTTY,
+      columns: process.stderr.columns ?? 80,
+      nowMs: () => Date.now(),
+    },
+  );
+}

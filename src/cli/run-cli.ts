@@ -1,0 +1,185 @@
+/**
+ * The headless CLI over createNodeUpdater (docs/UPDATER.md §CLI). With --json exactly one JSON
+ * object goes to stdout; everything else (logs, errors, progress) goes to stderr. Exit codes:
+ * 0 success or up-to-date, 1 refused or failed (and verify drift), 2 usage or configuration.
+ */
+import { isUpdateError, UpdateError } from '../core/errors.js';
+import type { PlanSummary } from '../core/events.js';
+import type { StepHook } from '../core/install-steps.js';
+import type { Logger } from '../core/ports.js';
+import type { UpdaterApi } from '../core/updater-api.js';
+import { createNodeUpdater } from '../node/create-updater.js';
+import { parseCli, USAGE, type CliOptions, type Command } from './args.js';
+import { formatBytes, progressBar } from './progress-bar.js';
+
+export interface CliIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  readonly stderrIsTty: boolean;
+  readonly columns: number;
+  readonly nowMs: () => number;
+}
+
+export interface CliEnv {
+  readonly machineKey?: string | undefined;
+  readonly onStep?: StepHook | undefined;
+}
+
+type Json = Record<string, unknown>;
+
+function planJson(plan: PlanSummary): Json {
+  return {
+    fetch: plan.fetch,
+    reuse: plan.reuse,
+    remove: plan.remove,
+    bytes_to_fetch: plan.bytesToFetch,
+    bytes_to_reuse: plan.bytesToReuse,
+  };
+}
+
+/** A human line for a plan. */
+function planLine(plan: PlanSummary): string {
+  return (
+    `${plan.fetch.length} to fetch (${formatBytes(plan.bytesToFetch)}), ` +
+    `${plan.reuse.length} reused (${formatBytes(plan.bytesToReuse)}), ${plan.remove.length} removed`
+  );
+}
+
+class Drift extends Error {
+  constructor(readonly report: Json) {
+    super('the installed set differs from the signed manifest');
+  }
+}
+
+async function execute(
+  command: Command,
+  updater: UpdaterApi,
+): Promise<{ json: Json; text: string }> {
+  switch (command) {
+    case 'check': {
+      const plan = await updater.check();
+      const status = await updater.status();
+      const available =
+        status.installedVersion !== plan.toVersion ||
+        plan.fetch.length > 0 ||
+        plan.remove.length > 0;
+      return {
+        json: {
+          version: plan.toVersion,
+          installed_version: status.installedVersion,
+          update_available: available,
+          plan: planJson(plan),
+        },
+        text: available
+          ? `update available: ${status.installedVersion ?? 'nothing'} -> ${plan.toVersion}; ${planLine(plan)}`
+          : `up to date at ${plan.toVersion}`,
+      };
+    }
+    case 'update': {
+      const result = await updater.update();
+      return {
+        json: {
+          outcome: result.outcome,
+          version: result.version,
+          bytes_downloaded: result.bytesDownloaded,
+          plan: result.plan === null ? null : planJson(result.plan),
+        },
+        text:
+          result.outcome === 'applied'
+            ? `applied ${result.version ?? ''}: ${formatBytes(result.bytesDownloaded)} downloaded`
+            : `up to date at ${result.version ?? ''}`,
+      };
+    }
+    case 'status': {
+      const s = await updater.status();
+      return {
+        json: {
+          installed_version: s.installedVersion,
+          highest_accepted_version: s.highestAcceptedVersion,
+          can_roll_back: s.canRollBack,
+          last_error: s.lastError,
+        },
+        text:
+          `installed ${s.installedVersion ?? 'nothing'}, highest accepted ` +
+          `${s.highestAcceptedVersion ?? 'none'}, can roll back: ${s.canRollBack ? 'yes' : 'no'}` +
+          (s.lastError === null ? '' : `, last error ${s.lastError.code}`),
+      };
+    }
+    case 'rollback': {
+      const r = await updater.rollback();
+      return { json: { version: r.version }, text: `rolled back to ${r.version ?? 'nothing'}` };
+    }
+    case 'verify': {
+      const report = await updater.verify();
+      const json = { version: report.version, drift: report.drift };
+      if (!report.ok) throw new Drift(json);
+      return { json, text: `verified ${report.version ?? ''}: no drift` };
+    }
+  }
+}
+
+function logger(io: CliIo): Logger {
+  const line = (level: string, message: string, fields?: Record<string, unknown>): void =>
+    io.stderr(`${level} ${message}${fields === undefined ? '' : ` ${JSON.stringify(fields)}`}\n`);
+  return {
+    debug: () => undefined,
+    info: () => undefined,
+    warn: (m, f) => line('warn', m, f),
+    error: (m, f) => line('error', m, f),
+  };
+}
+
+/** Runs one CLI invocation and resolves to its exit code. */
+export async function runCli(argv: readonly string[], env: CliEnv, io: CliIo): Promise<number> {
+  let options: CliOptions | undefined;
+  let command = argv.find((a) => !a.startsWith('-')) ?? 'unknown';
+  const json = argv.includes('--json');
+  const fail = (code: string, message: string, extra: Json = {}): number => {
+    io.stderr(`error ${code}: ${message}\n`);
+    if (json) io.stdout(`${JSON.stringify({ ok: false, command, code, message, ...extra })}\n`);
+    return code === 'CONFIG_INVALID' ? 2 : 1;
+  };
+  try {
+    options = parseCli(argv, env.machineKey);
+  } catch (error) {
+    if (!json) io.stderr(`${USAGE}\n`);
+    return fail('CONFIG_INVALID', error instanceof Error ? error.message : 'bad arguments');
+  }
+  command = options.command;
+  let updater: UpdaterApi | undefined;
+  const bar =
+    io.stderrIsTty && !options.json
+      ? progressBar({ write: io.stderr, columns: io.columns, nowMs: io.nowMs })
+      : undefined;
+  try {
+    updater = await createNodeUpdater({
+      baseUrl: options.baseUrl,
+      machineKey: options.machineKey,
+      pubkeys: options.pubkeys,
+      dir: options.dir,
+      limits: options.limits,
+      logger: logger(io),
+      ...(env.onStep === undefined ? {} : { onStep: env.onStep }),
+    });
+    if (bar !== undefined) updater.on(bar.listener);
+    const { json: body, text } = await execute(options.command, updater);
+    bar?.end();
+    if (options.json) io.stdout(`${JSON.stringify({ ok: true, command, ...body })}\n`);
+    else io.stdout(`${text}\n`);
+    return 0;
+  } catch (error) {
+    bar?.end();
+    if (error instanceof Drift) {
+      for (const d of error.report['drift'] as { name: string; problem: string }[]) {
+        if (!options.json) io.stderr(`drift ${d.problem}: ${d.name}\n`);
+      }
+      return fail('DRIFT', error.message, error.report);
+    }
+    const e = isUpdateError(error)
+      ? error
+      : new UpdateError('IO', error instanceof Error ? error.message : 'failed');
+    return fail(e.code, e.message);
+  } finally {
+    await updater?.close();
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * The Node composition of the updater: got fetcher, file store, lock, real clock and timers,
+ * wired into the pure core. The state directory is locked for the updater's lifetime and any
+ * commit a crash interrupted is finished before the first call.
+ *
+ * @example
+ * const updater = await createNodeUpdater({ baseUrl, machineKey, pubkeys: [hex], dir });
+ * try { await updater.update(); } finally { await updater.close(); }
+ */
+import { mkdir } from 'node:fs/promises';
+import { UpdateError } from '../core/errors.js';
+import type { StepHook } from '../core/install-steps.js';
+import { resolveLimits, type Limits } from '../core/limits.js';
+import { silentLogger, type Logger } from '../core/ports.js';
+import { createUpdateLoop } from '../core/update-loop.js';
+import type { UpdaterApi } from '../core/updater-api.js';
+import { pinKeys } from '../core/verify.js';
+import { FileStore } from './file-store.js';
+import { createGotFetcher } from './got-fetcher.js';
+import { acquireLock } from './lock-file.js';
+import { systemClock, systemRandom, systemTimers } from './node-ports.js';
+import { stateDirPaths } from './state-dir.js';
+
+export interface NodeUpdaterOptions {
+  /** Base URL of the update service ('' for local-only commands: status, rollback, verify). */
+  readonly baseUrl: string;
+  readonly machineKey: string;
+  /** Pinned node_pubkeys, 64 lowercase hex each; a signature by any one suffices. */
+  readonly pubkeys: readonly string[];
+  /** The state directory; installed files live under DIR/current. */
+  readonly dir: string;
+  readonly limits?: Partial<Limits>;
+  /** Called after each durable install step (crash tests). */
+  readonly onStep?: StepHook;
+  readonly logger?: Logger;
+}
+
+/** Creates an updater over `options.dir`; throws LOCKED when another process holds it. */
+export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<UpdaterApi> {
+  const limits = resolveLimits(options.limits);
+  const pinned = pinKeys(options.pubkeys);
+  if (options.baseUrl !== '') {
+    try {
+      const url = new URL(options.baseUrl);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
+    } catch (cause) {
+      throw new UpdateError('CONFIG_INVALID', 'base URL must be an http(s) URL', { cause });
+    }
+  }
+  if (options.dir === '') throw new UpdateError('CONFIG_INVALID', 'a state directory is required');
+  const paths = stateDirPaths(options.dir);
+  try {
+    await mkdir(paths.meta, { recursive: true, mode: 0o700 });
+  } catch (cause) {
+    throw new UpdateError('IO', 'cannot create the state directory', { cause });
+  }
+  const lock = await acquireLock(paths.lock);
+  let store: FileStore;
+  try {
+    store = await FileStore.open(options.dir, options.onStep);
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+  const loop = createUpdateLoop({
+    fetcher: createGotFetcher({ connectTimeoutMs: limits.connectTimeoutMs }),
+    store,
+    clock: systemClock,
+    timers: systemTimers,
+    random: systemRandom,
+    logger: options.logger ?? silentLogger,
+    baseUrl: options.baseUrl,
+    machineKey: options.machineKey,
+    pinned,
+    limits,
+    ...(options.onStep === undefined ? {} : { onStep: options.onStep }),
+  });
+  let closed = false;
+  return {
+    ...loop,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await loop.close();
+      await lock.release();
+    },
+  };
+}

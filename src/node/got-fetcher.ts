@@ -1,0 +1,63 @@
+/**
+ * The Fetcher port over got: one GET, no automatic redirects, retries or decompression (the
+ * core decides all of those), connect timeouts from the limits. Body bytes stream through
+ * as they arrive; nothing is buffered here.
+ */
+import got, { RequestError } from 'got';
+import { UpdateError } from '../core/errors.js';
+import type { Fetcher, FetchResponse } from '../core/ports.js';
+
+export interface GotFetcherOptions {
+  readonly connectTimeoutMs: number;
+}
+
+function networkError(error: unknown): UpdateError {
+  if (error instanceof UpdateError) return error;
+  if (error instanceof RequestError && error.name === 'AbortError') {
+    return new UpdateError('ABORTED', 'request aborted', { cause: error });
+  }
+  const code = error instanceof RequestError ? error.code : 'ERR';
+  const message = error instanceof Error ? error.message : 'request failed';
+  return new UpdateError('NETWORK', `${code}: ${message}`, { cause: error, transient: true });
+}
+
+/** Builds a got-based Fetcher. */
+export function createGotFetcher(options: GotFetcherOptions): Fetcher {
+  const client = got.extend({
+    throwHttpErrors: false,
+    followRedirect: false,
+    decompress: false,
+    retry: { limit: 0 },
+    timeout: {
+      lookup: options.connectTimeoutMs,
+      connect: options.connectTimeoutMs,
+      secureConnect: options.connectTimeoutMs,
+    },
+  });
+  return {
+    get(url, init) {
+      return new Promise<FetchResponse>((resolve, reject) => {
+        const stream = client.stream(url, { headers: { ...init.headers }, signal: init.signal });
+        const onError = (error: unknown): void => reject(networkError(error));
+        stream.once('error', onError);
+        stream.once(
+          'response',
+          (response: { statusCode: number; headers: NodeJS.Dict<string | string[]> }) => {
+            stream.off('error', onError);
+            // Later errors surface while the body is iterated.
+            stream.on('error', () => undefined);
+            resolve({
+              status: response.statusCode,
+              header(name) {
+                const value = response.headers[name.toLowerCase()];
+                return Array.isArray(value) ? value[0] : value;
+              },
+              body: stream as AsyncIterable<Uint8Array>,
+              discard: () => stream.destroy(),
+            });
+          },
+        );
+      });
+    },
+  };
+}

@@ -1,0 +1,13 @@
+/** The real clock, timers and randomness for the core's ports. */
+import { randomInt } from 'node:crypto';
+import type { Clock, Random, Timers } from '../core/ports.js';
+
+export const systemClock: Clock = { nowMs: () => Date.now() };
+
+export const systemTimers: Timers = {
+  setTimeout: (callback, delayMs) => setTimeout(callback, delayMs),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+/** Jitter needs no secrecy, but the CSPRNG is cheap enough and avoids a second source. */
+export const systemRandom: Random = () => randomInt(0, 2 ** 31) / 2 ** 31;

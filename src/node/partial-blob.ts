@@ -1,0 +1,167 @@
+/**
+ * A download in progress: `partial/<sha256>.part` hashed as it grows, with its HTTP validator
+ * in `<sha256>.meta`. Re-opening after a crash or restart re-hashes the bytes already there
+ * (they are not trusted until the whole file matches the signed digest); a partial longer
+ * than the signed size is discarded. Writes are coalesced into 256 KiB appends.
+ */
+import { createHash, type Hash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { chmod, open, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { UpdateError } from '../core/errors.js';
+import type { StepHook } from '../core/install-steps.js';
+import type { PartialBlob } from '../core/ports.js';
+import { fsyncDir, writeFileAtomic } from './atomic-file.js';
+
+/** Bytes buffered before an append; also the most a kill -9 can lose. */
+export const FLUSH_BYTES = 256 * 1024;
+
+export interface PartialPaths {
+  readonly partialDir: string;
+  readonly blobDir: string;
+}
+
+async function hashPrefix(path: string, length: number): Promise<Hash> {
+  const hash = createHash('sha256');
+  if (length === 0) return hash;
+  for await (const chunk of createReadStream(path, { start: 0, end: length - 1 })) {
+    hash.update(chunk as Buffer);
+  }
+  return hash;
+}
+
+class FilePartialBlob implements PartialBlob {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private closed = false;
+
+  constructor(
+    private readonly paths: PartialPaths,
+    private readonly sha256: string,
+    private readonly size: number,
+    private handle: FileHandle,
+    private hash: Hash,
+    public offset: number,
+    public validator: string | undefined,
+    private readonly onStep: StepHook | undefined,
+  ) {}
+
+  private get partPath(): string {
+    return join(this.paths.partialDir, `${this.sha256}.part`);
+  }
+
+  private get metaPath(): string {
+    return join(this.paths.partialDir, `${this.sha256}.meta`);
+  }
+
+  async setValidator(validator: string | undefined): Promise<void> {
+    this.validator = validator;
+    await writeFileAtomic(this.metaPath, new TextEncoder().encode(JSON.stringify({ validator })));
+  }
+
+  async write(chunk: Uint8Array): Promise<void> {
+    if (this.offset + chunk.length > this.size) {
+      throw new UpdateError('SIZE_MISMATCH', `more bytes than the signed ${this.size}`);
+    }
+    const buffer = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+    this.hash.update(buffer);
+    this.pending.push(buffer);
+    this.pendingBytes += buffer.length;
+    this.offset += buffer.length;
+    if (this.pendingBytes >= FLUSH_BYTES) await this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    if (this.pendingBytes === 0) return;
+    const data =
+      this.pending.length === 1 ? (this.pending[0] as Buffer) : Buffer.concat(this.pending);
+    this.pending = [];
+    this.pendingBytes = 0;
+    await this.handle.write(data);
+    this.onStep?.('partial-written');
+  }
+
+  async reset(): Promise<void> {
+    this.pending = [];
+    this.pendingBytes = 0;
+    await this.handle.truncate(0);
+    this.hash = createHash('sha256');
+    this.offset = 0;
+    this.validator = undefined;
+    await rm(this.metaPath, { force: true });
+  }
+
+  async complete(): Promise<void> {
+    await this.flush();
+    await this.handle.sync();
+    await this.close();
+    const digest = this.hash.digest('hex');
+    if (this.offset !== this.size) {
+      await this.discard();
+      throw new UpdateError('SIZE_MISMATCH', `got ${this.offset} bytes, signed ${this.size}`);
+    }
+    if (digest !== this.sha256) {
+      await this.discard();
+      throw new UpdateError('HASH_MISMATCH', `SHA-256 ${digest} is not the signed ${this.sha256}`);
+    }
+    const blobPath = join(this.paths.blobDir, this.sha256);
+    // Blobs are read-only: installed files are hard links to them.
+    await chmod(this.partPath, 0o444);
+    await rename(this.partPath, blobPath);
+    await fsyncDir(this.paths.blobDir);
+    await rm(this.metaPath, { force: true });
+    this.onStep?.('blob-promoted');
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.flush();
+    } finally {
+      await this.handle.close();
+    }
+  }
+
+  private async discard(): Promise<void> {
+    await rm(this.partPath, { force: true });
+    await rm(this.metaPath, { force: true });
+  }
+}
+
+async function readValidator(path: string): Promise<string | undefined> {
+  try {
+    const json = JSON.parse(await readFile(path, 'utf8')) as { validator?: unknown };
+    return typeof json.validator === 'string' ? json.validator : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Opens (or creates) the partial file of one artifact, re-hashing what is already there. */
+export async function openPartialBlob(
+  paths: PartialPaths,
+  sha256: string,
+  size: number,
+  onStep?: StepHook,
+): Promise<PartialBlob> {
+  const partPath = join(paths.partialDir, `${sha256}.part`);
+  const metaPath = join(paths.partialDir, `${sha256}.meta`);
+  let length = 0;
+  try {
+    const info = await stat(partPath);
+    length = info.isFile() ? info.size : 0;
+    if (!info.isFile() || info.size > size) {
+      // Longer than signed: those bytes cannot all be right (docs/UPDATER.md §Resume).
+      await rm(partPath, { force: true, recursive: true });
+      await rm(metaPath, { force: true });
+      length = 0;
+    }
+  } catch {
+    length = 0;
+  }
+  const validator = length > 0 ? await readValidator(metaPath) : undefined;
+  const hash = await hashPrefix(partPath, length);
+  const handle = await open(partPath, length > 0 ? 'a' : 'w', 0o644);
+  return new FilePartialBlob(paths, sha256, size, handle, hash, length, validator, onStep);
+}
