@@ -1,0 +1,140 @@
+/**
+ * kill -9 at each durable install step (issue 5, "Proof"): the CLI runs as a child process with
+ * UPDATER_TEST_CRASH_AT=<step> and SIGKILLs itself right after that step. Then DIR/current must
+ * be the complete old set or the complete new set, never a mix, and the next update completes.
+ */
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { INSTALL_STEPS } from '../../src/core/install-steps.js';
+import { createNodeUpdater } from '../../src/node/create-updater.js';
+import { startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
+import { filesOf, snapshotTree } from '../helpers/tree-snapshot.js';
+import { bytesOf, cliArgs, FAST_LIMITS, runCli, tempDirs } from '../helpers/updater-harness.js';
+
+// Several chunks per artifact, so "partial-written" happens before the artifact completes.
+const V1 = [
+  { name: 'app.bin', content: bytesOf(256 * 1024, 11) },
+  { name: 'data/a.dat', content: bytesOf(4096, 12) },
+  { name: 'old-only.txt', content: new TextEncoder().encode('removed in 2.0.0\n') },
+];
+const V2 = [
+  { name: 'app.bin', content: bytesOf(320 * 1024, 21) },
+  { name: 'data/a.dat', content: bytesOf(4096, 12) },
+  { name: 'data/b.dat', content: bytesOf(8192, 22) },
+];
+
+const dirs = tempDirs();
+let server: HostileServer;
+let dir: string;
+
+/** Expected file maps (name -> sha256) of each complete set. */
+let oldSet: Record<string, string>;
+let newSet: Record<string, string>;
+
+async function inProcessUpdate(): Promise<string> {
+  const u = await createNodeUpdater({
+    baseUrl: server.baseUrl,
+    machineKey: server.machineKey,
+    pubkeys: [server.pubkeyHex],
+    dir,
+    limits: FAST_LIMITS,
+  });
+  try {
+    return (await u.update()).outcome;
+  } finally {
+    await u.close();
+  }
+}
+
+async function currentFiles(): Promise<Record<string, string>> {
+  return filesOf(await snapshotTree(join(dir, 'current')));
+}
+
+beforeAll(async () => {
+  // The expected sets, computed once by an honest install into a scratch dir.
+  server = await startHostileServer();
+  dir = await dirs.make('qa-crash-ref-');
+  await server.publish({ version: '1.0.0', files: V1 });
+  await inProcessUpdate();
+  oldSet = await currentFiles();
+  await server.publish({ version: '2.0.0', files: V2 });
+  await inProcessUpdate();
+  newSet = await currentFiles();
+  await server.close();
+});
+
+beforeEach(async () => {
+  server = await startHostileServer();
+  dir = await dirs.make('qa-crash-');
+});
+
+afterEach(async () => {
+  await server.close();
+});
+
+afterAll(async () => {
+  await dirs.cleanup();
+});
+
+describe('kill -9 during an update from 1.0.0 to 2.0.0', () => {
+  it('knows every install step and the expected sets differ', () => {
+    expect(INSTALL_STEPS.length).toBeGreaterThanOrEqual(5);
+    expect(Object.keys(oldSet)).toEqual(['app.bin', 'data/a.dat', 'old-only.txt']);
+    expect(Object.keys(newSet)).toEqual(['app.bin', 'data/a.dat', 'data/b.dat']);
+  });
+
+  for (const step of INSTALL_STEPS) {
+    it(`leaves the old or the new set after a kill at "${step}", and the next update completes`, async () => {
+      await server.publish({ version: '1.0.0', files: V1 });
+      expect(await inProcessUpdate()).toBe('applied');
+      await server.publish({ version: '2.0.0', files: V2 });
+
+      const target = { ...server, dir };
+      const crashed = await runCli(cliArgs('update', target, ['--stall-timeout-ms', '2000']), {
+        env: { UPDATER_TEST_CRASH_AT: step },
+      });
+      expect(crashed.signal, `the child must reach "${step}" and die there`).toBe('SIGKILL');
+
+      const afterKill = await currentFiles();
+      expect([oldSet, newSet]).toContainEqual(afterKill);
+      // The swap is the one commit point: before it the old set, from it on the new set.
+      const swapped = INSTALL_STEPS.indexOf(step) >= INSTALL_STEPS.indexOf('current-swapped');
+      expect(afterKill).toEqual(swapped ? newSet : oldSet);
+
+      // The next run recovers (stale lock, journal, partials) and completes the update.
+      const outcome = await inProcessUpdate();
+      expect(['applied', 'up-to-date']).toContain(outcome);
+      expect(await currentFiles()).toEqual(newSet);
+
+      // And the installed set verifies against the signed manifest: no drift left behind.
+      const u = await createNodeUpdater({
+        baseUrl: server.baseUrl,
+        machineKey: server.machineKey,
+        pubkeys: [server.pubkeyHex],
+        dir,
+      });
+      try {
+        const report = await u.verify();
+        expect(report.drift).toEqual([]);
+        expect(report.version).toBe('2.0.0');
+      } finally {
+        await u.close();
+      }
+    });
+  }
+});
+
+describe('kill -9 during the first install', () => {
+  for (const step of ['blob-promoted', 'current-swapped'] as const) {
+    it(`leaves no set or the complete set after a kill at "${step}"`, async () => {
+      await server.publish({ version: '2.0.0', files: V2 });
+      const crashed = await runCli(cliArgs('update', { ...server, dir }), {
+        env: { UPDATER_TEST_CRASH_AT: step },
+      });
+      expect(crashed.signal).toBe('SIGKILL');
+      expect([{}, newSet]).toContainEqual(await currentFiles());
+      await inProcessUpdate();
+      expect(await currentFiles()).toEqual(newSet);
+    });
+  }
+});
