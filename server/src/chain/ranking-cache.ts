@@ -16,6 +16,8 @@ export interface CachedBody {
   readonly bytes: Buffer;
   readonly contentType: string;
   readonly contentLength: string;
+  /** Every response header of the route, built once per body (CORS open: issue 4). */
+  readonly headers: Readonly<Record<string, string>>;
   readonly response: ActivityResponse;
 }
 
@@ -84,6 +86,11 @@ export class RankingCache {
       bytes,
       contentType: ACTIVITY_CONTENT_TYPE,
       contentLength: String(bytes.length),
+      headers: {
+        'content-type': ACTIVITY_CONTENT_TYPE,
+        'content-length': String(bytes.length),
+        'access-control-allow-origin': '*',
+      },
       response,
     };
     setCapped(this.#bodies, key, body, MAX_CACHED_BODIES);

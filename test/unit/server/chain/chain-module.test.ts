@@ -32,6 +32,16 @@ describe('GET /api/chain/active (interface §4.4, issue 4)', () => {
     expect(body).toMatchObject({ ok: true, window: 60, limit: 10, machines: [] });
   });
 
+  it('answers HEAD with the same headers and no body', async () => {
+    h = await chainHarness();
+    const get = await h.app.inject({ method: 'GET', url: '/api/chain/active' });
+    const head = await h.app.inject({ method: 'HEAD', url: '/api/chain/active' });
+    expect(head.statusCode).toBe(200);
+    expect(head.body).toBe('');
+    expect(head.headers['content-length']).toBe(get.headers['content-length']);
+    expect(head.headers['access-control-allow-origin']).toBe('*');
+  });
+
   it('answers a CORS preflight with 204 and the allowed methods', async () => {
     h = await chainHarness();
     const res = await h.app.inject({
