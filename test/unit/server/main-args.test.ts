@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { parseArgs, UsageError } from '../../../server/src/main-args.js';
+import { DEFAULT_OPTIONS } from '../../../server/src/options.js';
+
+function serve(argv: string[]) {
+  const c = parseArgs(argv);
+  if (c.kind !== 'serve') throw new Error(`expected serve, got ${c.kind}`);
+  return c.options;
+}
+
+describe('parseArgs: server flags', () => {
+  it('gives the defaults without flags', () => {
+    expect(serve([])).toEqual(DEFAULT_OPTIONS);
+  });
+
+  it('parses every flag of every area', () => {
+    const o = serve([
+      '--port',
+      '8080',
+      '--host',
+      '0.0.0.0',
+      '--dev',
+      '--data-dir',
+      '/tmp/d',
+      '--seed',
+      '7',
+      '--node-key',
+      'k.json',
+      '--simulate',
+      'off',
+      '--simulate-machines',
+      '12',
+      '--qa-client-secret',
+      's3cret',
+      '--clients-file',
+      'c.json',
+      '--issuer',
+      'https://id.example',
+      '--log-level',
+      'warn',
+      '--max-body-bytes',
+      '2048',
+    ]);
+    expect(o).toEqual({
+      ...DEFAULT_OPTIONS,
+      port: 8080,
+      host: '0.0.0.0',
+      dev: true,
+      dataDir: '/tmp/d',
+      seed: 7,
+      nodeKeyFile: 'k.json',
+      simulate: false,
+      simulateMachines: 12,
+      qaClientSecret: 's3cret',
+      clientsFile: 'c.json',
+      issuer: 'https://id.example',
+      logLevel: 'warn',
+      maxBodyBytes: 2048,
+    });
+  });
+
+  it('accepts --flag=value', () => {
+    expect(serve(['--port=0', '--simulate=on']).simulate).toBe(true);
+  });
+
+  it('answers --help with the help command', () => {
+    expect(parseArgs(['--port', '1', '--help'])).toEqual({ kind: 'help' });
+  });
+
+  const refusals: [string, string[]][] = [
+    ['an unknown flag', ['--verbose']],
+    ['a port above 65535', ['--port', '70000']],
+    ['a negative port', ['--port', '-1']],
+    ['a port that is not a number', ['--port', 'http']],
+    ['a missing value', ['--port']],
+    ['--simulate yes', ['--simulate', 'yes']],
+    ['an unknown log level', ['--log-level', 'loud']],
+    ['an issuer that is not http(s)', ['--issuer', 'ftp://x']],
+    ['a flag given twice', ['--port', '1', '--port', '2']],
+    ['a stray argument', ['serve']],
+    ['--dev with a value', ['--dev=yes']],
+    ['an empty data dir', ['--data-dir', '']],
+  ];
+  for (const [what, argv] of refusals) {
+    it(`refuses ${what} with a UsageError`, () => {
+      expect(() => parseArgs(argv)).toThrow(UsageError);
+    });
+  }
+});
+
+describe('parseArgs: publish', () => {
+  it('parses the publish subcommand', () => {
+    expect(
+      parseArgs([
+        'publish',
+        '--data-dir',
+        'd',
+        '--version',
+        '1.2.3',
+        'out',
+        '--artifact-base-url',
+        'https://cdn.example/a',
+        '--expires-in-s',
+        '60',
+      ]),
+    ).toEqual({
+      kind: 'publish',
+      dataDir: 'd',
+      version: '1.2.3',
+      folder: 'out',
+      nodeKeyFile: undefined,
+      artifactBaseUrl: 'https://cdn.example/a',
+      expiresInS: 60,
+    });
+  });
+  it('refuses publish without --data-dir', () => {
+    expect(() => parseArgs(['publish', '--version', '1.0.0', 'out'])).toThrow(UsageError);
+  });
+  it('refuses publish without a folder', () => {
+    expect(() => parseArgs(['publish', '--data-dir', 'd', '--version', '1.0.0'])).toThrow(
+      UsageError,
+    );
+  });
+  it('refuses publish with two folders', () => {
+    expect(() => parseArgs(['publish', '--data-dir', 'd', '--version', '1', 'a', 'b'])).toThrow(
+      UsageError,
+    );
+  });
+});

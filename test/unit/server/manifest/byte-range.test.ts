@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { decideRange, ifRangeAllows } from '../../../../server/src/manifest/byte-range.js';
+
+describe('decideRange (RFC 9110 §14)', () => {
+  const cases: [string | undefined, number, ReturnType<typeof decideRange>][] = [
+    [undefined, 100, { kind: 'full' }],
+    ['bytes=0-9', 100, { kind: 'partial', start: 0, end: 9 }],
+    ['bytes=90-', 100, { kind: 'partial', start: 90, end: 99 }],
+    ['bytes=-10', 100, { kind: 'partial', start: 90, end: 99 }],
+    ['bytes=-1000', 100, { kind: 'partial', start: 0, end: 99 }],
+    ['bytes=50-1000', 100, { kind: 'partial', start: 50, end: 99 }],
+    ['BYTES=0-0', 100, { kind: 'partial', start: 0, end: 0 }],
+    ['bytes=100-', 100, { kind: 'unsatisfiable' }],
+    ['bytes=100-200', 100, { kind: 'unsatisfiable' }],
+    ['bytes=-0', 100, { kind: 'unsatisfiable' }],
+    ['bytes=0-', 0, { kind: 'unsatisfiable' }],
+    ['bytes=-5', 0, { kind: 'unsatisfiable' }],
+    ['bytes=0-1,5-6', 100, { kind: 'full' }],
+    ['bytes=9-1', 100, { kind: 'full' }],
+    ['bytes=-', 100, { kind: 'full' }],
+    ['items=0-1', 100, { kind: 'full' }],
+    ['bytes=a-b', 100, { kind: 'full' }],
+    ['bytes = 0-1', 100, { kind: 'full' }],
+    ['bytes=9999999999999999-', 100, { kind: 'unsatisfiable' }],
+    ['bytes=99999999999999999-', 100, { kind: 'full' }],
+  ];
+  for (const [range, size, decision] of cases) {
+    it(`answers ${JSON.stringify(range)} on ${size} bytes with ${decision.kind}`, () => {
+      expect(decideRange(range, size)).toEqual(decision);
+    });
+  }
+});
+
+describe('ifRangeAllows (RFC 9110 §13.1.5)', () => {
+  const etag = `"${'a'.repeat(64)}"`;
+  it('allows the range without If-Range', () => {
+    expect(ifRangeAllows(undefined, etag)).toBe(true);
+  });
+  it('allows the range when If-Range is our ETag', () => {
+    expect(ifRangeAllows(etag, etag)).toBe(true);
+  });
+  it('sends the whole body when If-Range is another ETag', () => {
+    expect(ifRangeAllows(`"${'b'.repeat(64)}"`, etag)).toBe(false);
+  });
+  it('sends the whole body when If-Range is a weak ETag', () => {
+    expect(ifRangeAllows(`W/${etag}`, etag)).toBe(false);
+  });
+  it('sends the whole body when If-Range is a date (no Last-Modified is sent)', () => {
+    expect(ifRangeAllows('Sat, 21 Nov 2026 10:00:00 GMT', etag)).toBe(false);
+  });
+});
