@@ -3,15 +3,15 @@
  * server. Every test installs an honest 1.0.0 first, then attacks, and asserts the error code
  * AND that DIR/current is byte-identical to before (names + SHA-256 of every file).
  */
-import { readdir } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { UpdaterApi } from '../../src/core/updater-api.js';
 import type { Limits } from '../../src/core/limits.js';
 import { createNodeUpdater } from '../../src/node/create-updater.js';
 import type { Manifest } from '../../src/protocol/index.js';
-import { startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
-import { snapshotTree, snapshotObject } from '../helpers/tree-snapshot.js';
+import { sha256Hex, startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
+import { filesOf, snapshotTree, snapshotObject } from '../helpers/tree-snapshot.js';
 import { bytesOf, expectRefusal, FAST_LIMITS, tempDirs } from '../helpers/updater-harness.js';
 
 const V1 = [
@@ -369,5 +369,22 @@ describe('the service refuses', () => {
     } finally {
       await cdn.close();
     }
+  });
+});
+
+describe('local tampering', () => {
+  it('does not carry a modified installed file into the next set', async () => {
+    await installV1();
+    // readme.txt is unchanged in 2.0.0, so the plan reuses it. Someone edits it in place
+    // (as root, or after a chmod: installed files may share an inode with the blob store).
+    await writeFile(join(dir, 'current', 'readme.txt'), 'tampered locally\n');
+    await server.publish({ version: '2.0.0', files: V2 });
+    const u = await updater();
+    expect((await u.update()).outcome).toBe('applied');
+    const report = await u.verify();
+    expect(report.drift).toEqual([]);
+    expect(filesOf(await snapshotTree(join(dir, 'current')))['readme.txt']).toBe(
+      sha256Hex(new TextEncoder().encode('version one\n')),
+    );
   });
 });

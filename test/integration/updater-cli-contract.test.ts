@@ -1,0 +1,162 @@
+/**
+ * The updater CLI contract, checked on a child process: exit codes (0 success, 1 refused,
+ * 2 usage), exactly one JSON object on stdout with --json, `error <CODE>: <message>` on stderr,
+ * the machine key from UPDATER_MACHINE_KEY, LOCKED while another process holds DIR, and DRIFT.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createNodeUpdater } from '../../src/node/create-updater.js';
+import { sha256Hex, startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
+import { filesOf, snapshotTree } from '../helpers/tree-snapshot.js';
+import { bytesOf, cliArgs, runCli, tempDirs, type CliTarget } from '../helpers/updater-harness.js';
+
+const SHARED = bytesOf(20_000, 5);
+const V1 = [
+  { name: 'bin/app', content: bytesOf(30_000, 1) },
+  { name: 'shared.dat', content: SHARED },
+];
+const V2 = [
+  { name: 'bin/app', content: bytesOf(40_000, 2) },
+  { name: 'shared.dat', content: SHARED },
+];
+
+const dirs = tempDirs();
+let server: HostileServer;
+let target: CliTarget;
+
+beforeEach(async () => {
+  server = await startHostileServer();
+  const dir = await dirs.make('qa-cli-');
+  target = {
+    baseUrl: server.baseUrl,
+    machineKey: server.machineKey,
+    pubkeyHex: server.pubkeyHex,
+    dir,
+  };
+});
+
+afterEach(async () => {
+  await server.close();
+  await dirs.cleanup();
+});
+
+describe('updater CLI contract', () => {
+  it('check plans without downloading: exit 0 and one JSON object with the plan', async () => {
+    await server.publish({ version: '1.0.0', files: V1 });
+    const r = await runCli(cliArgs('check', target));
+    expect(r.exitCode).toBe(0);
+    expect(r.json).toMatchObject({
+      ok: true,
+      command: 'check',
+      version: '1.0.0',
+      installed_version: null,
+      update_available: true,
+      plan: {
+        fetch: [
+          { name: 'bin/app', size: 30_000 },
+          { name: 'shared.dat', size: 20_000 },
+        ],
+        reuse: [],
+        remove: [],
+        bytes_to_fetch: 50_000,
+        bytes_to_reuse: 0,
+      },
+    });
+    expect(server.bytesServed()).toBe(0);
+  });
+
+  it('update installs, reports bytes_downloaded, then reports up-to-date', async () => {
+    await server.publish({ version: '1.0.0', files: V1 });
+    const first = await runCli(cliArgs('update', target));
+    expect(first.exitCode).toBe(0);
+    expect(first.json).toMatchObject({ ok: true, command: 'update', outcome: 'applied' });
+    expect(first.json?.['bytes_downloaded']).toBe(50_000);
+    expect(filesOf(await snapshotTree(join(target.dir, 'current')))).toEqual({
+      'bin/app': sha256Hex(V1[0]?.content ?? new Uint8Array()),
+      'shared.dat': sha256Hex(SHARED),
+    });
+    const again = await runCli(cliArgs('update', target));
+    expect(again.exitCode).toBe(0);
+    expect(again.json).toMatchObject({ ok: true, outcome: 'up-to-date', version: '1.0.0' });
+  });
+
+  it('a refusal exits 1 with the code in the JSON and on stderr', async () => {
+    await server.publish({ version: '1.0.0', files: V1 });
+    server.setManifestAttack('bad-signature');
+    const r = await runCli(cliArgs('update', target));
+    expect(r.exitCode).toBe(1);
+    expect(r.json).toMatchObject({ ok: false, command: 'update', code: 'SIGNATURE_INVALID' });
+    expect(typeof r.json?.['message']).toBe('string');
+    expect(r.stderr).toMatch(/^error SIGNATURE_INVALID: /m);
+  });
+
+  it('a usage error (no --pubkey) exits 2 with CONFIG_INVALID', async () => {
+    const args = cliArgs('check', target).filter(
+      (a, i, all) => a !== '--pubkey' && all[i - 1] !== '--pubkey',
+    );
+    const r = await runCli(args);
+    expect(r.exitCode).toBe(2);
+    expect(r.json).toMatchObject({ ok: false, code: 'CONFIG_INVALID' });
+  });
+
+  it('takes the machine key from UPDATER_MACHINE_KEY when no flag is given', async () => {
+    await server.publish({ version: '1.0.0', files: V1 });
+    const args = cliArgs('check', target).filter(
+      (a, i, all) => a !== '--machine-key' && all[i - 1] !== '--machine-key',
+    );
+    const r = await runCli(args, { env: { UPDATER_MACHINE_KEY: server.machineKey } });
+    expect(r.exitCode).toBe(0);
+    expect(r.json).toMatchObject({ ok: true, command: 'check', version: '1.0.0' });
+  });
+
+  it('refuses with LOCKED while another updater holds the state directory', async () => {
+    await server.publish({ version: '1.0.0', files: V1 });
+    const holder = await createNodeUpdater({ ...target, pubkeys: [server.pubkeyHex] });
+    try {
+      const r = await runCli(cliArgs('update', target));
+      expect(r.exitCode).toBe(1);
+      expect(r.json).toMatchObject({ ok: false, code: 'LOCKED' });
+    } finally {
+      await holder.close();
+    }
+  });
+
+  it('status, rollback and status again report the versions', async () => {
+    await server.publish({ version: '1.0.0', files: V1 });
+    expect((await runCli(cliArgs('update', target))).exitCode).toBe(0);
+    await server.publish({ version: '2.0.0', files: V2 });
+    const upd = await runCli(cliArgs('update', target));
+    // Only bin/app changed: shared.dat is reused, not downloaded again.
+    expect(upd.json?.['bytes_downloaded']).toBe(40_000);
+    const status = await runCli(cliArgs('status', target));
+    expect(status.json).toMatchObject({
+      ok: true,
+      command: 'status',
+      installed_version: '2.0.0',
+      highest_accepted_version: '2.0.0',
+      can_roll_back: true,
+      last_error: null,
+    });
+    const back = await runCli(cliArgs('rollback', target));
+    expect(back.exitCode).toBe(0);
+    expect(back.json).toMatchObject({ ok: true, command: 'rollback', version: '1.0.0' });
+    expect(filesOf(await snapshotTree(join(target.dir, 'current')))['bin/app']).toBe(
+      sha256Hex(V1[0]?.content ?? new Uint8Array()),
+    );
+  });
+
+  it('verify reports a modified installed file as DRIFT (exit 1)', async () => {
+    await server.publish({ version: '1.0.0', files: V1 });
+    expect((await runCli(cliArgs('update', target))).exitCode).toBe(0);
+    await writeFile(join(target.dir, 'current', 'bin/app'), 'tampered');
+    const r = await runCli(cliArgs('verify', target));
+    expect(r.exitCode).toBe(1);
+    expect(r.json).toMatchObject({
+      ok: false,
+      command: 'verify',
+      code: 'DRIFT',
+      drift: [{ name: 'bin/app', problem: 'modified' }],
+    });
+  });
+});
