@@ -17,8 +17,8 @@ export interface DemoServer {
   readonly nodePubkey: string;
   publish(release: {
     registry_version: string;
-    artifacts: { name: string; content: string | Uint8Array }[];
-  }): unknown;
+    artifacts: readonly { readonly name: string; readonly content: Uint8Array }[];
+  }): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -43,12 +43,16 @@ export interface FirstRunDeps {
 
 export const DEMO_LABEL = 'Demo registry';
 
+function utf8(text: string): Uint8Array {
+  return new TextEncoder().encode(text);
+}
+
 /** The release the demo server publishes, so a first check has something to install. */
 export const DEMO_RELEASE = {
   registry_version: '1.0.0',
   artifacts: [
-    { name: 'README.txt', content: 'Installed by the verified updater demo.\n' },
-    { name: 'data/greeting.txt', content: 'Hello from the demo registry.\n' },
+    { name: 'README.txt', content: utf8('Installed by the verified updater demo.\n') },
+    { name: 'data/greeting.txt', content: utf8('Hello from the demo registry.\n') },
   ],
 };
 

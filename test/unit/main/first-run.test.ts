@@ -22,6 +22,7 @@ function fakeServer(): DemoServer & { published: unknown[]; closed: number } {
     closed: 0,
     publish(release: unknown) {
       server.published.push(release);
+      return Promise.resolve();
     },
     close() {
       server.closed += 1;

@@ -1,0 +1,12 @@
+// Types of scripts/build-app.mjs for TypeScript callers (e2e global setup, layout check).
+export interface BuiltApp {
+  readonly outDir: string;
+  readonly main: string;
+  readonly preload: string;
+  readonly renderer: string;
+}
+
+export function buildApp(options?: {
+  outDir?: string;
+  only?: readonly ('main' | 'preload' | 'renderer')[];
+}): Promise<BuiltApp>;

@@ -1,0 +1,117 @@
+import { expect, test, type Page } from '@playwright/test';
+import type { ActivityResponse } from '../../src/protocol/activity.js';
+import { startHarness, type Harness } from '../helpers/test-bridge.js';
+import { saveScreenshot } from './screenshots.js';
+
+let harness: Harness;
+
+test.beforeEach(async () => {
+  harness = await startHarness();
+});
+
+test.afterEach(async () => {
+  await harness.close();
+});
+
+/** 14 public and 3 private machines; the private ones are the busiest of all. */
+function seedChain(h: Harness): void {
+  const unit = h.server.chain.unitNow() - 1; // a completed unit: counted at once
+  for (let i = 0; i < 14; i += 1) {
+    const id = `pub-${i}`;
+    h.server.chain.addMachine({ id, name: `Public machine ${i}`, visibility: 'public' });
+    // Distinct counts in a scrambled order, so ranking is not insertion order.
+    h.server.chain.addTransitions({ machine_id: id, count: ((i * 5) % 14) + 1, unit });
+  }
+  for (let i = 0; i < 3; i += 1) {
+    const id = `priv-${i}`;
+    h.server.chain.addMachine({ id, name: `Secret machine ${i}`, visibility: 'private' });
+    h.server.chain.addTransitions({ machine_id: id, count: 500 + i, unit });
+  }
+}
+
+async function serverRanking(h: Harness): Promise<ActivityResponse> {
+  const response = await fetch(`${h.server.url}/api/chain/active?limit=10`);
+  return (await response.json()) as ActivityResponse;
+}
+
+async function widgetRows(page: Page): Promise<{ rank: string; name: string; count: string }[]> {
+  return page.locator('#activity-list li').evaluateAll((items) =>
+    items.map((li) => ({
+      rank: li.querySelector('.rank')?.textContent ?? '',
+      name: li.querySelector('.name')?.textContent ?? '',
+      count: li.querySelector('.count')?.textContent ?? '',
+    })),
+  );
+}
+
+test("the widget's order matches the server's ranking, top 10 with bars", async ({ page }) => {
+  seedChain(harness);
+  await harness.attach(page);
+  await page.goto(harness.rendererUrl);
+  await expect(page.getByRole('heading', { name: 'Most active this time unit' })).toBeVisible();
+  await expect(page.locator('#activity-list li')).toHaveCount(10);
+
+  const expected = (await serverRanking(harness)).machines.map((m) => ({
+    rank: String(m.rank),
+    name: m.name,
+    count: String(m.transitions),
+  }));
+  expect(expected).toHaveLength(10);
+  expect(await widgetRows(page)).toEqual(expected);
+
+  // Bars are proportional to the count: the leader is full width, the others in proportion.
+  const widths = await page
+    .locator('#activity-list .bar-fill')
+    .evaluateAll((fills) => fills.map((f) => (f as HTMLElement).style.width));
+  const top = Number(expected[0]?.count);
+  expect(widths).toEqual(
+    expected.map((row) => `${Math.max(2, Math.round((Number(row.count) * 100) / top))}%`),
+  );
+  // Each row is a keyboard stop with a spoken summary.
+  const first = page.locator('#activity-list li').first();
+  await expect(first).toHaveAttribute('aria-label', /^Rank 1: Public machine \d+, 14 transitions$/);
+  await page.keyboard.press('Tab'); // Check now
+  await page.keyboard.press('Tab'); // first row
+  await expect(first).toBeFocused();
+  await saveScreenshot(page, 'desktop-ranking-light');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await saveScreenshot(page, 'desktop-ranking-dark');
+});
+
+test('private machines never appear, however active', async ({ page }) => {
+  seedChain(harness);
+  await harness.attach(page);
+  await page.goto(harness.rendererUrl);
+  await expect(page.locator('#activity-list li')).toHaveCount(10);
+  await expect(page.locator('#activity-list')).not.toContainText('Secret machine');
+  const ids = await page
+    .locator('#activity-list li')
+    .evaluateAll((items) => items.map((li) => (li as HTMLElement).dataset['machineId']));
+  expect(ids.some((id) => id?.startsWith('priv-'))).toBe(false);
+});
+
+test('the widget refreshes while visible and picks up a new leader', async ({ page }) => {
+  seedChain(harness);
+  await harness.attach(page);
+  await page.goto(harness.rendererUrl);
+  await expect(page.locator('#activity-list li')).toHaveCount(10);
+  harness.server.chain.addMachine({ id: 'pub-new', name: 'Newcomer', visibility: 'public' });
+  harness.server.chain.addTransitions({
+    machine_id: 'pub-new',
+    count: 99,
+    unit: harness.server.chain.unitNow() - 1,
+  });
+  await expect(page.locator('#activity-list li .name').first()).toHaveText('Newcomer', {
+    timeout: 10_000,
+  });
+});
+
+test('the widget shows its empty state when no public machine is active', async ({ page }) => {
+  await harness.attach(page);
+  await page.goto(harness.rendererUrl);
+  await expect(page.locator('#activity-state')).toHaveAttribute('data-state', 'empty');
+  await expect(page.locator('#activity-state')).toHaveText(
+    'No public machine has been active in this window yet.',
+  );
+  await expect(page.locator('#activity-list li')).toHaveCount(0);
+});

@@ -1,0 +1,143 @@
+/**
+ * The Node half of the e2e test bridge: the REAL companion server (startServer, dev on), the
+ * REAL core (createNodeUpdater) in a temp dir, and the REAL app controller of the main process
+ * (src/main/app-controller.ts, the code index.ts wires to IPC), exposed to a Chromium page as
+ * the preload's Api. Also serves the built renderer from loopback.
+ */
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+import type { Page } from '@playwright/test';
+import { startServer, type RunningServer } from '../../server/src/start-server.js';
+import type { Limits } from '../../src/core/limits.js';
+import { createNodeUpdater } from '../../src/node/create-updater.js';
+import { fetchActivity } from '../../src/main/activity-client.js';
+import { createAppController, type AppController } from '../../src/main/app-controller.js';
+import type { AppStatus } from '../../src/preload/ipc-contract.js';
+import { installTestBridge, type BridgeMethod } from './test-bridge-page.js';
+
+export const RENDERER_DIR = resolve(import.meta.dirname, '../../dist/app/renderer');
+
+const TYPES: Readonly<Record<string, string>> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.map': 'application/json',
+};
+
+/** A static file server for the built renderer, on 127.0.0.1 only. */
+export async function serveRenderer(
+  root = RENDERER_DIR,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const file = normalize(join(root, path === '/' ? 'index.html' : decodeURIComponent(path)));
+    if (!file.startsWith(root + sep) || req.method !== 'GET') {
+      res.writeHead(404).end();
+      return;
+    }
+    stat(file).then(
+      (s) => {
+        if (!s.isFile()) return void res.writeHead(404).end();
+        res.writeHead(200, {
+          'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+          'cache-control': 'no-store',
+        });
+        createReadStream(file).pipe(res);
+      },
+      () => res.writeHead(404).end(),
+    );
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    close: () => new Promise<void>((done) => server.close(() => done())),
+  };
+}
+
+export interface Harness {
+  readonly server: RunningServer;
+  readonly controller: AppController;
+  readonly installDir: string;
+  readonly rendererUrl: string;
+  /** Connects a page to the controller; call before page.goto. */
+  attach(page: Page): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts server + core + controller + static renderer server. */
+export async function startHarness(
+  options: { activityTimeoutMs?: number; limits?: Partial<Limits> } = {},
+): Promise<Harness> {
+  const server = await startServer({ dev: true, simulate: false });
+  const installDir = await mkdtemp(join(tmpdir(), 'desktop-e2e-'));
+  const renderer = await serveRenderer();
+  try {
+    const mint = await fetch(`${server.url}/api/demo-key/mint`, { method: 'POST' });
+    const minted = (await mint.json()) as { machine_key: string };
+    const updater = await createNodeUpdater({
+      baseUrl: server.url,
+      machineKey: minted.machine_key,
+      pubkeys: [server.nodePubkey],
+      dir: installDir,
+      ...(options.limits === undefined ? {} : { limits: options.limits }),
+    });
+    const controller = createAppController({
+      updater,
+      registryLabel: 'Demo registry',
+      fetchActivity: () =>
+        fetchActivity({ baseUrl: server.url, timeoutMs: options.activityTimeoutMs ?? 2_000 }),
+    });
+    await controller.start();
+    const pages = new Set<Page>();
+    controller.onStatus((status: AppStatus) => {
+      for (const page of pages) {
+        page
+          .evaluate(
+            (s) =>
+              (window as unknown as { __bridgePush?: (x: AppStatus) => void }).__bridgePush?.(s),
+            status,
+          )
+          .catch(() => {
+            // The page navigated or closed: it asks for the status again on load.
+          });
+      }
+    });
+    return {
+      server,
+      controller,
+      installDir,
+      rendererUrl: renderer.url,
+      async attach(page) {
+        await page.exposeFunction('__bridgeInvoke', (method: BridgeMethod) => {
+          switch (method) {
+            case 'getStatus':
+              return controller.getStatus();
+            case 'checkNow':
+              return controller.checkNow();
+            case 'getActivity':
+              return controller.getActivity();
+          }
+        });
+        await page.addInitScript(installTestBridge);
+        pages.add(page);
+        page.on('close', () => pages.delete(page));
+      },
+      async close() {
+        await controller.close();
+        await server.close();
+        await renderer.close();
+        await rm(installDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await server.close();
+    await renderer.close();
+    await rm(installDir, { recursive: true, force: true });
+    throw error;
+  }
+}
