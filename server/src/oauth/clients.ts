@@ -97,6 +97,9 @@ export function isRegisteredRedirect(client: OAuthClient, uri: string): boolean 
   return port >= 1 && port <= 65535 && client.loopbackPaths.includes(m[2] ?? '');
 }
 
+/** Bound on registered clients (the dev API can add them at runtime). */
+export const MAX_CLIENTS = 1000;
+
 /** The mutable registry: default clients plus registrations. */
 export class ClientRegistry {
   readonly #clients = new Map<string, OAuthClient>();
@@ -108,6 +111,9 @@ export class ClientRegistry {
   /** Adds or replaces a client after validation. */
   register(reg: ClientRegistration): OAuthClient {
     const client = toClient(reg);
+    if (!this.#clients.has(client.id) && this.#clients.size >= MAX_CLIENTS) {
+      throw new ClientRegistrationError(`at most ${MAX_CLIENTS} clients can be registered`);
+    }
     this.#clients.set(client.id, client);
     return client;
   }
