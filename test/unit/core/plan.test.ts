@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { planUpdate } from '../../../src/core/plan.js';
+import type { InstalledSet } from '../../../src/core/state.js';
+import { pinKeys, verifyManifest } from '../../../src/core/verify.js';
+import { envelopeBytes, manifestOf, sha256Hex, testKey, text } from './fakes.js';
+
+const key = testKey();
+const a1 = text('a one');
+const b1 = text('b one, longer');
+const a2 = text('a two!');
+
+function vm(version: string, files: { name: string; content: Uint8Array }[]) {
+  return verifyManifest(
+    envelopeBytes(manifestOf(version, files), key),
+    pinKeys([key.hex]),
+    1 << 20,
+  );
+}
+
+function installed(version: string, files: { name: string; content: Uint8Array }[]): InstalledSet {
+  return {
+    setId: vm(version, files).payloadSha256,
+    version,
+    artifacts: files.map((f) => ({
+      name: f.name,
+      size: f.content.length,
+      sha256: sha256Hex(f.content),
+    })),
+  };
+}
+
+describe('planUpdate', () => {
+  it('fetches everything on a first install', () => {
+    const plan = planUpdate(
+      null,
+      vm('1.0.0', [
+        { name: 'a', content: a1 },
+        { name: 'b', content: b1 },
+      ]),
+    );
+    expect(plan.summary.fromVersion).toBeNull();
+    expect(plan.summary.fetch.map((f) => f.name)).toEqual(['a', 'b']);
+    expect(plan.summary.bytesToFetch).toBe(a1.length + b1.length);
+    expect(plan.summary.bytesToReuse).toBe(0);
+    expect(plan.upToDate).toBe(false);
+  });
+
+  it('fetches only the changed artifact and reuses the rest', () => {
+    const from = installed('1.0.0', [
+      { name: 'a', content: a1 },
+      { name: 'b', content: b1 },
+    ]);
+    const plan = planUpdate(
+      from,
+      vm('1.1.0', [
+        { name: 'a', content: a2 },
+        { name: 'b', content: b1 },
+      ]),
+    );
+    expect(plan.summary.fetch).toEqual([{ name: 'a', size: a2.length }]);
+    expect(plan.summary.reuse).toEqual([{ name: 'b', size: b1.length }]);
+    expect(plan.summary.bytesToFetch).toBe(a2.length);
+    expect(plan.summary.bytesToReuse).toBe(b1.length);
+    expect(plan.downloads.map((d) => d.name)).toEqual(['a']);
+  });
+
+  it('lists names no longer in the manifest for removal', () => {
+    const from = installed('1.0.0', [
+      { name: 'a', content: a1 },
+      { name: 'old', content: b1 },
+    ]);
+    const plan = planUpdate(from, vm('1.1.0', [{ name: 'a', content: a1 }]));
+    expect(plan.summary.remove).toEqual(['old']);
+    expect(plan.summary.bytesToFetch).toBe(0);
+  });
+
+  it('reuses content already installed under another name (content addressed)', () => {
+    const from = installed('1.0.0', [{ name: 'a', content: a1 }]);
+    const plan = planUpdate(from, vm('1.1.0', [{ name: 'renamed', content: a1 }]));
+    expect(plan.summary.reuse).toEqual([{ name: 'renamed', size: a1.length }]);
+    expect(plan.summary.remove).toEqual(['a']);
+  });
+
+  it('downloads identical contents once and counts their bytes once', () => {
+    const plan = planUpdate(
+      null,
+      vm('1.0.0', [
+        { name: 'x', content: a1 },
+        { name: 'y', content: a1 },
+      ]),
+    );
+    expect(plan.summary.fetch).toHaveLength(2);
+    expect(plan.downloads).toHaveLength(1);
+    expect(plan.summary.bytesToFetch).toBe(a1.length);
+  });
+
+  it('is up to date when the installed set came from this very manifest', () => {
+    const files = [{ name: 'a', content: a1 }];
+    const plan = planUpdate(installed('1.0.0', files), vm('1.0.0', files));
+    expect(plan.upToDate).toBe(true);
+    expect(plan.summary.fetch).toEqual([]);
+  });
+});
