@@ -46,6 +46,28 @@ export type Command =
 
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 const BOOLEAN_FLAGS = new Set(['--dev', '--help']);
+const SERVER_FLAGS = new Set([
+  '--port',
+  '--host',
+  '--dev',
+  '--data-dir',
+  '--seed',
+  '--node-key',
+  '--simulate',
+  '--simulate-machines',
+  '--qa-client-secret',
+  '--clients-file',
+  '--issuer',
+  '--log-level',
+  '--max-body-bytes',
+]);
+const PUBLISH_FLAGS = new Set([
+  '--data-dir',
+  '--version',
+  '--node-key',
+  '--artifact-base-url',
+  '--expires-in-s',
+]);
 
 function int(flag: string, text: string, min: number, max: number): number {
   if (!/^\d{1,15}$/.test(text) || Number(text) < min || Number(text) > max) {
@@ -65,7 +87,10 @@ function httpUrl(flag: string, text: string): string {
 }
 
 /** Splits argv into flag values (`--x v` or `--x=v`) and positionals; repeats are refused. */
-function scan(argv: readonly string[]): { flags: Map<string, string>; rest: string[] } {
+function scan(
+  argv: readonly string[],
+  known: ReadonlySet<string>,
+): { flags: Map<string, string>; rest: string[] } {
   const flags = new Map<string, string>();
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -76,6 +101,7 @@ function scan(argv: readonly string[]): { flags: Map<string, string>; rest: stri
     }
     const eq = arg.indexOf('=');
     const name = eq < 0 ? arg : arg.slice(0, eq);
+    if (!known.has(name)) throw new UsageError(`unknown option ${name}`);
     let value: string;
     if (BOOLEAN_FLAGS.has(name)) {
       if (eq >= 0) throw new UsageError(`${name} takes no value`);
@@ -110,7 +136,7 @@ function refuseLeftovers(flags: Map<string, string>, rest: readonly string[]): v
 export function parseArgs(argv: readonly string[]): Command {
   if (argv.includes('--help') || argv.includes('-h')) return { kind: 'help' };
   if (argv[0] === 'publish') return parsePublish(argv.slice(1));
-  const { flags, rest } = scan(argv);
+  const { flags, rest } = scan(argv, SERVER_FLAGS);
   const o: { -readonly [K in keyof ServerOptions]: ServerOptions[K] } = { ...DEFAULT_OPTIONS };
   const v = (name: string): string | undefined => take(flags, name);
   let s: string | undefined;
@@ -152,7 +178,7 @@ function nonEmpty(flag: string, value: string): string {
 }
 
 function parsePublish(argv: readonly string[]): Command {
-  const { flags, rest } = scan(argv);
+  const { flags, rest } = scan(argv, PUBLISH_FLAGS);
   const dataDir = take(flags, '--data-dir');
   const version = take(flags, '--version');
   const nodeKeyFile = take(flags, '--node-key');

@@ -33,8 +33,8 @@ export function useLenientJson(scope: FastifyInstance): void {
 
 /** Narrows an optional JSON body to an object; absent is `{}`, anything else is a 400. */
 export function bodyObject(body: unknown): Record<string, unknown> {
-  if (body === undefined || body === null) return {};
-  if (typeof body !== 'object' || Array.isArray(body)) {
+  if (body === undefined) return {};
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new HttpError(400, 'INVALID_BODY', 'the body must be a JSON object');
   }
   return body as Record<string, unknown>;

@@ -6,6 +6,7 @@
  *   releases/<ver>.json    signed envelopes, exactly as served
  *   blobs/<aa>/<sha256>    content-addressed artifacts
  */
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ServerContext } from '../context.js';
 import { useLenientJson } from '../http/json-body.js';
@@ -47,6 +48,7 @@ export interface UpdatesApi {
 export async function openUpdateState(
   ctx: Pick<ServerContext, 'dataDir' | 'options' | 'clock' | 'random'>,
 ) {
+  await mkdir(ctx.dataDir, { recursive: true, mode: 0o700 });
   const key = await loadNodeKey(ctx.dataDir, ctx.options.nodeKeyFile, ctx.random);
   const releases = new ReleaseStore(ctx.dataDir, key.publicKey);
   await releases.load();
@@ -91,7 +93,8 @@ export async function createUpdatesModule(ctx: ServerContext): Promise<ServerMod
       await blobs.clear();
       await ensureInitial();
     },
-    describe: () => ({}),
+    // QA harnesses read where the state lives (e.g. to check a temporary dir is removed).
+    describe: () => ({ data_dir: ctx.dataDir }),
     api: {
       nodePubkey: key.publicKeyHex,
       publish: (input) => publisher.publish(input),

@@ -1,0 +1,116 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseEnvelope } from '../../src/protocol/envelope.js';
+import { parseManifest } from '../../src/protocol/manifest.js';
+import { runCli, spawnCli } from '../helpers/server-harness.js';
+
+let work: string;
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'server-cli-'));
+});
+afterAll(async () => {
+  await rm(work, { recursive: true, force: true });
+});
+
+async function mint(url: string): Promise<string> {
+  const res = await fetch(`${url}/api/demo-key/mint`, { method: 'POST' });
+  return ((await res.json()) as { machine_key: string }).machine_key;
+}
+
+describe('npm run server (CLI)', () => {
+  it('prints the URL and node_pubkey first, logs JSON with the key redacted, and on SIGTERM exits 0 removing its temporary data dir', async () => {
+    const cli = await spawnCli(['--port', '0', '--simulate', 'off']);
+    try {
+      expect(cli.first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(cli.first.node_pubkey).toMatch(/^[0-9a-f]{64}$/);
+      const dataDir = String(cli.first['data_dir']);
+      expect(existsSync(dataDir)).toBe(true);
+      expect((await fetch(`${cli.first.url}/healthz`)).status).toBe(200);
+      const key = await mint(cli.first.url);
+      const res = await fetch(`${cli.first.url}/api/updates/manifest`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(res.status).toBe(200);
+      const dev = await fetch(`${cli.first.url}/api/dev/reset`, { method: 'POST' });
+      expect(dev.status).toBe(404);
+      expect(await cli.stop('SIGTERM')).toBe(0);
+      expect(existsSync(dataDir)).toBe(false);
+      expect(cli.lines.length).toBeGreaterThan(0);
+      for (const line of cli.lines) expect(() => JSON.parse(line) as unknown).not.toThrow();
+      expect(cli.lines.join('\n')).not.toContain(key);
+    } finally {
+      await cli.stop('SIGKILL');
+    }
+  });
+
+  it('keeps a given --data-dir, writes the node key with mode 0600 and mounts the dev API with --dev', async () => {
+    const dataDir = join(work, 'kept');
+    const cli = await spawnCli([
+      '--port',
+      '0',
+      '--dev',
+      '--data-dir',
+      dataDir,
+      '--simulate',
+      'off',
+    ]);
+    try {
+      const res = await fetch(`${cli.first.url}/api/dev/reset`, { method: 'POST' });
+      expect(res.status).toBe(200);
+      expect((await stat(join(dataDir, 'node-key.json'))).mode & 0o777).toBe(0o600);
+      expect(await cli.stop('SIGINT')).toBe(0);
+      expect(existsSync(join(dataDir, 'node-key.json'))).toBe(true);
+    } finally {
+      await cli.stop('SIGKILL');
+    }
+  });
+
+  it('refuses an unknown flag with exit code 2 and a usage message', async () => {
+    const out = await runCli(['--port', '0', '--colour']);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain('unknown option --colour');
+    expect(out.stderr).toContain('Usage:');
+  });
+
+  it('publishes a folder into a data dir that the server then serves, and refuses to go back', async () => {
+    const dataDir = join(work, 'published');
+    const folder = join(work, 'release');
+    await mkdir(join(folder, 'lib'), { recursive: true });
+    await writeFile(join(folder, 'app.txt'), 'app');
+    await writeFile(join(folder, 'lib', 'core.bin'), Buffer.alloc(4096, 1));
+    const first = await runCli(['publish', '--data-dir', dataDir, '--version', '1.2.0', folder]);
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({
+      ok: true,
+      registry_version: '1.2.0',
+      artifacts: 2,
+    });
+
+    const again = await runCli(['publish', '--data-dir', dataDir, '--version', '1.2.0', folder]);
+    expect(again.code).toBe(1);
+    expect(JSON.parse(again.stderr)).toMatchObject({ ok: false, code: 'VERSION_NOT_INCREASING' });
+
+    await writeFile(join(folder, 'bad\\name'), 'x');
+    const unsafe = await runCli(['publish', '--data-dir', dataDir, '--version', '1.3.0', folder]);
+    expect(unsafe.code).toBe(1);
+    expect(JSON.parse(unsafe.stderr)).toMatchObject({ ok: false, code: 'UNSAFE_NAME' });
+
+    const cli = await spawnCli(['--port', '0', '--data-dir', dataDir, '--simulate', 'off']);
+    try {
+      const key = await mint(cli.first.url);
+      const res = await fetch(`${cli.first.url}/api/updates/manifest`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      const manifest = parseManifest(
+        parseEnvelope(new Uint8Array(await res.arrayBuffer())).payload,
+      );
+      expect(manifest.registry_version).toBe('1.2.0');
+      expect(manifest.artifacts.map((a) => a.name)).toEqual(['app.txt', 'lib/core.bin']);
+    } finally {
+      await cli.stop('SIGTERM');
+    }
+  });
+});
