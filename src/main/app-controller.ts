@@ -17,6 +17,8 @@ export interface CheckScheduler {
   stop(): void;
   /** When the next automatic run is due, or null when none is planned. */
   nextRunAtMs(): number | null;
+  /** Runs now (joining a run in flight) and plans the next run from the outcome. */
+  runNow(): Promise<void>;
 }
 
 export interface AppControllerDeps {
@@ -53,8 +55,12 @@ export function createAppController(deps: AppControllerDeps): AppController {
   const listeners = new Set<(status: AppStatus) => void>();
   const scheduler = deps.createScheduler?.(() => runOnce(true));
 
+  const withNextCheck = (next: AppStatus): AppStatus => ({
+    ...next,
+    nextCheckAtMs: next.paused ? null : (scheduler?.nextRunAtMs() ?? null),
+  });
   const publish = (next: AppStatus): void => {
-    status = { ...next, nextCheckAtMs: status.paused ? null : (scheduler?.nextRunAtMs() ?? null) };
+    status = withNextCheck(next);
     for (const listener of listeners) listener(status);
   };
 
@@ -108,8 +114,16 @@ export function createAppController(deps: AppControllerDeps): AppController {
   }
 
   return {
-    getStatus: () => status,
-    checkNow: () => (closed ? Promise.resolve() : runOnce(false)),
+    // Computed on read: the scheduler plans its next run after a run's last event.
+    getStatus: () => withNextCheck(status),
+    async checkNow() {
+      if (closed) return;
+      // Through the scheduler when it runs, so a manual check also re-plans the next one;
+      // the scheduler swallows the failure (recorded in the status by runOnce).
+      if (scheduler !== undefined && !status.paused) await scheduler.runNow();
+      else await runOnce(false);
+      publish(status);
+    },
     getActivity: () => deps.fetchActivity(),
     onStatus(listener) {
       listeners.add(listener);

@@ -7,7 +7,10 @@ import { startActivityWidget, type ActivityElements } from './activity-widget.js
 import { getApi } from './bridge.js';
 import { findStatusElements, renderStatus } from './status-view.js';
 
-/** Relative times ("2 min ago") are re-rendered at this pace. */
+/**
+ * Relative times ("2 min ago") and the next planned check are refreshed at this pace (the
+ * scheduler re-plans after automatic runs without an event of its own).
+ */
 const CLOCK_REFRESH_MS = 15_000;
 
 function main(): void {
@@ -22,7 +25,9 @@ function main(): void {
   api.onStatus(show);
   void api.getStatus().then(show);
   setInterval(() => {
-    if (current !== null && document.visibilityState === 'visible') show(current);
+    if (document.visibilityState !== 'visible') return;
+    if (current !== null) show(current);
+    void api.getStatus().then(show);
   }, CLOCK_REFRESH_MS);
 
   statusElements.checkNow.addEventListener('click', () => {

@@ -83,11 +83,13 @@ describe('app controller', () => {
   it('follows a run: checking, downloading with progress, applying, then the installed version', async () => {
     const { app, seen, notices } = controller(fakeUpdater({ events: APPLY }));
     await app.checkNow();
+    // Events, then the core's persisted status, then the re-planned schedule.
     expect(seen.map((s) => s.phase)).toEqual([
       'checking',
       'downloading',
       'downloading',
       'applying',
+      'idle',
       'idle',
       'idle',
     ]);
@@ -137,6 +139,7 @@ describe('app controller', () => {
       start: () => calls.push('start'),
       stop: () => calls.push('stop'),
       nextRunAtMs: () => 42_000,
+      runNow: () => Promise.resolve(),
     };
     const { app } = controller(fakeUpdater({ events: [] }), { scheduler });
     await app.start();
@@ -147,6 +150,57 @@ describe('app controller', () => {
     expect(calls).toEqual(['start', 'stop', 'start']);
     await app.close();
     expect(calls.at(-1)).toBe('stop');
+  });
+
+  it('Check now goes through the scheduler, and the status then shows its new plan', async () => {
+    const updater = fakeUpdater({ events: APPLY });
+    let next = 1_000;
+    const scheduler: CheckScheduler = {
+      start: () => undefined,
+      stop: () => undefined,
+      nextRunAtMs: () => next,
+      // Like the core Scheduler: run, then plan the next run from the outcome.
+      runNow: async () => {
+        await runFromScheduler();
+        next = 3_600_000;
+      },
+    };
+    let runFromScheduler: () => Promise<void> = () => Promise.resolve();
+    const app = createAppController({
+      updater,
+      registryLabel: 'Demo registry',
+      fetchActivity: () => Promise.resolve({ state: 'offline', message: 'x' }),
+      createScheduler: (run) => {
+        runFromScheduler = run;
+        return scheduler;
+      },
+    });
+    const pushed: (number | null)[] = [];
+    app.onStatus((s) => pushed.push(s.nextCheckAtMs));
+    await app.checkNow();
+    expect(updater.updates).toBe(1);
+    expect(app.getStatus()).toMatchObject({ installedVersion: '1.0.0', nextCheckAtMs: 3_600_000 });
+    expect(pushed.at(-1)).toBe(3_600_000);
+  });
+
+  it('the scheduled run rejects on failure so the scheduler can back off', async () => {
+    const fail = new UpdateError('RATE_LIMITED', 'slow down', { retryAfterMs: 60_000 });
+    let run: () => Promise<void> = () => Promise.resolve();
+    createAppController({
+      updater: fakeUpdater({ events: [], fail }),
+      registryLabel: 'x',
+      fetchActivity: () => Promise.resolve({ state: 'offline', message: 'x' }),
+      createScheduler: (r) => {
+        run = r;
+        return {
+          start: () => undefined,
+          stop: () => undefined,
+          nextRunAtMs: () => null,
+          runNow: r,
+        };
+      },
+    });
+    await expect(run()).rejects.toBe(fail);
   });
 
   it('close() closes the core once and ignores later checks', async () => {

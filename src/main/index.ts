@@ -1,0 +1,223 @@
+/**
+ * The Electron composition root (issue 6). Only wiring lives here: every decision is in a
+ * small Electron-free module with its own unit tests (app-controller, tray-menu,
+ * window-position, ipc-guard, first-run, secret-store, settings, activity-client, log-file).
+ * Security: Electron's checklist (contextIsolation, sandbox, no nodeIntegration, strict CSP in
+ * the page, navigation and new windows denied, every IPC sender checked, permissions denied).
+ */
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  app,
+  BrowserWindow,
+  ipcMain,
+  Menu,
+  nativeImage,
+  Notification,
+  safeStorage,
+  screen,
+  session,
+  Tray,
+} from 'electron';
+import { startServer } from '../../server/src/start-server.js';
+import { isUpdateError } from '../core/errors.js';
+import { createNodeUpdater } from '../node/create-updater.js';
+import { IPC_CHANNELS, STATUS_EVENT_CHANNEL } from '../preload/ipc-contract.js';
+import { fetchActivity } from './activity-client.js';
+import { createAppController, type AppController } from './app-controller.js';
+import { createCheckScheduler } from './check-scheduler.js';
+import { chooseRegistry, type RegistryChoice } from './first-run.js';
+import { guarded } from './ipc-guard.js';
+import { openLogFile, type LogFile } from './log-file.js';
+import { createSecretStore } from './secret-store.js';
+import { openSettingsStore } from './settings.js';
+import { trayMenuTemplate, trayTooltip } from './tray-menu.js';
+import { windowPosition } from './window-position.js';
+
+const WINDOW_SIZE = { width: 380, height: 560 };
+const here = dirname(fileURLToPath(import.meta.url));
+/** dist/app/main -> dist/app; inside the package, app.asar/dist/app. */
+const appDir = join(here, '..');
+const resourcesDir = app.isPackaged
+  ? join(process.resourcesPath, 'resources')
+  : join(here, '..', '..', '..', 'resources');
+
+let window: BrowserWindow | null = null;
+let tray: Tray | null = null;
+let controller: AppController | null = null;
+let registry: RegistryChoice | null = null;
+let log: LogFile | null = null;
+/** Pauses or resumes the schedule and remembers the choice (set once settings are open). */
+let setPaused: (paused: boolean) => void = () => undefined;
+
+function createWindow(): BrowserWindow {
+  const win = new BrowserWindow({
+    ...WINDOW_SIZE,
+    show: false,
+    frame: false,
+    resizable: false,
+    skipTaskbar: true,
+    alwaysOnTop: true,
+    title: 'Verified Updater',
+    webPreferences: {
+      preload: join(appDir, 'preload', 'index.cjs'),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+      spellcheck: false,
+    },
+  });
+  // Navigation and new windows are denied: the window only ever shows our own page.
+  win.webContents.on('will-navigate', (event) => event.preventDefault());
+  win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
+  win.on('blur', () => win.hide());
+  void win.loadFile(join(appDir, 'renderer', 'index.html'));
+  return win;
+}
+
+function showWindow(): void {
+  if (window === null || tray === null) return;
+  const trayBounds = tray.getBounds();
+  const display = screen.getDisplayNearestPoint({ x: trayBounds.x, y: trayBounds.y });
+  window.setPosition(
+    ...(Object.values(windowPosition(trayBounds, WINDOW_SIZE, display.workArea)) as [
+      number,
+      number,
+    ]),
+  );
+  window.show();
+  window.focus();
+}
+
+function refreshTray(): void {
+  if (tray === null || controller === null) return;
+  const status = controller.getStatus();
+  const c = controller;
+  tray.setToolTip(trayTooltip(status));
+  tray.setContextMenu(
+    Menu.buildFromTemplate(
+      trayMenuTemplate(status, {
+        checkNow: () => void c.checkNow(),
+        open: showWindow,
+        setPaused: (paused) => setPaused(paused),
+        quit: () => app.quit(),
+      }),
+    ),
+  );
+}
+
+function registerIpc(c: AppController): void {
+  const trustedId = (): number | null =>
+    window === null || window.isDestroyed() ? null : window.webContents.id;
+  ipcMain.handle(
+    IPC_CHANNELS.getStatus,
+    guarded(trustedId, () => c.getStatus()),
+  );
+  ipcMain.handle(
+    IPC_CHANNELS.checkNow,
+    guarded(trustedId, () => c.checkNow()),
+  );
+  ipcMain.handle(
+    IPC_CHANNELS.getActivity,
+    guarded(trustedId, () => c.getActivity()),
+  );
+}
+
+async function boot(): Promise<void> {
+  log = openLogFile({ dir: app.getPath('logs') });
+  const logLine = (message: string): void => log?.write('info', message);
+  // Deny every permission request (camera, notifications from the page, …).
+  session.defaultSession.setPermissionRequestHandler((_wc, _perm, done) => done(false));
+
+  const settings = await openSettingsStore();
+  const secrets = createSecretStore(safeStorage, {
+    get: () => settings.get('machineKeyCiphertext'),
+    set: (value) => settings.set('machineKeyCiphertext', value),
+  });
+  // Entry point only: the machine key may arrive in the environment, never in argv (ps).
+  const envKey = process.env['UPDATER_MACHINE_KEY'];
+  if (envKey !== undefined && envKey !== '') secrets.save(envKey);
+
+  registry = await chooseRegistry({
+    settings: { baseUrl: settings.get('baseUrl'), pinnedKeys: settings.get('pinnedKeys') },
+    readBundledKey: async () => {
+      try {
+        const text = (await readFile(join(resourcesDir, 'pinned-key.txt'), 'utf8')).trim();
+        return text === '' ? null : text;
+      } catch {
+        return null;
+      }
+    },
+    secrets,
+    // Persisted data dir: the demo node key (and its releases) survive restarts, so the
+    // pinned key and the accepted version stay consistent across runs.
+    startDemoServer: () =>
+      startServer({
+        host: '127.0.0.1',
+        port: 0,
+        dev: false,
+        dataDir: join(app.getPath('userData'), 'demo-registry'),
+      }),
+  });
+  logLine(`registry: ${registry.label}`);
+
+  const updater = await createNodeUpdater({
+    baseUrl: registry.baseUrl,
+    machineKey: registry.machineKey,
+    pubkeys: [...registry.pubkeys],
+    dir: join(app.getPath('userData'), registry.demo === null ? 'install' : 'demo-install'),
+  });
+  const reg = registry;
+  controller = createAppController({
+    updater,
+    registryLabel: reg.label,
+    fetchActivity: () => fetchActivity({ baseUrl: reg.baseUrl }),
+    createScheduler: (run) =>
+      createCheckScheduler({ run, intervalMs: settings.get('checkIntervalMs') }),
+    notify: (notice) => {
+      if (Notification.isSupported()) new Notification(notice).show();
+    },
+    log: logLine,
+  });
+  const c = controller;
+  registerIpc(c);
+
+  window = createWindow();
+  tray = new Tray(nativeImage.createFromPath(join(resourcesDir, 'tray.png')));
+  tray.on('click', () => (window?.isVisible() === true ? window.hide() : showWindow()));
+  c.onStatus((status) => {
+    if (window !== null && !window.isDestroyed())
+      window.webContents.send(STATUS_EVENT_CHANNEL, status);
+    refreshTray();
+  });
+  setPaused = (paused) => {
+    settings.set('paused', paused);
+    c.setPaused(paused);
+  };
+  c.setPaused(settings.get('paused'));
+  refreshTray();
+  await c.start();
+}
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  app.on('second-instance', showWindow);
+  // A tray app keeps running with its window hidden.
+  app.on('window-all-closed', () => undefined);
+  app.on('before-quit', () => {
+    void controller?.close();
+    void registry?.demo?.close();
+  });
+  app
+    .whenReady()
+    .then(boot)
+    .catch((error: unknown) => {
+      const message = isUpdateError(error) ? `${error.code}: ${error.message}` : String(error);
+      log?.write('error', `startup failed: ${message}`);
+      console.error(`Verified Updater could not start: ${message}`);
+      app.exit(1);
+    });
+}
