@@ -78,6 +78,12 @@ export function createChainModule(ctx: ServerContext): Promise<ServerModule<Chai
       state.clear();
       simulator?.start();
     },
+    // First stdout line: lets QA reproduce the simulated population (the seed is no secret).
+    describe: () => ({
+      chain_simulate: simulator !== undefined,
+      chain_simulated_machines: simulator === undefined ? 0 : ctx.options.simulateMachines,
+      chain_seed: seed,
+    }),
     close: () => {
       if (timer !== undefined) clearInterval(timer);
       timer = undefined;
