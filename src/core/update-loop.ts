@@ -162,16 +162,19 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
     if (inFlight !== undefined && inFlight.kind === kind && kind !== 'rollback') {
       return inFlight.promise as Promise<T>;
     }
+    const entry: { kind: Kind; promise: Promise<unknown> } = { kind, promise: Promise.resolve() };
     const promise = queue.then(async () => {
-      if (controller.signal.aborted) throw new UpdateError('ABORTED', 'updater closed');
-      return body();
+      try {
+        if (controller.signal.aborted) throw new UpdateError('ABORTED', 'updater closed');
+        return await body();
+      } finally {
+        // Cleared before the caller sees the result: a call made afterwards starts a new run.
+        if (inFlight === entry) inFlight = undefined;
+      }
     });
-    const entry = { kind, promise };
+    entry.promise = promise;
     inFlight = entry;
     queue = promise.catch(() => undefined);
-    void queue.then(() => {
-      if (inFlight === entry) inFlight = undefined;
-    });
     return promise;
   };
 

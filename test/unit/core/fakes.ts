@@ -178,7 +178,7 @@ export class MemoryStore implements LocalStore {
         if (entry.bytes.length + chunk.length > size) {
           return Promise.reject(new UpdateError('SIZE_MISMATCH', 'past the signed size'));
         }
-        entry.bytes = Buffer.concat([entry.bytes, chunk]);
+        entry.bytes = new Uint8Array(Buffer.concat([entry.bytes, chunk]));
         return Promise.resolve();
       },
       reset() {

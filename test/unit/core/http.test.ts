@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import { fetchManifest } from '../../../src/core/fetch-manifest.js';
+import type { HttpContext } from '../../../src/core/http-get.js';
+import { DEFAULT_LIMITS, type Limits } from '../../../src/core/limits.js';
+import {
+  FakeTime,
+  ScriptedFetcher,
+  text,
+  type ScriptedResponse,
+  type SeenRequest,
+} from './fakes.js';
+
+const BASE = new URL('http://updates.test/');
+
+function ctx(handler: (req: SeenRequest) => ScriptedResponse, limits: Partial<Limits> = {}) {
+  const fetcher = new ScriptedFetcher(handler);
+  const time = new FakeTime();
+  const http: HttpContext = {
+    fetcher,
+    clock: time,
+    timers: time,
+    limits: { ...DEFAULT_LIMITS, ...limits },
+    trustedOrigin: BASE.origin,
+    machineKey: 'mk-secret',
+    userAgent: 'test',
+  };
+  return { http, fetcher };
+}
+
+const signal = new AbortController().signal;
+
+describe('fetchManifest', () => {
+  it('GETs api/updates/manifest with the bearer machine key', async () => {
+    const { http, fetcher } = ctx(() => ({ chunks: [text('{"a":'), text('1}')] }));
+    const bytes = await fetchManifest(http, BASE, signal);
+    expect(new TextDecoder().decode(bytes)).toBe('{"a":1}');
+    expect(fetcher.seen[0]?.url).toBe('http://updates.test/api/updates/manifest');
+    expect(fetcher.seen[0]?.headers['authorization']).toBe('Bearer mk-secret');
+    expect(fetcher.seen[0]?.headers['accept-encoding']).toBe('identity');
+  });
+
+  it('keeps a base path prefix', async () => {
+    const { http, fetcher } = ctx(() => ({ chunks: [text('{}')] }));
+    await fetchManifest(http, new URL('http://updates.test/prefix/'), signal);
+    expect(fetcher.seen[0]?.url).toBe('http://updates.test/prefix/api/updates/manifest');
+  });
+
+  it('refuses a declared length over the limit before reading (MANIFEST_TOO_LARGE)', async () => {
+    const { http } = ctx(() => ({ headers: { 'content-length': '2000' }, chunks: [text('x')] }), {
+      maxManifestBytes: 1000,
+    });
+    await expect(fetchManifest(http, BASE, signal)).rejects.toMatchObject({
+      code: 'MANIFEST_TOO_LARGE',
+    });
+  });
+
+  it('stops reading an endless body at the limit (MANIFEST_TOO_LARGE)', async () => {
+    const chunk = new Uint8Array(100);
+    const { http } = ctx(() => ({ chunks: Array.from({ length: 1000 }, () => chunk) }), {
+      maxManifestBytes: 1000,
+    });
+    await expect(fetchManifest(http, BASE, signal)).rejects.toMatchObject({
+      code: 'MANIFEST_TOO_LARGE',
+    });
+  });
+
+  it('maps 401 INVALID_MACHINE_KEY to UNAUTHORIZED', async () => {
+    const { http } = ctx(() => ({
+      status: 401,
+      chunks: [text('{"ok":false,"code":"INVALID_MACHINE_KEY","error":"no"}')],
+    }));
+    await expect(fetchManifest(http, BASE, signal)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+  });
+
+  it('maps 401 SUBSCRIPTION_INACTIVE to SUBSCRIPTION_INACTIVE', async () => {
+    const { http } = ctx(() => ({
+      status: 401,
+      chunks: [text('{"ok":false,"code":"SUBSCRIPTION_INACTIVE","error":"lapsed"}')],
+    }));
+    await expect(fetchManifest(http, BASE, signal)).rejects.toMatchObject({
+      code: 'SUBSCRIPTION_INACTIVE',
+    });
+  });
+
+  it('maps 429 to a transient RATE_LIMITED carrying Retry-After', async () => {
+    const { http } = ctx(() => ({ status: 429, headers: { 'retry-after': '7' } }));
+    await expect(fetchManifest(http, BASE, signal)).rejects.toMatchObject({
+      code: 'RATE_LIMITED',
+      retryAfterMs: 7000,
+      transient: true,
+    });
+  });
+
+  it('maps 503 to a transient HTTP_STATUS and 404 to a final one', async () => {
+    const a = ctx(() => ({ status: 503 }));
+    await expect(fetchManifest(a.http, BASE, signal)).rejects.toMatchObject({
+      code: 'HTTP_STATUS',
+      transient: true,
+    });
+    const b = ctx(() => ({ status: 404 }));
+    await expect(fetchManifest(b.http, BASE, signal)).rejects.toMatchObject({
+      code: 'HTTP_STATUS',
+      transient: false,
+    });
+  });
+
+  it('maps a connection dropped mid-body to a transient NETWORK', async () => {
+    const { http } = ctx(() => ({ chunks: [text('{')], failAfter: new Error('ECONNRESET') }));
+    await expect(fetchManifest(http, BASE, signal)).rejects.toMatchObject({
+      code: 'NETWORK',
+      transient: true,
+    });
+  });
+
+  it('follows a same-origin redirect with the key', async () => {
+    const { http, fetcher } = ctx((req) =>
+      req.url.endsWith('/manifest')
+        ? { status: 302, headers: { location: '/v2/manifest.json' } }
+        : { chunks: [text('{}')] },
+    );
+    await fetchManifest(http, BASE, signal);
+    expect(fetcher.seen[1]?.url).toBe('http://updates.test/v2/manifest.json');
+    expect(fetcher.seen[1]?.headers['authorization']).toBe('Bearer mk-secret');
+  });
+
+  it('never sends the machine key to another origin after a redirect', async () => {
+    const { http, fetcher } = ctx((req) =>
+      req.url.startsWith('http://updates.test/')
+        ? { status: 307, headers: { location: 'http://cdn.example/m.json' } }
+        : { chunks: [text('{}')] },
+    );
+    await fetchManifest(http, BASE, signal);
+    expect(fetcher.seen[1]?.url).toBe('http://cdn.example/m.json');
+    expect(fetcher.seen[1]?.headers['authorization']).toBeUndefined();
+  });
+
+  it('refuses a redirect loop after maxRedirects (HTTP_STATUS)', async () => {
+    const { http, fetcher } = ctx(() => ({ status: 302, headers: { location: '/again' } }), {
+      maxRedirects: 3,
+    });
+    await expect(fetchManifest(http, BASE, signal)).rejects.toMatchObject({ code: 'HTTP_STATUS' });
+    expect(fetcher.seen).toHaveLength(4);
+  });
+
+  it('refuses a redirect to a non-http scheme (HTTP_STATUS)', async () => {
+    const { http } = ctx(() => ({ status: 302, headers: { location: 'file:///etc/passwd' } }));
+    await expect(fetchManifest(http, BASE, signal)).rejects.toMatchObject({ code: 'HTTP_STATUS' });
+  });
+});
