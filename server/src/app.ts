@@ -12,8 +12,9 @@ import type { ServerContext } from './context.js';
 import { Faults } from './dev/faults.js';
 import { RequestLog, redactUrl } from './dev/request-log.js';
 import { clientErrorHandler } from './http/client-error.js';
-import { installErrorHandlers } from './http/error-handler.js';
+import { installErrorHandlers, mapError } from './http/error-handler.js';
 import { RouteTable } from './http/route-table.js';
+import { sendError } from './http/send-error.js';
 import type { ServerModule } from './module.js';
 import { createModules, type Modules } from './modules.js';
 import { DEFAULT_OPTIONS, type ServerOptions } from './options.js';
@@ -106,6 +107,11 @@ export async function buildApp(
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.maxBodyBytes,
     clientErrorHandler,
+    // Errors raised before routing (an undecodable URL) bypass setErrorHandler.
+    frameworkErrors: (error, _request, reply) => {
+      const mapped = mapError(error);
+      void sendError(reply, mapped.status, mapped.code, mapped.message);
+    },
   });
 
   const routes = new RouteTable();

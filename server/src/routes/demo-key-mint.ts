@@ -22,17 +22,18 @@ export function parseMintBody(body: unknown): { status: SubscriptionStatus; labe
       throw new HttpError(400, 'UNKNOWN_FIELD', `unknown field ${JSON.stringify(key)}`);
     }
   }
-  const status = o['subscription'] ?? 'active';
+  const status = o['subscription'] === undefined ? 'active' : o['subscription'];
   if (status !== 'active' && status !== 'inactive') {
     throw new HttpError(400, 'INVALID_SUBSCRIPTION', 'subscription must be "active" or "inactive"');
   }
-  const label = o['label'] ?? null;
+  // An absent label is none; a present one (even null) must be a proper string.
+  const label = o['label'];
+  if (label === undefined) return { status, label: null };
   if (
-    label !== null &&
-    (typeof label !== 'string' ||
-      label.length === 0 ||
-      label.length > MAX_LABEL_CHARS ||
-      CONTROL.test(label))
+    typeof label !== 'string' ||
+    label.length === 0 ||
+    label.length > MAX_LABEL_CHARS ||
+    CONTROL.test(label)
   ) {
     throw new HttpError(
       400,

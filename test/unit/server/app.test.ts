@@ -100,6 +100,12 @@ describe('buildApp: the error policy (docs/PROTOCOL.md §1)', () => {
     expect(res.body).not.toContain('secret detail');
   });
 
+  it('answers an undecodable URL with 400 BAD_URL and the error body', async () => {
+    const res = await (await app()).inject({ method: 'GET', url: '/api/updates/%zz' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ ok: false, code: 'BAD_URL' });
+  });
+
   it('serves GET /healthz', async () => {
     const res = await (await app()).inject({ method: 'GET', url: '/healthz' });
     expect(res.statusCode).toBe(200);

@@ -85,6 +85,18 @@ describe('POST /api/demo-key/mint', () => {
     expect(res.json()).toMatchObject({ ok: false, code: 'INVALID_LABEL' });
   });
 
+  it('refuses a null label with 400 INVALID_LABEL (null is not "absent")', async () => {
+    built = await testApp();
+    const res = await mint({ label: null });
+    expect(res.json()).toMatchObject({ ok: false, code: 'INVALID_LABEL' });
+  });
+
+  it('refuses a null subscription with 400 INVALID_SUBSCRIPTION', async () => {
+    built = await testApp();
+    const res = await mint({ subscription: null });
+    expect(res.json()).toMatchObject({ ok: false, code: 'INVALID_SUBSCRIPTION' });
+  });
+
   it('refuses a label over 100 characters with 400 INVALID_LABEL', async () => {
     built = await testApp();
     const res = await mint({ label: 'x'.repeat(101) });
