@@ -185,7 +185,9 @@ async function boot(): Promise<void> {
   registerIpc(c);
 
   window = createWindow();
-  tray = new Tray(nativeImage.createFromPath(join(resourcesDir, 'tray.png')));
+  // macOS draws template images in the menu bar's own colour.
+  const trayIcon = process.platform === 'darwin' ? 'trayTemplate.png' : 'tray.png';
+  tray = new Tray(nativeImage.createFromPath(join(resourcesDir, trayIcon)));
   tray.on('click', () => (window?.isVisible() === true ? window.hide() : showWindow()));
   c.onStatus((status) => {
     if (window !== null && !window.isDestroyed())
