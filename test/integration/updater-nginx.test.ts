@@ -7,6 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createNodeUpdater } from '../../src/node/create-updater.js';
+import { startServer } from '../../server/src/start-server.js';
 import { sha256Hex, startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
 import { startNginx, type Nginx } from '../helpers/nginx.js';
 import { filesOf, snapshotObject, snapshotTree } from '../helpers/tree-snapshot.js';
@@ -134,5 +135,72 @@ describe('artifacts on a static nginx host', () => {
     await writeFile(join(root, '3.1.0', 'pkg/part-07.bin'), longer);
     await expectRefusal(update(), 'SIZE_MISMATCH');
     expect(snapshotObject(await snapshotTree(join(dir, 'current')))).toEqual(before);
+  });
+});
+
+describe('the companion server with artifact_base_url on nginx', () => {
+  it('installs a release the companion server published with its artifacts on nginx', async () => {
+    const companion = await startServer({ simulate: false });
+    try {
+      const { machine_key } = await companion.updates.mintMachineKey();
+      const files = release(500);
+      // The companion server lists `<artifact_base_url>/<sha256>`: put the blobs there.
+      for (const f of files) {
+        const path = join(root, 'cdn', sha256Hex(f.content));
+        await mkdir(dirname(path), { recursive: true });
+        await writeFile(path, f.content);
+      }
+      await companion.publish({
+        registry_version: '1.0.0',
+        artifacts: files,
+        artifact_base_url: `${nginx.baseUrl}/cdn`,
+      });
+      const u = await createNodeUpdater({
+        baseUrl: companion.url,
+        machineKey: machine_key,
+        pubkeys: [companion.nodePubkey],
+        dir,
+        limits: FAST_LIMITS,
+      });
+      try {
+        const result = await u.update();
+        expect(result.outcome).toBe('applied');
+        expect(result.bytesDownloaded).toBe(ARTIFACT_COUNT * ARTIFACT_BYTES);
+      } finally {
+        await u.close();
+      }
+      expect(filesOf(await snapshotTree(join(dir, 'current')))).toEqual(expectedFiles(files));
+      const log = (await nginx.accessLog()).filter((a) => a.uri.startsWith('/cdn/'));
+      expect(log.length).toBe(ARTIFACT_COUNT);
+      expect(log.some((a) => a.hadAuthorization)).toBe(false);
+
+      // A blob tampered with on the static host is refused, and nothing changes.
+      const before = snapshotObject(await snapshotTree(join(dir, 'current')));
+      const next = files.map((f, i) =>
+        i === 0 ? { ...f, content: bytesOf(ARTIFACT_BYTES, 9001) } : f,
+      );
+      const changed = next[0]?.content ?? new Uint8Array();
+      await writeFile(join(root, 'cdn', sha256Hex(changed)), bytesOf(ARTIFACT_BYTES, 9002));
+      await companion.publish({
+        registry_version: '1.1.0',
+        artifacts: next,
+        artifact_base_url: `${nginx.baseUrl}/cdn`,
+      });
+      const again = await createNodeUpdater({
+        baseUrl: companion.url,
+        machineKey: machine_key,
+        pubkeys: [companion.nodePubkey],
+        dir,
+        limits: FAST_LIMITS,
+      });
+      try {
+        await expectRefusal(again.update(), 'HASH_MISMATCH');
+      } finally {
+        await again.close();
+      }
+      expect(snapshotObject(await snapshotTree(join(dir, 'current')))).toEqual(before);
+    } finally {
+      await companion.close();
+    }
   });
 });
