@@ -5,7 +5,7 @@
  * seconds (I-04), `nonce` is echoed only when one was bound (I-05), `auth_time` is always set
  * (I-06) and `at_hash` is the left half of SHA-256 over the access token (I-07).
  */
-import { createHash } from 'node:crypto';
+import { createHash, webcrypto } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { MIN_SECRET_BYTES } from './clients.js';
 
@@ -18,8 +18,8 @@ export interface IdTokenInput {
   readonly nowSec: number;
   readonly ttlSec: number;
   readonly accessToken: string;
-  /** HS256 key octets. */
-  readonly key: Uint8Array;
+  /** HS256 key octets, or a key made by `importHs256Key` (already length-checked). */
+  readonly key: Uint8Array | webcrypto.CryptoKey;
 }
 
 export class IdTokenKeyError extends Error {
@@ -36,11 +36,27 @@ export function atHash(accessToken: string): string {
     .toString('base64url');
 }
 
-/** Signs an ID token. Refuses keys under 32 bytes rather than signing weakly. */
-export async function signIdToken(input: IdTokenInput): Promise<string> {
-  if (input.key.length < MIN_SECRET_BYTES) {
+function requireKeyLength(key: Uint8Array): void {
+  if (key.length < MIN_SECRET_BYTES) {
     throw new IdTokenKeyError(`HS256 key must be at least ${MIN_SECRET_BYTES} bytes`);
   }
+}
+
+/**
+ * Imports HS256 key octets once (jose would re-import raw bytes on every signature). Refuses
+ * keys under 32 bytes (RFC 7518 §3.2).
+ */
+export async function importHs256Key(key: Uint8Array): Promise<webcrypto.CryptoKey> {
+  requireKeyLength(key);
+  return webcrypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+    'verify',
+  ]);
+}
+
+/** Signs an ID token. Refuses keys under 32 bytes rather than signing weakly. */
+export async function signIdToken(input: IdTokenInput): Promise<string> {
+  if (input.key instanceof Uint8Array) requireKeyLength(input.key);
   const claims: Record<string, unknown> = {
     auth_time: input.authTimeSec,
     at_hash: atHash(input.accessToken),

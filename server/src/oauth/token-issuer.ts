@@ -4,7 +4,7 @@
  */
 import type { OAuthClient } from './clients.js';
 import type { Grant } from './grant-store.js';
-import { signIdToken } from './id-token.js';
+import { importHs256Key, signIdToken } from './id-token.js';
 import type { OAuthState } from './oauth-state.js';
 
 /** The 200 body of the token endpoint (checklist T-23). */
@@ -15,6 +15,22 @@ export interface TokenResponse {
   readonly token_type: 'Bearer';
   readonly expires_in: number;
   readonly scope: string;
+}
+
+// Imported HS256 keys per client object (clients are immutable; re-registration replaces the
+// object, so a changed secret gets a new key) and per server key for public clients.
+const clientKeys = new WeakMap<object, Promise<CryptoKey>>();
+
+function idTokenKey(state: OAuthState, client: OAuthClient): Promise<CryptoKey> {
+  const owner: object = client.secret === undefined ? state.publicIdTokenKey : client;
+  let key = clientKeys.get(owner);
+  if (key === undefined) {
+    const raw =
+      client.secret === undefined ? state.publicIdTokenKey : Buffer.from(client.secret, 'utf8');
+    key = importHs256Key(raw);
+    clientKeys.set(owner, key);
+  }
+  return key;
 }
 
 /**
@@ -52,8 +68,7 @@ export async function issueTokens(
     kind: 'refresh',
     exp: Math.floor(grant.expiresAtMs / 1000),
   });
-  const key =
-    client.secret === undefined ? state.publicIdTokenKey : Buffer.from(client.secret, 'utf8');
+  const key = await idTokenKey(state, client);
   const idToken = await signIdToken({
     issuer: state.issuer(),
     subject: grant.subject,
