@@ -1,0 +1,158 @@
+import { lstat, readFile, readdir, readlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { InstallStep } from '../../../src/core/install-steps.js';
+import { EMPTY_STATE, type InstalledSet, type UpdaterState } from '../../../src/core/state.js';
+import { FileStore } from '../../../src/node/file-store.js';
+import { sha256Hex, text } from '../core/fakes.js';
+import { tempDirs } from './temp-dir.js';
+
+const dirs = tempDirs();
+afterEach(() => dirs.cleanup());
+
+const A = text('alpha');
+const B = text('bravo bravo');
+
+function setOf(version: string, files: Record<string, Uint8Array>): InstalledSet {
+  const artifacts = Object.entries(files).map(([name, c]) => ({
+    name,
+    size: c.length,
+    sha256: sha256Hex(c),
+  }));
+  return { setId: sha256Hex(text(version)), version, artifacts };
+}
+
+async function putBlob(store: FileStore, content: Uint8Array): Promise<void> {
+  const partial = await store.openPartial(sha256Hex(content), content.length);
+  await partial.write(content);
+  await partial.complete();
+}
+
+async function install(
+  store: FileStore,
+  set: InstalledSet,
+  state: UpdaterState,
+): Promise<UpdaterState> {
+  const next = { ...state, installed: set, previous: state.installed };
+  await store.commitSet({ ...set, envelope: text(`envelope ${set.version}`) }, next);
+  return next;
+}
+
+class Crash extends Error {}
+
+describe('FileStore', () => {
+  it('starts empty', async () => {
+    const store = await FileStore.open(await dirs.make());
+    expect(await store.loadState()).toEqual(EMPTY_STATE);
+    expect(await store.scanInstalled()).toEqual([]);
+  });
+
+  it('commits a set: DIR/current holds exactly its files, state and envelope are written', async () => {
+    const dir = await dirs.make();
+    const store = await FileStore.open(dir);
+    await putBlob(store, A);
+    await putBlob(store, B);
+    const set = setOf('1.0.0', { 'a.txt': A, 'sub/b.txt': B });
+    await install(store, set, EMPTY_STATE);
+    expect(await readFile(join(dir, 'current', 'a.txt'), 'utf8')).toBe('alpha');
+    expect(await readFile(join(dir, 'current', 'sub', 'b.txt'), 'utf8')).toBe('bravo bravo');
+    expect((await store.loadState()).installed?.version).toBe('1.0.0');
+    expect(new TextDecoder().decode(await store.loadEnvelope(set.setId))).toBe('envelope 1.0.0');
+    const scanned = await store.scanInstalled();
+    expect(scanned.map((f) => f.name).sort()).toEqual(['a.txt', 'sub/b.txt']);
+    expect(scanned.find((f) => f.name === 'a.txt')?.sha256).toBe(sha256Hex(A));
+    expect((await lstat(join(dir, 'current'))).isSymbolicLink()).toBe(true);
+  });
+
+  it('keeps the previous set and collects blobs no set references', async () => {
+    const dir = await dirs.make();
+    const store = await FileStore.open(dir);
+    const C = text('charlie');
+    let state = EMPTY_STATE;
+    for (const [version, c] of [
+      ['1.0.0', A],
+      ['1.1.0', B],
+      ['1.2.0', C],
+    ] as const) {
+      await putBlob(store, c); // pulled right before its commit, as the update loop does
+      state = await install(store, setOf(version, { x: c }), state);
+    }
+    const blobs = await readdir(join(dir, '.updater', 'blobs'));
+    expect(blobs.sort()).toEqual([sha256Hex(B), sha256Hex(C)].sort());
+    expect(await readdir(join(dir, '.updater', 'sets'))).toHaveLength(2);
+    expect(state.previous?.version).toBe('1.1.0');
+  });
+
+  it('switchSet returns DIR/current to a kept set', async () => {
+    const dir = await dirs.make();
+    const store = await FileStore.open(dir);
+    await putBlob(store, A);
+    const v1 = setOf('1.0.0', { x: A });
+    const installed = await install(store, v1, EMPTY_STATE);
+    await putBlob(store, B);
+    const state = await install(store, setOf('1.1.0', { x: B }), installed);
+    await store.switchSet(v1.setId, { ...state, installed: v1, previous: null });
+    expect(await readFile(join(dir, 'current', 'x'), 'utf8')).toBe('alpha');
+    expect((await store.loadState()).installed?.version).toBe('1.0.0');
+  });
+
+  it('refuses to switch to a set that is not on disk (STATE_CORRUPT)', async () => {
+    const store = await FileStore.open(await dirs.make());
+    await expect(store.switchSet('f'.repeat(64), EMPTY_STATE)).rejects.toMatchObject({
+      code: 'STATE_CORRUPT',
+    });
+  });
+
+  for (const step of [
+    'set-staged',
+    'journal-written',
+    'current-swapped',
+    'state-written',
+  ] as InstallStep[]) {
+    it(`after a crash at ${step}, reopening leaves the old set or the complete new one`, async () => {
+      const dir = await dirs.make();
+      const first = await FileStore.open(dir);
+      await putBlob(first, A);
+      const state = await install(first, setOf('1.0.0', { x: A }), EMPTY_STATE);
+      await putBlob(first, B);
+      const crashing = await FileStore.open(dir, (s) => {
+        if (s === step) throw new Crash(s);
+      });
+      await expect(install(crashing, setOf('1.1.0', { x: B }), state)).rejects.toThrow();
+      const reopened = await FileStore.open(dir);
+      const x = await readFile(join(dir, 'current', 'x'), 'utf8');
+      const version = (await reopened.loadState()).installed?.version;
+      expect([x, version]).toEqual(
+        step === 'set-staged' ? ['alpha', '1.0.0'] : ['bravo bravo', '1.1.0'],
+      );
+      await expect(lstat(join(dir, '.updater', 'journal.json'))).rejects.toThrow();
+    });
+  }
+
+  it('refuses a damaged state file (STATE_CORRUPT)', async () => {
+    const dir = await dirs.make();
+    const store = await FileStore.open(dir);
+    await writeFile(join(dir, '.updater', 'state.json'), '{broken');
+    await expect(store.loadState()).rejects.toMatchObject({ code: 'STATE_CORRUPT' });
+  });
+
+  it('refuses to replace a DIR/current that is not its symlink (IO)', async () => {
+    const dir = await dirs.make();
+    const store = await FileStore.open(dir);
+    await putBlob(store, A);
+    await writeFile(join(dir, 'current'), 'a user file');
+    await expect(install(store, setOf('1.0.0', { x: A }), EMPTY_STATE)).rejects.toMatchObject({
+      code: 'IO',
+    });
+    expect(await readFile(join(dir, 'current'), 'utf8')).toBe('a user file');
+  });
+
+  it('points DIR/current at a relative target inside the state directory', async () => {
+    const dir = await dirs.make();
+    const store = await FileStore.open(dir);
+    await putBlob(store, A);
+    const set = setOf('1.0.0', { x: A });
+    await install(store, set, EMPTY_STATE);
+    expect(await readlink(join(dir, 'current'))).toBe(join('.updater', 'sets', set.setId));
+  });
+});

@@ -1,0 +1,54 @@
+import { spawnSync } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { acquireLock } from '../../../src/node/lock-file.js';
+import { tempDirs } from './temp-dir.js';
+
+const dirs = tempDirs();
+afterEach(() => dirs.cleanup());
+
+/** The PID of a process that has certainly exited. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+  return Number(child.stdout.toString());
+}
+
+describe('acquireLock', () => {
+  it('takes a free lock and writes our PID', async () => {
+    const path = join(await dirs.make(), 'lock');
+    const lock = await acquireLock(path);
+    expect((await readFile(path, 'utf8')).trim()).toBe(String(process.pid));
+    await lock.release();
+  });
+
+  it('refuses a lock held by a live process (LOCKED)', async () => {
+    const path = join(await dirs.make(), 'lock');
+    const lock = await acquireLock(path);
+    await expect(acquireLock(path)).rejects.toMatchObject({ code: 'LOCKED' });
+    await lock.release();
+  });
+
+  it('can be taken again after release', async () => {
+    const path = join(await dirs.make(), 'lock');
+    await (await acquireLock(path)).release();
+    const again = await acquireLock(path);
+    await again.release();
+    await expect(readFile(path)).rejects.toThrow();
+  });
+
+  it('takes over a stale lock of a dead PID', async () => {
+    const path = join(await dirs.make(), 'lock');
+    await writeFile(path, `${deadPid()}\n`);
+    const lock = await acquireLock(path);
+    expect((await readFile(path, 'utf8')).trim()).toBe(String(process.pid));
+    await lock.release();
+  });
+
+  it('takes over a lock file with garbage content', async () => {
+    const path = join(await dirs.make(), 'lock');
+    await writeFile(path, 'garbage');
+    const lock = await acquireLock(path);
+    await lock.release();
+  });
+});

@@ -1,0 +1,96 @@
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FLUSH_BYTES, openPartialBlob } from '../../../src/node/partial-blob.js';
+import { sha256Hex } from '../core/fakes.js';
+import { tempDirs } from './temp-dir.js';
+
+const dirs = tempDirs();
+afterEach(() => dirs.cleanup());
+
+const CONTENT = new Uint8Array(FLUSH_BYTES + 1000).map((_, i) => i % 251);
+const SHA = sha256Hex(CONTENT);
+
+async function paths() {
+  const root = await dirs.make();
+  const p = { partialDir: join(root, 'partial'), blobDir: join(root, 'blobs') };
+  await mkdir(p.partialDir);
+  await mkdir(p.blobDir);
+  return p;
+}
+
+describe('partial blobs', () => {
+  it('promotes verified bytes into the blob store as a read-only file', async () => {
+    const p = await paths();
+    const steps: string[] = [];
+    const partial = await openPartialBlob(p, SHA, CONTENT.length, (s) => steps.push(s));
+    await partial.write(CONTENT.subarray(0, 100));
+    await partial.write(CONTENT.subarray(100));
+    await partial.complete();
+    const blob = join(p.blobDir, SHA);
+    expect(new Uint8Array(await readFile(blob))).toEqual(CONTENT);
+    expect((await stat(blob)).mode & 0o222).toBe(0);
+    expect(steps).toContain('partial-written');
+    expect(steps.at(-1)).toBe('blob-promoted');
+  });
+
+  it('resumes after close: re-hashes the bytes on disk and continues', async () => {
+    const p = await paths();
+    const first = await openPartialBlob(p, SHA, CONTENT.length);
+    await first.write(CONTENT.subarray(0, 5000));
+    await first.setValidator('"etag"');
+    await first.close();
+    const second = await openPartialBlob(p, SHA, CONTENT.length);
+    expect(second.offset).toBe(5000);
+    expect(second.validator).toBe('"etag"');
+    await second.write(CONTENT.subarray(5000));
+    await second.complete();
+    expect(new Uint8Array(await readFile(join(p.blobDir, SHA)))).toEqual(CONTENT);
+  });
+
+  it('discards a partial longer than the signed size', async () => {
+    const p = await paths();
+    await writeFile(join(p.partialDir, `${SHA}.part`), new Uint8Array(CONTENT.length + 1));
+    const partial = await openPartialBlob(p, SHA, CONTENT.length);
+    expect(partial.offset).toBe(0);
+    await partial.close();
+  });
+
+  it('refuses a write past the signed size (SIZE_MISMATCH)', async () => {
+    const p = await paths();
+    const partial = await openPartialBlob(p, SHA, 10);
+    await expect(partial.write(new Uint8Array(11))).rejects.toMatchObject({
+      code: 'SIZE_MISMATCH',
+    });
+    await partial.close();
+  });
+
+  it('refuses and deletes bytes with the wrong digest (HASH_MISMATCH)', async () => {
+    const p = await paths();
+    const partial = await openPartialBlob(p, SHA, CONTENT.length);
+    await partial.write(new Uint8Array(CONTENT.length));
+    await expect(partial.complete()).rejects.toMatchObject({ code: 'HASH_MISMATCH' });
+    await expect(stat(join(p.partialDir, `${SHA}.part`))).rejects.toThrow();
+    await expect(stat(join(p.blobDir, SHA))).rejects.toThrow();
+  });
+
+  it('refuses completing short of the signed size (SIZE_MISMATCH)', async () => {
+    const p = await paths();
+    const partial = await openPartialBlob(p, SHA, CONTENT.length);
+    await partial.write(CONTENT.subarray(0, 10));
+    await expect(partial.complete()).rejects.toMatchObject({ code: 'SIZE_MISMATCH' });
+  });
+
+  it('reset() drops the bytes and the validator', async () => {
+    const p = await paths();
+    const partial = await openPartialBlob(p, SHA, CONTENT.length);
+    await partial.write(new Uint8Array(100));
+    await partial.setValidator('"x"');
+    await partial.reset();
+    expect(partial.offset).toBe(0);
+    expect(partial.validator).toBeUndefined();
+    await partial.write(CONTENT);
+    await partial.complete();
+    expect(new Uint8Array(await readFile(join(p.blobDir, SHA)))).toEqual(CONTENT);
+  });
+});
