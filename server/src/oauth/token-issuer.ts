@@ -55,19 +55,22 @@ export async function issueTokens(
     gid: grant.id,
     iat: nowSec,
   };
-  const accessToken = await state.sealer.seal({
-    ...base,
-    scope: accessScope,
-    jti: state.grants.newJti(),
-    kind: 'access',
-    exp: nowSec + state.limits.accessTokenTtlSec,
-  });
-  const refreshToken = await state.sealer.seal({
-    ...base,
-    jti: refreshJti,
-    kind: 'refresh',
-    exp: Math.floor(grant.expiresAtMs / 1000),
-  });
+  // Both seals run at once: WebCrypto work goes to libuv's thread pool.
+  const [accessToken, refreshToken] = await Promise.all([
+    state.sealer.seal({
+      ...base,
+      scope: accessScope,
+      jti: state.grants.newJti(),
+      kind: 'access',
+      exp: nowSec + state.limits.accessTokenTtlSec,
+    }),
+    state.sealer.seal({
+      ...base,
+      jti: refreshJti,
+      kind: 'refresh',
+      exp: Math.floor(grant.expiresAtMs / 1000),
+    }),
+  ]);
   const key = await idTokenKey(state, client);
   const idToken = await signIdToken({
     issuer: state.issuer(),
