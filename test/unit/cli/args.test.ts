@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { parseCli } from '../../../src/cli/args.js';
+
+const KEY = 'a'.repeat(64);
+const base = ['--dir', '/tmp/x', '--pubkey', KEY];
+
+function code(run: () => unknown): string | undefined {
+  try {
+    run();
+    return undefined;
+  } catch (error) {
+    return (error as { code?: string }).code;
+  }
+}
+
+describe('parseCli', () => {
+  it('parses a full update command with limits', () => {
+    const o = parseCli(
+      [
+        'update',
+        ...base,
+        '--pubkey',
+        'b'.repeat(64),
+        '--base-url',
+        'http://x',
+        '--machine-key',
+        'k',
+        '--parallel',
+        '2',
+        '--min-bytes-per-s',
+        '0',
+        '--json',
+      ],
+      undefined,
+    );
+    expect(o).toMatchObject({
+      command: 'update',
+      baseUrl: 'http://x',
+      machineKey: 'k',
+      json: true,
+      dir: '/tmp/x',
+    });
+    expect(o.pubkeys).toHaveLength(2);
+    expect(o.limits).toEqual({ parallel: 2, minBytesPerS: 0 });
+  });
+
+  it('takes the machine key from the environment when the flag is absent', () => {
+    expect(parseCli(['check', ...base, '--base-url', 'http://x'], 'from-env').machineKey).toBe(
+      'from-env',
+    );
+  });
+
+  it('needs no base URL or machine key for local commands', () => {
+    expect(parseCli(['status', ...base], undefined).command).toBe('status');
+  });
+
+  it('refuses an unknown command (CONFIG_INVALID)', () => {
+    expect(code(() => parseCli(['upgrade', ...base], undefined))).toBe('CONFIG_INVALID');
+  });
+
+  it('refuses an unknown flag (CONFIG_INVALID)', () => {
+    expect(code(() => parseCli(['status', ...base, '--force'], undefined))).toBe('CONFIG_INVALID');
+  });
+
+  it('refuses a missing --pubkey (CONFIG_INVALID)', () => {
+    expect(code(() => parseCli(['status', '--dir', '/tmp/x'], undefined))).toBe('CONFIG_INVALID');
+  });
+
+  it('refuses check without a machine key (CONFIG_INVALID)', () => {
+    expect(code(() => parseCli(['check', ...base, '--base-url', 'http://x'], undefined))).toBe(
+      'CONFIG_INVALID',
+    );
+  });
+
+  it('refuses a malformed number (CONFIG_INVALID)', () => {
+    expect(code(() => parseCli(['status', ...base, '--retries', '-1'], undefined))).toBe(
+      'CONFIG_INVALID',
+    );
+    expect(code(() => parseCli(['status', ...base, '--retries', '1e3'], undefined))).toBe(
+      'CONFIG_INVALID',
+    );
+  });
+});

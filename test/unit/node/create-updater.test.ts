@@ -1,0 +1,120 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { UpdateEvent } from '../../../src/core/events.js';
+import type { UpdaterApi } from '../../../src/core/updater-api.js';
+import { createNodeUpdater, type NodeUpdaterOptions } from '../../../src/node/create-updater.js';
+import { text } from '../core/fakes.js';
+import { startLocalRegistry, type LocalRegistry } from './local-registry.js';
+import { tempDirs } from './temp-dir.js';
+
+const dirs = tempDirs();
+let registry: LocalRegistry;
+let dir: string;
+const open: UpdaterApi[] = [];
+
+beforeEach(async () => {
+  registry = await startLocalRegistry();
+  dir = await dirs.make();
+});
+
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((u) => u.close()));
+  await registry.close();
+  await dirs.cleanup();
+});
+
+async function make(overrides: Partial<NodeUpdaterOptions> = {}): Promise<UpdaterApi> {
+  const updater = await createNodeUpdater({
+    baseUrl: registry.baseUrl,
+    machineKey: registry.machineKey,
+    pubkeys: [registry.pubkeyHex],
+    dir,
+    limits: { retries: 1, stallTimeoutMs: 2000 },
+    ...overrides,
+  });
+  open.push(updater);
+  return updater;
+}
+
+const V1 = [
+  { name: 'app.bin', content: new Uint8Array(200_000).fill(1) },
+  { name: 'docs/readme.txt', content: text('one') },
+];
+const V2 = [
+  { name: 'app.bin', content: new Uint8Array(200_000).fill(1) },
+  { name: 'docs/readme.txt', content: text('two') },
+];
+
+describe('createNodeUpdater', () => {
+  it('installs over HTTP into DIR/current and reports progress', async () => {
+    registry.publish('1.0.0', V1);
+    const updater = await make();
+    const events: UpdateEvent[] = [];
+    updater.on((e) => events.push(e));
+    const result = await updater.update();
+    expect(result).toMatchObject({
+      outcome: 'applied',
+      version: '1.0.0',
+      bytesDownloaded: 200_003,
+    });
+    expect(await readFile(join(dir, 'current', 'docs', 'readme.txt'), 'utf8')).toBe('one');
+    const last = events.filter((e) => e.type === 'progress').at(-1);
+    expect(last).toMatchObject({ bytes: 200_003, total: 200_003 });
+  });
+
+  it('moves only the changed bytes on the next release and survives a restart', async () => {
+    registry.publish('1.0.0', V1);
+    await (await make()).update();
+    await open.pop()?.close();
+    registry.publish('1.1.0', V2);
+    const result = await (await make()).update();
+    expect(result.bytesDownloaded).toBe(3);
+    expect(await readFile(join(dir, 'current', 'docs', 'readme.txt'), 'utf8')).toBe('two');
+  });
+
+  it('refuses a second updater on the same directory (LOCKED)', async () => {
+    await make();
+    await expect(make()).rejects.toMatchObject({ code: 'LOCKED' });
+  });
+
+  it('releases the lock on close', async () => {
+    const first = await make();
+    await first.close();
+    await expect(make()).resolves.toBeDefined();
+  });
+
+  it('refuses a malformed pinned key (CONFIG_INVALID)', async () => {
+    await expect(make({ pubkeys: ['xyz'] })).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
+  });
+
+  it('refuses a base URL that is not http(s) (CONFIG_INVALID)', async () => {
+    await expect(make({ baseUrl: 'file:///tmp' })).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+    });
+  });
+
+  it('refuses out-of-range limits (CONFIG_INVALID)', async () => {
+    await expect(make({ limits: { parallel: 0 } })).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+    });
+  });
+
+  it('reports every durable step to onStep, in INSTALL_STEPS order', async () => {
+    registry.publish('1.0.0', V1);
+    const steps: string[] = [];
+    await (await make({ onStep: (s) => steps.push(s) })).update();
+    const distinct = steps.filter((s, i) => steps.indexOf(s) === i);
+    expect(distinct).toEqual([
+      'accepted-recorded',
+      'partial-written',
+      'blob-promoted',
+      'set-staged',
+      'journal-written',
+      'current-swapped',
+      'state-written',
+      'journal-removed',
+      'gc-done',
+    ]);
+  });
+});
