@@ -29,11 +29,21 @@ export type ArtifactAttack =
     }
   /** Sends `afterBytes`, then nothing for `holdMs`, then destroys the socket. */
   | { readonly kind: 'stall'; readonly afterBytes: number; readonly holdMs: number }
-  /** Sends `afterBytes` and destroys the socket; `times` responses (then honest), or always. */
-  | { readonly kind: 'drop'; readonly afterBytes: number; readonly times?: number }
+  /** Sends `afterBytes` and destroys the socket; `times` responses, or always. */
+  | {
+      readonly kind: 'drop';
+      readonly afterBytes: number;
+      readonly times?: number;
+      /** The attack once `times` drops are done (default: honest service). */
+      readonly then?: ArtifactAttack;
+    }
   | { readonly kind: 'status'; readonly status: number; readonly retryAfterS?: number }
   /** Answers every Range request with the whole body and 200 (allowed: RFC 9110 §14.2). */
-  | { readonly kind: 'ignore-range' };
+  | { readonly kind: 'ignore-range' }
+  /** Answers a Range request with 206 but the whole body, labelled `bytes 0-(size-1)/size`. */
+  | { readonly kind: 'wrong-content-range' }
+  /** 302 to `location`. */
+  | { readonly kind: 'redirect'; readonly location: string };
 
 const CHUNK = 64 * 1024;
 
@@ -101,6 +111,11 @@ async function run(
     res.end('{"ok":false,"error":"attack","code":"ATTACK"}');
     return;
   }
+  if (attack?.kind === 'redirect') {
+    res.writeHead(302, { location: attack.location, 'content-length': 0 });
+    res.end();
+    return;
+  }
   const etag = `"${blob.sha256}"`;
   const ifRange = req.headers['if-range'];
   // RFC 9110 §13.1.5: a Range is honoured only when If-Range (if sent) matches our validator.
@@ -111,7 +126,8 @@ async function run(
     res.end();
     return;
   }
-  const [start, end] = range ?? [0, blob.size];
+  const lying = attack?.kind === 'wrong-content-range' && range !== undefined;
+  const [start, end] = lying ? [0, blob.size] : (range ?? [0, blob.size]);
   let length = end - start;
   if (attack?.kind === 'longer' && end === blob.size) length += attack.extraBytes;
   if (attack?.kind === 'shorter') length = Math.max(0, length - attack.missingBytes);

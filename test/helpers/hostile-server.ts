@@ -83,6 +83,10 @@ export interface HostileServer {
   /** Bytes written for the manifest endpoint. */
   manifestBytesServed(): number;
   readonly artifactRequests: readonly ArtifactRequest[];
+  /** Authorization header of each manifest request (undefined when none was sent). */
+  readonly manifestAuthorizations: readonly (string | undefined)[];
+  /** Answers the manifest endpoint with a 302 to `location` (undefined: no redirect). */
+  setManifestRedirect(location: string | undefined): void;
   resetCounters(): void;
   close(): Promise<void>;
 }
@@ -98,6 +102,8 @@ export async function startHostileServer(machineKey = 'mk_test_hostile'): Promis
   let manifestAttack: ManifestAttack | undefined;
   let current: { manifest: Manifest; payload: Uint8Array; envelope: SignedEnvelope } | undefined;
   let manifestServed = 0;
+  let manifestRedirect: string | undefined;
+  const manifestAuthorizations: (string | undefined)[] = [];
 
   const countFor = (name: string) => (n: number) => {
     served.set(name, (served.get(name) ?? 0) + n);
@@ -153,6 +159,12 @@ export async function startHostileServer(machineKey = 'mk_test_hostile'): Promis
 
   function onManifest(req: IncomingMessage, res: ServerResponse): void {
     const auth = req.headers.authorization;
+    manifestAuthorizations.push(auth);
+    if (manifestRedirect !== undefined) {
+      res.writeHead(302, { location: manifestRedirect, 'content-length': 0 });
+      res.end();
+      return;
+    }
     if (auth === undefined) {
       send(res, 401, json(errorBody('MISSING_MACHINE_KEY', 'machine key required')));
       return;
@@ -188,7 +200,7 @@ export async function startHostileServer(machineKey = 'mk_test_hostile'): Promis
     let attack = artifactAttacks.get(key);
     if (attack?.kind === 'drop' && attack.times !== undefined) {
       // A bounded number of drops, then honest service (so a resume can succeed).
-      if (attack.times <= 0) attack = undefined;
+      if (attack.times <= 0) attack = attack.then;
       else artifactAttacks.set(key, { ...attack, times: attack.times - 1 });
     }
     serveArtifact(req, res, blob, attack, countFor(name));
@@ -255,9 +267,14 @@ export async function startHostileServer(machineKey = 'mk_test_hostile'): Promis
     },
     manifestBytesServed: () => manifestServed,
     artifactRequests: requests,
+    manifestAuthorizations,
+    setManifestRedirect(location) {
+      manifestRedirect = location;
+    },
     resetCounters() {
       served.clear();
       requests.length = 0;
+      manifestAuthorizations.length = 0;
       manifestServed = 0;
     },
     close() {

@@ -388,3 +388,81 @@ describe('local tampering', () => {
     );
   });
 });
+
+describe('redirects, URLs and lying ranges', () => {
+  it('never forwards the machine key when the manifest redirects to another origin', async () => {
+    const other = await startHostileServer(server.machineKey);
+    try {
+      const before = await installV1();
+      await other.publish({ version: '2.0.0', files: V2 });
+      server.setManifestRedirect(`${other.baseUrl}/api/updates/manifest`);
+      // Without the key the other origin answers 401: the run is refused, nothing leaks.
+      await refusedAndUnchanged(before, (await updater()).update(), 'UNAUTHORIZED');
+      expect(other.manifestAuthorizations.length).toBeGreaterThan(0);
+      expect(other.manifestAuthorizations.every((a) => a === undefined)).toBe(true);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('follows an artifact redirect to another origin without the machine key', async () => {
+    const cdn = await startHostileServer();
+    try {
+      await installV1();
+      await cdn.publish({ version: '2.0.0', files: V2 });
+      const m = await server.publish({ version: '2.0.0', files: V2 });
+      const app = m.artifacts.find((a) => a.name === 'app.bin');
+      server.setArtifactAttack('app.bin', {
+        kind: 'redirect',
+        location: `${cdn.baseUrl}/artifacts/${app?.sha256 ?? ''}/app.bin`,
+      });
+      expect((await (await updater()).update()).outcome).toBe('applied');
+      expect(cdn.artifactRequests.map((r) => r.authorization)).toEqual([undefined]);
+    } finally {
+      await cdn.close();
+    }
+  });
+
+  it('refuses an artifact URL with a file: scheme before reading anything', async () => {
+    const before = await installV1();
+    const local = (m: Manifest): Manifest => ({
+      ...m,
+      artifacts: m.artifacts.map((a, i) => (i === 0 ? { ...a, url: 'file:///etc/passwd' } : a)),
+    });
+    await server.publish({ version: '2.0.0', files: V2, edit: local });
+    await refusedAndUnchanged(before, (await updater()).update(), 'MANIFEST_MALFORMED');
+  });
+
+  it('installs exactly, or refuses, when a resumed 206 is for the wrong range', async () => {
+    const before = await installV1();
+    const big = bytesOf(1024 * 1024, 3);
+    await server.publish({ version: '2.0.0', files: [{ name: 'app.bin', content: big }] });
+    // The retry asks for bytes=N-; the server answers 206 with the whole body from byte 0.
+    server.setArtifactAttack('app.bin', {
+      kind: 'drop',
+      afterBytes: 600_000,
+      times: 1,
+      then: { kind: 'wrong-content-range' },
+    });
+    const u = await updater({ retries: 3 });
+    const outcome = await u.update().then(
+      (r) => r.outcome,
+      (e: unknown) => (e as { code?: string }).code,
+    );
+    expect(server.artifactRequests.some((r) => r.range !== undefined)).toBe(true);
+    const files = filesOf(await snapshotTree(join(dir, 'current')));
+    if (outcome === 'applied') expect(files).toEqual({ 'app.bin': sha256Hex(big) });
+    else expect(files).toEqual(filesOf(before));
+  });
+
+  it('joins a second update() to the run in flight: each artifact is fetched once', async () => {
+    await installV1();
+    await server.publish({ version: '2.0.0', files: V2 });
+    const u = await updater();
+    const [a, b] = await Promise.all([u.update(), u.update()]);
+    expect(a.outcome).toBe('applied');
+    expect(b).toEqual(a);
+    const names = server.artifactRequests.map((r) => r.name).sort();
+    expect(names).toEqual(['app.bin', 'lib/core.js']);
+  });
+});
