@@ -1,3 +1,5 @@
+import { chmod, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../../src/cli/run-cli.js';
 import { text } from '../core/fakes.js';
@@ -146,8 +148,6 @@ describe('updater CLI', () => {
   it('verify with drift exits 1 with DRIFT and lists it', async () => {
     registry.publish('1.0.0', V1);
     await cli(['update', ...common()]);
-    const { chmod, writeFile } = await import('node:fs/promises');
-    const { join } = await import('node:path');
     await chmod(join(dir, 'current', 'a.txt'), 0o644);
     await writeFile(join(dir, 'current', 'a.txt'), 'tampered');
     const r = await cli(['verify', ...common(), '--json']);
