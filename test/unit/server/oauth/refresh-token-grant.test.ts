@@ -124,3 +124,14 @@ it('T-28 the refresh token still needs client authentication: 401 invalid_client
   expect(res.statusCode).toBe(401);
   expect(res.json()).toMatchObject({ error: 'invalid_client' });
 });
+
+it('T-28 two concurrent refreshes with one token: one 200, one reuse, and the grant is revoked', async () => {
+  const [a, b] = await Promise.all([refresh(t.refresh_token), refresh(t.refresh_token)]);
+  const statuses = [a.statusCode, b.statusCode].sort();
+  expect(statuses).toEqual([200, 400]);
+  const winner = a.statusCode === 200 ? a : b;
+  const loser = a.statusCode === 200 ? b : a;
+  expect(loser.json()).toMatchObject({ error: 'invalid_grant', code: 'REFRESH_TOKEN_REUSED' });
+  const next = winner.json<TokenSet>();
+  expectGrantError(await refresh(next.refresh_token), 'invalid_grant', 'REFRESH_TOKEN_REVOKED');
+});
