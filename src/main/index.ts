@@ -203,17 +203,22 @@ async function boot(): Promise<void> {
   await c.start();
 }
 
-if (!app.requestSingleInstanceLock()) {
-  app.quit();
-} else {
+/** Closes the core (releasing its state lock), then the in-process demo server. */
+export async function shutdown(): Promise<void> {
+  await controller?.close();
+  await registry?.demo?.close();
+}
+
+function launch(): Promise<void> {
+  if (!app.requestSingleInstanceLock()) {
+    app.quit();
+    return Promise.resolve();
+  }
   app.on('second-instance', showWindow);
   // A tray app keeps running with its window hidden.
   app.on('window-all-closed', () => undefined);
-  app.on('before-quit', () => {
-    void controller?.close();
-    void registry?.demo?.close();
-  });
-  app
+  app.on('before-quit', () => void shutdown());
+  return app
     .whenReady()
     .then(boot)
     .catch((error: unknown) => {
@@ -223,3 +228,6 @@ if (!app.requestSingleInstanceLock()) {
       app.exit(1);
     });
 }
+
+/** Settles once the app has booted or given up (awaited by the composition-root test). */
+export const started: Promise<void> = launch();

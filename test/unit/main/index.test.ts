@@ -1,0 +1,205 @@
+/**
+ * The composition root with `electron` mocked: src/main/index.ts boots for real (real demo
+ * server on loopback, real core in a temp dir), and we check what it hands to Electron: the
+ * window's security flags, denied navigation and popups, guarded IPC handlers, the tray menu.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { AppStatus } from '../../../src/preload/ipc-contract.js';
+
+const h = vi.hoisted(() => ({
+  userData: '',
+  windows: [] as {
+    options: Record<string, unknown>;
+    handlers: Map<string, (e: unknown) => void>;
+    openHandler?: () => unknown;
+  }[],
+  ipc: new Map<string, (event: unknown) => Promise<unknown>>(),
+  menus: [] as { id?: string; label?: string }[][],
+  permission: undefined as
+    undefined | ((wc: unknown, perm: string, done: (ok: boolean) => void) => void),
+  exitCode: undefined as number | undefined,
+}));
+
+vi.mock('electron', () => {
+  class BrowserWindow {
+    readonly webContents;
+    constructor(options: Record<string, unknown>) {
+      const handlers = new Map<string, (e: unknown) => void>();
+      const record: (typeof h.windows)[number] = { options, handlers };
+      h.windows.push(record);
+      this.webContents = {
+        id: 41,
+        on: (name: string, fn: (e: unknown) => void) => handlers.set(name, fn),
+        setWindowOpenHandler: (fn: () => unknown) => {
+          record.openHandler = fn;
+        },
+        send: () => undefined,
+      };
+    }
+    on() {}
+    loadFile() {
+      return Promise.resolve();
+    }
+    isDestroyed() {
+      return false;
+    }
+    isVisible() {
+      return false;
+    }
+    hide() {}
+    show() {}
+    focus() {}
+    setPosition() {}
+  }
+  class Tray {
+    on() {}
+    setToolTip() {}
+    setContextMenu(menu: { id?: string; label?: string }[]) {
+      h.menus.push(menu);
+    }
+    getBounds() {
+      return { x: 0, y: 0, width: 0, height: 0 };
+    }
+  }
+  return {
+    app: {
+      isPackaged: false,
+      getPath: (name: string) => join(h.userData, name),
+      requestSingleInstanceLock: () => true,
+      on: () => undefined,
+      whenReady: () => Promise.resolve(),
+      quit: () => undefined,
+      exit: (code: number) => {
+        h.exitCode = code;
+      },
+    },
+    BrowserWindow,
+    Tray,
+    ipcMain: {
+      handle: (channel: string, fn: (event: unknown) => Promise<unknown>) => h.ipc.set(channel, fn),
+    },
+    Menu: { buildFromTemplate: (template: unknown) => template },
+    nativeImage: { createFromPath: (path: string) => path },
+    Notification: { isSupported: () => false },
+    safeStorage: {
+      isEncryptionAvailable: () => false,
+      encryptString: () => Buffer.alloc(0),
+      decryptString: () => '',
+    },
+    screen: {
+      getDisplayNearestPoint: () => ({ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }),
+    },
+    session: {
+      defaultSession: {
+        setPermissionRequestHandler: (fn: typeof h.permission) => {
+          h.permission = fn;
+        },
+      },
+    },
+  };
+});
+
+vi.mock('electron-store', () => ({
+  default: class {
+    readonly values: Map<string, unknown>;
+    constructor(options: { defaults: Record<string, unknown> }) {
+      this.values = new Map(Object.entries(options.defaults));
+    }
+    get(key: string) {
+      return this.values.get(key);
+    }
+    set(key: string, value: unknown) {
+      this.values.set(key, value);
+    }
+  },
+}));
+
+const trusted = {
+  sender: { id: 41 },
+  senderFrame: { url: 'file:///app/renderer/index.html', parent: null },
+};
+const foreign = { sender: { id: 41 }, senderFrame: { url: 'https://evil.example/', parent: null } };
+
+async function invoke(channel: string, event: unknown = trusted): Promise<unknown> {
+  const handler = h.ipc.get(channel);
+  if (handler === undefined) throw new Error(`no handler for ${channel}`);
+  return handler(event);
+}
+
+describe('main process composition (electron mocked)', () => {
+  let shutdown: () => Promise<void>;
+
+  beforeAll(async () => {
+    h.userData = await mkdtemp(join(tmpdir(), 'desktop-main-'));
+    const main = await import('../../../src/main/index.js');
+    shutdown = main.shutdown;
+    await main.started;
+  });
+
+  afterAll(async () => {
+    await shutdown();
+    await rm(h.userData, { recursive: true, force: true });
+  });
+
+  it('boots without exiting', () => {
+    expect(h.exitCode).toBeUndefined();
+  });
+
+  it('opens one frameless window with contextIsolation and sandbox on, nodeIntegration off', () => {
+    expect(h.windows).toHaveLength(1);
+    const options = h.windows[0]?.options as {
+      frame: boolean;
+      webPreferences: Record<string, unknown>;
+    };
+    expect(options.frame).toBe(false);
+    expect(options.webPreferences).toMatchObject({
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+    });
+    expect(String(options.webPreferences['preload'])).toMatch(/preload[\\/]index\.cjs$/);
+  });
+
+  it('denies navigation and new windows', () => {
+    const win = h.windows[0];
+    const prevent = vi.fn();
+    win?.handlers.get('will-navigate')?.({ preventDefault: prevent });
+    expect(prevent).toHaveBeenCalledTimes(1);
+    expect(win?.openHandler?.()).toEqual({ action: 'deny' });
+  });
+
+  it('denies every permission request', () => {
+    const done = vi.fn();
+    h.permission?.(undefined, 'media', done);
+    expect(done).toHaveBeenCalledWith(false);
+  });
+
+  it('registers exactly the preload channels, each refusing a foreign sender', async () => {
+    expect([...h.ipc.keys()].sort()).toEqual([
+      'activity:get',
+      'updater:check-now',
+      'updater:get-status',
+    ]);
+    for (const channel of h.ipc.keys()) {
+      await expect(invoke(channel, foreign)).rejects.toMatchObject({ code: 'UNTRUSTED_SENDER' });
+    }
+  });
+
+  it('first run wires the demo registry: Check now installs the demo release from the in-process server', async () => {
+    expect(((await invoke('updater:get-status')) as AppStatus).registryLabel).toBe('Demo registry');
+    await invoke('updater:check-now');
+    const status = (await invoke('updater:get-status')) as AppStatus;
+    expect(status).toMatchObject({ installedVersion: '1.0.0', lastError: null, phase: 'idle' });
+    const statusLine = h.menus.at(-1)?.find((item) => item.id === 'status');
+    expect(statusLine?.label).toBe('Demo registry: Up to date: 1.0.0');
+  });
+
+  it('serves the activity ranking through the main process', async () => {
+    const result = (await invoke('activity:get')) as { state: string };
+    expect(result.state).toBe('ok');
+  });
+});
