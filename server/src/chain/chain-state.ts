@@ -51,11 +51,16 @@ export class ChainState {
     this.registry = new MachineRegistry(options.maxMachines ?? MAX_MACHINES);
     // One slot per retained completed unit, plus the current unit that is still filling.
     this.#ring = new UnitRing(this.retainedUnits + 1);
-    this.#ranker = new WindowRanker(this.#ring, this.registry);
+    this.#ranker = new WindowRanker(this.#ring, this.registry, this.retainedUnits);
   }
 
   get recomputes(): number {
     return this.#cache.recomputes;
+  }
+
+  /** Window moves done by deltas vs rebuilt from the ring (benchmarks and tests). */
+  get windowMoves(): { readonly incremental: number; readonly rebuilt: number } {
+    return this.#ranker.moves;
   }
 
   /** Adds or updates a machine (see MachineRegistry.upsert). */
@@ -118,7 +123,8 @@ export class ChainState {
       `${this.registry.generation}:${this.#pastWrites}`,
       window,
       limit,
-      (w) => this.#ranker.top(asOf, Math.min(w, this.retainedUnits), MAX_LIMIT),
+      (w) =>
+        this.#ranker.top(asOf, Math.min(w, this.retainedUnits), MAX_LIMIT, `${this.#pastWrites}`),
       () => new Date(this.units.now()).toISOString(),
     );
   }
@@ -132,6 +138,7 @@ export class ChainState {
     this.registry.clear();
     this.#ring.clear();
     this.#cache.clear();
+    this.#ranker.clear();
     this.#pastWrites++;
   }
 }

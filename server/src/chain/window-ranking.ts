@@ -1,11 +1,11 @@
 /**
- * Computes the top public machines of one window: sums the per-unit entries of the `window` most
- * recent completed units into a per-machine scratch array, then keeps the best `k` with a heap.
- * Ordering (issue 4, The endpoint): transitions descending, ties by id ascending (UTF-16 code-unit
- * order, which equals byte order for our ASCII ids); machines with no transition or private are
- * never candidates.
+ * Computes the top public machines of one window from its running per-machine totals, keeping
+ * the best `k` with a bounded heap. Ordering (issue 4, The endpoint): transitions descending, ties
+ * by id ascending (UTF-16 code-unit order, which equals byte order for our ASCII ids); machines
+ * with no transition, and private machines, are never candidates (so they never take a slot).
  */
 import type { MachineRegistry } from './machine-registry.js';
+import { RunningWindow } from './running-window.js';
 import { selectTop } from './top-k.js';
 import type { UnitRing } from './unit-ring.js';
 
@@ -15,60 +15,70 @@ export interface RankedMachine {
   readonly transitions: number;
 }
 
-/** Reusable scratch buffers, sized to the registry; they are left zeroed after each call. */
+/** Running windows kept at once (each holds 8 bytes per machine); least recently used goes. */
+export const MAX_RUNNING_WINDOWS = 8;
+
 export class WindowRanker {
-  #totals = new Float64Array(0);
-  #touched = new Uint32Array(0);
+  readonly #windows = new Map<number, RunningWindow>();
+  #candidates = new Uint32Array(0);
+  /** How many moves were incremental / rebuilt (benchmarks and tests). */
+  readonly moves = { incremental: 0, rebuilt: 0 };
 
   constructor(
     private readonly ring: UnitRing,
     private readonly registry: MachineRegistry,
+    private readonly retainedUnits: number,
   ) {}
 
   /**
-   * Ranks units `asOfUnit - window + 1 .. asOfUnit` and returns at most `k` machines, best first.
+   * Ranks units `asOfUnit - window + 1 .. asOfUnit` of data version `version` and returns at
+   * most `k` machines, best first.
    */
-  top(asOfUnit: number, window: number, k: number): RankedMachine[] {
-    const machineCount = this.registry.size;
-    if (this.#totals.length < machineCount) {
-      this.#totals = new Float64Array(machineCount);
-      this.#touched = new Uint32Array(machineCount);
-    }
-    const totals = this.#totals;
-    const touched = this.#touched;
-    let touchedCount = 0;
-    for (let unit = asOfUnit - window + 1; unit <= asOfUnit; unit++) {
-      const { machines, counts, length } = this.ring.entries(unit);
-      for (let i = 0; i < length; i++) {
-        const m = machines[i] ?? 0;
-        // A machine index beyond the registry can only come from a state cleared under us.
-        if (m >= machineCount) continue;
-        const before = totals[m] ?? 0;
-        if (before === 0) touched[touchedCount++] = m;
-        totals[m] = before + (counts[i] ?? 0);
-      }
-    }
-    // Private machines are dropped before selection, so they never take a slot (issue 4).
-    let candidates = 0;
-    for (let i = 0; i < touchedCount; i++) {
-      const m = touched[i] ?? 0;
-      if (!this.registry.isPrivate(m)) touched[candidates++] = m;
-      else totals[m] = 0;
-    }
+  top(asOfUnit: number, window: number, k: number, version: string): RankedMachine[] {
     const registry = this.registry;
+    const machineCount = registry.size;
+    const running = this.#running(window);
+    if (running.moveTo(asOfUnit, version, machineCount)) this.moves.incremental++;
+    else this.moves.rebuilt++;
+    const totals = running.totals;
+
+    if (this.#candidates.length < machineCount) this.#candidates = new Uint32Array(machineCount);
+    const candidates = this.#candidates;
+    let n = 0;
+    for (let m = 0; m < machineCount; m++) {
+      if ((totals[m] ?? 0) > 0 && !registry.isPrivate(m)) candidates[n++] = m;
+    }
     const better = (a: number, b: number): boolean => {
       const ta = totals[a] ?? 0;
       const tb = totals[b] ?? 0;
       if (ta !== tb) return ta > tb;
       return registry.idAt(a) < registry.idAt(b);
     };
-    const best = selectTop(touched, candidates, k, better);
-    const result = best.map((m) => ({
+    return selectTop(candidates, n, k, better).map((m) => ({
       id: registry.idAt(m),
       name: registry.nameAt(m),
       transitions: totals[m] ?? 0,
     }));
-    for (let i = 0; i < candidates; i++) totals[touched[i] ?? 0] = 0;
-    return result;
+  }
+
+  clear(): void {
+    this.#windows.clear();
+    this.#candidates = new Uint32Array(0);
+  }
+
+  #running(window: number): RunningWindow {
+    let running = this.#windows.get(window);
+    if (running !== undefined) {
+      // Map order is the LRU order: move this window to the end.
+      this.#windows.delete(window);
+    } else {
+      running = new RunningWindow(window, this.ring, this.retainedUnits);
+      if (this.#windows.size >= MAX_RUNNING_WINDOWS) {
+        const oldest = this.#windows.keys().next();
+        if (oldest.done !== true) this.#windows.delete(oldest.value);
+      }
+    }
+    this.#windows.set(window, running);
+    return running;
   }
 }

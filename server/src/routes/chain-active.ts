@@ -2,7 +2,7 @@
  * GET /api/chain/active (interface §4.4, issue 4): public, CORS-open, always 200. The handler only
  * parses two numbers and writes cached bytes with precomputed headers: no per-request JSON work.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { parseActivityQuery } from '../chain/activity-query.js';
 import type { CachedBody } from '../chain/ranking-cache.js';
 
@@ -17,7 +17,10 @@ export interface ActivitySource {
 
 /** Registers GET (and HEAD, by Fastify) plus the CORS preflight of /api/chain/active. */
 export function registerChainActive(app: FastifyInstance, source: ActivitySource): void {
-  app.get(CHAIN_ACTIVE_PATH, (request, reply) => {
+  // The handler never logs; sharing the server logger skips building a pino child per request
+  // (Fastify route option childLoggerFactory), the largest per-request cost left on this route.
+  const routeOptions = { childLoggerFactory: (logger: FastifyBaseLogger) => logger };
+  app.get(CHAIN_ACTIVE_PATH, routeOptions, (request, reply) => {
     const { window, limit } = parseActivityQuery(request.query, source.retainedUnits);
     // Computed before hijacking, so a broken state still reaches Fastify's error handler.
     const body = source.body(window, limit);
