@@ -73,6 +73,19 @@ describe('chain activity through the real server', () => {
     expect([body.window, body.limit]).toEqual([60, 10]);
   });
 
+  it('answers the CORS preflight and HEAD', async () => {
+    const preflight = await fetch(`${server.url}/api/chain/active`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://example.org', 'access-control-request-method': 'GET' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    const head = await fetch(`${server.url}/api/chain/active`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('access-control-allow-origin')).toBe('*');
+    expect(await head.text()).toBe('');
+  });
+
   it('refuses malformed JSON on the dev API with the error body', async () => {
     const { status, json } = await post('/api/dev/transitions', '{"machine_id":');
     expect(status).toBe(400);
