@@ -74,13 +74,17 @@ export class CodeStore {
     this.#codes.clear();
   }
 
+  /**
+   * Called only when full: drops expired records, then the oldest (Map keeps insertion order)
+   * down to 99 % of the bound, so the full scan runs at most once per 1 % of new records.
+   * Fails closed: an evicted record is simply unknown.
+   */
   #makeRoom(nowMs: number): void {
     if (this.#codes.size < this.maxCodes) return;
     for (const [code, rec] of this.#codes) if (rec.retainUntilMs <= nowMs) this.#codes.delete(code);
-    // Still full: evict the oldest (Map keeps insertion order). Fails closed: an evicted code
-    // is simply unknown.
+    const target = Math.floor(this.maxCodes * 0.99);
     for (const code of this.#codes.keys()) {
-      if (this.#codes.size < this.maxCodes) break;
+      if (this.#codes.size <= target) break;
       this.#codes.delete(code);
     }
   }

@@ -74,11 +74,17 @@ export class GrantStore {
     this.#grants.clear();
   }
 
+  /**
+   * Called only when full: drops expired records, then the oldest (Map keeps insertion order)
+   * down to 99 % of the bound, so the full scan runs at most once per 1 % of new records.
+   * Fails closed: an evicted record is simply unknown.
+   */
   #makeRoom(nowMs: number): void {
     if (this.#grants.size < this.maxGrants) return;
     for (const [id, g] of this.#grants) if (g.expiresAtMs <= nowMs) this.#grants.delete(id);
+    const target = Math.floor(this.maxGrants * 0.99);
     for (const id of this.#grants.keys()) {
-      if (this.#grants.size < this.maxGrants) break;
+      if (this.#grants.size <= target) break;
       this.#grants.delete(id);
     }
   }
