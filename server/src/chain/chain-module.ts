@@ -62,11 +62,14 @@ export function createChainModule(ctx: ServerContext): Promise<ServerModule<Chai
       simulator?.catchUp();
       return state.addTransitions(input);
     },
+    // A copy: the cached object backs the served bytes' twin and must not be mutated by callers.
     ranking: (window, limit) =>
-      source.body(
-        clampInt(window, DEFAULT_WINDOW_UNITS, state.retainedUnits),
-        clampInt(limit, DEFAULT_LIMIT, MAX_LIMIT),
-      ).response,
+      structuredClone(
+        source.body(
+          clampInt(window, DEFAULT_WINDOW_UNITS, state.retainedUnits),
+          clampInt(limit, DEFAULT_LIMIT, MAX_LIMIT),
+        ).response,
+      ),
     unitNow: () => state.units.current(),
   };
 
@@ -81,7 +84,7 @@ export function createChainModule(ctx: ServerContext): Promise<ServerModule<Chai
     // First stdout line: lets QA reproduce the simulated population (the seed is no secret).
     describe: () => ({
       chain_simulate: simulator !== undefined,
-      chain_simulated_machines: simulator === undefined ? 0 : ctx.options.simulateMachines,
+      chain_simulated_machines: simulator?.population ?? 0,
       chain_seed: seed,
     }),
     close: () => {

@@ -36,6 +36,11 @@ export class ChainSimulator {
     readonly options: SimulatorOptions,
   ) {}
 
+  /** Number of simulated machines (the option, capped by the registry's limit). */
+  get population(): number {
+    return this.#indices.length;
+  }
+
   /** Registers the population and back-fills the default window. Idempotent after reset(). */
   start(): void {
     const count = Math.max(0, Math.min(this.options.machines, this.state.registry.maxMachines));

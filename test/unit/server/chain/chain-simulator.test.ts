@@ -90,6 +90,15 @@ describe('chain simulator (issue 4, Model)', () => {
     expect(after.machines.length).toBeGreaterThan(0);
   });
 
+  it('describes itself for the first stdout line', async () => {
+    h = await chainHarness({ simulate: true, simulateMachines: 20, seed: 11 });
+    expect(h.module.describe?.()).toEqual({
+      chain_simulate: true,
+      chain_simulated_machines: 20,
+      chain_seed: 11,
+    });
+  });
+
   it('starts without it when simulate is off', async () => {
     h = await chainHarness({ simulate: false });
     h.clock.advance(10 * 784);
