@@ -3,6 +3,7 @@
  * through these interfaces (STYLE.md habit 2). src/node has the real ones; tests use in-memory
  * fakes.
  */
+import type { AuditRecord } from './audit-log.js';
 import type { InstalledArtifact, UpdaterState } from './state.js';
 
 /** Wall-clock milliseconds since the epoch. */
@@ -101,4 +102,6 @@ export interface LocalStore {
   loadEnvelope(setId: string): Promise<Uint8Array | undefined>;
   /** Re-hashes every regular file under DIR/current (name -> size and SHA-256). */
   scanInstalled(): Promise<readonly InstalledArtifact[]>;
+  /** Appends a newly accepted manifest to the hash-chained audit log (audit-log.ts). */
+  appendAudit(record: AuditRecord): Promise<void>;
 }

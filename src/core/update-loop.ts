@@ -96,6 +96,15 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
     checkPolicy(vm, loaded, now(), deps.limits, base.href);
     const plan = planUpdate(loaded.installed, vm);
     const state = { ...recordAcceptance(loaded, vm), lastCheckAtMs: now() };
+    // Audit first: a crash in between repeats an entry rather than losing one.
+    if (loaded.acceptedDigests[vm.manifest.registry_version] === undefined) {
+      await deps.store.appendAudit({
+        version: vm.manifest.registry_version,
+        payloadSha256: vm.payloadSha256,
+        keyid: vm.keyid,
+        atMs: now(),
+      });
+    }
     await deps.store.saveState(state);
     deps.onStep?.('accepted-recorded');
     return { vm, plan, state };

@@ -14,6 +14,7 @@ import {
   copyFile,
   link,
   lstat,
+  open,
   mkdir,
   readdir,
   readFile,
@@ -24,6 +25,7 @@ import {
   symlink,
 } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
+import { nextAuditEntry, verifyAuditLog, type AuditRecord } from '../core/audit-log.js';
 import { UpdateError } from '../core/errors.js';
 import type { StepHook } from '../core/install-steps.js';
 import type { LocalStore, PartialBlob } from '../core/ports.js';
@@ -212,6 +214,32 @@ export class FileStore implements LocalStore {
       };
       await walk(root);
       return out;
+    });
+  }
+
+  async appendAudit(record: AuditRecord): Promise<void> {
+    await io('append to the audit log', async () => {
+      let text = '';
+      try {
+        text = await readFile(this.paths.audit, 'utf8');
+      } catch (error) {
+        if (errno(error) !== 'ENOENT') throw error;
+      }
+      const checked = verifyAuditLog(text);
+      if (!checked.ok) {
+        throw new UpdateError(
+          'STATE_CORRUPT',
+          `audit log chain breaks at line ${checked.brokenAt + 1}`,
+        );
+      }
+      const entry = nextAuditEntry(checked.entries.at(-1), record);
+      const handle = await open(this.paths.audit, 'a', 0o600);
+      try {
+        await handle.write(`${JSON.stringify(entry)}\n`);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
     });
   }
 

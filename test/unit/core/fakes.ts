@@ -3,6 +3,7 @@
  * fetcher, a LocalStore in a Map, and manifest signing with keys generated per test run.
  */
 import { createHash } from 'node:crypto';
+import type { AuditRecord } from '../../../src/core/audit-log.js';
 import { UpdateError } from '../../../src/core/errors.js';
 import type {
   Clock,
@@ -229,6 +230,13 @@ export class MemoryStore implements LocalStore {
 
   loadEnvelope(setId: string): Promise<Uint8Array | undefined> {
     return Promise.resolve(this.envelopes.get(setId));
+  }
+
+  readonly audit: AuditRecord[] = [];
+
+  appendAudit(record: AuditRecord): Promise<void> {
+    this.audit.push(record);
+    return Promise.resolve();
   }
 
   scanInstalled(): Promise<readonly InstalledArtifact[]> {

@@ -139,6 +139,16 @@ describe('update loop', () => {
     expect(reg.fetcher.seen.filter((r) => r.url.endsWith('/manifest'))).toHaveLength(1);
   });
 
+  it('appends each newly accepted manifest once to the audit log', async () => {
+    const { reg, store, updater } = setup();
+    reg.publish('1.0.0', V1);
+    await updater.check();
+    await updater.update();
+    reg.publish('1.1.0', V2);
+    await updater.update();
+    expect(store.audit.map((r) => r.version)).toEqual(['1.0.0', '1.1.0']);
+  });
+
   it('raises the rollback floor on check, so an older manifest is refused later (ROLLBACK)', async () => {
     const { reg, store, updater } = setup();
     reg.publish('2.0.0', V1);

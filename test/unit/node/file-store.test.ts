@@ -129,6 +129,21 @@ describe('FileStore', () => {
     });
   }
 
+  it('appends hash-chained audit entries and refuses to extend a broken chain', async () => {
+    const dir = await dirs.make();
+    const store = await FileStore.open(dir);
+    const rec = { version: '1.0.0', payloadSha256: 'a'.repeat(64), keyid: 'b'.repeat(64), atMs: 1 };
+    await store.appendAudit(rec);
+    await store.appendAudit({ ...rec, version: '1.1.0' });
+    const path = join(dir, '.updater', 'audit.log');
+    const lines = (await readFile(path, 'utf8')).trim().split('\n');
+    expect(lines).toHaveLength(2);
+    await writeFile(path, lines[1] ?? '');
+    await expect(store.appendAudit({ ...rec, version: '1.2.0' })).rejects.toMatchObject({
+      code: 'STATE_CORRUPT',
+    });
+  });
+
   it('refuses a damaged state file (STATE_CORRUPT)', async () => {
     const dir = await dirs.make();
     const store = await FileStore.open(dir);
