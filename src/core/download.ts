@@ -62,6 +62,9 @@ export async function receive(
       if (total !== undefined && total !== '*' && Number(total) !== artifact.size) {
         throw new UpdateError('SIZE_MISMATCH', `${what}: server says ${total} bytes in all`);
       }
+      if (Number.isFinite(declared) && declared !== artifact.size - offset) {
+        throw new UpdateError('SIZE_MISMATCH', `${what}: range of ${declared} bytes declared`);
+      }
       if (match === undefined || match === null || Number(match[1]) !== offset) {
         // Not the range we asked for: start over from byte 0 on the next attempt.
         await partial.reset();
