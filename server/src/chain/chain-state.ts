@@ -120,11 +120,11 @@ export class ChainState {
     const asOf = this.units.lastCompleted();
     return this.#cache.get(
       asOf,
-      `${this.registry.generation}:${this.#pastWrites}`,
+      // Both counters only grow, so their sum changes whenever either does (no string per call).
+      this.registry.generation + this.#pastWrites,
       window,
       limit,
-      (w) =>
-        this.#ranker.top(asOf, Math.min(w, this.retainedUnits), MAX_LIMIT, `${this.#pastWrites}`),
+      (w) => this.#ranker.top(asOf, Math.min(w, this.retainedUnits), MAX_LIMIT, this.#pastWrites),
       () => new Date(this.units.now()).toISOString(),
     );
   }

@@ -29,7 +29,8 @@ interface WindowTop {
 export const ACTIVITY_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 export class RankingCache {
-  #stamp = '';
+  #asOfUnit = Number.NaN;
+  #version = Number.NaN;
   readonly #windows = new Map<number, WindowTop>();
   readonly #bodies = new Map<number, CachedBody>();
   #recomputes = 0;
@@ -45,15 +46,15 @@ export class RankingCache {
    */
   get(
     asOfUnit: number,
-    version: string,
+    version: number,
     window: number,
     limit: number,
     compute: (window: number) => RankedMachine[],
     nowIso: () => string,
   ): CachedBody {
-    const stamp = `${asOfUnit}:${version}`;
-    if (stamp !== this.#stamp) {
-      this.#stamp = stamp;
+    if (asOfUnit !== this.#asOfUnit || version !== this.#version) {
+      this.#asOfUnit = asOfUnit;
+      this.#version = version;
       this.#windows.clear();
       this.#bodies.clear();
     }
@@ -98,7 +99,8 @@ export class RankingCache {
   }
 
   clear(): void {
-    this.#stamp = '';
+    this.#asOfUnit = Number.NaN;
+    this.#version = Number.NaN;
     this.#windows.clear();
     this.#bodies.clear();
   }

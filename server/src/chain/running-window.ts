@@ -11,7 +11,7 @@ import type { UnitRing } from './unit-ring.js';
 export class RunningWindow {
   #totals = new Float64Array(0);
   #asOf = Number.NaN;
-  #version = '';
+  #version = Number.NaN;
 
   constructor(
     readonly window: number,
@@ -29,7 +29,7 @@ export class RunningWindow {
    * Makes the totals cover units `asOf - window + 1 .. asOf` of data version `version`.
    * @returns whether the move was incremental (false: rebuilt).
    */
-  moveTo(asOf: number, version: string, machineCount: number): boolean {
+  moveTo(asOf: number, version: number, machineCount: number): boolean {
     if (this.#totals.length < machineCount) {
       const grown = new Float64Array(Math.max(machineCount, this.#totals.length * 2, 1024));
       grown.set(this.#totals);

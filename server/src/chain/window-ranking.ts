@@ -34,7 +34,7 @@ export class WindowRanker {
    * Ranks units `asOfUnit - window + 1 .. asOfUnit` of data version `version` and returns at
    * most `k` machines, best first.
    */
-  top(asOfUnit: number, window: number, k: number, version: string): RankedMachine[] {
+  top(asOfUnit: number, window: number, k: number, version: number): RankedMachine[] {
     const registry = this.registry;
     const machineCount = registry.size;
     const running = this.#running(window);
