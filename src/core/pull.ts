@@ -9,6 +9,7 @@ import { UpdateError } from './errors.js';
 import type { HttpContext } from './http-get.js';
 import type { LocalStore, Logger, Random } from './ports.js';
 import { toUpdateError, withRetries } from './retry.js';
+import { fromProtocolError } from './verify.js';
 
 export interface PullContext {
   readonly http: HttpContext;
@@ -56,7 +57,14 @@ export async function pullBlobs(
   const worker = async (): Promise<void> => {
     while (firstError === undefined && next < todo.length) {
       const artifact = todo[next++] as ManifestArtifact;
-      const url = resolveArtifactUrl(ctx.baseUrl.href, artifact.url);
+      let url: URL;
+      try {
+        url = resolveArtifactUrl(ctx.baseUrl.href, artifact.url);
+      } catch (error) {
+        firstError ??= fromProtocolError(error);
+        controller.abort();
+        return;
+      }
       const hooks = {
         onHave: (bytes: number): void => {
           sum += bytes - (have.get(artifact.sha256) ?? 0);

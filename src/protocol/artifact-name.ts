@@ -37,7 +37,26 @@ export function isSafeArtifactName(name: string): boolean {
   return unsafeNameReason(name) === undefined;
 }
 
+const isSurrogate = (unit: number): boolean => unit >= 0xd800 && unit <= 0xdfff;
+
 /** The manifest's sort order: byte order of the UTF-8 encodings (language-neutral). */
 export function compareNames(a: string, b: string): number {
+  // UTF-8 preserves code point order, and UTF-16 units equal code points outside the
+  // surrogate range: compare units directly and fall back to the bytes only near a surrogate.
+  const n = Math.min(a.length, b.length);
+  let nearSurrogate = false;
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (isSurrogate(x) || isSurrogate(y)) {
+      nearSurrogate = true;
+      break;
+    }
+    return x < y ? -1 : 1;
+  }
+  if (!nearSurrogate && !(n > 0 && isSurrogate(a.charCodeAt(n - 1)))) {
+    return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+  }
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }

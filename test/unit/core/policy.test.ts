@@ -130,3 +130,28 @@ describe('recordAcceptance', () => {
     expect(state.acceptedDigests['1.0.0']).toBeDefined();
   });
 });
+
+describe('artifact URL schemes', () => {
+  for (const url of [' javascript:alert(1)', 'j\tavascript:x', 'data:text/plain,hi', 'ftp://x/y']) {
+    it(`refuses ${JSON.stringify(url)} (MANIFEST_MALFORMED)`, () => {
+      const m = manifestOf('1.0.0', files);
+      const bad = { ...m, artifacts: [{ ...m.artifacts[0]!, url }] };
+      const vm = verifyManifest(envelopeBytes(bad, key), pinKeys([key.hex]), 1 << 20);
+      expect(refusal(vm)).toBe('MANIFEST_MALFORMED');
+    });
+  }
+
+  for (const url of [
+    'api/updates/artifacts/abc',
+    'https://cdn.example/x',
+    '//cdn.example/x',
+    '/abs/path',
+  ]) {
+    it(`accepts ${JSON.stringify(url)}`, () => {
+      const m = manifestOf('1.0.0', files);
+      const ok = { ...m, artifacts: [{ ...m.artifacts[0]!, url }] };
+      const vm = verifyManifest(envelopeBytes(ok, key), pinKeys([key.hex]), 1 << 20);
+      expect(refusal(vm)).toBe('accepted');
+    });
+  }
+});
