@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { UpdaterApi } from '../../src/core/updater-api.js';
 import type { Limits } from '../../src/core/limits.js';
 import { createNodeUpdater } from '../../src/node/create-updater.js';
-import type { Manifest } from '../../src/protocol/index.js';
+import { generateKeyPair, pubkeyToHex, type Manifest } from '../../src/protocol/index.js';
 import { sha256Hex, startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
 import { filesOf, snapshotTree, snapshotObject } from '../helpers/tree-snapshot.js';
 import { bytesOf, expectRefusal, FAST_LIMITS, tempDirs } from '../helpers/updater-harness.js';
@@ -464,5 +464,44 @@ describe('redirects, URLs and lying ranges', () => {
     expect(b).toEqual(a);
     const names = server.artifactRequests.map((r) => r.name).sort();
     expect(names).toEqual(['app.bin', 'lib/core.js']);
+  });
+});
+
+describe('pinned keys and local state', () => {
+  it('accepts a manifest signed by the second of two pinned keys (rotation)', async () => {
+    await server.publish({ version: '1.0.0', files: V1 });
+    const other = pubkeyToHex(generateKeyPair().publicKey);
+    const u = await createNodeUpdater({
+      baseUrl: server.baseUrl,
+      machineKey: server.machineKey,
+      pubkeys: [other, server.pubkeyHex],
+      dir,
+      limits: FAST_LIMITS,
+    });
+    updaters.push(u);
+    expect((await u.update()).outcome).toBe('applied');
+  });
+
+  it('refuses when only other keys are pinned (UNKNOWN_KEY)', async () => {
+    const before = await installV1();
+    await server.publish({ version: '2.0.0', files: V2 });
+    await Promise.all(updaters.splice(0).map((x) => x.close()));
+    const u = await createNodeUpdater({
+      baseUrl: server.baseUrl,
+      machineKey: server.machineKey,
+      pubkeys: [pubkeyToHex(generateKeyPair().publicKey)],
+      dir,
+      limits: FAST_LIMITS,
+    });
+    updaters.push(u);
+    await refusedAndUnchanged(before, u.update(), 'UNKNOWN_KEY');
+  });
+
+  it('refuses a damaged state file (STATE_CORRUPT) instead of guessing', async () => {
+    const before = await installV1();
+    await server.publish({ version: '2.0.0', files: V2 });
+    await writeFile(join(dir, '.updater', 'state.json'), '{"schema": 1, "highestAcc');
+    const run = (async () => (await updater()).update())();
+    await refusedAndUnchanged(before, run, 'STATE_CORRUPT');
   });
 });

@@ -3,7 +3,7 @@
  * Range + If-Range (RFC 9110 §14.2, §13.1.5), within a run (retry) and across a restart. The
  * hostile server counts the bytes it writes, so re-fetched bytes are measured, not assumed.
  */
-import { readdir, stat } from 'node:fs/promises';
+import { open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Limits } from '../../src/core/limits.js';
@@ -139,5 +139,33 @@ describe('resume with Range + If-Range', () => {
     expect(filesOf(await snapshotTree(join(dir, 'current')))).toEqual({
       'big.bin': sha256Hex(BIG),
     });
+  });
+
+  it('drops a partial altered on disk and fetches the artifact again from byte 0', async () => {
+    server.setArtifactAttack('big.bin', { kind: 'drop', afterBytes: SIZE / 2 });
+    await expectRefusal(update({ retries: 0 }), 'NETWORK');
+    const partial = join(dir, '.updater', 'partial');
+    const part = (await readdir(partial)).find((n) => n.endsWith('.part'));
+    if (part === undefined) throw new Error('no partial file was kept');
+    // Flip one byte of what was already received: the resumed bytes are re-hashed, so only
+    // the whole-file digest can tell, and the client must start over rather than install it.
+    const handle = await open(join(partial, part), 'r+');
+    try {
+      const one = Buffer.alloc(1);
+      await handle.read(one, 0, 1, 1000);
+      one[0] = (one[0] ?? 0) ^ 0xff;
+      await handle.write(one, 0, 1, 1000);
+    } finally {
+      await handle.close();
+    }
+    server.setArtifactAttack('big.bin', undefined);
+    server.resetCounters();
+    expect((await update()).outcome).toBe('applied');
+    expect(filesOf(await snapshotTree(join(dir, 'current')))).toEqual({
+      'big.bin': sha256Hex(BIG),
+    });
+    const ranges = server.artifactRequests.map((r) => r.range);
+    expect(ranges[0]).toMatch(/^bytes=\d+-$/);
+    expect(ranges.at(-1)).toBeUndefined();
   });
 });
