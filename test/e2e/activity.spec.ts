@@ -46,8 +46,14 @@ async function widgetRows(page: Page): Promise<{ rank: string; name: string; cou
 
 test("the widget's order matches the server's ranking, top 10 with bars", async ({ page }) => {
   seedChain(harness);
+  await harness.server.publish({
+    registry_version: '1.4.2',
+    artifacts: [{ name: 'app.txt', content: new TextEncoder().encode('demo\n') }],
+  });
   await harness.attach(page);
   await page.goto(harness.rendererUrl);
+  await page.getByRole('button', { name: 'Check now' }).click(); // for the screenshot
+  await expect(page.locator('#installed-version')).toHaveText('1.4.2');
   await expect(page.getByRole('heading', { name: 'Most active this time unit' })).toBeVisible();
   await expect(page.locator('#activity-list li')).toHaveCount(10);
 
@@ -70,8 +76,8 @@ test("the widget's order matches the server's ranking, top 10 with bars", async 
   // Each row is a keyboard stop with a spoken summary.
   const first = page.locator('#activity-list li').first();
   await expect(first).toHaveAttribute('aria-label', /^Rank 1: Public machine \d+, 14 transitions$/);
-  await page.keyboard.press('Tab'); // Check now
-  await page.keyboard.press('Tab'); // first row
+  await page.getByRole('button', { name: 'Check now' }).focus();
+  await page.keyboard.press('Tab'); // from the button to the first row
   await expect(first).toBeFocused();
   await saveScreenshot(page, 'desktop-ranking-light');
   await page.emulateMedia({ colorScheme: 'dark' });
@@ -92,6 +98,7 @@ test('private machines never appear, however active', async ({ page }) => {
 
 test('the widget refreshes while visible and picks up a new leader', async ({ page }) => {
   seedChain(harness);
+  await page.clock.install(); // the page's timers run on Playwright's clock, not real time
   await harness.attach(page);
   await page.goto(harness.rendererUrl);
   await expect(page.locator('#activity-list li')).toHaveCount(10);
@@ -101,9 +108,36 @@ test('the widget refreshes while visible and picks up a new leader', async ({ pa
     count: 99,
     unit: harness.server.chain.unitNow() - 1,
   });
-  await expect(page.locator('#activity-list li .name').first()).toHaveText('Newcomer', {
-    timeout: 10_000,
-  });
+  await page.clock.runFor(3_000);
+  await expect(page.locator('#activity-list li .name').first()).toHaveText('Newcomer');
+});
+
+/** Makes the page believe it is hidden or visible, as Electron does when the window hides. */
+async function setVisibility(page: Page, state: 'hidden' | 'visible'): Promise<void> {
+  await page.evaluate((next) => {
+    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => next });
+    document.dispatchEvent(new Event('visibilitychange'));
+  }, state);
+}
+
+test('the widget pauses while hidden and refreshes at once when shown again', async ({ page }) => {
+  seedChain(harness);
+  await page.clock.install();
+  await harness.attach(page);
+  await page.goto(harness.rendererUrl);
+  await expect(page.locator('#activity-list li')).toHaveCount(10);
+  expect(harness.calls.getActivity).toBe(1);
+
+  await page.clock.runFor(3_000);
+  await expect.poll(() => harness.calls.getActivity).toBe(2);
+
+  await setVisibility(page, 'hidden');
+  await page.clock.runFor(60_000);
+  await page.evaluate(() => new Promise((done) => requestAnimationFrame(done)));
+  expect(harness.calls.getActivity).toBe(2);
+
+  await setVisibility(page, 'visible');
+  await expect.poll(() => harness.calls.getActivity).toBe(3);
 });
 
 test('the widget shows its empty state when no public machine is active', async ({ page }) => {

@@ -28,6 +28,7 @@ test('the status follows a real update with progress, then shows the installed v
   await page.goto(harness.rendererUrl);
   await expect(page.locator('#installed-version')).toHaveText('none yet');
   await expect(page.locator('#registry')).toHaveText('Demo registry');
+  await expect(page.locator('#next-check')).toHaveText('in 1 h');
 
   // Record every state of the progress bar the page goes through (it is hidden when idle).
   await page.evaluate(() => {

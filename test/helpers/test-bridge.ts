@@ -16,6 +16,7 @@ import type { Limits } from '../../src/core/limits.js';
 import { createNodeUpdater } from '../../src/node/create-updater.js';
 import { fetchActivity } from '../../src/main/activity-client.js';
 import { createAppController, type AppController } from '../../src/main/app-controller.js';
+import { createCheckScheduler } from '../../src/main/check-scheduler.js';
 import type { AppStatus } from '../../src/preload/ipc-contract.js';
 import { installTestBridge, type BridgeMethod } from './test-bridge-page.js';
 
@@ -55,7 +56,12 @@ export async function serveRenderer(
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/`,
-    close: () => new Promise<void>((done) => server.close(() => done())),
+    close: () =>
+      new Promise<void>((done) => {
+        server.close(() => done());
+        // The page may still hold keep-alive sockets: close() alone would wait for them.
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -64,6 +70,8 @@ export interface Harness {
   readonly controller: AppController;
   readonly installDir: string;
   readonly rendererUrl: string;
+  /** How often the page called each bridge method. */
+  readonly calls: Record<BridgeMethod, number>;
   /** Connects a page to the controller; call before page.goto. */
   attach(page: Page): Promise<void>;
   close(): Promise<void>;
@@ -91,9 +99,13 @@ export async function startHarness(
       registryLabel: 'Demo registry',
       fetchActivity: () =>
         fetchActivity({ baseUrl: server.url, timeoutMs: options.activityTimeoutMs ?? 2_000 }),
+      // The app's own scheduler, planned far enough out that only "Check now" runs in a test.
+      createScheduler: (run) =>
+        createCheckScheduler({ run, intervalMs: 3_600_000, initialDelayMs: 3_600_000 }),
     });
     await controller.start();
     const pages = new Set<Page>();
+    const calls: Record<BridgeMethod, number> = { getStatus: 0, checkNow: 0, getActivity: 0 };
     controller.onStatus((status: AppStatus) => {
       for (const page of pages) {
         page
@@ -112,8 +124,10 @@ export async function startHarness(
       controller,
       installDir,
       rendererUrl: renderer.url,
+      calls,
       async attach(page) {
         await page.exposeFunction('__bridgeInvoke', (method: BridgeMethod) => {
+          calls[method] += 1;
           switch (method) {
             case 'getStatus':
               return controller.getStatus();
