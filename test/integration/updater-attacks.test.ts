@@ -224,6 +224,9 @@ describe('unsafe names', () => {
     ['a drive letter', 'C:escape.txt'],
     ['a nested parent escape', 'lib/../../escape.txt'],
     ['a Windows device name', 'lib/CON'],
+    ['a name not in Unicode NFC', 'cafe\u0301.txt'],
+    ['a control character', 'bell\u0007.txt'],
+    ['an empty segment', 'lib//core.js'],
   ];
   for (const [what, name] of cases) {
     it(`refuses ${what}: ${JSON.stringify(name)} (UNSAFE_NAME)`, async () => {
@@ -503,5 +506,40 @@ describe('pinned keys and local state', () => {
     await writeFile(join(dir, '.updater', 'state.json'), '{"schema": 1, "highestAcc');
     const run = (async () => (await updater()).update())();
     await refusedAndUnchanged(before, run, 'STATE_CORRUPT');
+  });
+});
+
+describe('local rollback keeps the rollback floor', () => {
+  it('restores 1.0.0, then still refuses a replayed 1.0.0 manifest (ROLLBACK)', async () => {
+    await installV1();
+    await server.publish({ version: '2.0.0', files: V2 });
+    const u = await updater();
+    expect((await u.update()).outcome).toBe('applied');
+    expect(await u.rollback()).toEqual({ version: '1.0.0' });
+    const before = new Map(await snapshotTree(join(dir, 'current')));
+    expect(filesOf(before)['lib/core.js']).toBe(sha256Hex(V1[1]?.content ?? new Uint8Array()));
+    // The server offers 1.0.0 again, validly signed: rolling back the files locally did not
+    // lower the floor, which is still 2.0.0.
+    await server.publish({ version: '1.0.0', files: V1 });
+    await refusedAndUnchanged(before, (await updater()).update(), 'ROLLBACK');
+  });
+
+  it('re-applies the newest accepted release on the next update after a rollback', async () => {
+    await installV1();
+    await server.publish({ version: '2.0.0', files: V2 });
+    const u = await updater();
+    await u.update();
+    await u.rollback();
+    server.resetCounters();
+    const again = await (await updater()).update();
+    expect(again.outcome).toBe('applied');
+    expect(again.version).toBe('2.0.0');
+    // The 2.0.0 blobs are still in the store: nothing is downloaded again.
+    expect(server.bytesServed()).toBe(0);
+  });
+
+  it('refuses a rollback with nothing kept (NOTHING_TO_ROLL_BACK)', async () => {
+    const before = await installV1();
+    await refusedAndUnchanged(before, (await updater()).rollback(), 'NOTHING_TO_ROLL_BACK');
   });
 });
