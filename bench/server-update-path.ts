@@ -1,0 +1,170 @@
+/**
+ * Benchmark of the update path (issue 2). Run: npx tsx bench/server-update-path.ts [seconds, default 3] [MiB, default 256]
+ *  1. GET /api/updates/manifest and GET /api/updates/artifacts/:sha256 (64 KiB blob) on the real
+ *     server (startServer, logs silent) vs a plain node:http server serving the same bytes (the
+ *     manifest from memory, the blob streamed from the same file), autocannon, same run;
+ *  2. download throughput of a large artifact (256 MiB, generated in a temp dir) with curl, from
+ *     our server vs plain node:http streaming the same file, plus curl reading file:// as the
+ *     disk ceiling.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { startServer } from '../server/src/start-server.js';
+
+interface LoadResult {
+  average: number;
+  non2xx: number;
+  errors: number;
+}
+
+// autocannon runs in a worker so the load generator has its own event loop (it ships no types).
+const WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const autocannon = require('autocannon');
+autocannon(workerData).then(
+  (r) => parentPort.postMessage({ average: r.totalCompletedRequests / r.duration, non2xx: r.non2xx, errors: r.errors }),
+  () => parentPort.postMessage({ average: 0, non2xx: 0, errors: -1 }),
+);
+`;
+
+function load(url: string, seconds: number, headers: Record<string, string>): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER, {
+      eval: true,
+      workerData: { url, connections: 10, duration: seconds, pipelining: 1, headers },
+    });
+    worker.once('message', (m: LoadResult) => {
+      resolve(m);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+  });
+}
+
+const SECONDS = Number(process.argv[2] ?? 3);
+const BIG_MIB = Number(process.argv[3] ?? 256);
+
+async function writeRandomFile(path: string, bytes: number): Promise<void> {
+  const out = createWriteStream(path);
+  const block = createHash('sha512');
+  let seed = block.update('bench').digest();
+  for (let written = 0; written < bytes;) {
+    // 1 MiB of cheap pseudo-random bytes (hash-chained seed repeated with an offset).
+    const chunk = Buffer.alloc(Math.min(1 << 20, bytes - written));
+    for (let i = 0; i < chunk.length; i += seed.length) seed.copy(chunk, i);
+    seed = createHash('sha512').update(seed).digest();
+    written += chunk.length;
+    if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
+  }
+  await new Promise<void>((resolve, reject) =>
+    out.end((e?: Error | null) => (e ? reject(e) : resolve())),
+  );
+}
+
+function listen(server: Server): Promise<string> {
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+    ),
+  );
+}
+
+// Async: the servers live in this process, so blocking on curl would starve them.
+async function curlSpeed(url: string, headers: string[] = []): Promise<number> {
+  const args = ['-s', '-o', '/dev/null', '-w', '%{speed_download} %{http_code} %{size_download}'];
+  for (const h of headers) args.push('-H', h);
+  const [speed, code, size] = (
+    await promisify(execFile)('curl', [...args, url], { encoding: 'utf8' })
+  ).stdout.split(' ');
+  if (code !== '200' && code !== '000') throw new Error(`curl got ${code}`);
+  if (Number(size) === 0) throw new Error('curl downloaded nothing');
+  return Number(speed) / (1024 * 1024); // MiB/s
+}
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'bench-update-path-'));
+  const server = await startServer({ simulate: false, logLevel: 'silent' });
+  const plain: Server[] = [];
+  try {
+    const small = join(dir, 'small.bin');
+    const big = join(dir, 'big.bin');
+    await writeRandomFile(small, 64 * 1024);
+    await writeRandomFile(big, BIG_MIB * 1024 * 1024);
+    const release = await server.publish({
+      registry_version: '1.0.0',
+      artifacts: [
+        { name: 'big.bin', path: big },
+        { name: 'small.bin', path: small },
+      ],
+    });
+    const [bigArt, smallArt] = release.artifacts;
+    if (bigArt === undefined || smallArt === undefined) throw new Error('publish failed');
+    const key = (await server.updates.mintMachineKey()).machine_key;
+    const auth = { authorization: `Bearer ${key}` };
+    const envelope = server.updates.currentRelease()?.envelope ?? Buffer.alloc(0);
+    const smallSize = (await stat(small)).size;
+    const bigSize = (await stat(big)).size;
+
+    // The plain baseline: same bytes, same headers' weight, no framework.
+    const baseline = createServer((req, res) => {
+      if (req.url === '/manifest') {
+        res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+        res.end(envelope);
+        return;
+      }
+      const path = req.url === '/small' ? small : big;
+      const size = req.url === '/small' ? smallSize : bigSize;
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': size });
+      createReadStream(path, { highWaterMark: 256 * 1024 }).pipe(res);
+    });
+    plain.push(baseline);
+    const plainUrl = await listen(baseline);
+
+    const rows: [string, LoadResult, LoadResult][] = [];
+    for (const [name, ours, theirs] of [
+      ['manifest', `${server.url}/api/updates/manifest`, `${plainUrl}/manifest`],
+      [
+        'artifact 64 KiB',
+        `${server.url}/api/updates/artifacts/${smallArt.sha256}`,
+        `${plainUrl}/small`,
+      ],
+    ] as const) {
+      const a = await load(ours, SECONDS, auth);
+      const b = await load(theirs, SECONDS, {});
+      rows.push([name, a, b]);
+    }
+    for (const [name, a, b] of rows) {
+      console.log(
+        `${name.padEnd(16)} server ${a.average.toFixed(0).padStart(6)} req/s (non2xx ${a.non2xx}, errors ${a.errors})` +
+          `  node:http ${b.average.toFixed(0).padStart(6)} req/s  ratio ${(a.average / b.average).toFixed(2)}x`,
+      );
+    }
+
+    const oursMiB = await curlSpeed(`${server.url}/api/updates/artifacts/${bigArt.sha256}`, [
+      `Authorization: Bearer ${key}`,
+    ]);
+    const plainMiB = await curlSpeed(`${plainUrl}/big`);
+    const diskMiB = await curlSpeed(`file://${big}`);
+    console.log(
+      `artifact ${BIG_MIB} MiB via curl: server ${oursMiB.toFixed(0)} MiB/s, node:http ${plainMiB.toFixed(0)} MiB/s ` +
+        `(ratio ${(oursMiB / plainMiB).toFixed(2)}x), file:// ${diskMiB.toFixed(0)} MiB/s (ratio ${(oursMiB / diskMiB).toFixed(2)}x)`,
+    );
+    console.log(
+      `server rss after the run: ${(process.memoryUsage().rss / 1048576).toFixed(0)} MiB (same process)`,
+    );
+  } finally {
+    for (const s of plain) s.close();
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
