@@ -1,0 +1,60 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ServerClock } from '../../../../server/src/clock.js';
+import { openUpdateState } from '../../../../server/src/manifest/updates-module.js';
+import { ReleaseStoreError } from '../../../../server/src/manifest/release-store.js';
+import { DEFAULT_OPTIONS } from '../../../../server/src/options.js';
+import { createRandom } from '../../../../server/src/random.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'release-store-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const open = (nodeKeyFile?: string) =>
+  openUpdateState({
+    dataDir: dir,
+    options: { ...DEFAULT_OPTIONS, dataDir: dir, nodeKeyFile },
+    clock: new ServerClock(() => Date.parse('2026-01-01T00:00:00Z')),
+    random: createRandom(undefined),
+  });
+
+describe('release store', () => {
+  it('starts a fresh data directory with a signed empty release 0.0.0', async () => {
+    const state = await open();
+    expect(state.releases.current?.manifest.registry_version).toBe('0.0.0');
+    expect(state.releases.current?.manifest.artifacts).toEqual([]);
+  });
+
+  it('reloads the highest version as current after a restart', async () => {
+    const first = await open();
+    await first.publisher.publish({ registry_version: '1.10.0', artifacts: [] });
+    await first.publisher
+      .publish({ registry_version: '1.9.0-rc.1', artifacts: [] })
+      .catch(() => undefined);
+    const again = await open();
+    expect(again.releases.current?.manifest.registry_version).toBe('1.10.0');
+    expect(again.releases.highestVersion).toBe('1.10.0');
+  });
+
+  it('refuses to start when a stored release was tampered with', async () => {
+    const first = await open();
+    await first.publisher.publish({ registry_version: '1.0.0', artifacts: [] });
+    const file = join(dir, 'releases', '1.0.0.json');
+    const env = JSON.parse(await readFile(file, 'utf8')) as { payload: string };
+    const payload = Buffer.from(env.payload, 'base64').toString().replace('1.0.0', '9.0.0');
+    env.payload = Buffer.from(payload).toString('base64');
+    await writeFile(file, JSON.stringify(env));
+    await expect(open()).rejects.toBeInstanceOf(ReleaseStoreError);
+  });
+
+  it('refuses to start when the releases were signed by another node key', async () => {
+    await open();
+    await expect(open(join(dir, 'other-key.json'))).rejects.toBeInstanceOf(ReleaseStoreError);
+  });
+});
