@@ -543,3 +543,24 @@ describe('local rollback keeps the rollback floor', () => {
     await refusedAndUnchanged(before, (await updater()).rollback(), 'NOTHING_TO_ROLL_BACK');
   });
 });
+
+describe('closing mid-run', () => {
+  it('aborts a pull in flight on close() (ABORTED), keeps DIR/current and releases the lock', async () => {
+    const before = await installV1();
+    await server.publish({ version: '2.0.0', files: V2 });
+    server.setArtifactAttack('app.bin', { kind: 'stall', afterBytes: 1000, holdMs: 3_000 });
+    const u = await updater({ stallTimeoutMs: 10_000 });
+    // Close once the first artifact bytes have arrived (the server then holds the rest).
+    const pulling = new Promise<void>((resolve) =>
+      u.on((event) => {
+        if (event.type === 'progress' && event.bytes > 0) resolve();
+      }),
+    );
+    const run = u.update();
+    await pulling;
+    await u.close();
+    await refusedAndUnchanged(before, run, 'ABORTED');
+    server.setArtifactAttack('app.bin', undefined);
+    expect((await (await updater()).update()).outcome).toBe('applied');
+  });
+});
