@@ -550,10 +550,10 @@ describe('closing mid-run', () => {
     await server.publish({ version: '2.0.0', files: V2 });
     server.setArtifactAttack('app.bin', { kind: 'stall', afterBytes: 1000, holdMs: 3_000 });
     const u = await updater({ stallTimeoutMs: 10_000 });
-    // Close once the first artifact bytes have arrived (the server then holds the rest).
+    // Close once the artifact response has started (the server then holds the rest back).
     const pulling = new Promise<void>((resolve) =>
       u.on((event) => {
-        if (event.type === 'progress' && event.bytes > 0) resolve();
+        if (event.type === 'progress') resolve();
       }),
     );
     const run = u.update();
