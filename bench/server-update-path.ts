@@ -148,9 +148,16 @@ async function main(): Promise<void> {
       );
     }
 
+    // Memory stays flat while a large blob streams: sample RSS during the download.
+    const rssBefore = process.memoryUsage().rss;
+    let rssPeak = rssBefore;
+    const sampler = setInterval(() => {
+      rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+    }, 10);
     const oursMiB = await curlSpeed(`${server.url}/api/updates/artifacts/${bigArt.sha256}`, [
       `Authorization: Bearer ${key}`,
     ]);
+    clearInterval(sampler);
     const plainMiB = await curlSpeed(`${plainUrl}/big`);
     const diskMiB = await curlSpeed(`file://${big}`);
     console.log(
@@ -158,7 +165,8 @@ async function main(): Promise<void> {
         `(ratio ${(oursMiB / plainMiB).toFixed(2)}x), file:// ${diskMiB.toFixed(0)} MiB/s (ratio ${(oursMiB / diskMiB).toFixed(2)}x)`,
     );
     console.log(
-      `server rss after the run: ${(process.memoryUsage().rss / 1048576).toFixed(0)} MiB (same process)`,
+      `rss during the ${BIG_MIB} MiB download: ${(rssBefore / 1048576).toFixed(0)} -> peak ` +
+        `${(rssPeak / 1048576).toFixed(0)} MiB (+${((rssPeak - rssBefore) / 1048576).toFixed(0)} MiB)`,
     );
   } finally {
     for (const s of plain) s.close();
