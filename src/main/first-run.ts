@@ -8,6 +8,7 @@
  *   loopback with a demo release, a demo machine key is minted from it, and the key pinned is
  *   the one the in-process handle reports (not one read over HTTP). Labelled "Demo registry".
  */
+import semver from 'semver';
 import { UpdateError } from '../core/errors.js';
 import { parsePubkeyHex } from '../protocol/keys.js';
 
@@ -18,7 +19,14 @@ export interface DemoServer {
   publish(release: {
     registry_version: string;
     artifacts: readonly { readonly name: string; readonly content: Uint8Array }[];
+    expires_in_s?: number;
   }): Promise<unknown>;
+  /** The release a persistent data directory already holds (from an earlier start). */
+  readonly updates: {
+    currentRelease():
+      | { readonly manifest: { readonly registry_version: string; readonly expiresAtMs: number } }
+      | undefined;
+  };
   close(): Promise<void>;
 }
 
@@ -39,6 +47,8 @@ export interface FirstRunDeps {
   readonly startDemoServer: () => Promise<DemoServer>;
   /** Used only to mint the demo key from the in-process server. */
   readonly fetch?: typeof fetch;
+  /** Injected clock for the demo release's freshness (default Date.now). */
+  readonly nowMs?: () => number;
 }
 
 export const DEMO_LABEL = 'Demo registry';
@@ -55,6 +65,29 @@ export const DEMO_RELEASE = {
     { name: 'data/greeting.txt', content: utf8('Hello from the demo registry.\n') },
   ],
 };
+
+/** Demo releases are signed for the longest lifetime the server allows (a year). */
+export const DEMO_EXPIRES_IN_S = 366 * 24 * 3600;
+/** A stored demo release closer than this to expiry is re-issued at start. */
+export const DEMO_REFRESH_BEFORE_MS = 30 * 24 * 3_600_000;
+
+/**
+ * What to publish at start, if anything. The demo server keeps its releases in a persistent
+ * data directory, and versions only move forward, so a second start must not re-publish
+ * 1.0.0; a stored release near expiry is re-issued as the next patch version (same files)
+ * instead of letting the app fail MANIFEST_EXPIRED after a year.
+ */
+export function demoReleaseToPublish(
+  current: { readonly registry_version: string; readonly expiresAtMs: number } | undefined,
+  nowMs: number,
+): typeof DEMO_RELEASE | null {
+  if (current === undefined || semver.lt(current.registry_version, DEMO_RELEASE.registry_version)) {
+    return DEMO_RELEASE;
+  }
+  if (current.expiresAtMs - nowMs > DEMO_REFRESH_BEFORE_MS) return null;
+  const next = semver.inc(current.registry_version, 'patch');
+  return next === null ? null : { ...DEMO_RELEASE, registry_version: next };
+}
 
 /** Resolves the registry; the caller closes `demo` on quit. */
 export async function chooseRegistry(deps: FirstRunDeps): Promise<RegistryChoice> {
@@ -96,7 +129,9 @@ async function configuredRegistry(baseUrl: string, deps: FirstRunDeps): Promise<
 async function demoRegistry(deps: FirstRunDeps): Promise<RegistryChoice> {
   const server = await deps.startDemoServer();
   try {
-    await server.publish(DEMO_RELEASE);
+    const now = deps.nowMs?.() ?? Date.now();
+    const release = demoReleaseToPublish(server.updates.currentRelease()?.manifest, now);
+    if (release !== null) await server.publish({ ...release, expires_in_s: DEMO_EXPIRES_IN_S });
     const machineKey = await mintDemoKey(server.url, deps.fetch ?? fetch);
     // Pinned from the in-process handle: the HTTP path is never asked which key to trust.
     parsePubkeyHex(server.nodePubkey);

@@ -71,6 +71,8 @@ function createWindow(): BrowserWindow {
   });
   // Navigation and new windows are denied: the window only ever shows our own page.
   win.webContents.on('will-navigate', (event) => event.preventDefault());
+  win.webContents.on('will-redirect', (event) => event.preventDefault());
+  win.webContents.on('will-attach-webview', (event) => event.preventDefault());
   win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
   win.on('blur', () => win.hide());
   void win.loadFile(join(appDir, 'renderer', 'index.html'));
@@ -130,6 +132,7 @@ async function boot(): Promise<void> {
   const logLine = (message: string): void => log?.write('info', message);
   // Deny every permission request (camera, notifications from the page, …).
   session.defaultSession.setPermissionRequestHandler((_wc, _perm, done) => done(false));
+  session.defaultSession.setPermissionCheckHandler(() => false);
 
   const settings = await openSettingsStore();
   const secrets = createSecretStore(safeStorage, {
@@ -168,6 +171,12 @@ async function boot(): Promise<void> {
     machineKey: registry.machineKey,
     pubkeys: [...registry.pubkeys],
     dir: join(app.getPath('userData'), registry.demo === null ? 'install' : 'demo-install'),
+  });
+  // Outcomes go to the log file (progress would only fill it).
+  updater.on((event) => {
+    if (event.type === 'error') log?.write('warn', `update ${event.code}: ${event.message}`);
+    else if (event.type === 'applied') log?.write('info', `applied ${event.version}`);
+    else if (event.type === 'up-to-date') log?.write('info', `up to date ${event.version ?? ''}`);
   });
   const reg = registry;
   controller = createAppController({

@@ -1,12 +1,18 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 
 vi.mock('electron', () => ({}));
 
+import { startServer } from '../../../server/src/start-server.js';
 import { isUpdateError } from '../../../src/core/errors.js';
 import {
   chooseRegistry,
   DEMO_LABEL,
+  DEMO_EXPIRES_IN_S,
   DEMO_RELEASE,
+  demoReleaseToPublish,
   type DemoServer,
   type FirstRunDeps,
 } from '../../../src/main/first-run.js';
@@ -14,12 +20,18 @@ import {
 const KEY_A = 'a'.repeat(64);
 const KEY_B = 'b'.repeat(64);
 
-function fakeServer(): DemoServer & { published: unknown[]; closed: number } {
+function fakeServer(stored?: {
+  registry_version: string;
+  expiresAtMs: number;
+}): DemoServer & { published: unknown[]; closed: number } {
   const server = {
     url: 'http://127.0.0.1:4100',
     nodePubkey: KEY_A,
     published: [] as unknown[],
     closed: 0,
+    updates: {
+      currentRelease: () => (stored === undefined ? undefined : { manifest: stored }),
+    },
     publish(release: unknown) {
       server.published.push(release);
       return Promise.resolve();
@@ -73,11 +85,36 @@ describe('first-run demo wiring', () => {
       label: DEMO_LABEL,
     });
     expect(choice.demo).toBe(server);
-    expect(server.published).toEqual([DEMO_RELEASE]);
+    expect(server.published).toEqual([{ ...DEMO_RELEASE, expires_in_s: DEMO_EXPIRES_IN_S }]);
     expect(fetch).toHaveBeenCalledTimes(1);
     const [url, init] = fetch.mock.calls[0] ?? [];
     expect((url as URL).href).toBe('http://127.0.0.1:4100/api/demo-key/mint');
     expect(init?.method).toBe('POST');
+  });
+
+  it('a later start over the persistent demo data does not re-publish the stored release', async () => {
+    const now = Date.UTC(2026, 0, 1);
+    const server = fakeServer({ registry_version: '1.0.0', expiresAtMs: now + 200 * 86_400_000 });
+    const choice = await chooseRegistry(
+      deps({
+        startDemoServer: () => Promise.resolve(server),
+        fetch: mintFetch(),
+        nowMs: () => now,
+      }),
+    );
+    expect(choice.label).toBe(DEMO_LABEL);
+    expect(server.published).toEqual([]);
+  });
+
+  it('re-issues a demo release near expiry as the next patch version', () => {
+    const now = Date.UTC(2026, 0, 1);
+    expect(
+      demoReleaseToPublish({ registry_version: '1.0.3', expiresAtMs: now + 86_400_000 }, now),
+    ).toMatchObject({ registry_version: '1.0.4', artifacts: DEMO_RELEASE.artifacts });
+    expect(demoReleaseToPublish({ registry_version: '0.0.0', expiresAtMs: now + 1e12 }, now)).toBe(
+      DEMO_RELEASE,
+    );
+    expect(demoReleaseToPublish(undefined, now)).toBe(DEMO_RELEASE);
   });
 
   it('labels the demo "Demo registry"', () => {
@@ -161,5 +198,29 @@ describe('first-run demo wiring', () => {
       chooseRegistry(deps({ settings: { baseUrl: 'updates example', pinnedKeys: [KEY_A] } })),
     );
     expect(code).toBe('CONFIG_INVALID');
+  });
+});
+
+describe('first-run demo wiring with the real companion server', () => {
+  it('starts twice over one persistent data directory, pinning the same key both times', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'first-run-demo-'));
+    try {
+      const start = () =>
+        chooseRegistry({
+          settings: { baseUrl: '', pinnedKeys: [] },
+          readBundledKey: () => Promise.resolve(null),
+          secrets: { load: () => null, save: () => false },
+          startDemoServer: () => startServer({ dataDir, simulate: false }),
+        });
+      const first = await start();
+      await first.demo?.close();
+      const second = await start();
+      await second.demo?.close();
+      expect(second.pubkeys).toEqual(first.pubkeys);
+      expect(second.machineKey).not.toBe('');
+      expect(second.label).toBe(DEMO_LABEL);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -21,6 +21,7 @@ const h = vi.hoisted(() => ({
   permission: undefined as
     undefined | ((wc: unknown, perm: string, done: (ok: boolean) => void) => void),
   exitCode: undefined as number | undefined,
+  permissionCheck: undefined as undefined | (() => boolean),
 }));
 
 vi.mock('electron', () => {
@@ -97,6 +98,9 @@ vi.mock('electron', () => {
         setPermissionRequestHandler: (fn: typeof h.permission) => {
           h.permission = fn;
         },
+        setPermissionCheckHandler: (fn: () => boolean) => {
+          h.permissionCheck = fn;
+        },
       },
     },
   };
@@ -164,11 +168,13 @@ describe('main process composition (electron mocked)', () => {
     expect(String(options.webPreferences['preload'])).toMatch(/preload[\\/]index\.cjs$/);
   });
 
-  it('denies navigation and new windows', () => {
+  it('denies navigation, redirects, webviews and new windows', () => {
     const win = h.windows[0];
     const prevent = vi.fn();
-    win?.handlers.get('will-navigate')?.({ preventDefault: prevent });
-    expect(prevent).toHaveBeenCalledTimes(1);
+    for (const name of ['will-navigate', 'will-redirect', 'will-attach-webview']) {
+      win?.handlers.get(name)?.({ preventDefault: prevent });
+    }
+    expect(prevent).toHaveBeenCalledTimes(3);
     expect(win?.openHandler?.()).toEqual({ action: 'deny' });
   });
 
@@ -176,6 +182,7 @@ describe('main process composition (electron mocked)', () => {
     const done = vi.fn();
     h.permission?.(undefined, 'media', done);
     expect(done).toHaveBeenCalledWith(false);
+    expect(h.permissionCheck?.()).toBe(false);
   });
 
   it('registers exactly the preload channels, each refusing a foreign sender', async () => {
