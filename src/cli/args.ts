@@ -25,6 +25,7 @@ const LIMIT_FLAGS = {
   retries: 'retries',
   'stall-timeout-ms': 'stallTimeoutMs',
   'min-bytes-per-s': 'minBytesPerS',
+  'max-bytes-per-s': 'maxBytesPerS',
   'max-manifest-bytes': 'maxManifestBytes',
   'max-artifact-bytes': 'maxArtifactBytes',
   'max-artifacts': 'maxArtifacts',
@@ -35,7 +36,8 @@ export const USAGE = `usage: npm run updater -- <check|update|status|rollback|ve
   --dir DIR --pubkey HEX [--pubkey HEX ...] [--json]
   --base-url URL --machine-key KEY   (check, update; or env UPDATER_MACHINE_KEY)
   limits: --parallel N --retries N --stall-timeout-ms N --min-bytes-per-s N
-          --max-manifest-bytes N --max-artifact-bytes N --max-artifacts N --connect-timeout-ms N`;
+          --max-manifest-bytes N --max-artifact-bytes N --max-artifacts N --connect-timeout-ms N
+          --max-bytes-per-s N (bandwidth cap, 0 = none)`;
 
 function usage(message: string): never {
   throw new UpdateError('CONFIG_INVALID', message);

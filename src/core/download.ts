@@ -10,6 +10,8 @@ import { startGet, type HttpContext } from './http-get.js';
 import type { LocalStore, PartialBlob } from './ports.js';
 
 export interface DownloadHooks {
+  /** Waits for bandwidth (the shared cap) before `count` more bytes are taken in. */
+  readonly throttle?: (count: number, signal: AbortSignal) => Promise<void>;
   /** Bytes of this artifact now present (resumed + received). */
   readonly onHave: (have: number) => void;
   /** Bytes that just came from the network. */
@@ -86,6 +88,7 @@ export async function receive(
       }
       await partial.write(chunk);
       hooks.onNetworkBytes(chunk.length);
+      if (hooks.throttle !== undefined) await hooks.throttle(chunk.length, signal);
       hooks.onHave(partial.offset);
     }
     const failure = exchange.finish();

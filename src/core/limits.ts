@@ -14,6 +14,8 @@ export interface Limits {
   /** Slower than this over `throughputWindowMs` means STALLED (drip-feed defence). */
   readonly minBytesPerS: number;
   readonly throughputWindowMs: number;
+  /** Bandwidth cap over all parallel transfers; 0 = none, else at least 64 KiB/s. */
+  readonly maxBytesPerS: number;
   readonly maxManifestBytes: number;
   readonly maxArtifactBytes: number;
   readonly maxArtifacts: number;
@@ -35,6 +37,7 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   stallTimeoutMs: 30_000,
   minBytesPerS: 1024,
   throughputWindowMs: 10_000,
+  maxBytesPerS: 0,
   maxManifestBytes: 1024 * 1024,
   maxArtifactBytes: 4 * 1024 * 1024 * 1024,
   maxArtifacts: 10_000,
@@ -46,6 +49,9 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxRedirects: 5,
 });
 
+/** Smallest non-zero bandwidth cap. */
+export const MIN_CAP_BYTES_PER_S = 64 * 1024;
+
 /** Lower and upper bounds of each limit; anything outside is CONFIG_INVALID (fail closed). */
 const BOUNDS: { readonly [K in keyof Limits]: readonly [number, number] } = {
   parallel: [1, 64],
@@ -53,6 +59,7 @@ const BOUNDS: { readonly [K in keyof Limits]: readonly [number, number] } = {
   stallTimeoutMs: [1, 24 * 3_600_000],
   minBytesPerS: [0, Number.MAX_SAFE_INTEGER],
   throughputWindowMs: [1, 3_600_000],
+  maxBytesPerS: [0, Number.MAX_SAFE_INTEGER],
   maxManifestBytes: [1, 1024 * 1024 * 1024],
   maxArtifactBytes: [0, Number.MAX_SAFE_INTEGER],
   maxArtifacts: [0, 100_000],
@@ -78,6 +85,15 @@ export function resolveLimits(overrides: Partial<Limits> = {}): Limits {
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
       throw new UpdateError('CONFIG_INVALID', `${key} must be an integer from ${min} to ${max}`);
     }
+  }
+  const cap = merged['maxBytesPerS'] ?? 0;
+  if (cap > 0 && (cap < MIN_CAP_BYTES_PER_S || cap < (merged['minBytesPerS'] ?? 0))) {
+    // Below minBytesPerS our own transfers would look like a drip feed; below 64 KiB/s one
+    // socket read (up to 64 KiB) would pause a transfer for seconds, tripping the idle rule.
+    throw new UpdateError(
+      'CONFIG_INVALID',
+      `maxBytesPerS must be 0 or at least ${MIN_CAP_BYTES_PER_S} and minBytesPerS`,
+    );
   }
   return Object.freeze(merged) as unknown as Limits;
 }

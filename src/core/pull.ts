@@ -8,6 +8,7 @@ import { downloadArtifact } from './download.js';
 import { UpdateError } from './errors.js';
 import type { HttpContext } from './http-get.js';
 import type { LocalStore, Logger, Random } from './ports.js';
+import { RateLimit } from './rate-limit.js';
 import { toUpdateError, withRetries } from './retry.js';
 import { fromProtocolError } from './verify.js';
 
@@ -53,6 +54,7 @@ export async function pullBlobs(
   const signal = AbortSignal.any([ctx.signal, controller.signal]);
   let firstError: UpdateError | undefined;
   let next = 0;
+  const cap = new RateLimit(ctx.http.limits.maxBytesPerS, ctx.http.clock, ctx.http.timers);
 
   const worker = async (): Promise<void> => {
     while (firstError === undefined && next < todo.length) {
@@ -74,6 +76,7 @@ export async function pullBlobs(
         onNetworkBytes: (count: number): void => {
           network += count;
         },
+        throttle: (count: number, s: AbortSignal) => cap.take(count, s),
       };
       try {
         await withRetries(

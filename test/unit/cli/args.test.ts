@@ -44,6 +44,14 @@ describe('parseCli', () => {
     expect(o.limits).toEqual({ parallel: 2, minBytesPerS: 0 });
   });
 
+  it('accepts the bandwidth cap flag', () => {
+    expect(parseCli(['status', ...base, '--max-bytes-per-s', '1048576'], undefined).limits).toEqual(
+      {
+        maxBytesPerS: 1048576,
+      },
+    );
+  });
+
   it('takes the machine key from the environment when the flag is absent', () => {
     expect(parseCli(['check', ...base, '--base-url', 'http://x'], 'from-env').machineKey).toBe(
       'from-env',

@@ -263,3 +263,12 @@ describe('update loop', () => {
     await expect(updater.update()).rejects.toMatchObject({ code: 'ABORTED' });
   });
 });
+
+describe('bandwidth cap', () => {
+  it('still completes an update under a cap (waits are on the injected timers)', async () => {
+    const { reg, store, updater } = setup({ maxBytesPerS: 64 * 1024 });
+    reg.publish('1.0.0', V1);
+    await expect(updater.update()).resolves.toMatchObject({ outcome: 'applied' });
+    expect(store.current.size).toBe(2);
+  });
+});
