@@ -3,6 +3,7 @@
  * envelope bytes served by GET /api/updates/manifest (never re-encoded). The current release
  * is the highest semver; the bytes of the current one are kept in memory.
  */
+import { watch } from 'node:fs';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import semver from 'semver';
@@ -42,9 +43,38 @@ export class ReleaseStore {
     await mkdir(this.dir, { recursive: true });
     for (const entry of await readdir(this.dir)) {
       if (!entry.endsWith('.json') || entry.startsWith('.')) continue;
-      const bytes = await readFile(join(this.dir, entry));
+      let bytes: Buffer;
+      try {
+        bytes = await readFile(join(this.dir, entry));
+      } catch (error) {
+        // Removed between readdir and read (a concurrent reset): nothing to serve.
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw error;
+      }
       this.#consider({ manifest: this.#check(bytes, entry), envelope: bytes });
     }
+  }
+
+  /**
+   * Picks up releases written by another process (the `publish` CLI on the same data dir):
+   * the directory is watched and re-loaded (re-verified) shortly after a change. A release
+   * that does not verify is reported to `onError` and never served.
+   */
+  watch(onError: (error: unknown) => void): { close(): void } {
+    let timer: NodeJS.Timeout | undefined;
+    const watcher = watch(this.dir, () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        this.load().catch(onError);
+      }, 50);
+    });
+    watcher.on('error', onError);
+    return {
+      close: () => {
+        clearTimeout(timer);
+        watcher.close();
+      },
+    };
   }
 
   /** The release served now, if any. */
@@ -69,8 +99,11 @@ export class ReleaseStore {
 
   /** Removes every release (dev reset). */
   async clear(): Promise<void> {
-    await rm(this.dir, { recursive: true, force: true });
+    // The files go, the directory stays (a watcher may be attached to it).
     await mkdir(this.dir, { recursive: true });
+    for (const entry of await readdir(this.dir)) {
+      await rm(join(this.dir, entry), { recursive: true, force: true });
+    }
     this.#current = undefined;
     this.#highest = undefined;
   }

@@ -67,6 +67,9 @@ export async function createUpdatesModule(ctx: ServerContext): Promise<ServerMod
   const { key, releases, blobs, publisher, ensureInitial } = await openUpdateState(ctx);
   const keys = new MachineKeys(ctx.dataDir, ctx.clock, ctx.random);
   await keys.load();
+  const watcher = releases.watch((error) => {
+    ctx.log.error({ err: error }, 'a release in the data directory was refused');
+  });
 
   return {
     name: 'updates',
@@ -86,6 +89,9 @@ export async function createUpdatesModule(ctx: ServerContext): Promise<ServerMod
         registerDevSubscriptions(scope, keys);
         done();
       });
+    },
+    close() {
+      watcher.close();
     },
     async reset() {
       await keys.clear();

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ServerClock } from '../../../../server/src/clock.js';
 import { openUpdateState } from '../../../../server/src/manifest/updates-module.js';
 import { ReleaseStoreError } from '../../../../server/src/manifest/release-store.js';
@@ -56,5 +56,27 @@ describe('release store', () => {
   it('refuses to start when the releases were signed by another node key', async () => {
     await open();
     await expect(open(join(dir, 'other-key.json'))).rejects.toBeInstanceOf(ReleaseStoreError);
+  });
+});
+
+describe('a running server and the publish CLI on the same data directory', () => {
+  it('serves a release published by another process without a restart', async () => {
+    const { buildApp } = await import('../../../../server/src/app.js');
+    const built = await buildApp({ dataDir: dir, logLevel: 'silent', simulate: false });
+    try {
+      await built.app.ready();
+      const other = await open();
+      await other.publisher.publish({ registry_version: '4.0.0', artifacts: [] });
+      await vi.waitFor(
+        () => {
+          expect(built.modules.updates.api.currentRelease()?.manifest.registry_version).toBe(
+            '4.0.0',
+          );
+        },
+        { timeout: 5000, interval: 20 },
+      );
+    } finally {
+      await built.app.close();
+    }
   });
 });
