@@ -22,6 +22,7 @@ import {
 } from 'electron';
 import { startServer } from '../../server/src/start-server.js';
 import { isUpdateError } from '../core/errors.js';
+import type { UpdaterApi } from '../core/updater-api.js';
 import { createNodeUpdater } from '../node/create-updater.js';
 import { IPC_CHANNELS, STATUS_EVENT_CHANNEL } from '../preload/ipc-contract.js';
 import { fetchActivity } from './activity-client.js';
@@ -30,8 +31,9 @@ import { createCheckScheduler } from './check-scheduler.js';
 import { chooseRegistry, type RegistryChoice } from './first-run.js';
 import { guarded } from './ipc-guard.js';
 import { openLogFile, type LogFile } from './log-file.js';
-import { createSecretStore } from './secret-store.js';
-import { openSettingsStore } from './settings.js';
+import { refusingUpdater } from './refusing-updater.js';
+import { createSecretStore, type SecretStore } from './secret-store.js';
+import { openSettingsStore, type SettingsStore } from './settings.js';
 import { trayMenuTemplate, trayTooltip } from './tray-menu.js';
 import { windowPosition } from './window-position.js';
 
@@ -127,6 +129,54 @@ function registerIpc(c: AppController): void {
   );
 }
 
+/**
+ * Chooses the registry and opens the core on it. A refused configuration (UpdateError: no
+ * pinned key, bad URL, no machine key, LOCKED) does not kill the tray app: it runs a refusing
+ * updater so the window shows the code in plain words. Anything else is a bug and propagates.
+ */
+async function openUpdater(
+  settings: SettingsStore,
+  secrets: SecretStore,
+): Promise<{ updater: UpdaterApi; label: string; baseUrl: string | null }> {
+  try {
+    registry = await chooseRegistry({
+      settings: { baseUrl: settings.get('baseUrl'), pinnedKeys: settings.get('pinnedKeys') },
+      readBundledKey: async () => {
+        try {
+          const text = (await readFile(join(resourcesDir, 'pinned-key.txt'), 'utf8')).trim();
+          return text === '' ? null : text;
+        } catch {
+          return null;
+        }
+      },
+      secrets,
+      // Persisted data dir: the demo node key (and its releases) survive restarts, so the
+      // pinned key and the accepted version stay consistent across runs.
+      startDemoServer: () =>
+        startServer({
+          host: '127.0.0.1',
+          port: 0,
+          dev: false,
+          dataDir: join(app.getPath('userData'), 'demo-registry'),
+        }),
+    });
+    log?.write('info', `registry: ${registry.label}`);
+    const updater = await createNodeUpdater({
+      baseUrl: registry.baseUrl,
+      machineKey: registry.machineKey,
+      pubkeys: [...registry.pubkeys],
+      dir: join(app.getPath('userData'), registry.demo === null ? 'install' : 'demo-install'),
+    });
+    return { updater, label: registry.label, baseUrl: registry.baseUrl };
+  } catch (error) {
+    if (!isUpdateError(error)) throw error;
+    log?.write('error', `configuration refused: ${error.code}: ${error.message}`);
+    await registry?.demo?.close();
+    registry = null;
+    return { updater: refusingUpdater(error), label: 'Not configured', baseUrl: null };
+  }
+}
+
 async function boot(): Promise<void> {
   log = openLogFile({ dir: app.getPath('logs') });
   const logLine = (message: string): void => log?.write('info', message);
@@ -143,48 +193,31 @@ async function boot(): Promise<void> {
   const envKey = process.env['UPDATER_MACHINE_KEY'];
   if (envKey !== undefined && envKey !== '') secrets.save(envKey);
 
-  registry = await chooseRegistry({
-    settings: { baseUrl: settings.get('baseUrl'), pinnedKeys: settings.get('pinnedKeys') },
-    readBundledKey: async () => {
-      try {
-        const text = (await readFile(join(resourcesDir, 'pinned-key.txt'), 'utf8')).trim();
-        return text === '' ? null : text;
-      } catch {
-        return null;
-      }
-    },
-    secrets,
-    // Persisted data dir: the demo node key (and its releases) survive restarts, so the
-    // pinned key and the accepted version stay consistent across runs.
-    startDemoServer: () =>
-      startServer({
-        host: '127.0.0.1',
-        port: 0,
-        dev: false,
-        dataDir: join(app.getPath('userData'), 'demo-registry'),
-      }),
-  });
-  logLine(`registry: ${registry.label}`);
-
-  const updater = await createNodeUpdater({
-    baseUrl: registry.baseUrl,
-    machineKey: registry.machineKey,
-    pubkeys: [...registry.pubkeys],
-    dir: join(app.getPath('userData'), registry.demo === null ? 'install' : 'demo-install'),
-  });
+  const opened = await openUpdater(settings, secrets);
   // Outcomes go to the log file (progress would only fill it).
-  updater.on((event) => {
+  opened.updater.on((event) => {
     if (event.type === 'error') log?.write('warn', `update ${event.code}: ${event.message}`);
     else if (event.type === 'applied') log?.write('info', `applied ${event.version}`);
     else if (event.type === 'up-to-date') log?.write('info', `up to date ${event.version ?? ''}`);
   });
-  const reg = registry;
+  const activityBaseUrl = opened.baseUrl;
   controller = createAppController({
-    updater,
-    registryLabel: reg.label,
-    fetchActivity: () => fetchActivity({ baseUrl: reg.baseUrl }),
-    createScheduler: (run) =>
-      createCheckScheduler({ run, intervalMs: settings.get('checkIntervalMs') }),
+    updater: opened.updater,
+    registryLabel: opened.label,
+    fetchActivity: () =>
+      activityBaseUrl === null
+        ? Promise.resolve({
+            state: 'error',
+            code: 'CONFIG_INVALID',
+            message: 'No registry is configured.',
+          })
+        : fetchActivity({ baseUrl: activityBaseUrl }),
+    ...(activityBaseUrl === null
+      ? {}
+      : {
+          createScheduler: (run: () => Promise<void>) =>
+            createCheckScheduler({ run, intervalMs: settings.get('checkIntervalMs') }),
+        }),
     notify: (notice) => {
       if (Notification.isSupported()) new Notification(notice).show();
     },
