@@ -37,7 +37,7 @@ import {
   type UpdaterState,
 } from '../core/state.js';
 import { fsyncDir, writeFileAtomic } from './atomic-file.js';
-import { openPartialBlob } from './partial-blob.js';
+import { isIntactBlob, openPartialBlob } from './partial-blob.js';
 import { ensureStateDirs, stateDirPaths, type StateDirPaths } from './state-dir.js';
 
 interface Journal {
@@ -142,8 +142,7 @@ export class FileStore implements LocalStore {
 
   async hasBlob(sha256: string, size: number): Promise<boolean> {
     try {
-      const info = await stat(join(this.paths.blobs, sha256));
-      return info.isFile() && info.size === size;
+      return isIntactBlob(await stat(join(this.paths.blobs, sha256)), size);
     } catch {
       return false;
     }
@@ -261,8 +260,8 @@ export class FileStore implements LocalStore {
       }
       const blob = join(this.paths.blobs, a.sha256);
       const info = await stat(blob).catch(() => undefined);
-      if (info?.size !== a.size) {
-        throw new UpdateError('IO', `blob of ${a.name} is missing or has the wrong size`);
+      if (info === undefined || !isIntactBlob(info, a.size)) {
+        throw new UpdateError('IO', `blob of ${a.name} is missing or was modified`);
       }
       try {
         await link(blob, path);

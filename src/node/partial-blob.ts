@@ -6,12 +6,23 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { chmod, open, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { chmod, open, readFile, rename, rm, stat, utimes, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UpdateError } from '../core/errors.js';
 import type { StepHook } from '../core/install-steps.js';
 import type { PartialBlob } from '../core/ports.js';
 import { fsyncDir, writeFileAtomic } from './atomic-file.js';
+
+/** mtime (epoch seconds) of every verified blob; see `isIntactBlob`. */
+export const BLOB_MTIME_S = 1_000_000_000;
+
+/** A blob still as promoted: regular file, signed size, untouched sentinel mtime. */
+export function isIntactBlob(
+  info: { isFile(): boolean; size: number; mtimeMs: number },
+  size: number,
+): boolean {
+  return info.isFile() && info.size === size && info.mtimeMs === BLOB_MTIME_S * 1000;
+}
 
 /** Bytes buffered before an append; also the most a kill -9 can lose. */
 export const FLUSH_BYTES = 256 * 1024;
@@ -111,8 +122,10 @@ class FilePartialBlob implements PartialBlob {
       throw new UpdateError('HASH_MISMATCH', `SHA-256 ${digest} is not the signed ${this.sha256}`);
     }
     const blobPath = join(this.paths.blobDir, this.sha256);
-    // Blobs are read-only: installed files are hard links to them.
+    // Blobs are read-only (installed files are hard links to them) and carry a sentinel
+    // mtime: any later write changes it, so a tampered blob is never reused unverified.
     await chmod(this.partPath, 0o444);
+    await utimes(this.partPath, BLOB_MTIME_S, BLOB_MTIME_S);
     await rename(this.partPath, blobPath);
     await fsyncDir(this.paths.blobDir);
     await rm(this.metaPath, { force: true });

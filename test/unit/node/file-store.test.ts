@@ -1,4 +1,4 @@
-import { lstat, readFile, readdir, readlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, readFile, readdir, readlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InstallStep } from '../../../src/core/install-steps.js';
@@ -169,5 +169,18 @@ describe('FileStore', () => {
     const set = setOf('1.0.0', { x: A });
     await install(store, set, EMPTY_STATE);
     expect(await readlink(join(dir, 'current'))).toBe(join('.updater', 'sets', set.setId));
+  });
+});
+
+describe('blob cache re-verification', () => {
+  it('does not reuse a blob whose content was modified after promotion', async () => {
+    const dir = await dirs.make();
+    const store = await FileStore.open(dir);
+    await putBlob(store, A);
+    expect(await store.hasBlob(sha256Hex(A), A.length)).toBe(true);
+    const path = join(dir, '.updater', 'blobs', sha256Hex(A));
+    await chmod(path, 0o644);
+    await writeFile(path, 'ALPHA');
+    expect(await store.hasBlob(sha256Hex(A), A.length)).toBe(false);
   });
 });
