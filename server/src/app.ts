@@ -152,27 +152,33 @@ export async function buildApp(
     log: app.log,
     baseUrl: () => baseUrl,
   };
-  const modules = await createModules(ctx);
-  const list: ServerModule[] = Object.values(modules);
-
-  registerHealthz(app, clock);
-  for (const m of list) await m.register(app);
-
+  const list: ServerModule[] = [];
+  app.addHook('onClose', async () => {
+    for (const m of list) await m.close?.();
+    if (ownDir) await rm(dataDir, { recursive: true, force: true });
+  });
   const reset = async (): Promise<void> => {
     clock.reset();
     faults.clear();
     requests.clear();
     for (const m of list) await m.reset();
   };
-  if (options.dev) {
-    registerDevRoutes(app, { clock, faults, requests, reset });
-    for (const m of list) await m.registerDev?.(app);
-  }
 
-  app.addHook('onClose', async () => {
-    for (const m of list) await m.close?.();
-    if (ownDir) await rm(dataDir, { recursive: true, force: true });
-  });
+  let modules: Modules;
+  try {
+    modules = await createModules(ctx);
+    list.push(...(Object.values(modules) as ServerModule[]));
+    registerHealthz(app, clock);
+    for (const m of list) await m.register(app);
+    if (options.dev) {
+      registerDevRoutes(app, { clock, faults, requests, reset });
+      for (const m of list) await m.registerDev?.(app);
+    }
+  } catch (error) {
+    // A module that cannot start (bad node key, foreign release) must not leak a temp dir.
+    await app.close();
+    throw error;
+  }
 
   return {
     app,

@@ -16,7 +16,7 @@ export class HttpError extends Error {
   }
 }
 
-/** True for an HttpError, also across module copies (duck-typed on the name). */
+/** Narrows an unknown thrown value to an HttpError. */
 export function isHttpError(value: unknown): value is HttpError {
   return value instanceof HttpError;
 }

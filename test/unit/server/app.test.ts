@@ -1,3 +1,7 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BuiltApp } from '../../../server/src/app.js';
 import { testApp } from '../../helpers/server-harness.js';
@@ -138,11 +142,22 @@ describe('buildApp: the dev API is off without --dev', () => {
 
 describe('buildApp: data directory', () => {
   it('removes its temporary data directory on close', async () => {
-    const { existsSync } = await import('node:fs');
     const b = await testApp();
     const dir = b.ctx.dataDir;
     expect(existsSync(dir)).toBe(true);
     await b.app.close();
     expect(existsSync(dir)).toBe(false);
+  });
+
+  it('refuses to build with a corrupt --node-key file, and says why', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'app-test-'));
+    try {
+      await writeFile(join(dir, 'bad.key'), 'not a key');
+      await expect(testApp({ nodeKeyFile: join(dir, 'bad.key') })).rejects.toMatchObject({
+        code: 'NODE_KEY_INVALID',
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
