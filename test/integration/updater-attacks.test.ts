@@ -3,7 +3,7 @@
  * server. Every test installs an honest 1.0.0 first, then attacks, and asserts the error code
  * AND that DIR/current is byte-identical to before (names + SHA-256 of every file).
  */
-import { readdir, writeFile } from 'node:fs/promises';
+import { readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { UpdaterApi } from '../../src/core/updater-api.js';
@@ -376,6 +376,19 @@ describe('the service refuses', () => {
 });
 
 describe('local tampering', () => {
+  it('verify reports a deleted file as missing and an added file as unexpected', async () => {
+    await installV1();
+    await rm(join(dir, 'current', 'readme.txt'));
+    await writeFile(join(dir, 'current', 'extra.txt'), 'not signed\n');
+    const report = await (await updater()).verify();
+    expect(report.ok).toBe(false);
+    expect(report.version).toBe('1.0.0');
+    expect([...report.drift].sort((a, b) => a.name.localeCompare(b.name))).toEqual([
+      { name: 'extra.txt', problem: 'unexpected' },
+      { name: 'readme.txt', problem: 'missing' },
+    ]);
+  });
+
   it('does not carry a modified installed file into the next set', async () => {
     await installV1();
     // readme.txt is unchanged in 2.0.0, so the plan reuses it. Someone edits it in place
