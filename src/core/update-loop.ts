@@ -38,7 +38,7 @@ export interface UpdateLoopDeps {
 /** Progress events are emitted at most this often (plus the final one of each artifact). */
 const PROGRESS_EVERY_MS = 100;
 
-type Kind = 'check' | 'update' | 'rollback';
+type Kind = 'check' | 'update' | 'rollback' | 'verify';
 
 /** Builds the updater over its ports. `close()` aborts a run in flight. */
 export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
@@ -267,7 +267,7 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
     });
 
   const verify = (): Promise<VerifyReport> =>
-    serialise('rollback', async () => verifyInstalled(deps.store, deps.pinned, deps.limits));
+    serialise('verify', async () => verifyInstalled(deps.store, deps.pinned, deps.limits));
 
   return {
     check,

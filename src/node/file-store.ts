@@ -281,6 +281,10 @@ export class FileStore implements LocalStore {
 
   /** Steps 3-6; idempotent, so recovery may run it again after any crash. */
   private async applyJournal(journal: Journal, gc: boolean): Promise<void> {
+    if (!(await exists(join(this.paths.sets, journal.setId)))) {
+      // Never point DIR/current at nothing: the journal is only written after staging.
+      throw new UpdateError('STATE_CORRUPT', 'the journaled set is missing on disk');
+    }
     await this.swapCurrent(journal.setId);
     this.onStep?.('current-swapped');
     await writeFileAtomic(this.paths.state, encodeState(journal.state));
