@@ -7,6 +7,7 @@
 import type { ActiveMachine } from '../protocol/activity.js';
 import type { ActivityResult } from '../preload/ipc-contract.js';
 import { barPercent } from './format.js';
+import { setText } from './dom-text.js';
 
 export const ACTIVITY_REFRESH_MS = 3_000;
 export const ACTIVITY_ROWS = 10;
@@ -35,7 +36,7 @@ export function startActivityWidget(options: ActivityWidgetOptions): () => void 
 
   const showState = (kind: string, text: string): void => {
     elements.state.dataset['state'] = kind;
-    elements.state.textContent = text;
+    setText(elements.state, text); // aria-live: only real changes are announced
   };
 
   const render = (result: ActivityResult): void => {

@@ -6,10 +6,13 @@ export function relativeTime(atMs: number | null, nowMs: number, none: string): 
   const deltaS = Math.round((atMs - nowMs) / 1000);
   const abs = Math.abs(deltaS);
   if (abs < 10) return 'just now';
+  // Units chosen after rounding, so 3599 s reads "1 h", not "60 min".
+  const minutes = Math.round(abs / 60);
+  const hours = Math.round(abs / 3600);
   let text: string;
   if (abs < 60) text = `${abs} s`;
-  else if (abs < 3600) text = `${Math.round(abs / 60)} min`;
-  else if (abs < 86_400) text = `${Math.round(abs / 3600)} h`;
+  else if (minutes < 60) text = `${minutes} min`;
+  else if (hours < 24) text = `${hours} h`;
   else text = `${Math.round(abs / 86_400)} d`;
   return deltaS > 0 ? `in ${text}` : `${text} ago`;
 }

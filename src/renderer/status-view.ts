@@ -3,6 +3,7 @@
  * messages that came from the network cannot inject markup.
  */
 import type { AppStatus } from '../preload/ipc-contract.js';
+import { setText } from './dom-text.js';
 import { errorWords } from './error-words.js';
 import { formatBytes, relativeTime } from './format.js';
 
@@ -68,8 +69,7 @@ export function renderStatus(el: StatusElements, status: AppStatus, nowMs: numbe
     ? 'paused'
     : relativeTime(status.nextCheckAtMs, nowMs, 'not scheduled');
   // Only the phase sentence is live: progress ticks would flood a screen reader.
-  const line = phaseWords(status);
-  if (el.statusLine.textContent !== line) el.statusLine.textContent = line;
+  setText(el.statusLine, phaseWords(status));
 
   const progress = status.progress;
   el.progressRow.hidden = progress === null;
@@ -82,8 +82,9 @@ export function renderStatus(el: StatusElements, status: AppStatus, nowMs: numbe
   const error = status.lastError;
   el.error.hidden = error === null;
   if (error !== null) {
-    el.errorWords.textContent = errorWords(error.code, error.message);
-    el.errorCode.textContent = error.code;
+    // Unchanged text is not rewritten: role="alert" would announce it again on every push.
+    setText(el.errorWords, errorWords(error.code, error.message));
+    setText(el.errorCode, error.code);
   }
   const busy = status.phase !== 'idle';
   el.checkNow.disabled = busy;

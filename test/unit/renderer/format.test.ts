@@ -16,6 +16,12 @@ describe('window formatting', () => {
     expect(relativeTime(NOW + 3 * 86_400_000, NOW, 'never')).toBe('in 3 d');
   });
 
+  it('picks the unit after rounding (no "60 min", no "24 h")', () => {
+    expect(relativeTime(NOW + 3_599_000, NOW, 'never')).toBe('in 1 h');
+    expect(relativeTime(NOW - 59.6 * 60_000, NOW, 'never')).toBe('1 h ago');
+    expect(relativeTime(NOW + 23.7 * 3_600_000, NOW, 'never')).toBe('in 1 d');
+  });
+
   it('formats bytes in binary units', () => {
     expect(formatBytes(512)).toBe('512 B');
     expect(formatBytes(1536)).toBe('1.5 KiB');
