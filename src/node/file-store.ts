@@ -8,13 +8,10 @@
  * A crash before 2 leaves the old set and old state; after 2, `open` rolls the journal
  * forward (steps 3-6 are idempotent). So DIR/current is always one complete set.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import {
   copyFile,
   link,
   lstat,
-  open,
   mkdir,
   readdir,
   readFile,
@@ -24,8 +21,8 @@ import {
   stat,
   symlink,
 } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
-import { nextAuditEntry, verifyAuditLog, type AuditRecord } from '../core/audit-log.js';
+import { dirname, join, relative } from 'node:path';
+import type { AuditRecord } from '../core/audit-log.js';
 import { UpdateError } from '../core/errors.js';
 import type { StepHook } from '../core/install-steps.js';
 import type { LocalStore, PartialBlob } from '../core/ports.js';
@@ -37,8 +34,10 @@ import {
   type UpdaterState,
 } from '../core/state.js';
 import { fsyncDir, writeFileAtomic } from './atomic-file.js';
+import { appendAuditFile } from './audit-file.js';
 import { isIntactBlob, openPartialBlob } from './partial-blob.js';
 import { ensureStateDirs, stateDirPaths, type StateDirPaths } from './state-dir.js';
+import { scanTree } from './tree-scan.js';
 
 interface Journal {
   readonly setId: string;
@@ -57,12 +56,6 @@ async function exists(path: string): Promise<boolean> {
     if (errno(error) === 'ENOENT') return false;
     throw error;
   }
-}
-
-async function sha256File(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }
 
 /** Wraps file-system failures as IO (UpdateErrors pass through). */
@@ -195,51 +188,12 @@ export class FileStore implements LocalStore {
     }
   }
 
-  async scanInstalled(): Promise<readonly InstalledArtifact[]> {
-    return io('scan the installed set', async () => {
-      const out: InstalledArtifact[] = [];
-      if (!(await exists(this.paths.current))) return out;
-      const root = this.paths.current;
-      const walk = async (dir: string): Promise<void> => {
-        for (const entry of await readdir(dir, { withFileTypes: true })) {
-          const path = join(dir, entry.name);
-          const name = relative(root, path).split(sep).join('/');
-          if (entry.isDirectory()) await walk(path);
-          else if (entry.isFile()) {
-            const info = await stat(path);
-            out.push({ name, size: info.size, sha256: await sha256File(path) });
-          } else out.push({ name, size: -1, sha256: '' });
-        }
-      };
-      await walk(root);
-      return out;
-    });
+  scanInstalled(): Promise<readonly InstalledArtifact[]> {
+    return io('scan the installed set', () => scanTree(this.paths.current));
   }
 
-  async appendAudit(record: AuditRecord): Promise<void> {
-    await io('append to the audit log', async () => {
-      let text = '';
-      try {
-        text = await readFile(this.paths.audit, 'utf8');
-      } catch (error) {
-        if (errno(error) !== 'ENOENT') throw error;
-      }
-      const checked = verifyAuditLog(text);
-      if (!checked.ok) {
-        throw new UpdateError(
-          'STATE_CORRUPT',
-          `audit log chain breaks at line ${checked.brokenAt + 1}`,
-        );
-      }
-      const entry = nextAuditEntry(checked.entries.at(-1), record);
-      const handle = await open(this.paths.audit, 'a', 0o600);
-      try {
-        await handle.write(`${JSON.stringify(entry)}\n`);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-    });
+  appendAudit(record: AuditRecord): Promise<void> {
+    return io('append to the audit log', () => appendAuditFile(this.paths.audit, record));
   }
 
   /** Builds sets/<setId> from blobs unless it already exists complete. */
