@@ -1,6 +1,11 @@
+/**
+ * The two performance fast paths added for 10,000-artifact manifests (issue 5 bench): they
+ * must agree with the slow reference on every input.
+ */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compareNames } from '../../../src/protocol/artifact-name.js';
+import { decodeBase64Strict } from '../../../src/protocol/envelope.js';
 
 /** The reference order: byte order of the UTF-8 encodings. */
 const reference = (a: string, b: string): number =>
@@ -35,4 +40,32 @@ describe('compareNames (fast path) agrees with UTF-8 byte order', () => {
     expect(compareNames('a', 'ab')).toBe(-1);
     expect(compareNames('same', 'same')).toBe(0);
   });
+});
+
+describe('decodeBase64Strict (round-trip canonical check)', () => {
+  it('decodes canonical base64 of any bytes, short or long', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 600 }), (bytes) => {
+        const text = Buffer.from(bytes).toString('base64');
+        expect(decodeBase64Strict(text, 'x')).toEqual(new Uint8Array(bytes));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  for (const bad of [
+    'QR==',
+    'QQ',
+    'QQ==QQ==',
+    'Q Q==',
+    '-_8=',
+    'QUJD\n',
+    `${'QUJD'.repeat(100)}QR==`,
+  ]) {
+    it(`refuses ${JSON.stringify(bad.length > 20 ? `${bad.slice(0, 8)}...${bad.slice(-4)}` : bad)}`, () => {
+      expect(() => decodeBase64Strict(bad, 'x')).toThrow(
+        expect.objectContaining({ code: 'ENVELOPE_MALFORMED' }),
+      );
+    });
+  }
 });
