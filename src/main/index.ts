@@ -252,6 +252,8 @@ export async function shutdown(): Promise<void> {
 }
 
 function launch(): Promise<void> {
+  // Every renderer sandboxed, whatever a future window forgets to set (must precede ready).
+  app.enableSandbox();
   if (!app.requestSingleInstanceLock()) {
     app.quit();
     return Promise.resolve();

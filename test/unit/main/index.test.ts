@@ -22,6 +22,7 @@ const h = vi.hoisted(() => ({
     undefined | ((wc: unknown, perm: string, done: (ok: boolean) => void) => void),
   exitCode: undefined as number | undefined,
   permissionCheck: undefined as undefined | (() => boolean),
+  sandboxEnforced: false,
 }));
 
 vi.mock('electron', () => {
@@ -70,6 +71,9 @@ vi.mock('electron', () => {
       isPackaged: false,
       getPath: (name: string) => join(h.userData, name),
       requestSingleInstanceLock: () => true,
+      enableSandbox: () => {
+        h.sandboxEnforced = true;
+      },
       on: () => undefined,
       whenReady: () => Promise.resolve(),
       quit: () => undefined,
@@ -148,8 +152,9 @@ describe('main process composition (electron mocked)', () => {
     await rm(h.userData, { recursive: true, force: true });
   });
 
-  it('boots without exiting', () => {
+  it('boots without exiting, with the sandbox enforced for every renderer', () => {
     expect(h.exitCode).toBeUndefined();
+    expect(h.sandboxEnforced).toBe(true);
   });
 
   it('opens one frameless window with contextIsolation and sandbox on, nodeIntegration off', () => {
