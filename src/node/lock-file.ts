@@ -1,30 +1,51 @@
 /**
- * One process per state directory. The lock is a file created with O_EXCL holding our PID;
- * a lock whose PID is no longer alive (the holder was killed) is taken over. A live holder,
- * including this very process, gets LOCKED.
+ * One process per state directory. The lock is a file created with O_EXCL holding
+ * "<pid> <start time>"; a lock whose holder is gone (killed with -9, crashed) is taken over.
+ * On Linux the start time (/proc/<pid>/stat field 22) tells a reused PID from the holder; a
+ * live holder, including this very process, gets LOCKED.
  */
+import { readFileSync } from 'node:fs';
 import { open, readFile, unlink } from 'node:fs/promises';
 import { UpdateError } from '../core/errors.js';
 
-function isAlive(pid: number): boolean {
+/** The kernel's start time of `pid` in clock ticks, or undefined off Linux or when gone. */
+export function processStartTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Field 2 (comm) may contain spaces and parentheses: count fields after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[19];
+  } catch {
+    return undefined;
+  }
+}
+
+function isAlive(pid: number, startTime: string | undefined): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  const now = processStartTime(pid);
+  // Same PID, different start time: the holder died and the PID was reused.
+  return startTime === undefined || now === undefined || now === startTime;
 }
 
 export interface LockHandle {
   release(): Promise<void>;
 }
 
-async function tryCreate(path: string): Promise<boolean> {
+function ownContent(): string {
+  const start = processStartTime(process.pid);
+  return start === undefined ? `${process.pid}\n` : `${process.pid} ${start}\n`;
+}
+
+async function tryCreate(path: string, content: string): Promise<boolean> {
   try {
     const handle = await open(path, 'wx', 0o644);
     try {
-      await handle.writeFile(`${process.pid}\n`);
+      await handle.writeFile(content);
       await handle.sync();
     } finally {
       await handle.close();
@@ -40,13 +61,13 @@ async function tryCreate(path: string): Promise<boolean> {
 
 /** Takes the lock at `path` or throws LOCKED. */
 export async function acquireLock(path: string): Promise<LockHandle> {
+  const content = ownContent();
   for (let attempt = 0; attempt < 3; attempt++) {
-    if (await tryCreate(path)) {
+    if (await tryCreate(path, content)) {
       return {
         async release() {
           try {
-            const owner = (await readFile(path, 'utf8')).trim();
-            if (owner === String(process.pid)) await unlink(path);
+            if ((await readFile(path, 'utf8')) === content) await unlink(path);
           } catch {
             // Already gone: nothing to release.
           }
@@ -59,11 +80,12 @@ export async function acquireLock(path: string): Promise<LockHandle> {
     } catch {
       continue; // released between our open and read: try again
     }
-    const pid = Number(text);
-    if (/^\d+$/.test(text) && pid > 0 && isAlive(pid)) {
+    const match = /^(\d+)(?: (\d+))?$/.exec(text);
+    const pid = Number(match?.[1] ?? 0);
+    if (match !== null && pid > 0 && isAlive(pid, match[2])) {
       throw new UpdateError('LOCKED', `another updater (pid ${pid}) holds this state directory`);
     }
-    // Stale (dead holder or unreadable content): take it over.
+    // Stale (dead holder, reused PID or unreadable content): take it over.
     await unlink(path).catch(() => undefined);
   }
   throw new UpdateError('LOCKED', 'could not take the state-directory lock');

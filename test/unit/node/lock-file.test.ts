@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { acquireLock } from '../../../src/node/lock-file.js';
+import { acquireLock, processStartTime } from '../../../src/node/lock-file.js';
 import { tempDirs } from './temp-dir.js';
 
 const dirs = tempDirs();
@@ -18,7 +18,7 @@ describe('acquireLock', () => {
   it('takes a free lock and writes our PID', async () => {
     const path = join(await dirs.make(), 'lock');
     const lock = await acquireLock(path);
-    expect((await readFile(path, 'utf8')).trim()).toBe(String(process.pid));
+    expect((await readFile(path, 'utf8')).split(' ')[0]?.trim()).toBe(String(process.pid));
     await lock.release();
   });
 
@@ -41,8 +41,22 @@ describe('acquireLock', () => {
     const path = join(await dirs.make(), 'lock');
     await writeFile(path, `${deadPid()}\n`);
     const lock = await acquireLock(path);
-    expect((await readFile(path, 'utf8')).trim()).toBe(String(process.pid));
+    expect((await readFile(path, 'utf8')).split(' ')[0]?.trim()).toBe(String(process.pid));
     await lock.release();
+  });
+
+  it('takes over a lock whose live PID has another start time (PID reused)', async () => {
+    const path = join(await dirs.make(), 'lock');
+    await writeFile(path, `${process.pid} 1\n`);
+    const lock = await acquireLock(path);
+    await lock.release();
+  });
+
+  it('refuses a lock naming this process with its real start time (LOCKED)', async () => {
+    const path = join(await dirs.make(), 'lock');
+    const start = processStartTime(process.pid);
+    await writeFile(path, start === undefined ? `${process.pid}\n` : `${process.pid} ${start}\n`);
+    await expect(acquireLock(path)).rejects.toMatchObject({ code: 'LOCKED' });
   });
 
   it('takes over a lock file with garbage content', async () => {
