@@ -85,12 +85,8 @@ function showWindow(): void {
   if (window === null || tray === null) return;
   const trayBounds = tray.getBounds();
   const display = screen.getDisplayNearestPoint({ x: trayBounds.x, y: trayBounds.y });
-  window.setPosition(
-    ...(Object.values(windowPosition(trayBounds, WINDOW_SIZE, display.workArea)) as [
-      number,
-      number,
-    ]),
-  );
+  const { x, y } = windowPosition(trayBounds, WINDOW_SIZE, display.workArea);
+  window.setPosition(x, y);
   window.show();
   window.focus();
 }
@@ -261,7 +257,14 @@ function launch(): Promise<void> {
   app.on('second-instance', showWindow);
   // A tray app keeps running with its window hidden.
   app.on('window-all-closed', () => undefined);
-  app.on('before-quit', () => void shutdown());
+  // Quit waits for the core to release its lock and the demo server to close.
+  let quitting = false;
+  app.on('before-quit', (event) => {
+    if (quitting) return;
+    quitting = true;
+    event.preventDefault();
+    void shutdown().finally(() => app.quit());
+  });
   return app
     .whenReady()
     .then(boot)

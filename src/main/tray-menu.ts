@@ -38,7 +38,8 @@ export function trayMenuTemplate(
       click: () => actions.setPaused(!status.paused),
     },
     { type: 'separator' },
-    { id: 'quit', label: 'Quit', role: 'quit', click: () => actions.quit() },
+    // No `role: 'quit'`: a role would bypass click, and quitting must go through shutdown.
+    { id: 'quit', label: 'Quit', click: () => actions.quit() },
   ];
 }
 

@@ -23,6 +23,8 @@ const h = vi.hoisted(() => ({
   exitCode: undefined as number | undefined,
   permissionCheck: undefined as undefined | (() => boolean),
   sandboxEnforced: false,
+  appHandlers: new Map<string, (event: { preventDefault(): void }) => void>(),
+  quits: 0,
 }));
 
 vi.mock('electron', () => {
@@ -74,9 +76,13 @@ vi.mock('electron', () => {
       enableSandbox: () => {
         h.sandboxEnforced = true;
       },
-      on: () => undefined,
+      on: (name: string, fn: (event: { preventDefault(): void }) => void) => {
+        h.appHandlers.set(name, fn);
+      },
       whenReady: () => Promise.resolve(),
-      quit: () => undefined,
+      quit: () => {
+        h.quits += 1;
+      },
       exit: (code: number) => {
         h.exitCode = code;
       },
@@ -213,5 +219,15 @@ describe('main process composition (electron mocked)', () => {
   it('serves the activity ranking through the main process', async () => {
     const result = (await invoke('activity:get')) as { state: string };
     expect(result.state).toBe('ok');
+  });
+
+  it('Quit first closes the core and the demo server, then quits', async () => {
+    const prevent = vi.fn();
+    h.appHandlers.get('before-quit')?.({ preventDefault: prevent });
+    expect(prevent).toHaveBeenCalledTimes(1);
+    await vi.waitFor(() => expect(h.quits).toBe(1), { timeout: 5_000, interval: 20 });
+    // The demo server is closed: the registry no longer answers.
+    const status = (await invoke('activity:get')) as { state: string };
+    expect(status.state).toBe('offline');
   });
 });
