@@ -159,6 +159,8 @@ export async function runCli(argv: readonly string[], env: CliEnv, io: CliIo): P
       dir: options.dir,
       limits: options.limits,
       logger: logger(io),
+      // The entry point's clock drives expiry too, so a test can run the CLI at a frozen time.
+      clock: { nowMs: io.nowMs },
       ...(env.onStep === undefined ? {} : { onStep: env.onStep }),
     });
     if (bar !== undefined) updater.on(bar.listener);

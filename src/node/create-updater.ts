@@ -11,7 +11,7 @@ import { mkdir } from 'node:fs/promises';
 import { UpdateError } from '../core/errors.js';
 import type { StepHook } from '../core/install-steps.js';
 import { resolveLimits, type Limits } from '../core/limits.js';
-import { silentLogger, type Logger } from '../core/ports.js';
+import { silentLogger, type Clock, type Logger } from '../core/ports.js';
 import { createUpdateLoop } from '../core/update-loop.js';
 import type { UpdaterApi } from '../core/updater-api.js';
 import { pinKeys } from '../core/verify.js';
@@ -33,6 +33,12 @@ export interface NodeUpdaterOptions {
   /** Called after each durable install step (crash tests). */
   readonly onStep?: StepHook;
   readonly logger?: Logger;
+  /**
+   * Wall clock for expiry and freshness (default: the system clock). Injected so the freeze
+   * attack (TUF spec §5.4.4: an expired manifest is refused even when it is the one installed)
+   * is testable without waiting for real time to pass.
+   */
+  readonly clock?: Clock;
 }
 
 /** Creates an updater over `options.dir`; throws LOCKED when another process holds it. */
@@ -65,7 +71,7 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
   const loop = createUpdateLoop({
     fetcher: createGotFetcher({ connectTimeoutMs: limits.connectTimeoutMs }),
     store,
-    clock: systemClock,
+    clock: options.clock ?? systemClock,
     timers: systemTimers,
     random: systemRandom,
     logger: options.logger ?? silentLogger,

@@ -31,8 +31,15 @@ let server: HostileServer;
 let dir: string;
 const updaters: UpdaterApi[] = [];
 
-/** A fresh updater (a restart); earlier ones are closed first, as they hold DIR's lock. */
-async function updater(limits: Partial<Limits> = {}, machineKey?: string): Promise<UpdaterApi> {
+/**
+ * A fresh updater (a restart); earlier ones are closed first, as they hold DIR's lock.
+ * `clockSkewMs` runs it with its injected clock that far ahead of real time (freeze attacks).
+ */
+async function updater(
+  limits: Partial<Limits> = {},
+  machineKey?: string,
+  clockSkewMs = 0,
+): Promise<UpdaterApi> {
   await Promise.all(updaters.splice(0).map((x) => x.close()));
   const u = await createNodeUpdater({
     baseUrl: server.baseUrl,
@@ -40,6 +47,7 @@ async function updater(limits: Partial<Limits> = {}, machineKey?: string): Promi
     pubkeys: [server.pubkeyHex],
     dir,
     limits: { ...FAST_LIMITS, ...limits },
+    clock: { nowMs: () => Date.now() + clockSkewMs },
   });
   updaters.push(u);
   return u;
@@ -167,6 +175,40 @@ describe('freshness, rollback and equivocation', () => {
     const before = await installV1();
     await server.publish({ version: '1.0.0', files: V2 });
     await refusedAndUnchanged(before, (await updater()).update(), 'EQUIVOCATION');
+  });
+});
+
+describe('freeze attacks (TUF spec §5.4.4: an expired manifest is never trusted)', () => {
+  it('freeze: the exact installed manifest replayed after it expires is refused with MANIFEST_EXPIRED and DIR/current is unchanged', async () => {
+    const before = await installV1();
+    const installed = server.envelope();
+    // The server keeps serving the very bytes that were installed, signature still valid; the
+    // client's clock has moved two days on, past expires_at (one day after publishing).
+    await refusedAndUnchanged(
+      before,
+      (await updater({}, undefined, 2 * DAY_MS)).update(),
+      'MANIFEST_EXPIRED',
+    );
+    expect(server.envelope()).toEqual(installed);
+    expect(server.bytesServed()).toBe(0);
+    expect((await (await updater({}, undefined, 2 * DAY_MS)).status()).lastError?.code).toBe(
+      'MANIFEST_EXPIRED',
+    );
+  });
+
+  it('freeze: an old still-signed manifest of the installed version replayed after a newer one was accepted is ROLLBACK', async () => {
+    const now = Date.now();
+    const v1 = { version: '1.0.0', files: V1, issuedAtMs: now - 60_000, expiresAtMs: now + DAY_MS };
+    await server.publish(v1);
+    expect((await (await updater()).update()).outcome).toBe('applied');
+    const before = new Map(await snapshotTree(join(dir, 'current')));
+    const installed = server.envelope();
+    await server.publish({ version: '2.0.0', files: V2 });
+    await (await updater()).check();
+    // Same timestamps: deterministic Ed25519 gives back the exact, still-valid envelope.
+    await server.publish(v1);
+    expect(server.envelope()).toEqual(installed);
+    await refusedAndUnchanged(before, (await updater()).update(), 'ROLLBACK');
   });
 });
 
