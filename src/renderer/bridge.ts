@@ -1,13 +1,14 @@
 /**
  * The window's only way out: the API the preload exposes as `window.updater`. The type is the
- * preload's own (`typeof api`), so renderer and preload cannot drift apart.
+ * preload's own (`typeof api`), imported as a type only, so renderer and preload cannot drift
+ * apart and no preload code is bundled into the page.
  */
 import type { Api } from '../preload/index.js';
-import { API_GLOBAL } from '../preload/ipc-contract.js';
 
 /** Returns the bridge, or throws a clear error when the page runs without its preload. */
 export function getApi(): Api {
-  const api = (window as unknown as Record<string, Api | undefined>)[API_GLOBAL];
+  // 'updater' is API_GLOBAL in src/preload/ipc-contract.ts (checked by a unit test).
+  const api = (window as unknown as { updater?: Api }).updater;
   if (api === undefined) throw new Error('The updater bridge is missing (no preload).');
   return api;
 }
