@@ -57,8 +57,9 @@ const installed: InstalledSet = {
     sha256: i % 100 === 0 ? hex(`old ${i}`) : a.sha256,
   })),
 };
+// The defaults, as the CLI runs: the envelope must fit them (verifyManifest refuses otherwise).
+const limits = resolveLimits();
 const fitsDefault = bytes.length <= DEFAULT_LIMITS.maxManifestBytes;
-const limits = resolveLimits({ maxManifestBytes: Math.max(bytes.length, 1024 * 1024) });
 const state = { ...EMPTY_STATE, installed, highestAcceptedVersion: '1.0.0' };
 
 /** One verify + policy + plan; wall time, and CPU time (less skewed by other processes). */
@@ -118,8 +119,8 @@ const stages: [string, number][] = [
 printTable(`verify + policy + plan, ${COUNT} artifacts (target <= 50 ms)`, [
   ['envelope bytes', `${bytes.length} (${(bytes.length / 1024 / 1024).toFixed(2)} MiB)`],
   [
-    'fits default maxManifestBytes (1 MiB)',
-    fitsDefault ? 'yes' : 'NO (limit raised for this bench)',
+    `fits default maxManifestBytes (${DEFAULT_LIMITS.maxManifestBytes / 1024 / 1024} MiB)`,
+    fitsDefault ? 'yes' : 'NO',
   ],
   ['artifacts to fetch (1% changed)', String(cold.fetch)],
   ['first run (cold JIT)', `${cold.ms.toFixed(1)} ms`],

@@ -35,9 +35,10 @@ const LIMIT_FLAGS = {
 export const USAGE = `usage: npm run updater -- <check|update|status|rollback|verify>
   --dir DIR --pubkey HEX [--pubkey HEX ...] [--json]
   --base-url URL --machine-key KEY   (check, update; or env UPDATER_MACHINE_KEY)
-  limits: --parallel N --retries N --stall-timeout-ms N --min-bytes-per-s N
-          --max-manifest-bytes N --max-artifact-bytes N --max-artifacts N --connect-timeout-ms N
-          --max-bytes-per-s N (bandwidth cap, 0 = none)`;
+  limits (defaults): --parallel N (4) --retries N (3) --stall-timeout-ms N (30000)
+          --min-bytes-per-s N (1024) --max-artifact-bytes N (4 GiB) --max-artifacts N (10000)
+          --max-manifest-bytes N (8 MiB; unset, max(8 MiB, 512 B x max-artifacts + 3 MiB))
+          --connect-timeout-ms N (10000) --max-bytes-per-s N (bandwidth cap, 0 = none)`;
 
 function usage(message: string): never {
   throw new UpdateError('CONFIG_INVALID', message);

@@ -16,6 +16,10 @@ export interface Limits {
   readonly throughputWindowMs: number;
   /** Bandwidth cap over all parallel transfers; 0 = none, else at least 64 KiB/s. */
   readonly maxBytesPerS: number;
+  /**
+   * Envelope bytes read at most. Left unset, it follows `maxArtifacts`
+   * (`manifestBytesFor`), so the two defaults can be reached together.
+   */
   readonly maxManifestBytes: number;
   readonly maxArtifactBytes: number;
   readonly maxArtifacts: number;
@@ -31,6 +35,26 @@ export interface Limits {
   readonly maxRedirects: number;
 }
 
+/**
+ * Envelope bytes budgeted per artifact entry: a 100-character name, its 64-hex digest, size and
+ * a URL naming both, as JSON, then base64 in the envelope (x4/3), is about 512 bytes.
+ */
+export const MANIFEST_BYTES_PER_ARTIFACT = 512;
+/** Room for the envelope, signatures and the manifest's own fields, and for longer names. */
+const MANIFEST_SLACK_BYTES = 3 * 1024 * 1024;
+
+/**
+ * The manifest byte limit that lets `maxArtifacts` entries fit: 8 MiB for the default 10,000
+ * (a measured 10,000-entry envelope is 2.44 MiB), still small enough that an endless
+ * manifest costs little.
+ */
+export function manifestBytesFor(maxArtifacts: number): number {
+  return Math.max(
+    8 * 1024 * 1024,
+    maxArtifacts * MANIFEST_BYTES_PER_ARTIFACT + MANIFEST_SLACK_BYTES,
+  );
+}
+
 export const DEFAULT_LIMITS: Limits = Object.freeze({
   parallel: 4,
   retries: 3,
@@ -38,7 +62,7 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   minBytesPerS: 1024,
   throughputWindowMs: 10_000,
   maxBytesPerS: 0,
-  maxManifestBytes: 1024 * 1024,
+  maxManifestBytes: manifestBytesFor(10_000),
   maxArtifactBytes: 4 * 1024 * 1024 * 1024,
   maxArtifacts: 10_000,
   connectTimeoutMs: 10_000,
@@ -71,7 +95,10 @@ const BOUNDS: { readonly [K in keyof Limits]: readonly [number, number] } = {
   maxRedirects: [0, 20],
 };
 
-/** Merges overrides onto the defaults and checks every value is an integer within bounds. */
+/**
+ * Merges overrides onto the defaults and checks every value is an integer within bounds.
+ * Without an explicit `maxManifestBytes`, it is derived from the resolved `maxArtifacts`.
+ */
 export function resolveLimits(overrides: Partial<Limits> = {}): Limits {
   const merged: Record<string, number> = { ...DEFAULT_LIMITS };
   for (const [key, value] of Object.entries(overrides)) {
@@ -79,6 +106,10 @@ export function resolveLimits(overrides: Partial<Limits> = {}): Limits {
       throw new UpdateError('CONFIG_INVALID', `unknown limit ${key}`);
     }
     if (value !== undefined) merged[key] = value;
+  }
+  const artifacts = merged['maxArtifacts'];
+  if (overrides.maxManifestBytes === undefined && Number.isSafeInteger(artifacts)) {
+    merged['maxManifestBytes'] = manifestBytesFor(artifacts ?? 0);
   }
   for (const [key, [min, max]] of Object.entries(BOUNDS)) {
     const value = merged[key];
