@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -152,6 +152,27 @@ describe('GET /api/updates/artifacts/:sha256 on a real port', () => {
     const res = await fetch(`${server.url}/api/updates/artifacts/${'f'.repeat(64)}`);
     expect(res.status).toBe(401);
   });
+});
+
+describe('file descriptors', () => {
+  const openFds = async (): Promise<number> => (await readdir('/proc/self/fd')).length;
+
+  it.runIf(process.platform === 'linux')(
+    'closes every blob descriptor it opens (HEAD, 304, 416, full, range)',
+    async () => {
+      // Warm up keep-alive sockets first so that only blob descriptors could grow.
+      await (await artifact()).arrayBuffer();
+      const before = await openFds();
+      for (let i = 0; i < 40; i++) {
+        await (await artifact({}, sha, 'HEAD')).arrayBuffer();
+        await (await artifact({ 'if-none-match': etag })).arrayBuffer();
+        await (await artifact({ range: 'bytes=5000-' })).arrayBuffer();
+        await (await artifact({ range: 'bytes=0-9' })).arrayBuffer();
+        await (await artifact()).arrayBuffer();
+      }
+      expect(await openFds()).toBeLessThanOrEqual(before + 4);
+    },
+  );
 });
 
 describe('one-shot faults on a real port', () => {

@@ -3,8 +3,8 @@
  * (memory stays flat whatever its size), with single-range support (RFC 9110 §14), If-Range,
  * If-None-Match and a strong ETag. Same bearer and subscription rule as the manifest.
  */
-import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { close, createReadStream, fstat, open } from 'node:fs';
+import { promisify } from 'node:util';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SHA256_HEX } from '../../../src/protocol/manifest.js';
 import { HttpError } from '../http/http-error.js';
@@ -13,6 +13,10 @@ import type { MachineKeys } from '../manifest/machine-keys.js';
 import type { BlobStore } from '../store/blob-store.js';
 
 export const ARTIFACT_ROUTE = '/api/updates/artifacts/:sha256';
+
+const openAsync = promisify(open);
+const fstatAsync = promisify(fstat);
+const closeFd = (fd: number): void => close(fd, () => undefined);
 
 export function registerUpdatesArtifact(
   scope: FastifyInstance,
@@ -39,17 +43,18 @@ async function serveArtifact(
     throw new HttpError(400, 'BAD_DIGEST', 'the artifact id is 64 lowercase hex characters');
   }
   // Open first, then fstat the same descriptor: a concurrent reset cannot swap the file.
-  let handle;
+  // Plain descriptors (not FileHandle objects): this is the per-request hot path.
+  let fd: number;
   try {
-    handle = await open(blobs.pathOf(sha256), 'r');
+    fd = await openAsync(blobs.pathOf(sha256), 'r');
   } catch {
     throw new HttpError(404, 'ARTIFACT_NOT_FOUND', 'no artifact with this digest');
   }
   let size: number;
   try {
-    size = (await handle.stat()).size;
+    size = (await fstatAsync(fd)).size;
   } catch (error) {
-    await handle.close();
+    closeFd(fd);
     throw error;
   }
   const etag = `"${sha256}"`;
@@ -62,7 +67,7 @@ async function serveArtifact(
 
   const inm = request.headers['if-none-match'];
   if (inm !== undefined && inm.split(',').some((t) => t.trim() === etag || t.trim() === '*')) {
-    await handle.close();
+    closeFd(fd);
     return reply.code(304).send();
   }
 
@@ -71,7 +76,7 @@ async function serveArtifact(
     ? decideRange(firstHeader(request.headers.range), size)
     : { kind: 'full' as const };
   if (decision.kind === 'unsatisfiable') {
-    await handle.close();
+    closeFd(fd);
     throw new HttpError(416, 'RANGE_NOT_SATISFIABLE', 'the range is outside the artifact', {
       'content-range': `bytes */${size}`,
     });
@@ -83,10 +88,10 @@ async function serveArtifact(
   }
   void reply.header('content-length', String(end - start + 1));
   if (request.method === 'HEAD' || end < start) {
-    await handle.close();
+    closeFd(fd);
     return reply.send();
   }
-  return reply.send(createReadStream('', { fd: handle, start, end, highWaterMark: 256 * 1024 }));
+  return reply.send(createReadStream('', { fd, start, end, highWaterMark: 256 * 1024 }));
 }
 
 // Duplicated headers arrive as arrays; a duplicated Range or If-Range is ambiguous, so ignored.
