@@ -57,6 +57,20 @@ describe('POST /api/dev/releases', () => {
     expect(art?.url).toBe(`https://cdn.example/x/${art?.sha256 ?? ''}`);
   });
 
+  it('accepts a release body far over the global 16 KiB limit (its own 32 MiB limit)', async () => {
+    const content = Buffer.alloc(200 * 1024, 1).toString('base64');
+    const res = await built.app.inject({
+      method: 'POST',
+      url: '/api/dev/releases',
+      payload: {
+        registry_version: '1.0.0',
+        artifacts: [{ name: 'big.bin', content_base64: content }],
+      },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json<{ artifacts: { size: number }[] }>().artifacts[0]?.size).toBe(200 * 1024);
+  });
+
   it('sets expires_at from expires_in_s on the server clock', async () => {
     const res = await release('1.0.0', ['a.txt'], { expires_in_s: 60 });
     const body = res.json<{ issued_at: string; expires_at: string }>();
