@@ -23,6 +23,8 @@ export interface CliIo {
 export interface CliEnv {
   readonly machineKey?: string | undefined;
   readonly onStep?: StepHook | undefined;
+  /** A cheap GC for large pulls (read-buffer-gc.ts), set up by the entry point. */
+  readonly collectGarbage?: (() => void) | undefined;
 }
 
 type Json = Record<string, unknown>;
@@ -162,6 +164,7 @@ export async function runCli(argv: readonly string[], env: CliEnv, io: CliIo): P
       // The entry point's clock drives expiry too, so a test can run the CLI at a frozen time.
       clock: { nowMs: io.nowMs },
       ...(env.onStep === undefined ? {} : { onStep: env.onStep }),
+      ...(env.collectGarbage === undefined ? {} : { collectGarbage: env.collectGarbage }),
     });
     if (bar !== undefined) updater.on(bar.listener);
     const { json: body, text } = await execute(options.command, updater);

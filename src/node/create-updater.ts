@@ -18,6 +18,7 @@ import { pinKeys } from '../core/verify.js';
 import { FileStore } from './file-store.js';
 import { createGotFetcher } from './got-fetcher.js';
 import { acquireLock } from './lock-file.js';
+import { gcPacer } from './read-buffer-gc.js';
 import { systemClock, systemRandom, systemTimers } from './node-ports.js';
 import { stateDirPaths } from './state-dir.js';
 
@@ -39,6 +40,12 @@ export interface NodeUpdaterOptions {
    * is testable without waiting for real time to pass.
    */
   readonly clock?: Clock;
+  /**
+   * A cheap GC, called after every GC_EVERY_BYTES written to partial downloads so the read
+   * buffers of a large pull are freed promptly (read-buffer-gc.ts; the CLI passes
+   * `exposeMinorGc()`). Default: none, V8 paces itself.
+   */
+  readonly collectGarbage?: () => void;
 }
 
 /** Creates an updater over `options.dir`; throws LOCKED when another process holds it. */
@@ -63,7 +70,12 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
   const lock = await acquireLock(paths.lock);
   let store: FileStore;
   try {
-    store = await FileStore.open(options.dir, options.onStep);
+    const collect = options.collectGarbage;
+    store = await FileStore.open(
+      options.dir,
+      options.onStep,
+      collect === undefined ? undefined : gcPacer(collect),
+    );
   } catch (error) {
     await lock.release();
     throw error;

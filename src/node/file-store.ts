@@ -73,11 +73,19 @@ export class FileStore implements LocalStore {
   private constructor(
     readonly paths: StateDirPaths,
     private readonly onStep: StepHook | undefined,
+    private readonly onWritten: ((bytes: number) => void) | undefined,
   ) {}
 
-  /** Opens DIR (creating it), then finishes any commit a crash interrupted. */
-  static async open(dir: string, onStep?: StepHook): Promise<FileStore> {
-    const store = new FileStore(stateDirPaths(dir), onStep);
+  /**
+   * Opens DIR (creating it), then finishes any commit a crash interrupted. `onWritten` is told
+   * the bytes of each append to a partial download (read-buffer-gc.ts paces a GC on it).
+   */
+  static async open(
+    dir: string,
+    onStep?: StepHook,
+    onWritten?: (bytes: number) => void,
+  ): Promise<FileStore> {
+    const store = new FileStore(stateDirPaths(dir), onStep, onWritten);
     await io('prepare the state directory', () => ensureStateDirs(store.paths));
     await store.recover();
     return store;
@@ -148,6 +156,7 @@ export class FileStore implements LocalStore {
         sha256,
         size,
         this.onStep,
+        this.onWritten,
       ),
     );
   }

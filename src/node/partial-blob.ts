@@ -55,6 +55,7 @@ class FilePartialBlob implements PartialBlob {
     public offset: number,
     public validator: string | undefined,
     private readonly onStep: StepHook | undefined,
+    private readonly onWritten: ((bytes: number) => void) | undefined,
   ) {}
 
   private get partPath(): string {
@@ -96,6 +97,7 @@ class FilePartialBlob implements PartialBlob {
       throw new UpdateError('IO', `short write (${bytesWritten} of ${total} bytes)`);
     }
     this.onStep?.('partial-written');
+    this.onWritten?.(total);
   }
 
   async reset(): Promise<void> {
@@ -163,6 +165,7 @@ export async function openPartialBlob(
   sha256: string,
   size: number,
   onStep?: StepHook,
+  onWritten?: (bytes: number) => void,
 ): Promise<PartialBlob> {
   const partPath = join(paths.partialDir, `${sha256}.part`);
   const metaPath = join(paths.partialDir, `${sha256}.meta`);
@@ -182,5 +185,15 @@ export async function openPartialBlob(
   const validator = length > 0 ? await readValidator(metaPath) : undefined;
   const hash = await hashPrefix(partPath, length);
   const handle = await open(partPath, length > 0 ? 'a' : 'w', 0o644);
-  return new FilePartialBlob(paths, sha256, size, handle, hash, length, validator, onStep);
+  return new FilePartialBlob(
+    paths,
+    sha256,
+    size,
+    handle,
+    hash,
+    length,
+    validator,
+    onStep,
+    onWritten,
+  );
 }

@@ -34,6 +34,19 @@ describe('partial blobs', () => {
     expect(steps.at(-1)).toBe('blob-promoted');
   });
 
+  it('reports the bytes of every append, for GC pacing (read-buffer-gc.ts)', async () => {
+    const p = await paths();
+    const appended: number[] = [];
+    const partial = await openPartialBlob(p, SHA, CONTENT.length, undefined, (n) =>
+      appended.push(n),
+    );
+    await partial.write(CONTENT.subarray(0, FLUSH_BYTES));
+    expect(appended).toEqual([FLUSH_BYTES]);
+    await partial.write(CONTENT.subarray(FLUSH_BYTES));
+    await partial.complete();
+    expect(appended).toEqual([FLUSH_BYTES, CONTENT.length - FLUSH_BYTES]);
+  });
+
   it('resumes after close: re-hashes the bytes on disk and continues', async () => {
     const p = await paths();
     const first = await openPartialBlob(p, SHA, CONTENT.length);

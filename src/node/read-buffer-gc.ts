@@ -1,0 +1,48 @@
+/**
+ * Frees the read buffers of a large pull promptly. Why: Node's HTTP parser hands each body
+ * slice on as a fresh Buffer (64 KiB on loopback), which is external memory: V8 frees it only
+ * at a GC, and a fast transfer allocates almost no JS heap, so no GC comes until external
+ * memory has grown by tens of MiB (V8's external allocation soft limit). That garbage was the
+ * CLI's peak RSS above 100 MB (docs/UPDATER-PROOF.md §3). A young-generation GC every few MiB
+ * written frees it; each one costs well under a millisecond on the CLI's small heap.
+ *
+ * Opt-in from an entry point only (the CLI): the desktop app keeps V8's own pacing.
+ */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+/** Bytes written to partial files between two collections (peak garbage ~ twice this). */
+export const GC_EVERY_BYTES = 4 * 1024 * 1024;
+
+type GcFunction = (options?: { type?: 'major' | 'minor' }) => void;
+
+/**
+ * Returns a young-generation GC, or undefined when V8 does not offer one. Entry points only:
+ * it sets `--expose-gc` for the process (the documented way to reach `gc` at run time is a
+ * new context created after the flag is set).
+ */
+export function exposeMinorGc(): (() => void) | undefined {
+  try {
+    setFlagsFromString('--expose-gc');
+    const gc: unknown = runInNewContext('gc');
+    if (typeof gc !== 'function') return undefined;
+    const collect = gc as GcFunction;
+    return () => collect({ type: 'minor' });
+  } catch {
+    return undefined;
+  }
+}
+
+/** Calls `collect` once per `everyBytes` reported through the returned function. */
+export function gcPacer(
+  collect: () => void,
+  everyBytes: number = GC_EVERY_BYTES,
+): (bytes: number) => void {
+  let since = 0;
+  return (bytes) => {
+    since += bytes;
+    if (since < everyBytes) return;
+    since = 0;
+    collect();
+  };
+}
