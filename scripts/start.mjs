@@ -27,6 +27,15 @@ function installRuntime() {
   return result.status === 0 ? electronBinary() : null;
 }
 
+/**
+ * Electron's arguments: the app directory, so Electron reads package.json ("main" names the
+ * bundle, "name" gives the app its own userData directory and single-instance lock). Given
+ * the bundle file instead, Electron runs it as a nameless "Electron" app.
+ */
+export function launchArgs(appDir, userArgs) {
+  return [appDir, ...userArgs];
+}
+
 async function main() {
   const built = await buildApp();
   console.log(`built the desktop app into ${built.outDir}`);
@@ -44,7 +53,7 @@ async function main() {
     process.exitCode = 1;
     return;
   }
-  const child = spawn(binary, [built.main, ...process.argv.slice(2)], {
+  const child = spawn(binary, launchArgs(root, process.argv.slice(2)), {
     cwd: root,
     stdio: 'inherit',
     env: process.env,

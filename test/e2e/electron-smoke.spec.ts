@@ -12,7 +12,8 @@ import { join, resolve } from 'node:path';
 import { _electron as electron, expect, test } from '@playwright/test';
 import { buildApp } from '../../scripts/build-app.mjs';
 
-const ELECTRON_DIR = resolve(import.meta.dirname, '../../node_modules/electron');
+const ROOT = resolve(import.meta.dirname, '../..');
+const ELECTRON_DIR = join(ROOT, 'node_modules', 'electron');
 
 function electronRuntime(): string | null {
   const pathFile = join(ELECTRON_DIR, 'path.txt');
@@ -28,11 +29,12 @@ test('Electron smoke: the app starts, shows its window and wires the demo regist
     runtime === null,
     'Electron runtime not installed (node_modules/electron/dist is absent; it downloads on first `npm start` with internet)',
   );
-  const built = await buildApp();
+  await buildApp();
   const userData = await mkdtemp(join(tmpdir(), 'electron-smoke-'));
   const app = await electron.launch({
     executablePath: runtime ?? '',
-    args: [built.main, `--user-data-dir=${userData}`, '--no-sandbox'],
+    // The app directory, as `npm start` does: Electron reads package.json "main" and "name".
+    args: [ROOT, `--user-data-dir=${userData}`, '--no-sandbox'],
   });
   try {
     const window = await app.firstWindow();
