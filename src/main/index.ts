@@ -57,6 +57,9 @@ function createWindow(): BrowserWindow {
   const win = new BrowserWindow({
     ...WINDOW_SIZE,
     show: false,
+    // Otherwise a never-shown window reports document.visibilityState 'visible' and the
+    // widget, which pauses while hidden, would poll the registry before anyone opens it.
+    paintWhenInitiallyHidden: false,
     frame: false,
     resizable: false,
     skipTaskbar: true,

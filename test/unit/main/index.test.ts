@@ -179,6 +179,19 @@ describe('main process composition (electron mocked)', () => {
     expect(String(options.webPreferences['preload'])).toMatch(/preload[\\/]index\.cjs$/);
   });
 
+  it('reports the never-shown window as hidden, so the widget does not poll before Open', () => {
+    // Electron's BrowserWindow options: with show: false the page is "visible" unless
+    // paintWhenInitiallyHidden is false; the widget pauses on document.visibilityState.
+    const options = h.windows[0]?.options as {
+      show: boolean;
+      paintWhenInitiallyHidden?: boolean;
+      webPreferences: Record<string, unknown>;
+    };
+    expect(options.show).toBe(false);
+    expect(options.paintWhenInitiallyHidden).toBe(false);
+    expect(options.webPreferences['backgroundThrottling']).not.toBe(false);
+  });
+
   it('denies navigation, redirects, webviews and new windows', () => {
     const win = h.windows[0];
     const prevent = vi.fn();
