@@ -3,7 +3,7 @@
  * forward (server/src/clock.ts), so expiry can be tested without waiting.
  */
 import type { FastifyInstance } from 'fastify';
-import type { ServerClock } from '../clock.js';
+import { MAX_CLOCK_MS, type ServerClock } from '../clock.js';
 import { HttpError } from '../http/http-error.js';
 import { bodyObject } from '../http/json-body.js';
 
@@ -29,6 +29,10 @@ export function registerDevClock(scope: FastifyInstance, clock: ServerClock): vo
         'INVALID_ADVANCE',
         `advance_ms must be an integer from 0 to ${MAX_ADVANCE_MS}`,
       );
+    }
+    if (clock.now() + advance > MAX_CLOCK_MS) {
+      const limit = new Date(MAX_CLOCK_MS).toISOString();
+      throw new HttpError(400, 'CLOCK_LIMIT', `advance_ms would move the clock past ${limit}`);
     }
     clock.advance(advance);
     return clockBody(clock);

@@ -51,6 +51,20 @@ describe('POST /api/dev/clock', () => {
     const res = await post('/api/dev/clock', { advance_ms: '5' });
     expect(res.json()).toMatchObject({ code: 'INVALID_ADVANCE' });
   });
+
+  it('refuses an advance past the latest supported instant with 400 CLOCK_LIMIT, not a 5xx', async () => {
+    // Ten years per call: a QA loop can push the clock past year 9999 (no longer RFC 3339)
+    // and then past what Date can hold, where every time-stamping route failed with 500.
+    let res = await post('/api/dev/clock', { advance_ms: 315_360_000_000 });
+    for (let i = 0; i < 900 && res.statusCode === 200; i++) {
+      res = await post('/api/dev/clock', { advance_ms: 315_360_000_000 });
+    }
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ ok: false, code: 'CLOCK_LIMIT' });
+    expect((await built.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    const publish = await post('/api/dev/releases', { registry_version: '1.0.0', artifacts: [] });
+    expect(publish.statusCode).toBe(200);
+  });
 });
 
 describe('GET /api/dev/requests', () => {
