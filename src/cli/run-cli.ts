@@ -85,11 +85,15 @@ async function execute(
           version: result.version,
           bytes_downloaded: result.bytesDownloaded,
           plan: result.plan === null ? null : planJson(result.plan),
+          ...(result.repaired === undefined ? {} : { repaired: result.repaired }),
         },
         text:
-          result.outcome === 'applied'
-            ? `applied ${result.version ?? ''}: ${formatBytes(result.bytesDownloaded)} downloaded`
-            : `up to date at ${result.version ?? ''}`,
+          result.repaired !== undefined
+            ? `repaired ${result.version ?? ''}: ${result.repaired.length} file(s) restored, ` +
+              `${formatBytes(result.bytesDownloaded)} downloaded`
+            : result.outcome === 'applied'
+              ? `applied ${result.version ?? ''}: ${formatBytes(result.bytesDownloaded)} downloaded`
+              : `up to date at ${result.version ?? ''}`,
       };
     }
     case 'status': {

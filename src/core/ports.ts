@@ -91,13 +91,20 @@ export interface LocalStore {
   commitSet(
     set: {
       readonly setId: string;
+      /** Directory to stage it in (default `setId`); a repair uses a fresh one. */
+      readonly dir?: string;
       readonly envelope: Uint8Array;
       readonly artifacts: readonly InstalledArtifact[];
     },
     next: UpdaterState,
   ): Promise<void>;
-  /** Switches DIR/current to an existing set (rollback), with the same commit protocol. */
-  switchSet(setId: string, next: UpdaterState): Promise<void>;
+  /** Switches DIR/current to an existing set directory (rollback), same commit protocol. */
+  switchSet(dir: string, next: UpdaterState): Promise<void>;
+  /**
+   * Names of installed artifacts failing a cheap check under DIR/current, with no hashing:
+   * missing, not a regular file, wrong size, or written since install (the blob sentinel).
+   */
+  checkInstalled(artifacts: readonly InstalledArtifact[]): Promise<readonly string[]>;
   /** The signed envelope bytes a set was installed from. */
   loadEnvelope(setId: string): Promise<Uint8Array | undefined>;
   /** Re-hashes every regular file under DIR/current (name -> size and SHA-256). */

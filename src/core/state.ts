@@ -13,8 +13,13 @@ export interface InstalledArtifact {
 }
 
 export interface InstalledSet {
-  /** Directory name under sets/: the payload SHA-256 of the manifest it came from. */
+  /** The payload SHA-256 of the manifest it came from (and its directory, unless `dir`). */
   readonly setId: string;
+  /**
+   * Directory name under sets/ when it is not `setId`: a repaired set is staged afresh under a
+   * new name, so the switch to it is as atomic as an update (docs/UPDATER.md §Repair).
+   */
+  readonly dir?: string;
   readonly version: string;
   readonly artifacts: readonly InstalledArtifact[];
 }
@@ -62,8 +67,11 @@ function optionalMs(value: unknown, key: string): number | null {
 function parseSet(value: unknown, key: string): InstalledSet | null {
   if (value === null) return null;
   if (!isObject(value)) corrupt(`${key} is not an object`);
-  const { setId, version, artifacts } = value;
+  const { setId, version, artifacts, dir } = value;
   if (typeof setId !== 'string' || !SHA256_HEX.test(setId)) corrupt(`${key}.setId is bad`);
+  if (dir !== undefined && (typeof dir !== 'string' || !SHA256_HEX.test(dir))) {
+    corrupt(`${key}.dir is bad`);
+  }
   if (typeof version !== 'string' || !isStrictSemver(version)) corrupt(`${key}.version is bad`);
   if (!Array.isArray(artifacts)) corrupt(`${key}.artifacts is not an array`);
   const list = artifacts.map((a: unknown): InstalledArtifact => {
@@ -77,7 +85,12 @@ function parseSet(value: unknown, key: string): InstalledSet | null {
     }
     return { name, size, sha256 };
   });
-  return { setId, version, artifacts: list };
+  return { setId, version, artifacts: list, ...(dir === undefined ? {} : { dir }) };
+}
+
+/** The directory of a set under sets/. */
+export function setDir(set: InstalledSet): string {
+  return set.dir ?? set.setId;
 }
 
 /** Parses and validates state file bytes. */

@@ -12,9 +12,10 @@ import type { Limits } from './limits.js';
 import { planUpdate, type Plan } from './plan.js';
 import { checkPolicy, recordAcceptance } from './policy.js';
 import type { Clock, Fetcher, LocalStore, Logger, Random, Timers } from './ports.js';
+import { createHash } from 'node:crypto';
 import { missingBlobs, pullBlobs } from './pull.js';
 import { toUpdateError, withRetries } from './retry.js';
-import type { InstalledSet, UpdaterState } from './state.js';
+import { setDir, type InstalledSet, type UpdaterState } from './state.js';
 import type { UpdateResult, UpdaterApi, UpdaterStatus, VerifyReport } from './updater-api.js';
 import { verifyManifest, type PinnedKey, type VerifiedManifest } from './verify.js';
 import { verifyInstalled } from './verify-installed.js';
@@ -110,10 +111,15 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
     return { vm, plan, state };
   };
 
+  /**
+   * Pulls what the store lacks and commits the set. `repair`: the installed set itself is
+   * re-staged under a fresh directory (the damaged one is not a rollback target).
+   */
   const pullAndCommit = async (
     base: URL,
     vm: VerifiedManifest,
     state: UpdaterState,
+    repair = false,
   ): Promise<number> => {
     const todo = await missingBlobs(deps.store, vm.manifest.artifacts);
     let lastEmit = Number.NEGATIVE_INFINITY;
@@ -134,15 +140,19 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
         emit({ type: 'progress', bytes, total, artifact });
       },
     );
+    const dir = repair
+      ? createHash('sha256').update(`${vm.payloadSha256} repaired at ${now()}`).digest('hex')
+      : undefined;
     const set: InstalledSet = {
       setId: vm.payloadSha256,
+      ...(dir === undefined ? {} : { dir }),
       version: vm.manifest.registry_version,
       artifacts: vm.manifest.artifacts.map(({ name, size, sha256 }) => ({ name, size, sha256 })),
     };
     const next: UpdaterState = {
       ...state,
       installed: set,
-      previous: state.installed ?? state.previous,
+      previous: repair ? state.previous : (state.installed ?? state.previous),
       lastSuccessAtMs: now(),
       lastError: null,
     };
@@ -215,6 +225,14 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
       guarded(async () => {
         const base = baseUrl();
         const { vm, plan, state } = await accept(base);
+        // Up to date on paper: check the files are still there (one lstat each, no hashing).
+        const damaged =
+          plan.upToDate && state.installed !== null
+            ? await deps.store.checkInstalled(state.installed.artifacts)
+            : [];
+        if (damaged.length > 0 && state.installed !== null) {
+          return await repair(base, vm, state, state.installed, damaged);
+        }
         if (plan.upToDate) {
           await deps.store.saveState({ ...state, lastSuccessAtMs: now(), lastError: null });
           emit({ type: 'up-to-date', version: plan.summary.toVersion, atMs: now() });
@@ -242,6 +260,35 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
       }),
     );
 
+  /** Re-stages the installed set from blobs, re-fetching what is missing (docs/UPDATER.md). */
+  const repair = async (
+    base: URL,
+    vm: VerifiedManifest,
+    state: UpdaterState,
+    installed: InstalledSet,
+    damaged: readonly string[],
+  ): Promise<UpdateResult> => {
+    deps.logger.warn('installed set damaged, repairing', { names: damaged.slice(0, 20) });
+    const bad = new Set(damaged);
+    const intact = installed.artifacts.filter((a) => !bad.has(a.name));
+    const { summary } = planUpdate({ ...installed, artifacts: intact }, vm);
+    emit({ type: 'update-available', plan: summary, atMs: now() });
+    const bytesDownloaded = await pullAndCommit(base, vm, state, true);
+    emit({
+      type: 'applied',
+      version: installed.version,
+      previousVersion: installed.version,
+      atMs: now(),
+    });
+    return {
+      outcome: 'applied',
+      version: installed.version,
+      plan: summary,
+      bytesDownloaded,
+      repaired: damaged,
+    };
+  };
+
   const status = async (): Promise<UpdaterStatus> => {
     const state = await deps.store.loadState();
     return {
@@ -262,7 +309,7 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
       if (target === null) throw new UpdateError('NOTHING_TO_ROLL_BACK', 'no previous set kept');
       // The rollback floor stays where it is: rolling back the files is not accepting an old
       // manifest, and the next update() re-applies the newest accepted one.
-      await deps.store.switchSet(target.setId, { ...state, installed: target, previous: null });
+      await deps.store.switchSet(setDir(target), { ...state, installed: target, previous: null });
       return { version: target.version };
     });
 

@@ -25,6 +25,11 @@ export interface UpdateResult {
   readonly plan: PlanSummary | null;
   /** Bytes actually received from the network in this run. */
   readonly bytesDownloaded: number;
+  /**
+   * Set when the installed set was up to date on paper but failed the cheap check (missing,
+   * resized or written files): their names; the set was re-staged and committed atomically.
+   */
+  readonly repaired?: readonly string[];
 }
 
 export interface VerifyReport {

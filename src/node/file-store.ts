@@ -20,6 +20,7 @@ import {
   rm,
   stat,
   symlink,
+  utimes,
 } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import type { AuditRecord } from '../core/audit-log.js';
@@ -30,14 +31,15 @@ import {
   EMPTY_STATE,
   encodeState,
   parseState,
+  setDir,
   type InstalledArtifact,
   type UpdaterState,
 } from '../core/state.js';
 import { fsyncDir, writeFileAtomic } from './atomic-file.js';
 import { appendAuditFile } from './audit-file.js';
-import { isIntactBlob, openPartialBlob } from './partial-blob.js';
+import { BLOB_MTIME_S, isIntactBlob, openPartialBlob } from './partial-blob.js';
 import { ensureStateDirs, stateDirPaths, type StateDirPaths } from './state-dir.js';
-import { scanTree } from './tree-scan.js';
+import { quickCheck, scanTree } from './tree-scan.js';
 
 interface Journal {
   readonly setId: string;
@@ -164,28 +166,35 @@ export class FileStore implements LocalStore {
   async commitSet(
     set: {
       readonly setId: string;
+      readonly dir?: string;
       readonly envelope: Uint8Array;
       readonly artifacts: readonly InstalledArtifact[];
     },
     next: UpdaterState,
   ): Promise<void> {
+    const dir = set.dir ?? set.setId;
     await io('commit', async () => {
-      await this.stage(set.setId, set.artifacts);
+      await this.stage(dir, set.artifacts);
       this.onStep?.('set-staged');
       await writeFileAtomic(join(this.paths.manifests, `${set.setId}.json`), set.envelope);
-      await this.writeJournal({ setId: set.setId, state: next });
-      await this.applyJournal({ setId: set.setId, state: next }, true);
+      // The journal names the set's directory: that is what recovery swaps DIR/current to.
+      await this.writeJournal({ setId: dir, state: next });
+      await this.applyJournal({ setId: dir, state: next }, true);
     });
   }
 
-  async switchSet(setId: string, next: UpdaterState): Promise<void> {
+  checkInstalled(artifacts: readonly InstalledArtifact[]): Promise<readonly string[]> {
+    return io('check the installed set', () => quickCheck(this.paths.current, artifacts));
+  }
+
+  async switchSet(dir: string, next: UpdaterState): Promise<void> {
     await io('switch sets', async () => {
-      if (!(await exists(join(this.paths.sets, setId)))) {
+      if (!(await exists(join(this.paths.sets, dir)))) {
         throw new UpdateError('STATE_CORRUPT', 'the set to switch to is missing on disk');
       }
-      await this.writeJournal({ setId, state: next });
+      await this.writeJournal({ setId: dir, state: next });
       // No GC: the set rolled away from stays until the next commit, so a re-update is local.
-      await this.applyJournal({ setId, state: next }, false);
+      await this.applyJournal({ setId: dir, state: next }, false);
     });
   }
 
@@ -229,7 +238,9 @@ export class FileStore implements LocalStore {
       try {
         await link(blob, path);
       } catch {
-        await copyFile(blob, path); // file systems without hard links
+        // File systems without hard links: a copy, given the sentinel so quickCheck holds.
+        await copyFile(blob, path);
+        await utimes(path, BLOB_MTIME_S, BLOB_MTIME_S);
       }
     }
     for (const dir of dirs) await fsyncDir(dir);
@@ -281,14 +292,16 @@ export class FileStore implements LocalStore {
   /** Keeps what the installed and previous sets reference; removes the rest. */
   private async collectGarbage(state: UpdaterState): Promise<void> {
     const sets = new Set<string>();
+    const dirs = new Set<string>();
     const blobs = new Set<string>();
     for (const set of [state.installed, state.previous]) {
       if (set === null) continue;
       sets.add(set.setId);
+      dirs.add(setDir(set));
       for (const a of set.artifacts) blobs.add(a.sha256);
     }
     for (const entry of await readdir(this.paths.sets)) {
-      if (!sets.has(entry))
+      if (!dirs.has(entry))
         await rm(join(this.paths.sets, entry), { recursive: true, force: true });
     }
     for (const entry of await readdir(this.paths.manifests)) {

@@ -8,6 +8,29 @@ import { createReadStream } from 'node:fs';
 import { lstat, readdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import type { InstalledArtifact } from '../core/state.js';
+import { BLOB_MTIME_S } from './partial-blob.js';
+
+/**
+ * Names under `root` that are missing, not regular files, of the wrong size, or written since
+ * install: installed files are hard links to blobs (or copies) carrying the sentinel mtime,
+ * which any write changes. Cheap (one lstat each); `verify` re-hashes for the rest.
+ */
+export async function quickCheck(
+  root: string,
+  artifacts: readonly InstalledArtifact[],
+): Promise<string[]> {
+  const bad: string[] = [];
+  for (const a of artifacts) {
+    const info = await lstat(join(root, ...a.name.split('/'))).catch(() => undefined);
+    const intact =
+      info !== undefined &&
+      info.isFile() &&
+      info.size === a.size &&
+      info.mtimeMs === BLOB_MTIME_S * 1000;
+    if (!intact) bad.push(a.name);
+  }
+  return bad;
+}
 
 /** Streams a file through SHA-256. */
 export async function sha256File(path: string): Promise<string> {

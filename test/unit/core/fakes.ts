@@ -204,7 +204,12 @@ export class MemoryStore implements LocalStore {
   }
 
   commitSet(
-    set: { setId: string; envelope: Uint8Array; artifacts: readonly InstalledArtifact[] },
+    set: {
+      setId: string;
+      dir?: string;
+      envelope: Uint8Array;
+      artifacts: readonly InstalledArtifact[];
+    },
     next: UpdaterState,
   ): Promise<void> {
     const files = new Map<string, Uint8Array>();
@@ -213,7 +218,7 @@ export class MemoryStore implements LocalStore {
       if (blob === undefined) return Promise.reject(new UpdateError('IO', 'missing blob'));
       files.set(a.name, blob);
     }
-    this.sets.set(set.setId, files);
+    this.sets.set(set.dir ?? set.setId, files);
     this.envelopes.set(set.setId, set.envelope);
     this.current = new Map(files);
     this.state = next;
@@ -226,6 +231,18 @@ export class MemoryStore implements LocalStore {
     this.current = new Map(files);
     this.state = next;
     return Promise.resolve();
+  }
+
+  /** Memory has no mtime: a file counts as intact when its bytes hash to the signed digest. */
+  checkInstalled(artifacts: readonly InstalledArtifact[]): Promise<readonly string[]> {
+    return Promise.resolve(
+      artifacts
+        .filter((a) => {
+          const bytes = this.current.get(a.name);
+          return bytes === undefined || bytes.length !== a.size || sha256Hex(bytes) !== a.sha256;
+        })
+        .map((a) => a.name),
+    );
   }
 
   loadEnvelope(setId: string): Promise<Uint8Array | undefined> {

@@ -21,6 +21,18 @@ describe('state file', () => {
     expect(parseState(encodeState(state))).toEqual(state);
   });
 
+  it('round-trips a repaired set staged under its own directory', () => {
+    const state = { ...EMPTY_STATE, installed: { ...SET, dir: 'c'.repeat(64) }, previous: SET };
+    expect(parseState(encodeState(state))).toEqual(state);
+  });
+
+  it('refuses a set directory that is not 64 hex (STATE_CORRUPT)', () => {
+    const state = { ...EMPTY_STATE, installed: { ...SET, dir: '../escape' } };
+    expect(() => parseState(encodeState(state))).toThrow(
+      expect.objectContaining({ code: 'STATE_CORRUPT' }),
+    );
+  });
+
   it('refuses bytes that are not JSON (STATE_CORRUPT)', () => {
     expect(() => parseState(text('{'))).toThrow(expect.objectContaining({ code: 'STATE_CORRUPT' }));
   });
