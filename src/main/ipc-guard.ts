@@ -38,13 +38,27 @@ export class UntrustedSenderError extends Error {
   }
 }
 
-/** Wraps an ipcMain.handle handler with the sender check. */
+/** Thrown back to the renderer when a trusted sender passes arguments a channel does not take. */
+export class InvalidIpcArgumentsError extends Error {
+  override readonly name = 'InvalidIpcArgumentsError';
+  readonly code = 'BAD_ARGUMENTS';
+  constructor() {
+    super('IPC message refused: this channel takes no arguments');
+  }
+}
+
+/**
+ * Wraps an ipcMain.handle handler with the sender check and the argument check. Every channel
+ * of the contract (src/preload/ipc-contract.ts) takes no arguments, so any argument is refused
+ * (checklist §17: validate what crosses the boundary, not only who sent it).
+ */
 export function guarded<T>(
   trustedWebContentsId: () => number | null,
   handler: () => T | Promise<T>,
-): (event: IpcMainInvokeEvent | SenderInfo) => Promise<T> {
-  return async (event) => {
+): (event: IpcMainInvokeEvent | SenderInfo, ...args: unknown[]) => Promise<T> {
+  return async (event, ...args) => {
     if (!isTrustedSender(event, trustedWebContentsId())) throw new UntrustedSenderError();
+    if (args.length !== 0) throw new InvalidIpcArgumentsError();
     return handler();
   };
 }

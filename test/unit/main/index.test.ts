@@ -16,7 +16,7 @@ const h = vi.hoisted(() => ({
     handlers: Map<string, (e: unknown) => void>;
     openHandler?: () => unknown;
   }[],
-  ipc: new Map<string, (event: unknown) => Promise<unknown>>(),
+  ipc: new Map<string, (event: unknown, ...args: unknown[]) => Promise<unknown>>(),
   menus: [] as { id?: string; label?: string }[][],
   permission: undefined as
     undefined | ((wc: unknown, perm: string, done: (ok: boolean) => void) => void),
@@ -90,7 +90,8 @@ vi.mock('electron', () => {
     BrowserWindow,
     Tray,
     ipcMain: {
-      handle: (channel: string, fn: (event: unknown) => Promise<unknown>) => h.ipc.set(channel, fn),
+      handle: (channel: string, fn: (event: unknown, ...args: unknown[]) => Promise<unknown>) =>
+        h.ipc.set(channel, fn),
     },
     Menu: { buildFromTemplate: (template: unknown) => template },
     nativeImage: { createFromPath: (path: string) => path },
@@ -137,10 +138,14 @@ const trusted = {
 };
 const foreign = { sender: { id: 41 }, senderFrame: { url: 'https://evil.example/', parent: null } };
 
-async function invoke(channel: string, event: unknown = trusted): Promise<unknown> {
+async function invoke(
+  channel: string,
+  event: unknown = trusted,
+  ...args: unknown[]
+): Promise<unknown> {
   const handler = h.ipc.get(channel);
   if (handler === undefined) throw new Error(`no handler for ${channel}`);
-  return handler(event);
+  return handler(event, ...args);
 }
 
 describe('main process composition (electron mocked)', () => {
@@ -217,6 +222,14 @@ describe('main process composition (electron mocked)', () => {
     ]);
     for (const channel of h.ipc.keys()) {
       await expect(invoke(channel, foreign)).rejects.toMatchObject({ code: 'UNTRUSTED_SENDER' });
+    }
+  });
+
+  it('refuses arguments on every channel, even from the trusted window', async () => {
+    for (const channel of h.ipc.keys()) {
+      await expect(invoke(channel, trusted, 'extra')).rejects.toMatchObject({
+        code: 'BAD_ARGUMENTS',
+      });
     }
   });
 

@@ -4,6 +4,7 @@ vi.mock('electron', () => ({}));
 
 import {
   guarded,
+  InvalidIpcArgumentsError,
   isTrustedSender,
   UntrustedSenderError,
   type SenderInfo,
@@ -72,5 +73,16 @@ describe('IPC sender checks', () => {
       code: 'UNTRUSTED_SENDER',
     });
     expect(handler).toHaveBeenCalledTimes(1);
+  });
+
+  it('refuses any argument on a channel that takes none, without running the handler', async () => {
+    // Every channel of the contract is argument-free: anything sent along is an attack or a bug.
+    const handler = vi.fn(() => 'status');
+    const wrapped = guarded(() => WINDOW_ID, handler);
+    await expect(wrapped(event({}), { path: '/etc/passwd' })).rejects.toBeInstanceOf(
+      InvalidIpcArgumentsError,
+    );
+    await expect(wrapped(event({}), undefined)).rejects.toMatchObject({ code: 'BAD_ARGUMENTS' });
+    expect(handler).not.toHaveBeenCalled();
   });
 });
