@@ -84,7 +84,19 @@ export class Publisher {
 
   /** Publishes one release; refusals are HttpErrors with stable codes. */
   publish(input: PublishInput): Promise<PublishResult> {
-    const run = this.#chain.then(() => this.#publish(input));
+    return this.exclusive(() => this.#publish(input));
+  }
+
+  /**
+   * Runs `task` in the publish queue: it starts after the publishes before it and the ones
+   * issued meanwhile wait for it. The dev reset clears the stores this way, so it can neither
+   * delete the blobs of a publish in flight nor race its version check. `publishNow` publishes
+   * from inside the task (queueing behind it would deadlock).
+   */
+  exclusive<T>(
+    task: (publishNow: (input: PublishInput) => Promise<PublishResult>) => Promise<T>,
+  ): Promise<T> {
+    const run = this.#chain.then(() => task((input) => this.#publish(input)));
     this.#chain = run.catch(() => undefined);
     return run;
   }

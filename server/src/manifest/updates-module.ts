@@ -54,17 +54,14 @@ export async function openUpdateState(
   await releases.load();
   const blobs = new BlobStore(join(ctx.dataDir, BLOBS_DIR));
   const publisher = new Publisher(key, releases, blobs, ctx.clock);
-  const ensureInitial = async (): Promise<void> => {
-    if (releases.highestVersion === undefined) {
-      await publisher.publish({ registry_version: INITIAL_VERSION, artifacts: [] });
-    }
-  };
-  await ensureInitial();
-  return { key, releases, blobs, publisher, ensureInitial };
+  if (releases.highestVersion === undefined) {
+    await publisher.publish({ registry_version: INITIAL_VERSION, artifacts: [] });
+  }
+  return { key, releases, blobs, publisher };
 }
 
 export async function createUpdatesModule(ctx: ServerContext): Promise<ServerModule<UpdatesApi>> {
-  const { key, releases, blobs, publisher, ensureInitial } = await openUpdateState(ctx);
+  const { key, releases, blobs, publisher } = await openUpdateState(ctx);
   const keys = new MachineKeys(ctx.dataDir, ctx.clock, ctx.random);
   await keys.load();
   const watcher = releases.watch((error) => {
@@ -95,9 +92,12 @@ export async function createUpdatesModule(ctx: ServerContext): Promise<ServerMod
     },
     async reset() {
       await keys.clear();
-      await releases.clear();
-      await blobs.clear();
-      await ensureInitial();
+      // In the publish queue: a publish in flight finishes first, one issued now runs after.
+      await publisher.exclusive(async (publishNow) => {
+        await releases.clear();
+        await blobs.clear();
+        await publishNow({ registry_version: INITIAL_VERSION, artifacts: [] });
+      });
     },
     // QA harnesses read where the state lives (e.g. to check a temporary dir is removed).
     describe: () => ({ data_dir: ctx.dataDir }),

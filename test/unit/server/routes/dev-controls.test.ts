@@ -27,6 +27,39 @@ describe('POST /api/dev/reset', () => {
     expect(built.modules.updates.api.currentRelease()?.manifest.registry_version).toBe('0.0.0');
   });
 
+  it('waits for a publish in flight, then returns to the initial release', async () => {
+    const publishing = built.modules.updates.api.publish({
+      registry_version: '5.0.0',
+      artifacts: [{ name: 'big.bin', content: Buffer.alloc(2_000_000, 7) }],
+    });
+    const reset = await post('/api/dev/reset');
+    expect(reset.statusCode).toBe(200);
+    await expect(publishing).resolves.toMatchObject({ registry_version: '5.0.0' });
+    expect(built.modules.updates.api.currentRelease()?.manifest.registry_version).toBe('0.0.0');
+  });
+
+  it('lets a publish racing a reset succeed, and serves every artifact of the release left', async () => {
+    const resetting = post('/api/dev/reset');
+    const publishing = built.modules.updates.api.publish({
+      registry_version: '5.0.0',
+      artifacts: [{ name: 'big.bin', content: Buffer.alloc(2_000_000, 9) }],
+    });
+    expect((await resetting).statusCode).toBe(200);
+    await expect(publishing).resolves.toMatchObject({ registry_version: '5.0.0' });
+    // Either order is fine (reset then publish, or publish then reset), never a mix of both.
+    const key = await mintKey(built.app);
+    const current = built.modules.updates.api.currentRelease();
+    expect(current).toBeDefined();
+    for (const a of current?.manifest.artifacts ?? []) {
+      const res = await built.app.inject({
+        method: 'GET',
+        url: `/api/updates/artifacts/${a.sha256}`,
+        headers: bearer(key),
+      });
+      expect(res.statusCode).toBe(200);
+    }
+  });
+
   it('puts the clock offset back to zero', async () => {
     await post('/api/dev/clock', { advance_ms: 5000 });
     await post('/api/dev/reset');
