@@ -87,6 +87,18 @@ describe('GET /api/updates/artifacts/:sha256 on a real port', () => {
     expect(await res.json()).toMatchObject({ ok: false, code: 'RANGE_NOT_SATISFIABLE' });
   });
 
+  it('answers a suffix range on an empty artifact with 200 and the empty body (RFC 9110 §14.1.1)', async () => {
+    const published = await server.publish({
+      registry_version: '1.0.1',
+      artifacts: [{ name: 'empty.bin', content: new Uint8Array(0) }],
+    });
+    const empty = published.artifacts[0]?.sha256 ?? '';
+    const res = await artifact({ range: 'bytes=-5' }, empty);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-length')).toBe('0');
+    expect((await res.arrayBuffer()).byteLength).toBe(0);
+  });
+
   it('answers several ranges with the whole blob (200)', async () => {
     const res = await artifact({ range: 'bytes=0-1,5-6' });
     expect(res.status).toBe(200);

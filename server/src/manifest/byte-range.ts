@@ -22,9 +22,11 @@ export function decideRange(range: string | undefined, size: number): RangeDecis
   const [, first = '', last = ''] = m;
   if (first === '' && last === '') return { kind: 'full' };
   if (first === '') {
-    // Suffix range: the last N bytes (§14.1.2); N = 0 or an empty body cannot be satisfied.
+    // Suffix range: the last N bytes (§14.1.2). N = 0 cannot be satisfied. On an empty body a
+    // non-zero suffix is satisfiable (§14.1.1), but no Content-Range names zero bytes: ignore it.
     const n = Number(last);
-    if (n === 0 || size === 0) return { kind: 'unsatisfiable' };
+    if (n === 0) return { kind: 'unsatisfiable' };
+    if (size === 0) return { kind: 'full' };
     return { kind: 'partial', start: Math.max(0, size - n), end: size - 1 };
   }
   const start = Number(first);

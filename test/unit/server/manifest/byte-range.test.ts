@@ -14,7 +14,10 @@ describe('decideRange (RFC 9110 §14)', () => {
     ['bytes=100-200', 100, { kind: 'unsatisfiable' }],
     ['bytes=-0', 100, { kind: 'unsatisfiable' }],
     ['bytes=0-', 0, { kind: 'unsatisfiable' }],
-    ['bytes=-5', 0, { kind: 'unsatisfiable' }],
+    // §14.1.1: on a zero-length representation a non-zero suffix-range is satisfiable, yet no
+    // Content-Range can name zero bytes, so the Range is ignored: 200 with the (empty) body.
+    ['bytes=-5', 0, { kind: 'full' }],
+    ['bytes=-0', 0, { kind: 'unsatisfiable' }],
     ['bytes=0-1,5-6', 100, { kind: 'full' }],
     ['bytes=9-1', 100, { kind: 'full' }],
     ['bytes=-', 100, { kind: 'full' }],
