@@ -2,8 +2,9 @@
  * The Electron composition root (issue 6). Only wiring lives here: every decision is in a
  * small Electron-free module with its own unit tests (app-controller, tray-menu,
  * window-position, ipc-guard, first-run, secret-store, settings, activity-client, log-file).
- * Security: Electron's checklist (contextIsolation, sandbox, no nodeIntegration, strict CSP in
- * the page, navigation and new windows denied, every IPC sender checked, permissions denied).
+ * Security: Electron's checklist (contextIsolation, sandbox, no nodeIntegration, the page on
+ * our own app:// scheme with a strict CSP header and meta tag, navigation and new windows
+ * denied, every IPC sender and argument checked, permissions denied).
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -15,6 +16,7 @@ import {
   Menu,
   nativeImage,
   Notification,
+  protocol,
   safeStorage,
   screen,
   session,
@@ -26,6 +28,12 @@ import type { UpdaterApi } from '../core/updater-api.js';
 import { createNodeUpdater } from '../node/create-updater.js';
 import { IPC_CHANNELS, STATUS_EVENT_CHANNEL } from '../preload/ipc-contract.js';
 import { fetchActivity } from './activity-client.js';
+import {
+  APP_ENTRY_URL,
+  APP_PRIVILEGED_SCHEME,
+  APP_SCHEME,
+  createAppProtocolHandler,
+} from './app-protocol.js';
 import { createAppController, type AppController } from './app-controller.js';
 import { createCheckScheduler } from './check-scheduler.js';
 import { chooseRegistry, type RegistryChoice } from './first-run.js';
@@ -80,7 +88,8 @@ function createWindow(): BrowserWindow {
   win.webContents.on('will-attach-webview', (event) => event.preventDefault());
   win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
   win.on('blur', () => win.hide());
-  void win.loadFile(join(appDir, 'renderer', 'index.html'));
+  // Our own scheme, never file:// (checklist §18); it sends the CSP header (app-protocol.ts).
+  void win.loadURL(APP_ENTRY_URL);
   return win;
 }
 
@@ -182,6 +191,7 @@ async function boot(): Promise<void> {
   // Deny every permission request (camera, notifications from the page, …).
   session.defaultSession.setPermissionRequestHandler((_wc, _perm, done) => done(false));
   session.defaultSession.setPermissionCheckHandler(() => false);
+  protocol.handle(APP_SCHEME, createAppProtocolHandler({ rootDir: join(appDir, 'renderer') }));
 
   const settings = await openSettingsStore();
   const secrets = createSecretStore(safeStorage, {
@@ -253,6 +263,8 @@ export async function shutdown(): Promise<void> {
 function launch(): Promise<void> {
   // Every renderer sandboxed, whatever a future window forgets to set (must precede ready).
   app.enableSandbox();
+  // Custom schemes get their privileges only before ready (Electron's protocol docs).
+  protocol.registerSchemesAsPrivileged([APP_PRIVILEGED_SCHEME]);
   if (!app.requestSingleInstanceLock()) {
     app.quit();
     return Promise.resolve();

@@ -1,18 +1,17 @@
 /**
  * Every IPC handler checks its sender (Electron security checklist §17 "Validate the sender
  * of all IPC messages"): the message must come from our window's own webContents, from its
- * main frame, and that frame must show our packaged page (file:// or app://), never a page
- * the window was somehow navigated to.
+ * main frame, and that frame must show our own page (app://renderer, src/main/app-protocol.ts),
+ * never a page the window was somehow navigated to, nor a file:// page.
  */
 import type { IpcMainInvokeEvent } from 'electron';
+import { APP_HOST, APP_SCHEME } from './app-protocol.js';
 
 /** The parts of an IPC event the guard reads (kept small so tests can build one). */
 export interface SenderInfo {
   readonly sender: { readonly id: number };
   readonly senderFrame: { readonly url: string; readonly parent: unknown } | null;
 }
-
-const TRUSTED_PROTOCOLS: ReadonlySet<string> = new Set(['file:', 'app:']);
 
 /** True when the event comes from the trusted window's top frame showing our own page. */
 export function isTrustedSender(event: SenderInfo, trustedWebContentsId: number | null): boolean {
@@ -26,7 +25,7 @@ export function isTrustedSender(event: SenderInfo, trustedWebContentsId: number 
   } catch {
     return false;
   }
-  return TRUSTED_PROTOCOLS.has(url.protocol);
+  return url.protocol === `${APP_SCHEME}:` && url.host === APP_HOST;
 }
 
 /** Thrown back to the renderer (as a rejected invoke) when the sender is not ours. */

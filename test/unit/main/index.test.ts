@@ -25,6 +25,10 @@ const h = vi.hoisted(() => ({
   sandboxEnforced: false,
   appHandlers: new Map<string, (event: { preventDefault(): void }) => void>(),
   quits: 0,
+  order: [] as string[],
+  loaded: [] as string[],
+  protocolHandlers: new Map<string, (request: Request) => Promise<Response>>(),
+  privileged: [] as unknown[],
 }));
 
 vi.mock('electron', () => {
@@ -44,7 +48,12 @@ vi.mock('electron', () => {
       };
     }
     on() {}
-    loadFile() {
+    loadFile(path: string) {
+      h.loaded.push(`file:${path}`);
+      return Promise.resolve();
+    }
+    loadURL(url: string) {
+      h.loaded.push(url);
       return Promise.resolve();
     }
     isDestroyed() {
@@ -79,7 +88,10 @@ vi.mock('electron', () => {
       on: (name: string, fn: (event: { preventDefault(): void }) => void) => {
         h.appHandlers.set(name, fn);
       },
-      whenReady: () => Promise.resolve(),
+      whenReady: () => {
+        h.order.push('ready');
+        return Promise.resolve();
+      },
       quit: () => {
         h.quits += 1;
       },
@@ -92,6 +104,15 @@ vi.mock('electron', () => {
     ipcMain: {
       handle: (channel: string, fn: (event: unknown, ...args: unknown[]) => Promise<unknown>) =>
         h.ipc.set(channel, fn),
+    },
+    protocol: {
+      registerSchemesAsPrivileged: (schemes: unknown[]) => {
+        h.order.push('register-schemes');
+        h.privileged.push(...schemes);
+      },
+      handle: (scheme: string, fn: (request: Request) => Promise<Response>) => {
+        h.protocolHandlers.set(scheme, fn);
+      },
     },
     Menu: { buildFromTemplate: (template: unknown) => template },
     nativeImage: { createFromPath: (path: string) => path },
@@ -134,7 +155,7 @@ vi.mock('electron-store', () => ({
 
 const trusted = {
   sender: { id: 41 },
-  senderFrame: { url: 'file:///app/renderer/index.html', parent: null },
+  senderFrame: { url: 'app://renderer/index.html', parent: null },
 };
 const foreign = { sender: { id: 41 }, senderFrame: { url: 'https://evil.example/', parent: null } };
 
@@ -195,6 +216,21 @@ describe('main process composition (electron mocked)', () => {
     expect(options.show).toBe(false);
     expect(options.paintWhenInitiallyHidden).toBe(false);
     expect(options.webPreferences['backgroundThrottling']).not.toBe(false);
+  });
+
+  it('loads the page from its own app:// scheme, never from file://', () => {
+    expect(h.loaded).toEqual(['app://renderer/index.html']);
+  });
+
+  it('registers the app scheme as privileged before ready and serves the page with the CSP header', async () => {
+    expect(h.order.indexOf('register-schemes')).toBeGreaterThanOrEqual(0);
+    expect(h.order.indexOf('register-schemes')).toBeLessThan(h.order.indexOf('ready'));
+    expect(h.privileged).toEqual([{ scheme: 'app', privileges: { standard: true, secure: true } }]);
+    const serve = h.protocolHandlers.get('app');
+    const response = await serve?.(new Request('app://renderer/index.html'));
+    expect(response?.status).toBe(200);
+    expect(response?.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(await response?.text()).toContain('Most active this time unit');
   });
 
   it('denies navigation, redirects, webviews and new windows', () => {

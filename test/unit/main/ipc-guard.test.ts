@@ -24,19 +24,24 @@ function event(overrides: {
       overrides.noFrame === true
         ? null
         : {
-            url: overrides.url ?? 'file:///opt/app/resources/app.asar/renderer/index.html',
+            url: overrides.url ?? 'app://renderer/index.html',
             parent: overrides.parent ?? null,
           },
   };
 }
 
 describe('IPC sender checks', () => {
-  it('accepts the window top frame showing the packaged file:// page', () => {
+  it('accepts the window top frame showing our app://renderer page', () => {
     expect(isTrustedSender(event({}), WINDOW_ID)).toBe(true);
   });
 
-  it('accepts an app:// page', () => {
-    expect(isTrustedSender(event({ url: 'app://bundle/index.html' }), WINDOW_ID)).toBe(true);
+  it('refuses a file:// page (the window never shows one; any local file could be loaded)', () => {
+    const url = 'file:///opt/app/resources/app.asar/dist/app/renderer/index.html';
+    expect(isTrustedSender(event({ url }), WINDOW_ID)).toBe(false);
+  });
+
+  it('refuses another host of the app scheme', () => {
+    expect(isTrustedSender(event({ url: 'app://bundle/index.html' }), WINDOW_ID)).toBe(false);
   });
 
   it('refuses another webContents', () => {
