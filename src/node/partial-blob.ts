@@ -2,7 +2,9 @@
  * A download in progress: `partial/<sha256>.part` hashed as it grows, with its HTTP validator
  * in `<sha256>.meta`. Re-opening after a crash or restart re-hashes the bytes already there
  * (they are not trusted until the whole file matches the signed digest); a partial longer
- * than the signed size is discarded. Writes are coalesced into 256 KiB appends.
+ * than the signed size is discarded. Writes are coalesced into 256 KiB appends, and what is
+ * buffered is also appended once the bytes pause for IDLE_FLUSH_MS, so a transfer that hangs
+ * and is then killed loses nothing it received (it is not fetched again on resume).
  */
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -10,8 +12,9 @@ import { chmod, open, readFile, rename, rm, stat, utimes, type FileHandle } from
 import { join } from 'node:path';
 import { UpdateError } from '../core/errors.js';
 import type { StepHook } from '../core/install-steps.js';
-import type { PartialBlob } from '../core/ports.js';
+import type { PartialBlob, TimerHandle, Timers } from '../core/ports.js';
 import { fsyncDir, writeFileAtomic } from './atomic-file.js';
+import { systemTimers } from './node-ports.js';
 
 /** mtime (epoch seconds) of every verified blob; see `isIntactBlob`. */
 export const BLOB_MTIME_S = 1_000_000_000;
@@ -26,6 +29,9 @@ export function isIntactBlob(
 
 /** Bytes buffered before an append; also the most a kill -9 can lose. */
 export const FLUSH_BYTES = 256 * 1024;
+
+/** A pause in the bytes this long appends what is buffered (a hang, then maybe a kill). */
+export const IDLE_FLUSH_MS = 100;
 
 export interface PartialPaths {
   readonly partialDir: string;
@@ -45,6 +51,11 @@ class FilePartialBlob implements PartialBlob {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private closed = false;
+  private idle: TimerHandle | undefined;
+  /** Appends run one after another (an idle flush may overlap a write's flush). */
+  private chain: Promise<void> = Promise.resolve();
+  /** An idle flush that failed: reported by the next call. */
+  private failure: Error | undefined;
 
   constructor(
     private readonly paths: PartialPaths,
@@ -56,6 +67,7 @@ class FilePartialBlob implements PartialBlob {
     public validator: string | undefined,
     private readonly onStep: StepHook | undefined,
     private readonly onWritten: ((bytes: number) => void) | undefined,
+    private readonly timers: Timers,
   ) {}
 
   private get partPath(): string {
@@ -72,6 +84,7 @@ class FilePartialBlob implements PartialBlob {
   }
 
   async write(chunk: Uint8Array): Promise<void> {
+    this.rethrow();
     if (this.offset + chunk.length > this.size) {
       throw new UpdateError('SIZE_MISMATCH', `more bytes than the signed ${this.size}`);
     }
@@ -80,10 +93,36 @@ class FilePartialBlob implements PartialBlob {
     this.pending.push(buffer);
     this.pendingBytes += buffer.length;
     this.offset += buffer.length;
+    this.disarm();
     if (this.pendingBytes >= FLUSH_BYTES) await this.flush();
+    else this.idle = this.timers.setTimeout(() => this.onIdle(), IDLE_FLUSH_MS);
   }
 
-  private async flush(): Promise<void> {
+  private onIdle(): void {
+    this.idle = undefined;
+    if (this.closed) return;
+    this.flush().catch((error: unknown) => {
+      this.failure ??=
+        error instanceof Error ? error : new UpdateError('IO', 'buffered append failed');
+    });
+  }
+
+  private disarm(): void {
+    if (this.idle !== undefined) this.timers.clearTimeout(this.idle);
+    this.idle = undefined;
+  }
+
+  private rethrow(): void {
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  private flush(): Promise<void> {
+    const run = this.chain.then(() => this.append());
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async append(): Promise<void> {
     if (this.pendingBytes === 0) return;
     const buffers = this.pending;
     const total = this.pendingBytes;
@@ -101,8 +140,11 @@ class FilePartialBlob implements PartialBlob {
   }
 
   async reset(): Promise<void> {
+    this.disarm();
     this.pending = [];
     this.pendingBytes = 0;
+    await this.chain; // no append may land after the truncate
+    this.failure = undefined;
     await this.handle.truncate(0);
     this.hash = createHash('sha256');
     this.offset = 0;
@@ -111,7 +153,9 @@ class FilePartialBlob implements PartialBlob {
   }
 
   async complete(): Promise<void> {
+    this.disarm();
     await this.flush();
+    this.rethrow();
     await this.handle.sync();
     await this.close();
     const digest = this.hash.digest('hex');
@@ -137,6 +181,7 @@ class FilePartialBlob implements PartialBlob {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.disarm();
     try {
       await this.flush();
     } finally {
@@ -166,6 +211,7 @@ export async function openPartialBlob(
   size: number,
   onStep?: StepHook,
   onWritten?: (bytes: number) => void,
+  timers: Timers = systemTimers,
 ): Promise<PartialBlob> {
   const partPath = join(paths.partialDir, `${sha256}.part`);
   const metaPath = join(paths.partialDir, `${sha256}.meta`);
@@ -195,5 +241,6 @@ export async function openPartialBlob(
     validator,
     onStep,
     onWritten,
+    timers,
   );
 }

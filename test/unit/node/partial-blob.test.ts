@@ -1,8 +1,8 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FLUSH_BYTES, openPartialBlob } from '../../../src/node/partial-blob.js';
-import { sha256Hex } from '../core/fakes.js';
+import { FLUSH_BYTES, IDLE_FLUSH_MS, openPartialBlob } from '../../../src/node/partial-blob.js';
+import { FakeTime, sha256Hex } from '../core/fakes.js';
 import { tempDirs } from './temp-dir.js';
 
 const dirs = tempDirs();
@@ -45,6 +45,50 @@ describe('partial blobs', () => {
     await partial.write(CONTENT.subarray(FLUSH_BYTES));
     await partial.complete();
     expect(appended).toEqual([FLUSH_BYTES, CONTENT.length - FLUSH_BYTES]);
+  });
+
+  it('appends what is buffered once the bytes pause for IDLE_FLUSH_MS, not before', async () => {
+    const p = await paths();
+    const time = new FakeTime();
+    const appended: number[] = [];
+    const partial = await openPartialBlob(
+      p,
+      SHA,
+      CONTENT.length,
+      undefined,
+      (n) => appended.push(n),
+      time,
+    );
+    const part = join(p.partialDir, `${SHA}.part`);
+    await partial.write(CONTENT.subarray(0, 1000));
+    time.advance(IDLE_FLUSH_MS - 1);
+    await partial.write(CONTENT.subarray(1000, 3000));
+    time.advance(IDLE_FLUSH_MS - 1);
+    // Each write restarted the idle timer: still nothing on disk.
+    expect((await stat(part)).size).toBe(0);
+    time.advance(1);
+    // The append runs on the file system's own time: bounded wait for it.
+    for (let i = 0; i < 1000 && appended.length === 0; i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(appended).toEqual([3000]);
+    expect((await stat(part)).size).toBe(3000);
+    await partial.write(CONTENT.subarray(3000));
+    await partial.complete();
+    expect(new Uint8Array(await readFile(join(p.blobDir, SHA)))).toEqual(CONTENT);
+    expect(time.timerCount).toBe(0);
+  });
+
+  it('leaves no idle append pending after close, and resumes from what was flushed', async () => {
+    const p = await paths();
+    const time = new FakeTime();
+    const first = await openPartialBlob(p, SHA, CONTENT.length, undefined, undefined, time);
+    await first.write(CONTENT.subarray(0, 5000));
+    await first.close();
+    expect(time.timerCount).toBe(0);
+    const second = await openPartialBlob(p, SHA, CONTENT.length, undefined, undefined, time);
+    expect(second.offset).toBe(5000);
+    await second.close();
   });
 
   it('resumes after close: re-hashes the bytes on disk and continues', async () => {
