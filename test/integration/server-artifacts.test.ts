@@ -122,6 +122,18 @@ describe('GET /api/updates/artifacts/:sha256 on a real port', () => {
     expect(res.status).toBe(304);
   });
 
+  it('answers If-None-Match with the weak form of the ETag with 304 (RFC 9110 §13.1.2)', async () => {
+    const res = await artifact({ 'if-none-match': `"other", W/${etag}` });
+    expect(res.status).toBe(304);
+    expect(res.headers.get('etag')).toBe(etag);
+  });
+
+  it('sends the blob when If-None-Match names only other tags', async () => {
+    const res = await artifact({ 'if-none-match': `W/"other", "${'0'.repeat(64)}"` });
+    expect(res.status).toBe(200);
+    expect((await res.arrayBuffer()).byteLength).toBe(1000);
+  });
+
   it('answers HEAD with the headers and no body', async () => {
     const res = await artifact({}, sha, 'HEAD');
     expect(res.status).toBe(200);

@@ -43,3 +43,15 @@ export function decideRange(range: string | undefined, size: number): RangeDecis
 export function ifRangeAllows(ifRange: string | undefined, etag: string): boolean {
   return ifRange === undefined || ifRange.trim() === etag;
 }
+
+/**
+ * If-None-Match (RFC 9110 §13.1.2): true when the list names our ETag or is `*`. The weak
+ * comparison is required here, so `W/"<digest>"` matches our strong `"<digest>"` too.
+ */
+export function ifNoneMatchHits(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  return ifNoneMatch.split(',').some((raw) => {
+    const tag = raw.trim();
+    return tag === '*' || tag === etag || tag === `W/${etag}`;
+  });
+}

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SHA256_HEX } from '../../../src/protocol/manifest.js';
 import { HttpError } from '../http/http-error.js';
-import { decideRange, ifRangeAllows } from '../manifest/byte-range.js';
+import { decideRange, ifNoneMatchHits, ifRangeAllows } from '../manifest/byte-range.js';
 import type { MachineKeys } from '../manifest/machine-keys.js';
 import type { BlobStore } from '../store/blob-store.js';
 
@@ -65,8 +65,7 @@ async function serveArtifact(
     .header('cache-control', 'private, max-age=31536000, immutable')
     .type('application/octet-stream');
 
-  const inm = request.headers['if-none-match'];
-  if (inm !== undefined && inm.split(',').some((t) => t.trim() === etag || t.trim() === '*')) {
+  if (ifNoneMatchHits(request.headers['if-none-match'], etag)) {
     closeFd(fd);
     return reply.code(304).send();
   }

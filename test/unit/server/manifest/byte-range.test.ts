@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { decideRange, ifRangeAllows } from '../../../../server/src/manifest/byte-range.js';
+import {
+  decideRange,
+  ifNoneMatchHits,
+  ifRangeAllows,
+} from '../../../../server/src/manifest/byte-range.js';
 
 describe('decideRange (RFC 9110 §14)', () => {
   const cases: [string | undefined, number, ReturnType<typeof decideRange>][] = [
@@ -50,5 +54,24 @@ describe('ifRangeAllows (RFC 9110 §13.1.5)', () => {
   });
   it('sends the whole body when If-Range is a date (no Last-Modified is sent)', () => {
     expect(ifRangeAllows('Sat, 21 Nov 2026 10:00:00 GMT', etag)).toBe(false);
+  });
+});
+
+describe('ifNoneMatchHits (RFC 9110 §13.1.2)', () => {
+  const etag = `"${'a'.repeat(64)}"`;
+  it('misses without If-None-Match', () => {
+    expect(ifNoneMatchHits(undefined, etag)).toBe(false);
+  });
+  it('hits on our ETag in a list', () => {
+    expect(ifNoneMatchHits(`"x", ${etag}`, etag)).toBe(true);
+  });
+  it('hits on the weak form of our ETag (weak comparison)', () => {
+    expect(ifNoneMatchHits(`W/${etag}`, etag)).toBe(true);
+  });
+  it('hits on *', () => {
+    expect(ifNoneMatchHits('*', etag)).toBe(true);
+  });
+  it('misses on other tags', () => {
+    expect(ifNoneMatchHits(`"${'b'.repeat(64)}", W/"c"`, etag)).toBe(false);
   });
 });
