@@ -23,7 +23,7 @@ import {
   Tray,
 } from 'electron';
 import { startServer } from '../../server/src/start-server.js';
-import { isUpdateError } from '../core/errors.js';
+import { isUpdateError, type UpdateError } from '../core/errors.js';
 import type { UpdaterApi } from '../core/updater-api.js';
 import { createNodeUpdater } from '../node/create-updater.js';
 import { IPC_CHANNELS, STATUS_EVENT_CHANNEL } from '../preload/ipc-contract.js';
@@ -41,7 +41,7 @@ import { guarded } from './ipc-guard.js';
 import { openLogFile, type LogFile } from './log-file.js';
 import { refusingUpdater } from './refusing-updater.js';
 import { createSecretStore, type SecretStore } from './secret-store.js';
-import { openSettingsStore, type SettingsStore } from './settings.js';
+import { memorySettings, openSettingsStore, type SettingsStore } from './settings.js';
 import { trayMenuTemplate, trayTooltip } from './tray-menu.js';
 import { windowPosition } from './window-position.js';
 
@@ -145,8 +145,11 @@ function registerIpc(c: AppController): void {
 async function openUpdater(
   settings: SettingsStore,
   secrets: SecretStore,
+  settingsRefusal: UpdateError | null,
 ): Promise<{ updater: UpdaterApi; label: string; baseUrl: string | null }> {
   try {
+    // Refused settings decide nothing, not even "no registry configured, start the demo".
+    if (settingsRefusal !== null) throw settingsRefusal;
     registry = await chooseRegistry({
       settings: { baseUrl: settings.get('baseUrl'), pinnedKeys: settings.get('pinnedKeys') },
       readBundledKey: async () => {
@@ -193,7 +196,18 @@ async function boot(): Promise<void> {
   session.defaultSession.setPermissionCheckHandler(() => false);
   protocol.handle(APP_SCHEME, createAppProtocolHandler({ rootDir: join(appDir, 'renderer') }));
 
-  const settings = await openSettingsStore();
+  let settings: SettingsStore;
+  let settingsRefusal: UpdateError | null = null;
+  try {
+    settings = await openSettingsStore();
+  } catch (error) {
+    if (!isUpdateError(error)) throw error;
+    const cause = error.cause instanceof Error ? error.cause.message : '';
+    log.write('error', `settings refused: ${error.message} ${cause}`);
+    // Defaults in memory for this session; the refused file is left for the user to fix.
+    settingsRefusal = error;
+    settings = memorySettings();
+  }
   const secrets = createSecretStore(safeStorage, {
     get: () => settings.get('machineKeyCiphertext'),
     set: (value) => settings.set('machineKeyCiphertext', value),
@@ -202,7 +216,7 @@ async function boot(): Promise<void> {
   const envKey = process.env['UPDATER_MACHINE_KEY'];
   if (envKey !== undefined && envKey !== '') secrets.save(envKey);
 
-  const opened = await openUpdater(settings, secrets);
+  const opened = await openUpdater(settings, secrets, settingsRefusal);
   // Outcomes go to the log file (progress would only fill it).
   opened.updater.on((event) => {
     if (event.type === 'error') log?.write('warn', `update ${event.code}: ${event.message}`);

@@ -4,6 +4,7 @@
  * registry (src/main/first-run.ts).
  */
 import type { Schema } from 'electron-store';
+import { UpdateError } from '../core/errors.js';
 
 export interface AppSettings {
   /** Registry base URL; '' selects the embedded demo registry. */
@@ -47,18 +48,45 @@ export interface SettingsStore {
   set<K extends keyof AppSettings>(key: K, value: AppSettings[K]): void;
 }
 
-/** Opens the settings file in the app's userData directory. */
+/**
+ * Opens the settings file in the app's userData directory. A file that is not JSON or breaks
+ * the schema is refused with CONFIG_INVALID (the cause says why) and left untouched: it is the
+ * user's to fix, never cleared or half-used.
+ */
 export async function openSettingsStore(): Promise<SettingsStore> {
   // Loaded lazily: electron-store reads `app` from electron at import time.
   const { default: Store } = await import('electron-store');
-  const store = new Store<AppSettings>({
-    name: 'settings',
-    schema: SETTINGS_SCHEMA,
-    defaults: DEFAULT_SETTINGS,
-    clearInvalidConfig: false,
-  });
+  let store: InstanceType<typeof Store<AppSettings>>;
+  try {
+    store = new Store<AppSettings>({
+      name: 'settings',
+      schema: SETTINGS_SCHEMA,
+      defaults: DEFAULT_SETTINGS,
+      clearInvalidConfig: false,
+    });
+  } catch (cause) {
+    throw new UpdateError(
+      'CONFIG_INVALID',
+      'The settings file (settings.json) is invalid; fix or remove it.',
+      { cause },
+    );
+  }
   return {
     get: (key) => store.get(key),
     set: (key, value) => store.set(key, value),
+  };
+}
+
+/**
+ * Settings held in memory only, for a session whose settings file was refused: nothing is
+ * written, so the user's file stays exactly as it was.
+ */
+export function memorySettings(initial: AppSettings = DEFAULT_SETTINGS): SettingsStore {
+  const values: { -readonly [K in keyof AppSettings]: AppSettings[K] } = { ...initial };
+  return {
+    get: (key) => values[key],
+    set: (key, value) => {
+      values[key] = value;
+    },
   };
 }
