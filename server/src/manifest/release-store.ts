@@ -30,6 +30,8 @@ export class ReleaseStore {
   readonly dir: string;
   #current: Release | undefined;
   #highest: string | undefined;
+  /** Bumped when a clear starts and ends: a load that overlapped one drops what it read. */
+  #epoch = 0;
 
   constructor(
     dataDir: string,
@@ -40,6 +42,7 @@ export class ReleaseStore {
 
   /** Loads every stored release; fails closed if one does not verify under the node key. */
   async load(): Promise<void> {
+    const epoch = this.#epoch;
     await mkdir(this.dir, { recursive: true });
     for (const entry of await readdir(this.dir)) {
       if (!entry.endsWith('.json') || entry.startsWith('.')) continue;
@@ -51,6 +54,8 @@ export class ReleaseStore {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
         throw error;
       }
+      // A clear ran meanwhile (dev reset): what was read may be deleted, with its blobs.
+      if (epoch !== this.#epoch) return;
       this.#consider({ manifest: this.#check(bytes, entry), envelope: bytes });
     }
   }
@@ -99,6 +104,7 @@ export class ReleaseStore {
 
   /** Removes every release (dev reset). */
   async clear(): Promise<void> {
+    this.#epoch++;
     // The files go, the directory stays (a watcher may be attached to it).
     await mkdir(this.dir, { recursive: true });
     for (const entry of await readdir(this.dir)) {
@@ -106,6 +112,7 @@ export class ReleaseStore {
     }
     this.#current = undefined;
     this.#highest = undefined;
+    this.#epoch++;
   }
 
   #consider(release: Release): void {

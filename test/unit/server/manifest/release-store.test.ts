@@ -59,6 +59,26 @@ describe('release store', () => {
   });
 });
 
+describe('release store reload racing a clear (the watcher during a dev reset)', () => {
+  it('never brings back a release that a clear removed', async () => {
+    const state = await open();
+    let resurrected = 0;
+    // The race is timing-dependent, so it is run several times on many files: before the fix
+    // a reload that read a file before the clear deleted it made that release current again.
+    for (let round = 0; round < 8; round++) {
+      for (let v = 1; v <= 15; v++) {
+        await state.publisher.publish({ registry_version: `${round}.${v}.0`, artifacts: [] });
+      }
+      const reloading = state.releases.load();
+      await state.releases.clear();
+      await reloading;
+      if (state.releases.current !== undefined) resurrected++;
+      expect(state.releases.highestVersion).toBeUndefined();
+    }
+    expect(resurrected).toBe(0);
+  });
+});
+
 describe('a running server and the publish CLI on the same data directory', () => {
   it('serves a release published by another process without a restart', async () => {
     const { buildApp } = await import('../../../../server/src/app.js');
