@@ -25,6 +25,19 @@ test('the page itself cannot reach the network: CSP connect-src none', async ({ 
   expect(outcome).toBe('blocked');
 });
 
+test('the page arrives with the CSP as a response header, not only its meta tag', async ({
+  page,
+}) => {
+  await harness.attach(page);
+  // Served through the app's own app://renderer handler, as in Electron.
+  const response = await page.goto(harness.rendererUrl);
+  const header = response?.headers()['content-security-policy'] ?? '';
+  expect(header).toContain("default-src 'none'");
+  expect(header).toContain("connect-src 'none'");
+  expect(header).toContain("script-src 'self'");
+  expect(header).not.toContain('unsafe');
+});
+
 test('injected inline script does not run: CSP script-src self', async ({ page }) => {
   await harness.attach(page);
   await page.goto(harness.rendererUrl);

@@ -4,17 +4,17 @@
  * (src/main/app-controller.ts, the code index.ts wires to IPC), exposed to a Chromium page as
  * the preload's Api. Also serves the built renderer from loopback.
  */
-import { createReadStream } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { extname, join, normalize, resolve, sep } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Page } from '@playwright/test';
 import { startServer, type RunningServer } from '../../server/src/start-server.js';
 import type { Limits } from '../../src/core/limits.js';
 import { createNodeUpdater } from '../../src/node/create-updater.js';
 import { fetchActivity } from '../../src/main/activity-client.js';
+import { APP_HOST, APP_SCHEME, createAppProtocolHandler } from '../../src/main/app-protocol.js';
 import { createAppController, type AppController } from '../../src/main/app-controller.js';
 import { createCheckScheduler } from '../../src/main/check-scheduler.js';
 import type { AppStatus } from '../../src/preload/ipc-contract.js';
@@ -22,35 +22,24 @@ import { installTestBridge, type BridgeMethod } from './test-bridge-page.js';
 
 export const RENDERER_DIR = resolve(import.meta.dirname, '../../dist/app/renderer');
 
-const TYPES: Readonly<Record<string, string>> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.map': 'application/json',
-};
-
-/** A static file server for the built renderer, on 127.0.0.1 only. */
+/**
+ * A static file server for the built renderer, on 127.0.0.1 only. Every request goes through
+ * the app's own `app://renderer` handler (src/main/app-protocol.ts), so the page gets exactly
+ * the files and headers (the CSP header included) it gets in Electron.
+ */
 export async function serveRenderer(
   root = RENDERER_DIR,
 ): Promise<{ url: string; close(): Promise<void> }> {
+  const handle = createAppProtocolHandler({ rootDir: root });
   const server: Server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    const file = normalize(join(root, path === '/' ? 'index.html' : decodeURIComponent(path)));
-    if (!file.startsWith(root + sep) || req.method !== 'GET') {
-      res.writeHead(404).end();
-      return;
-    }
-    stat(file).then(
-      (s) => {
-        if (!s.isFile()) return void res.writeHead(404).end();
-        res.writeHead(200, {
-          'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
-          'cache-control': 'no-store',
-        });
-        createReadStream(file).pipe(res);
-      },
-      () => res.writeHead(404).end(),
-    );
+    const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+    const url = `${APP_SCHEME}://${APP_HOST}${path === '/' ? '/index.html' : path}`;
+    handle(new Request(url, { method: req.method ?? 'GET' }))
+      .then(async (response) => {
+        res.writeHead(response.status, Object.fromEntries(response.headers));
+        res.end(Buffer.from(await response.arrayBuffer()));
+      })
+      .catch(() => res.writeHead(500).end());
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const { port } = server.address() as AddressInfo;
