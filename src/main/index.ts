@@ -43,6 +43,7 @@ import { refusingUpdater } from './refusing-updater.js';
 import { createSecretStore, type SecretStore } from './secret-store.js';
 import { memorySettings, openSettingsStore, type SettingsStore } from './settings.js';
 import { trayMenuTemplate, trayTooltip } from './tray-menu.js';
+import { createTrayToggle } from './tray-toggle.js';
 import { windowPosition } from './window-position.js';
 
 const WINDOW_SIZE = { width: 380, height: 560 };
@@ -58,6 +59,13 @@ let tray: Tray | null = null;
 let controller: AppController | null = null;
 let registry: RegistryChoice | null = null;
 let log: LogFile | null = null;
+/** Tray click and blur share one toggle, so the press that blurs the window does not reopen it. */
+const trayToggle = createTrayToggle({
+  nowMs: () => Date.now(),
+  isVisible: () => window?.isVisible() === true,
+  show: () => showWindow(),
+  hide: () => window?.hide(),
+});
 /** Pauses or resumes the schedule and remembers the choice (set once settings are open). */
 let setPaused: (paused: boolean) => void = () => undefined;
 
@@ -87,7 +95,7 @@ function createWindow(): BrowserWindow {
   win.webContents.on('will-redirect', (event) => event.preventDefault());
   win.webContents.on('will-attach-webview', (event) => event.preventDefault());
   win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
-  win.on('blur', () => win.hide());
+  win.on('blur', () => trayToggle.onBlur());
   // Our own scheme, never file:// (checklist §18); it sends the CSP header (app-protocol.ts).
   void win.loadURL(APP_ENTRY_URL);
   return win;
@@ -253,7 +261,7 @@ async function boot(): Promise<void> {
   // macOS draws template images in the menu bar's own colour.
   const trayIcon = process.platform === 'darwin' ? 'trayTemplate.png' : 'tray.png';
   tray = new Tray(nativeImage.createFromPath(join(resourcesDir, trayIcon)));
-  tray.on('click', () => (window?.isVisible() === true ? window.hide() : showWindow()));
+  tray.on('click', () => trayToggle.onTrayClick());
   c.onStatus((status) => {
     if (window !== null && !window.isDestroyed())
       window.webContents.send(STATUS_EVENT_CHANNEL, status);

@@ -29,6 +29,9 @@ const h = vi.hoisted(() => ({
   loaded: [] as string[],
   protocolHandlers: new Map<string, (request: Request) => Promise<Response>>(),
   privileged: [] as unknown[],
+  windowEvents: new Map<string, () => void>(),
+  trayEvents: new Map<string, () => void>(),
+  visible: false,
 }));
 
 vi.mock('electron', () => {
@@ -47,7 +50,9 @@ vi.mock('electron', () => {
         send: () => undefined,
       };
     }
-    on() {}
+    on(name: string, fn: () => void) {
+      h.windowEvents.set(name, fn);
+    }
     loadFile(path: string) {
       h.loaded.push(`file:${path}`);
       return Promise.resolve();
@@ -60,15 +65,21 @@ vi.mock('electron', () => {
       return false;
     }
     isVisible() {
-      return false;
+      return h.visible;
     }
-    hide() {}
-    show() {}
+    hide() {
+      h.visible = false;
+    }
+    show() {
+      h.visible = true;
+    }
     focus() {}
     setPosition() {}
   }
   class Tray {
-    on() {}
+    on(name: string, fn: () => void) {
+      h.trayEvents.set(name, fn);
+    }
     setToolTip() {}
     setContextMenu(menu: { id?: string; label?: string }[]) {
       h.menus.push(menu);
@@ -231,6 +242,17 @@ describe('main process composition (electron mocked)', () => {
     expect(response?.status).toBe(200);
     expect(response?.headers.get('content-security-policy')).toContain("default-src 'none'");
     expect(await response?.text()).toContain('Most active this time unit');
+  });
+
+  it('the tray icon opens the window, and closes it even when its press blurred the window first', () => {
+    h.trayEvents.get('click')?.();
+    expect(h.visible).toBe(true);
+    // Windows: pressing the icon takes focus from the window (blur hides it), then the click
+    // arrives: it must not reopen the window.
+    h.windowEvents.get('blur')?.();
+    expect(h.visible).toBe(false);
+    h.trayEvents.get('click')?.();
+    expect(h.visible).toBe(false);
   });
 
   it('denies navigation, redirects, webviews and new windows', () => {
