@@ -30,7 +30,10 @@ export function isIntactBlob(
 /** Bytes buffered before an append; also the most a kill -9 can lose. */
 export const FLUSH_BYTES = 256 * 1024;
 
-/** A pause in the bytes this long appends what is buffered (a hang, then maybe a kill). */
+/**
+ * A pause in the bytes of at least this long (and at most twice) appends what is buffered (a
+ * hang, then maybe a kill).
+ */
 export const IDLE_FLUSH_MS = 100;
 
 export interface PartialPaths {
@@ -52,6 +55,8 @@ class FilePartialBlob implements PartialBlob {
   private pendingBytes = 0;
   private closed = false;
   private idle: TimerHandle | undefined;
+  /** Writes since the idle timer was armed: one timer per pause window, not one per chunk. */
+  private writesSinceArm = 0;
   /** Appends run one after another (an idle flush may overlap a write's flush). */
   private chain: Promise<void> = Promise.resolve();
   /** An idle flush that failed: reported by the next call. */
@@ -93,14 +98,24 @@ class FilePartialBlob implements PartialBlob {
     this.pending.push(buffer);
     this.pendingBytes += buffer.length;
     this.offset += buffer.length;
-    this.disarm();
+    this.writesSinceArm++;
     if (this.pendingBytes >= FLUSH_BYTES) await this.flush();
-    else this.idle = this.timers.setTimeout(() => this.onIdle(), IDLE_FLUSH_MS);
+    else if (this.idle === undefined) this.arm();
   }
 
+  private arm(): void {
+    this.writesSinceArm = 0;
+    this.idle = this.timers.setTimeout(() => this.onIdle(), IDLE_FLUSH_MS);
+  }
+
+  /** Fires IDLE_FLUSH_MS after arming; flushes only if no write came in that window. */
   private onIdle(): void {
     this.idle = undefined;
-    if (this.closed) return;
+    if (this.closed || this.pendingBytes === 0) return;
+    if (this.writesSinceArm > 0) {
+      this.arm();
+      return;
+    }
     this.flush().catch((error: unknown) => {
       this.failure ??=
         error instanceof Error ? error : new UpdateError('IO', 'buffered append failed');
