@@ -9,7 +9,7 @@
  *   the one the in-process handle reports (not one read over HTTP). Labelled "Demo registry".
  */
 import semver from 'semver';
-import { UpdateError } from '../core/errors.js';
+import { isUpdateError, UpdateError } from '../core/errors.js';
 import { parsePubkeyHex } from '../protocol/keys.js';
 
 /** The slice of startServer()'s handle (server/src/start-server.ts) the demo needs. */
@@ -127,7 +127,14 @@ async function configuredRegistry(baseUrl: string, deps: FirstRunDeps): Promise<
 }
 
 async function demoRegistry(deps: FirstRunDeps): Promise<RegistryChoice> {
-  const server = await deps.startDemoServer();
+  let server: DemoServer;
+  try {
+    server = await deps.startDemoServer();
+  } catch (cause) {
+    // Typed, so the tray app stays up and shows it (index.ts) instead of exiting.
+    if (isUpdateError(cause)) throw cause;
+    throw new UpdateError('IO', 'The demo registry could not start.', { cause });
+  }
   try {
     const now = deps.nowMs?.() ?? Date.now();
     const release = demoReleaseToPublish(server.updates.currentRelease()?.manifest, now);
@@ -144,19 +151,28 @@ async function demoRegistry(deps: FirstRunDeps): Promise<RegistryChoice> {
     };
   } catch (error) {
     await server.close();
-    throw error;
+    if (isUpdateError(error)) throw error;
+    throw new UpdateError('IO', 'The demo registry could not publish its release.', {
+      cause: error,
+    });
   }
 }
 
 async function mintDemoKey(baseUrl: string, doFetch: typeof fetch): Promise<string> {
   const url = new URL('api/demo-key/mint', baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
-  const response = await doFetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: '{}',
-    signal: AbortSignal.timeout(5_000),
-  });
-  const body = (await response.json()) as { ok?: unknown; machine_key?: unknown };
+  let response: Response;
+  try {
+    response = await doFetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+      signal: AbortSignal.timeout(5_000),
+    });
+  } catch (cause) {
+    throw new UpdateError('NETWORK', 'The demo registry could not be reached.', { cause });
+  }
+  // A body that is not JSON is a refusal like any other, not a crash.
+  const body = (await response.json().catch(() => ({}))) as { ok?: unknown; machine_key?: unknown };
   if (response.status !== 200 || body.ok !== true || typeof body.machine_key !== 'string') {
     throw new UpdateError(
       'HTTP_STATUS',

@@ -131,6 +131,46 @@ describe('first-run demo wiring', () => {
     expect(server.closed).toBe(1);
   });
 
+  it('refuses (IO) when the demo server cannot start, e.g. over a damaged data directory', async () => {
+    // A typed refusal keeps the tray app up showing the code; a bare Error would end the app.
+    const code = await codeOf(
+      chooseRegistry(
+        deps({ startDemoServer: () => Promise.reject(new Error('node key file is corrupt')) }),
+      ),
+    );
+    expect(code).toBe('IO');
+  });
+
+  it('closes the demo server and refuses (HTTP_STATUS) when the mint answer is not JSON', async () => {
+    const server = fakeServer();
+    const fetch = vi.fn(() => Promise.resolve(new Response('<html>oops</html>', { status: 502 })));
+    const code = await codeOf(
+      chooseRegistry(deps({ startDemoServer: () => Promise.resolve(server), fetch })),
+    );
+    expect(code).toBe('HTTP_STATUS');
+    expect(server.closed).toBe(1);
+  });
+
+  it('closes the demo server and refuses (IO) when publishing the demo release fails', async () => {
+    const server = fakeServer();
+    server.publish = () => Promise.reject(new Error('disk full'));
+    const code = await codeOf(
+      chooseRegistry(deps({ startDemoServer: () => Promise.resolve(server), fetch: mintFetch() })),
+    );
+    expect(code).toBe('IO');
+    expect(server.closed).toBe(1);
+  });
+
+  it('closes the demo server and refuses (NETWORK) when the mint request fails', async () => {
+    const server = fakeServer();
+    const fetch = vi.fn(() => Promise.reject(new TypeError('fetch failed')));
+    const code = await codeOf(
+      chooseRegistry(deps({ startDemoServer: () => Promise.resolve(server), fetch })),
+    );
+    expect(code).toBe('NETWORK');
+    expect(server.closed).toBe(1);
+  });
+
   it('with a configured URL and pinned keys in settings, uses them and never touches the network', async () => {
     const fetch = vi.fn();
     const startDemoServer = vi.fn();
