@@ -35,6 +35,8 @@ const WORDS: Readonly<Record<string, string>> = {
   NOT_INSTALLED: 'Nothing is installed yet.',
   IO: 'The update could not be written to disk.',
   CONFIG_INVALID: 'The updater settings are incomplete or invalid.',
+  // The window's own: its bridge to the main process failed (src/renderer/status-view.ts).
+  BRIDGE: 'The app’s background process did not answer. Try again, or restart the app.',
 };
 
 /** The sentence shown for a code; unknown codes fall back to the core's own message. */

@@ -5,7 +5,7 @@
 import type { AppStatus } from '../preload/ipc-contract.js';
 import { startActivityWidget, type ActivityElements } from './activity-widget.js';
 import { getApi } from './bridge.js';
-import { findStatusElements, renderStatus } from './status-view.js';
+import { findStatusElements, renderStatus, withBridgeError } from './status-view.js';
 
 /**
  * Relative times ("2 min ago") and the next planned check are refreshed at this pace (the
@@ -21,18 +21,22 @@ function main(): void {
     current = status;
     renderStatus(statusElements, status, Date.now());
   };
+  // The bridge itself failed (main process gone or refusing): say so with the BRIDGE code and
+  // leave the button usable, rather than an unhandled rejection and a card stuck as it was.
+  const bridgeFailed = (): void => show(withBridgeError(current));
+  const refresh = (): Promise<void> => api.getStatus().then(show, bridgeFailed);
 
   api.onStatus(show);
-  void api.getStatus().then(show);
+  void refresh();
   setInterval(() => {
     if (document.visibilityState !== 'visible') return;
     if (current !== null) show(current);
-    void api.getStatus().then(show);
+    void refresh();
   }, CLOCK_REFRESH_MS);
 
   statusElements.checkNow.addEventListener('click', () => {
     statusElements.checkNow.disabled = true;
-    void api.checkNow().finally(() => api.getStatus().then(show));
+    void api.checkNow().then(refresh, bridgeFailed);
   });
 
   const activity: ActivityElements = {

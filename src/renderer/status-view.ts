@@ -90,3 +90,24 @@ export function renderStatus(el: StatusElements, status: AppStatus, nowMs: numbe
   el.checkNow.disabled = busy;
   el.checkNow.setAttribute('aria-busy', String(busy));
 }
+
+/** Code shown when the window's bridge to the main process fails (not an updater code). */
+export const BRIDGE_ERROR = {
+  code: 'BRIDGE',
+  message: 'The app’s background process did not answer.',
+} as const;
+
+/** The status to show when a bridge call failed: the last one known, idle, with BRIDGE. */
+export function withBridgeError(status: AppStatus | null): AppStatus {
+  const base: AppStatus = status ?? {
+    registryLabel: '',
+    installedVersion: null,
+    phase: 'idle',
+    progress: null,
+    lastCheckAtMs: null,
+    nextCheckAtMs: null,
+    paused: false,
+    lastError: null,
+  };
+  return { ...base, phase: 'idle', progress: null, lastError: { ...BRIDGE_ERROR } };
+}

@@ -119,3 +119,25 @@ test('the error state shows when the server stops', async ({ page }) => {
   await expect(page.locator('#activity-list li')).toHaveCount(1);
   await saveScreenshot(page, 'desktop-error-offline');
 });
+
+test('a Check now the main process never answers shows BRIDGE and re-enables the button', async ({
+  page,
+}) => {
+  await harness.attach(page);
+  // After the bridge is installed: the main process side of both calls fails.
+  await page.addInitScript(() => {
+    const w = window as unknown as { updater: Record<string, unknown> };
+    const gone = (): Promise<never> => Promise.reject(new Error('main process gone'));
+    w.updater = Object.freeze({ ...w.updater, checkNow: gone, getStatus: gone });
+  });
+  await page.goto(harness.rendererUrl);
+  // The first status read failed too: the card says so instead of showing placeholders forever.
+  await expect(page.locator('#error-code')).toHaveText('BRIDGE');
+  const button = page.getByRole('button', { name: 'Check now' });
+  await button.click();
+  await expect(page.locator('#error-code')).toHaveText('BRIDGE');
+  await expect(page.locator('#error-words')).toHaveText(
+    'The app’s background process did not answer. Try again, or restart the app.',
+  );
+  await expect(button).toBeEnabled();
+});
