@@ -1,4 +1,4 @@
-import { chmod, writeFile } from 'node:fs/promises';
+import { chmod, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../../src/cli/run-cli.js';
@@ -20,7 +20,10 @@ afterEach(async () => {
   await dirs.cleanup();
 });
 
-async function cli(args: string[], options: { tty?: boolean; env?: string } = {}) {
+async function cli(
+  args: string[],
+  options: { tty?: boolean; env?: string; nowMs?: () => number } = {},
+) {
   let stdout = '';
   let stderr = '';
   const code = await runCli(
@@ -31,7 +34,7 @@ async function cli(args: string[], options: { tty?: boolean; env?: string } = {}
       stderr: (t) => (stderr += t),
       stderrIsTty: options.tty ?? false,
       columns: 80,
-      nowMs: () => Date.now(),
+      nowMs: options.nowMs ?? (() => Date.now()),
     },
   );
   return { code, stdout, stderr };
@@ -92,6 +95,36 @@ describe('updater CLI', () => {
       unknown
     >;
     expect(second).toMatchObject({ outcome: 'up-to-date', bytes_downloaded: 0 });
+  });
+
+  it('update --json repairs a deleted installed file and lists it in "repaired"', async () => {
+    registry.publish('1.0.0', V1);
+    await cli(['update', ...common()]);
+    await rm(join(dir, 'current', 'a.txt'));
+    const r = await cli(['update', ...common(), '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      ok: true,
+      command: 'update',
+      outcome: 'applied',
+      version: '1.0.0',
+      bytes_downloaded: 0,
+      repaired: ['a.txt'],
+    });
+    const verify = JSON.parse((await cli(['verify', ...common(), '--json'])).stdout) as Record<
+      string,
+      unknown
+    >;
+    expect(verify).toMatchObject({ ok: true, drift: [] });
+  });
+
+  it('uses the entry point clock for expiry: a frozen manifest is MANIFEST_EXPIRED', async () => {
+    registry.publish('1.0.0', V1);
+    await cli(['update', ...common()]);
+    const later = Date.now() + 400 * 86_400_000;
+    const r = await cli(['update', ...common(), '--json'], { nowMs: () => later });
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, code: 'MANIFEST_EXPIRED' });
   });
 
   it('status, verify and rollback speak the contract', async () => {
