@@ -28,6 +28,7 @@ import type { UpdaterApi } from '../core/updater-api.js';
 import { createNodeUpdater } from '../node/create-updater.js';
 import { IPC_CHANNELS, STATUS_EVENT_CHANNEL } from '../preload/ipc-contract.js';
 import { fetchActivity } from './activity-client.js';
+import { APP_ID } from './app-identity.js';
 import {
   APP_ENTRY_URL,
   APP_PRIVILEGED_SCHEME,
@@ -285,6 +286,9 @@ export async function shutdown(): Promise<void> {
 function launch(): Promise<void> {
   // Every renderer sandboxed, whatever a future window forgets to set (must precede ready).
   app.enableSandbox();
+  // Windows shows toasts only for the installer shortcut's AUMID (app-identity.ts). The
+  // method exists on Windows only, hence the optional call.
+  app.setAppUserModelId?.(APP_ID);
   // Custom schemes get their privileges only before ready (Electron's protocol docs).
   protocol.registerSchemesAsPrivileged([APP_PRIVILEGED_SCHEME]);
   if (!app.requestSingleInstanceLock()) {

@@ -32,6 +32,7 @@ const h = vi.hoisted(() => ({
   windowEvents: new Map<string, () => void>(),
   trayEvents: new Map<string, () => void>(),
   visible: false,
+  appUserModelIds: [] as string[],
 }));
 
 vi.mock('electron', () => {
@@ -93,6 +94,11 @@ vi.mock('electron', () => {
       isPackaged: false,
       getPath: (name: string) => join(h.userData, name),
       requestSingleInstanceLock: () => true,
+      // Windows only in Electron (absent elsewhere); recorded here to check the wiring.
+      setAppUserModelId: (id: string) => {
+        h.order.push('app-user-model-id');
+        h.appUserModelIds.push(id);
+      },
       enableSandbox: () => {
         h.sandboxEnforced = true;
       },
@@ -253,6 +259,11 @@ describe('main process composition (electron mocked)', () => {
     expect(h.visible).toBe(false);
     h.trayEvents.get('click')?.();
     expect(h.visible).toBe(false);
+  });
+
+  it("sets Windows' Application User Model ID to the installer's appId before ready, so its notifications show", () => {
+    expect(h.appUserModelIds).toEqual(['dev.verified-updater.desktop']);
+    expect(h.order.indexOf('app-user-model-id')).toBeLessThan(h.order.indexOf('ready'));
   });
 
   it('denies navigation, redirects, webviews and new windows', () => {
