@@ -12,8 +12,9 @@ import type { Limits } from './limits.js';
 import { planUpdate, type Plan } from './plan.js';
 import { checkPolicy, recordAcceptance } from './policy.js';
 import type { Clock, Fetcher, LocalStore, Logger, Random, Timers } from './ports.js';
-import { createHash } from 'node:crypto';
 import { missingBlobs, pullBlobs } from './pull.js';
+import { repairDir, repairPlan } from './repair.js';
+import { createRunQueue } from './run-queue.js';
 import { toUpdateError, withRetries } from './retry.js';
 import { setDir, type InstalledSet, type UpdaterState } from './state.js';
 import type { UpdateResult, UpdaterApi, UpdaterStatus, VerifyReport } from './updater-api.js';
@@ -39,14 +40,11 @@ export interface UpdateLoopDeps {
 /** Progress events are emitted at most this often (plus the final one of each artifact). */
 const PROGRESS_EVERY_MS = 100;
 
-type Kind = 'check' | 'update' | 'rollback' | 'verify';
-
 /** Builds the updater over its ports. `close()` aborts a run in flight. */
 export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
   const listeners = new Set<UpdateListener>();
   const controller = new AbortController();
-  let inFlight: { kind: Kind; promise: Promise<unknown> } | undefined;
-  let queue: Promise<unknown> = Promise.resolve();
+  const runs = createRunQueue(controller.signal);
 
   const emit = (event: UpdateEvent): void => {
     for (const listener of listeners) {
@@ -140,9 +138,7 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
         emit({ type: 'progress', bytes, total, artifact });
       },
     );
-    const dir = repair
-      ? createHash('sha256').update(`${vm.payloadSha256} repaired at ${now()}`).digest('hex')
-      : undefined;
+    const dir = repair ? repairDir(vm.payloadSha256, now()) : undefined;
     const set: InstalledSet = {
       setId: vm.payloadSha256,
       ...(dir === undefined ? {} : { dir }),
@@ -176,27 +172,6 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
     }
   };
 
-  /** Runs `body` after any run in flight; a call of the same kind joins the running one. */
-  const serialise = <T>(kind: Kind, body: () => Promise<T>): Promise<T> => {
-    if (inFlight !== undefined && inFlight.kind === kind && kind !== 'rollback') {
-      return inFlight.promise as Promise<T>;
-    }
-    const entry: { kind: Kind; promise: Promise<unknown> } = { kind, promise: Promise.resolve() };
-    const promise = queue.then(async () => {
-      try {
-        if (controller.signal.aborted) throw new UpdateError('ABORTED', 'updater closed');
-        return await body();
-      } finally {
-        // Cleared before the caller sees the result: a call made afterwards starts a new run.
-        if (inFlight === entry) inFlight = undefined;
-      }
-    });
-    entry.promise = promise;
-    inFlight = entry;
-    queue = promise.catch(() => undefined);
-    return promise;
-  };
-
   const guarded = async <T>(run: () => Promise<T>): Promise<T> => {
     emit({ type: 'checking', atMs: now() });
     try {
@@ -210,7 +185,7 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
   };
 
   const check = (): Promise<PlanSummary> =>
-    serialise('check', () =>
+    runs.run('check', () =>
       guarded(async () => {
         const { plan } = await accept(baseUrl());
         if (plan.upToDate)
@@ -221,7 +196,7 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
     );
 
   const update = (): Promise<UpdateResult> =>
-    serialise('update', () =>
+    runs.run('update', () =>
       guarded(async () => {
         const base = baseUrl();
         const { vm, plan, state } = await accept(base);
@@ -269,9 +244,7 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
     damaged: readonly string[],
   ): Promise<UpdateResult> => {
     deps.logger.warn('installed set damaged, repairing', { names: damaged.slice(0, 20) });
-    const bad = new Set(damaged);
-    const intact = installed.artifacts.filter((a) => !bad.has(a.name));
-    const { summary } = planUpdate({ ...installed, artifacts: intact }, vm);
+    const summary = repairPlan(installed, damaged, vm);
     emit({ type: 'update-available', plan: summary, atMs: now() });
     const bytesDownloaded = await pullAndCommit(base, vm, state, true);
     emit({
@@ -297,13 +270,13 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
       lastCheckAtMs: state.lastCheckAtMs,
       lastSuccessAtMs: state.lastSuccessAtMs,
       lastError: state.lastError,
-      running: inFlight !== undefined,
+      running: runs.running,
       canRollBack: state.previous !== null,
     };
   };
 
   const rollback = (): Promise<{ version: string | null }> =>
-    serialise('rollback', async () => {
+    runs.run('rollback', async () => {
       const state = await deps.store.loadState();
       const target = state.previous;
       if (target === null) throw new UpdateError('NOTHING_TO_ROLL_BACK', 'no previous set kept');
@@ -314,7 +287,7 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
     });
 
   const verify = (): Promise<VerifyReport> =>
-    serialise('verify', async () => verifyInstalled(deps.store, deps.pinned, deps.limits));
+    runs.run('verify', async () => verifyInstalled(deps.store, deps.pinned, deps.limits));
 
   return {
     check,
@@ -328,7 +301,7 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
     },
     async close() {
       controller.abort();
-      await queue;
+      await runs.drained();
     },
   };
 }
