@@ -53,6 +53,9 @@ export interface FirstRunDeps {
 
 export const DEMO_LABEL = 'Demo registry';
 
+/** Hosts plain http may name: the machine key never leaves this machine. */
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
 function utf8(text: string): Uint8Array {
   return new TextEncoder().encode(text);
 }
@@ -102,6 +105,17 @@ async function configuredRegistry(baseUrl: string, deps: FirstRunDeps): Promise<
     url = new URL(baseUrl);
   } catch {
     throw new UpdateError('CONFIG_INVALID', 'The registry address in the settings is not a URL.');
+  }
+  // The machine key travels in every request: plain http only where it never leaves this
+  // machine (signatures protect the updates, not the key's secrecy).
+  if (
+    url.protocol !== 'https:' &&
+    !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))
+  ) {
+    throw new UpdateError(
+      'CONFIG_INVALID',
+      'The registry address must use https (plain http only on this machine).',
+    );
   }
   const bundled = deps.settings.pinnedKeys.length > 0 ? null : await deps.readBundledKey();
   const pubkeys = deps.settings.pinnedKeys.length > 0 ? [...deps.settings.pinnedKeys] : [];

@@ -233,6 +233,31 @@ describe('first-run demo wiring', () => {
     expect(code).toBe('CONFIG_INVALID');
   });
 
+  it('refuses a plain-http registry on another machine (CONFIG_INVALID): the machine key would travel in clear', async () => {
+    const fetch = vi.fn();
+    const code = await codeOf(
+      chooseRegistry(
+        deps({ settings: { baseUrl: 'http://updates.example.com', pinnedKeys: [KEY_A] }, fetch }),
+      ),
+    );
+    expect(code).toBe('CONFIG_INVALID');
+    expect(fetch).not.toHaveBeenCalled();
+  });
+
+  it('accepts plain http on this machine only (loopback)', async () => {
+    for (const baseUrl of ['http://127.0.0.1:4100', 'http://localhost:4100', 'http://[::1]:4100']) {
+      const choice = await chooseRegistry(deps({ settings: { baseUrl, pinnedKeys: [KEY_A] } }));
+      expect(choice.baseUrl).toBe(baseUrl);
+    }
+  });
+
+  it('refuses a registry URL that is not http(s) (CONFIG_INVALID)', async () => {
+    const code = await codeOf(
+      chooseRegistry(deps({ settings: { baseUrl: 'file:///etc/updates', pinnedKeys: [KEY_A] } })),
+    );
+    expect(code).toBe('CONFIG_INVALID');
+  });
+
   it('refuses a base URL that is not a URL (CONFIG_INVALID)', async () => {
     const code = await codeOf(
       chooseRegistry(deps({ settings: { baseUrl: 'updates example', pinnedKeys: [KEY_A] } })),
