@@ -1,4 +1,7 @@
 // Types of scripts/start.mjs for TypeScript callers (its unit test).
-export function electronBinary(): string | null;
+export function electronBinary(
+  env?: Readonly<Record<string, string | undefined>>,
+  dir?: string,
+): string | null;
 
 export function launchArgs(appDir: string, userArgs: readonly string[]): string[];

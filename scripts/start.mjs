@@ -10,12 +10,19 @@ import { buildApp } from './build-app.mjs';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const electronDir = join(root, 'node_modules', 'electron');
 
-/** The Electron executable, or null when the runtime is not installed. Never downloads. */
-export function electronBinary() {
-  const pathFile = join(electronDir, 'path.txt');
-  if (!existsSync(pathFile)) return null;
-  const binary = join(electronDir, 'dist', readFileSync(pathFile, 'utf8').trim());
-  return existsSync(binary) ? binary : null;
+/**
+ * The Electron executable, or null when the runtime is not installed. Never downloads. Finds
+ * it where node_modules/electron/index.js does: path.txt names it under dist/, or under
+ * ELECTRON_OVERRIDE_DIST_PATH when that is set.
+ */
+export function electronBinary(env = process.env, dir = electronDir) {
+  const pathFile = join(dir, 'path.txt');
+  const relative = existsSync(pathFile) ? readFileSync(pathFile, 'utf8').trim() : null;
+  const override = env['ELECTRON_OVERRIDE_DIST_PATH'];
+  let binary = null;
+  if (override !== undefined && override !== '') binary = join(override, relative ?? 'electron');
+  else if (relative !== null) binary = join(dir, 'dist', relative);
+  return binary !== null && existsSync(binary) ? binary : null;
 }
 
 function installRuntime() {

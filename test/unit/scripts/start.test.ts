@@ -4,11 +4,12 @@
  * its own userData directory (and so its own single-instance lock). Launching the bundle file
  * itself runs it as a nameless "Electron" app sharing ~/.config/Electron with every other one.
  */
-import { readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../scripts/build-app.mjs';
-import { launchArgs } from '../../../scripts/start.mjs';
+import { electronBinary, launchArgs } from '../../../scripts/start.mjs';
 
 const root = resolve(import.meta.dirname, '../../..');
 
@@ -33,5 +34,41 @@ describe('npm start', () => {
 
   it('launches Electron on the app directory, not on the bundle file, passing user arguments', () => {
     expect(launchArgs(root, ['--verbose'])).toEqual([root, '--verbose']);
+  });
+});
+
+describe('finding the Electron runtime (never downloads)', () => {
+  const dirs: string[] = [];
+  afterEach(async () => {
+    await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+  });
+  async function electronPackage(installed: boolean): Promise<string> {
+    const dir = await mkdtemp(join(tmpdir(), 'start-electron-'));
+    dirs.push(dir);
+    if (installed) {
+      await mkdir(join(dir, 'dist'));
+      await writeFile(join(dir, 'dist', 'electron'), '');
+      await writeFile(join(dir, 'path.txt'), 'electron');
+    }
+    return dir;
+  }
+
+  it('finds the runtime that install.js extracted (path.txt names it under dist/)', async () => {
+    const dir = await electronPackage(true);
+    expect(electronBinary({}, dir)).toBe(join(dir, 'dist', 'electron'));
+  });
+
+  it('reports a missing runtime as null, so start runs install.js', async () => {
+    const dir = await electronPackage(false);
+    expect(electronBinary({}, dir)).toBeNull();
+  });
+
+  it('honours ELECTRON_OVERRIDE_DIST_PATH as Electron itself does', async () => {
+    const dir = await electronPackage(false);
+    const custom = await electronPackage(false);
+    await writeFile(join(custom, 'electron'), '');
+    expect(electronBinary({ ELECTRON_OVERRIDE_DIST_PATH: custom }, dir)).toBe(
+      join(custom, 'electron'),
+    );
   });
 });
