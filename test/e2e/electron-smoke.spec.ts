@@ -5,24 +5,16 @@
  * as skipped with the reason. We never `require('electron')` here: in Electron 42 that starts a
  * download when the runtime is missing.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { _electron as electron, expect, test } from '@playwright/test';
 import { buildApp } from '../../scripts/build-app.mjs';
+import { electronBinary } from '../../scripts/start.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const ELECTRON_DIR = join(ROOT, 'node_modules', 'electron');
-
-function electronRuntime(): string | null {
-  const pathFile = join(ELECTRON_DIR, 'path.txt');
-  if (!existsSync(pathFile)) return null;
-  const binary = join(ELECTRON_DIR, 'dist', readFileSync(pathFile, 'utf8').trim());
-  return existsSync(binary) ? binary : null;
-}
-
-const runtime = electronRuntime();
+// Found as `npm start` finds it (path.txt, or ELECTRON_OVERRIDE_DIST_PATH); never downloads.
+const runtime = electronBinary();
 
 test('Electron smoke: the app starts, shows its window and wires the demo registry', async () => {
   test.skip(
