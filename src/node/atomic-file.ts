@@ -1,15 +1,26 @@
 /**
- * Crash-safe file replacement: write a temporary file in the same directory, fsync it,
- * rename(2) it over the target (atomic on POSIX), then fsync the directory so the rename
- * itself is durable. A reader sees the old bytes or the new bytes, never a mix.
+ * Crash-safe file replacement, shared by the updater and the companion server: write a
+ * temporary file in the same directory, fsync it, rename(2) it over the target (atomic on
+ * POSIX), then fsync the directory so the rename itself is durable. A reader sees the old bytes
+ * or the new bytes, never a mix (STYLE.md habit 5).
  */
 import { randomBytes } from 'node:crypto';
 import { open, rename, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
-/** fsyncs a directory so renames and creations inside it survive a power cut. */
+/**
+ * fsyncs a directory so renames and creations inside it survive a power cut. Windows cannot
+ * open a directory for syncing; there the rename is still atomic, so that one refusal is
+ * ignored. Everywhere else a failure is reported: durability is not optional.
+ */
 export async function fsyncDir(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
+  let handle;
+  try {
+    handle = await open(dir, 'r');
+  } catch (error) {
+    if (process.platform === 'win32') return;
+    throw error;
+  }
   try {
     await handle.sync();
   } finally {
@@ -17,21 +28,50 @@ export async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
-/** Replaces `path` with `bytes` atomically and durably. */
-export async function writeFileAtomic(path: string, bytes: Uint8Array): Promise<void> {
-  const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+/** A hidden temporary path next to `target` (same directory, so the rename is atomic). */
+export function tempPathFor(target: string): string {
+  return join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+}
+
+/** Renames a synced temporary file onto `target` and syncs the directory entry. */
+export async function commitTemp(temp: string, target: string): Promise<void> {
   try {
-    const handle = await open(tmp, 'wx', 0o644);
+    await rename(temp, target);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+  await fsyncDir(dirname(target));
+}
+
+/**
+ * Replaces `path` with `data` atomically and durably, with the given mode (0600 for secrets).
+ *
+ * @example
+ * await writeFileAtomic(join(dir, 'state.json'), bytes);
+ */
+export async function writeFileAtomic(
+  path: string,
+  data: Uint8Array | string,
+  mode = 0o644,
+): Promise<void> {
+  const temp = tempPathFor(path);
+  try {
+    const handle = await open(temp, 'wx', mode);
     try {
-      await handle.writeFile(bytes);
+      await handle.writeFile(data);
       await handle.sync();
     } finally {
       await handle.close();
     }
-    await rename(tmp, path);
   } catch (error) {
-    await rm(tmp, { force: true });
+    await rm(temp, { force: true });
     throw error;
   }
-  await fsyncDir(dirname(path));
+  await commitTemp(temp, path);
+}
+
+/** Writes `value` as pretty JSON atomically. */
+export async function writeJsonAtomic(target: string, value: unknown, mode = 0o644): Promise<void> {
+  await writeFileAtomic(target, `${JSON.stringify(value, null, 2)}\n`, mode);
 }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { publicKeyOf, SECRET_KEY_BYTES } from '../../../src/protocol/ed25519.js';
 import { pubkeyToHex } from '../../../src/protocol/keys.js';
 import type { RandomSource } from '../random.js';
-import { writeJsonAtomic } from '../store/atomic-file.js';
+import { writeJsonAtomic } from '../../../src/node/atomic-file.js';
 
 export const NODE_KEY_FILE = 'node-key.json';
 

@@ -10,7 +10,7 @@ import semver from 'semver';
 import { verifyEd25519 } from '../../../src/protocol/ed25519.js';
 import { MANIFEST_PAYLOAD_TYPE, pae, parseEnvelope } from '../../../src/protocol/envelope.js';
 import { parseManifest, type ParsedManifest } from '../../../src/protocol/manifest.js';
-import { writeFileAtomic } from '../store/atomic-file.js';
+import { writeFileAtomic } from '../../../src/node/atomic-file.js';
 
 export const RELEASES_DIR = 'releases';
 

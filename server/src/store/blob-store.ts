@@ -9,7 +9,7 @@ import { mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { SHA256_HEX } from '../../../src/protocol/manifest.js';
-import { commitTemp, tempPathFor } from './atomic-file.js';
+import { commitTemp, tempPathFor } from '../../../src/node/atomic-file.js';
 
 export interface BlobInfo {
   readonly sha256: string;
