@@ -12,7 +12,7 @@ import { statfsSync } from 'node:fs';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { buildCli } from '../scripts/build-cli.mjs';
 import { createNodeUpdater } from '../src/node/create-updater.js';
 import { startHostileServer } from '../test/helpers/hostile-server.js';
 import { startNginx } from '../test/helpers/nginx.js';
@@ -122,18 +122,7 @@ try {
 
   // The same CLI bundled by esbuild and run by plain node, as it would ship (no tsx in memory).
   const bundle = join(work, 'updater-cli.mjs');
-  await build({
-    entryPoints: [CLI_ENTRY],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outfile: bundle,
-    logLevel: 'error',
-    banner: {
-      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-    },
-  });
+  await buildCli({ outfile: bundle });
   const dirC = join(work, 'client-c');
   const args = ['update', '--base-url', server.baseUrl, '--pubkey', server.pubkeyHex, '--json'];
   const bundled = await runMeasured(

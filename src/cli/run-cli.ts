@@ -138,6 +138,11 @@ function logger(io: CliIo): Logger {
 /** Runs one CLI invocation and resolves to its exit code. */
 export async function runCli(argv: readonly string[], env: CliEnv, io: CliIo): Promise<number> {
   let options: CliOptions | undefined;
+  // `--help` / `-h` / `help` anywhere: usage on stdout, exit 0 (what users expect of a CLI).
+  if (argv.some((a) => a === '--help' || a === '-h') || argv[0] === 'help') {
+    io.stdout(`${USAGE}\n`);
+    return 0;
+  }
   let command = argv.find((a) => !a.startsWith('-')) ?? 'unknown';
   const json = argv.includes('--json');
   const fail = (code: string, message: string, extra: Json = {}): number => {

@@ -178,6 +178,13 @@ describe('updater CLI', () => {
     });
   });
 
+  it('--help prints the usage on stdout and exits 0, touching nothing', async () => {
+    const r = await cli(['update', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('usage: npm run updater');
+    expect(r.stderr).toBe('');
+  });
+
   it('verify with drift exits 1 with DRIFT and lists it', async () => {
     registry.publish('1.0.0', V1);
     await cli(['update', ...common()]);
