@@ -11,20 +11,24 @@ const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$/i;
 // eslint-disable-next-line no-control-regex -- control characters are exactly what we refuse
 const FORBIDDEN_CHAR = /[\u0000-\u001f\u007f\\:*?"<>|]/;
 
+// Printable ASCII: one byte per character and already in NFC, so both costly checks are skipped.
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
 /** Returns why `name` is unsafe, or `undefined` when it is a safe relative POSIX path. */
 export function unsafeNameReason(name: string): string | undefined {
   if (name.length === 0) return 'is empty';
-  if (Buffer.byteLength(name, 'utf8') > MAX_NAME_BYTES)
+  const ascii = PRINTABLE_ASCII.test(name);
+  if ((ascii ? name.length : Buffer.byteLength(name)) > MAX_NAME_BYTES)
     return `is longer than ${MAX_NAME_BYTES} bytes`;
   if (name.startsWith('/')) return 'is absolute';
   if (/^[A-Za-z]:/.test(name)) return 'starts with a drive letter';
   if (FORBIDDEN_CHAR.test(name))
     return 'contains a backslash, colon, wildcard or control character';
-  if (name.normalize('NFC') !== name) return 'is not in Unicode NFC form';
+  if (!ascii && name.normalize('NFC') !== name) return 'is not in Unicode NFC form';
   for (const segment of name.split('/')) {
     if (segment === '') return 'has an empty segment';
     if (segment === '.' || segment === '..') return 'has a "." or ".." segment';
-    if (Buffer.byteLength(segment, 'utf8') > MAX_SEGMENT_BYTES)
+    if ((ascii ? segment.length : Buffer.byteLength(segment)) > MAX_SEGMENT_BYTES)
       return 'has a segment over 255 bytes';
     if (segment.endsWith('.') || segment.endsWith(' '))
       return 'has a segment ending in "." or space';
