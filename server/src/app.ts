@@ -3,6 +3,7 @@
  * the order of modules.ts. Tests use it with app.inject(); start-server.ts adds the port.
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -101,7 +102,27 @@ export async function buildApp(
   );
   // Typed as Fastify's base logger so the app is a plain FastifyInstance for the modules.
   const baseLogger: FastifyBaseLogger = logger;
+  // Hot public reads answered ahead of the router (ServerModule.handleRaw), filled once the
+  // modules exist. Off with --dev, where the request log and one-shot faults must see them.
+  const rawHandlers: ((request: IncomingMessage, response: ServerResponse) => boolean)[] = [];
+  const serverFactory = (
+    handler: (request: IncomingMessage, response: ServerResponse) => void,
+    opts: Record<string, unknown>,
+  ): Server => {
+    const server = createServer((request, response) => {
+      for (const raw of rawHandlers) if (raw(request, response)) return;
+      handler(request, response);
+    });
+    // What Fastify sets on the servers it creates itself (lib/server.js getServerInstance).
+    server.keepAliveTimeout = opts['keepAliveTimeout'] as number;
+    server.requestTimeout = opts['requestTimeout'] as number;
+    server.setTimeout(opts['connectionTimeout'] as number);
+    const perSocket = opts['maxRequestsPerSocket'] as number;
+    if (perSocket > 0) server.maxRequestsPerSocket = perSocket;
+    return server;
+  };
   const app = Fastify({
+    ...(options.dev ? {} : { serverFactory }),
     loggerInstance: baseLogger,
     // Fastify's two lines per request are replaced by one cheap line below.
     logController: new LogController({ disableRequestLogging: true }),
@@ -173,6 +194,9 @@ export async function buildApp(
     list.push(...(Object.values(modules) as ServerModule[]));
     registerHealthz(app, clock);
     for (const m of list) await m.register(app);
+    if (!options.dev) {
+      for (const m of list) if (m.handleRaw !== undefined) rawHandlers.push(m.handleRaw);
+    }
     if (options.dev) {
       registerDevRoutes(app, { clock, faults, requests, reset });
       for (const m of list) await m.registerDev?.(app);

@@ -11,7 +11,7 @@ import {
 } from '../../../src/protocol/activity.js';
 import type { ServerContext } from '../context.js';
 import type { ServerModule } from '../module.js';
-import { registerChainActive } from '../routes/chain-active.js';
+import { chainActiveRaw, registerChainActive } from '../routes/chain-active.js';
 import { registerDevChain } from '../routes/dev-chain.js';
 import type { MachineResult, TransitionResult } from './chain-state.js';
 import { ChainState } from './chain-state.js';
@@ -76,6 +76,7 @@ export function createChainModule(ctx: ServerContext): Promise<ServerModule<Chai
   return Promise.resolve({
     name: 'chain',
     register: (app) => registerChainActive(app, source),
+    handleRaw: chainActiveRaw(source),
     registerDev: (app) => registerDevChain(app, api),
     reset: () => {
       state.clear();
