@@ -3,6 +3,7 @@
  * restart: the rollback floor, the digest accepted per version (equivocation), the installed
  * and the previous set. Validated on load: a damaged file is STATE_CORRUPT, never guessed at.
  */
+import semver from 'semver';
 import { isStrictSemver, SHA256_HEX } from '../protocol/manifest.js';
 import { UpdateError, type UpdateErrorCode } from './errors.js';
 
@@ -133,6 +134,28 @@ export function parseState(bytes: Uint8Array): UpdaterState {
     lastSuccessAtMs: optionalMs(json['lastSuccessAtMs'], 'lastSuccessAtMs'),
     lastError: parsedError,
   };
+}
+
+/**
+ * `next` with the rollback floor and digest history of `current` kept where they are higher or
+ * unknown to `next`. A commit journal holds the state computed when the commit began; if a
+ * later check accepted a newer version before the journal was replayed, replaying it must not
+ * lower the floor or forget that version's digest (TUF: the floor is monotonic).
+ */
+export function keepFloor(next: UpdaterState, current: UpdaterState): UpdaterState {
+  const a = next.highestAcceptedVersion;
+  const b = current.highestAcceptedVersion;
+  const highest = a === null ? b : b === null ? a : semver.gt(b, a) ? b : a;
+  const digests: Record<string, string> = { ...current.acceptedDigests, ...next.acceptedDigests };
+  const versions = Object.keys(digests);
+  if (versions.length > MAX_ACCEPTED_DIGESTS) {
+    // Same bound as recordAcceptance: the oldest go first (they are under the floor anyway).
+    versions.sort(semver.compare);
+    for (const old of versions.slice(0, versions.length - MAX_ACCEPTED_DIGESTS)) {
+      delete digests[old];
+    }
+  }
+  return { ...next, highestAcceptedVersion: highest, acceptedDigests: digests };
 }
 
 /** The exact bytes written for a state. */

@@ -29,6 +29,7 @@ import type { StepHook } from '../core/install-steps.js';
 import type { LocalStore, PartialBlob } from '../core/ports.js';
 import {
   EMPTY_STATE,
+  keepFloor,
   encodeState,
   parseState,
   setDir,
@@ -129,6 +130,13 @@ export class FileStore implements LocalStore {
   }
 
   async loadState(): Promise<UpdaterState> {
+    // A commit that failed part-way in this process (ENOSPC, EIO) leaves its journal: finish
+    // it before anything reads the state, not only at the next start (docs/UPDATER.md §3).
+    if (await exists(this.paths.journal)) await this.recover();
+    return this.readStateFile();
+  }
+
+  private async readStateFile(): Promise<UpdaterState> {
     let bytes: Buffer;
     try {
       bytes = await readFile(this.paths.state);
@@ -261,7 +269,9 @@ export class FileStore implements LocalStore {
     }
     await this.swapCurrent(journal.setId);
     this.onStep?.('current-swapped');
-    await writeFileAtomic(this.paths.state, encodeState(journal.state));
+    // Never lower the floor: the state file may be newer than the journal (keepFloor).
+    const onDisk = await this.readStateFile().catch(() => EMPTY_STATE);
+    await writeFileAtomic(this.paths.state, encodeState(keepFloor(journal.state, onDisk)));
     this.onStep?.('state-written');
     await rm(this.paths.journal, { force: true });
     await fsyncDir(this.paths.meta);
