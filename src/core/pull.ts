@@ -4,6 +4,7 @@
  * (their partial bytes stay on disk for a later resume) and is what the run reports.
  */
 import { resolveArtifactUrl, type ManifestArtifact } from '../protocol/manifest.js';
+import { ProtocolError } from '../protocol/protocol-error.js';
 import { downloadArtifact } from './download.js';
 import { UpdateError } from './errors.js';
 import type { HttpContext } from './http-get.js';
@@ -63,7 +64,9 @@ export async function pullBlobs(
       try {
         url = resolveArtifactUrl(ctx.baseUrl.href, artifact.url);
       } catch (error) {
-        firstError ??= fromProtocolError(error);
+        // Never rethrow from a worker: Promise.all would settle while siblings still write.
+        firstError ??=
+          error instanceof ProtocolError ? fromProtocolError(error) : toUpdateError(error);
         controller.abort();
         return;
       }

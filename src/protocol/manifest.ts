@@ -172,7 +172,13 @@ export function encodeManifest(manifest: Manifest): Uint8Array {
  */
 export function resolveArtifactUrl(baseUrl: string, url: string): URL {
   const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
-  const resolved = new URL(url, base);
+  let resolved: URL;
+  try {
+    resolved = new URL(url, base);
+  } catch (cause) {
+    // A signed but unparsable URL is a malformed manifest, never an unexpected TypeError.
+    throw new ProtocolError('MANIFEST_MALFORMED', 'artifact URL does not parse', { cause });
+  }
   if (resolved.protocol !== 'http:' && resolved.protocol !== 'https:') {
     throw new ProtocolError(
       'MANIFEST_MALFORMED',

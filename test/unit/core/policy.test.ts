@@ -132,7 +132,15 @@ describe('recordAcceptance', () => {
 });
 
 describe('artifact URL schemes', () => {
-  for (const url of [' javascript:alert(1)', 'j\tavascript:x', 'data:text/plain,hi', 'ftp://x/y']) {
+  for (const url of [
+    ' javascript:alert(1)',
+    'j\tavascript:x',
+    'data:text/plain,hi',
+    'ftp://x/y',
+    // Signed but unparsable: refused at check time, never a TypeError at pull time.
+    'http://[bad',
+    'http://a b/c',
+  ]) {
     it(`refuses ${JSON.stringify(url)} (MANIFEST_MALFORMED)`, () => {
       const m = manifestOf('1.0.0', files);
       const bad = { ...m, artifacts: [{ ...m.artifacts[0]!, url }] };

@@ -122,6 +122,12 @@ describe('isStrictSemver / isRfc3339', () => {
 });
 
 describe('resolveArtifactUrl', () => {
+  it('refuses a URL that does not parse as MANIFEST_MALFORMED, not a TypeError', () => {
+    expect(() => resolveArtifactUrl('http://h/', 'http://[bad')).toThrow(
+      expect.objectContaining({ code: 'MANIFEST_MALFORMED' }),
+    );
+  });
+
   it('keeps a base path prefix (the base URL is a directory)', () => {
     expect(resolveArtifactUrl('http://h:1/prefix', 'api/updates/artifacts/x').href).toBe(
       'http://h:1/prefix/api/updates/artifacts/x',
