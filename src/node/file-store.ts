@@ -222,10 +222,15 @@ export class FileStore implements LocalStore {
     return io('append to the audit log', () => appendAuditFile(this.paths.audit, record));
   }
 
-  /** Builds sets/<setId> from blobs unless it already exists complete. */
+  /**
+   * Builds sets/<setId> from blobs. An existing directory is reused only when it is the live
+   * DIR/current; any other one (a set kept after a rollback) may have been written to since, and
+   * its hard links may share a tampered inode, so it is rebuilt from the verified blobs.
+   */
   private async stage(setId: string, artifacts: readonly InstalledArtifact[]): Promise<void> {
     const target = join(this.paths.sets, setId);
-    if (await exists(target)) return;
+    const kept = await exists(target);
+    if (kept && (await this.isCurrent(setId))) return;
     const staging = `${target}.staging`;
     await rm(staging, { recursive: true, force: true });
     await mkdir(staging, { mode: 0o755 });
@@ -252,8 +257,26 @@ export class FileStore implements LocalStore {
       }
     }
     for (const dir of dirs) await fsyncDir(dir);
-    await rename(staging, target);
+    if (kept) {
+      // Moved aside, not deleted in place: recover() drops any "*.staging*" left by a crash.
+      const old = `${target}.staging-old`;
+      await rm(old, { recursive: true, force: true });
+      await rename(target, old);
+      await rename(staging, target);
+      await rm(old, { recursive: true, force: true });
+    } else {
+      await rename(staging, target);
+    }
     await fsyncDir(this.paths.sets);
+  }
+
+  private async isCurrent(setId: string): Promise<boolean> {
+    const linkTarget = relative(this.paths.root, join(this.paths.sets, setId));
+    try {
+      return (await readlink(this.paths.current)) === linkTarget;
+    } catch {
+      return false;
+    }
   }
 
   private async writeJournal(journal: Journal): Promise<void> {

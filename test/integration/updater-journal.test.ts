@@ -3,7 +3,7 @@
  * its journal. Replaying that journal later must never lower the rollback floor that a newer
  * check raised in the meantime, and the same process finishes it before it reads its state.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -74,5 +74,41 @@ describe('a commit journal left by a failed commit', () => {
     cleanups.push(() => first.close());
     // The swap happened; the journal finishes it, so status names 2.0.0, not the stale 1.0.0.
     expect((await first.status()).installedVersion).toBe('2.0.0');
+  });
+});
+
+describe('a set kept after a rollback', () => {
+  it('is rebuilt from verified blobs on re-update, never reused after local tampering', async () => {
+    const server = await startHostileServer();
+    const dir = await mkdtemp(join(tmpdir(), 'updater-kept-set-'));
+    cleanups.push(
+      () => server.close(),
+      () => rm(dir, { recursive: true, force: true }),
+    );
+    const updater = await createNodeUpdater({
+      baseUrl: server.baseUrl,
+      machineKey: server.machineKey,
+      pubkeys: [server.pubkeyHex],
+      dir,
+    });
+    cleanups.push(() => updater.close());
+    await server.publish({ version: '1.0.0', files: [{ name: 'app.txt', content: enc('one\n') }] });
+    await updater.update();
+    await server.publish({ version: '2.0.0', files: [{ name: 'app.txt', content: enc('two\n') }] });
+    await updater.update();
+    await updater.rollback();
+    // Written in place: the kept set's file is a hard link, so its blob is damaged too.
+    const sets = join(dir, '.updater', 'sets');
+    for (const set of await readdir(sets)) {
+      const path = join(sets, set, 'app.txt');
+      if ((await readFile(path, 'utf8')) === 'two\n') {
+        await chmod(path, 0o644);
+        await writeFile(path, 'TAMPERED\n');
+      }
+    }
+    const result = await updater.update();
+    expect(result).toMatchObject({ outcome: 'applied', version: '2.0.0' });
+    expect(await readFile(join(dir, 'current', 'app.txt'), 'utf8')).toBe('two\n');
+    expect((await updater.verify()).ok).toBe(true);
   });
 });
