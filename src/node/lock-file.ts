@@ -59,6 +59,34 @@ async function tryCreate(path: string, content: string): Promise<boolean> {
   }
 }
 
+/** Whether lock-file text names a live holder. */
+function holderAlive(text: string): boolean {
+  const match = /^(\d+)(?: (\d+))?$/.exec(text.trim());
+  const pid = Number(match?.[1] ?? 0);
+  return match !== null && pid > 0 && isAlive(pid, match[2]);
+}
+
+/**
+ * Removes a stale lock, but only the very content that was judged stale, and only while holding
+ * `<path>.takeover` (O_EXCL). Without that guard two processes could both judge the old lock
+ * stale, and the slower one would unlink the faster one's fresh lock: both would then own DIR.
+ */
+async function removeStale(path: string, staleText: string): Promise<void> {
+  const guard = `${path}.takeover`;
+  if (!(await tryCreate(guard, ownContent()))) {
+    // Someone else is taking over now; a guard left by a crashed process is cleared.
+    const text = await readFile(guard, 'utf8').catch(() => '');
+    if (!holderAlive(text)) await unlink(guard).catch(() => undefined);
+    return;
+  }
+  try {
+    const now = await readFile(path, 'utf8').catch(() => undefined);
+    if (now !== undefined && now.trim() === staleText) await unlink(path);
+  } finally {
+    await unlink(guard).catch(() => undefined);
+  }
+}
+
 /** Takes the lock at `path` or throws LOCKED. */
 export async function acquireLock(path: string): Promise<LockHandle> {
   const content = ownContent();
@@ -80,13 +108,12 @@ export async function acquireLock(path: string): Promise<LockHandle> {
     } catch {
       continue; // released between our open and read: try again
     }
-    const match = /^(\d+)(?: (\d+))?$/.exec(text);
-    const pid = Number(match?.[1] ?? 0);
-    if (match !== null && pid > 0 && isAlive(pid, match[2])) {
+    if (holderAlive(text)) {
+      const pid = text.split(' ')[0] ?? '?';
       throw new UpdateError('LOCKED', `another updater (pid ${pid}) holds this state directory`);
     }
     // Stale (dead holder, reused PID or unreadable content): take it over.
-    await unlink(path).catch(() => undefined);
+    await removeStale(path, text);
   }
   throw new UpdateError('LOCKED', 'could not take the state-directory lock');
 }

@@ -59,6 +59,27 @@ describe('acquireLock', () => {
     await expect(acquireLock(path)).rejects.toMatchObject({ code: 'LOCKED' });
   });
 
+  it('leaves a stale lock alone while another live process holds the takeover guard (LOCKED)', async () => {
+    const path = join(await dirs.make(), 'lock');
+    await writeFile(path, `${deadPid()}\n`);
+    // A live takeover in progress: only its holder may remove the stale lock.
+    await writeFile(
+      `${path}.takeover`,
+      `${process.pid} ${processStartTime(process.pid) ?? ''}`.trim(),
+    );
+    await expect(acquireLock(path)).rejects.toMatchObject({ code: 'LOCKED' });
+    expect(await readFile(`${path}.takeover`, 'utf8')).toContain(String(process.pid));
+  });
+
+  it('clears a takeover guard left by a dead process, then takes the stale lock', async () => {
+    const path = join(await dirs.make(), 'lock');
+    await writeFile(path, `${deadPid()}\n`);
+    await writeFile(`${path}.takeover`, `${deadPid()}\n`);
+    const lock = await acquireLock(path);
+    expect((await readFile(path, 'utf8')).split(' ')[0]?.trim()).toBe(String(process.pid));
+    await lock.release();
+  });
+
   it('takes over a lock file with garbage content', async () => {
     const path = join(await dirs.make(), 'lock');
     await writeFile(path, 'garbage');
