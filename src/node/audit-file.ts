@@ -2,7 +2,7 @@
  * Appends to the hash-chained audit log file (src/core/audit-log.ts): the whole chain is
  * checked first, a broken one is STATE_CORRUPT (never extended), and each line is fsynced.
  */
-import { open, readFile } from 'node:fs/promises';
+import { open, readFile, truncate } from 'node:fs/promises';
 import { nextAuditEntry, verifyAuditLog, type AuditRecord } from '../core/audit-log.js';
 import { UpdateError } from '../core/errors.js';
 
@@ -13,6 +13,14 @@ export async function appendAuditFile(path: string, record: AuditRecord): Promis
     text = await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  // An unterminated last line is an append torn by a crash or a full disk. The entry is written
+  // before the state that accepts its manifest, so that acceptance never took effect: drop the
+  // torn tail (only it) instead of blocking every later version with STATE_CORRUPT.
+  const complete = text.endsWith('\n') ? text.length : text.lastIndexOf('\n') + 1;
+  if (complete < text.length) {
+    text = text.slice(0, complete);
+    await truncate(path, Buffer.byteLength(text));
   }
   const checked = verifyAuditLog(text);
   if (!checked.ok) {
