@@ -138,7 +138,9 @@ describe('FileStore', () => {
     const path = join(dir, '.updater', 'audit.log');
     const lines = (await readFile(path, 'utf8')).trim().split('\n');
     expect(lines).toHaveLength(2);
-    await writeFile(path, lines[1] ?? '');
+    // The first entry removed: a complete line whose chain no longer starts at genesis. (Without
+    // its newline it would be a torn append, which appendAuditFile drops instead.)
+    await writeFile(path, `${lines[1] ?? ''}\n`);
     await expect(store.appendAudit({ ...rec, version: '1.2.0' })).rejects.toMatchObject({
       code: 'STATE_CORRUPT',
     });
