@@ -5,6 +5,7 @@
  * without an `await` between the check and the write.
  */
 import type { RandomSource } from '../random.js';
+import { makeRoom } from './make-room.js';
 
 /** What a code is bound to. */
 export interface CodeBinding {
@@ -39,7 +40,7 @@ export class CodeStore {
 
   /** Issues a new code for the binding, evicting expired then oldest records past the bound. */
   issue(binding: CodeBinding, nowMs: number): { code: string; expiresAtMs: number } {
-    this.#makeRoom(nowMs);
+    makeRoom(this.#codes, this.maxCodes, (r) => r.retainUntilMs <= nowMs);
     const code = this.random.token(32); // 256 bits, base64url (RFC 6749 §10.10)
     const expiresAtMs = nowMs + this.ttlMs;
     this.#codes.set(code, {
@@ -72,20 +73,5 @@ export class CodeStore {
 
   clear(): void {
     this.#codes.clear();
-  }
-
-  /**
-   * Called only when full: drops expired records, then the oldest (Map keeps insertion order)
-   * down to 99 % of the bound, so the full scan runs at most once per 1 % of new records.
-   * Fails closed: an evicted record is simply unknown.
-   */
-  #makeRoom(nowMs: number): void {
-    if (this.#codes.size < this.maxCodes) return;
-    for (const [code, rec] of this.#codes) if (rec.retainUntilMs <= nowMs) this.#codes.delete(code);
-    const target = Math.floor(this.maxCodes * 0.99);
-    for (const code of this.#codes.keys()) {
-      if (this.#codes.size <= target) break;
-      this.#codes.delete(code);
-    }
   }
 }

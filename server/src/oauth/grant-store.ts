@@ -6,6 +6,7 @@
  * oldest evicted past `maxGrants`.
  */
 import type { RandomSource } from '../random.js';
+import { makeRoom } from './make-room.js';
 
 export interface Grant {
   readonly id: string;
@@ -44,7 +45,7 @@ export class GrantStore {
 
   /** Stores a grant under a pre-allocated id. */
   add(id: string, grant: NewGrant, nowMs: number): Grant {
-    this.#makeRoom(nowMs);
+    makeRoom(this.#grants, this.maxGrants, (r) => r.expiresAtMs <= nowMs);
     const full: Grant = { ...grant, id, revokedAccess: new Set() };
     this.#grants.set(id, full);
     return full;
@@ -72,20 +73,5 @@ export class GrantStore {
 
   clear(): void {
     this.#grants.clear();
-  }
-
-  /**
-   * Called only when full: drops expired records, then the oldest (Map keeps insertion order)
-   * down to 99 % of the bound, so the full scan runs at most once per 1 % of new records.
-   * Fails closed: an evicted record is simply unknown.
-   */
-  #makeRoom(nowMs: number): void {
-    if (this.#grants.size < this.maxGrants) return;
-    for (const [id, g] of this.#grants) if (g.expiresAtMs <= nowMs) this.#grants.delete(id);
-    const target = Math.floor(this.maxGrants * 0.99);
-    for (const id of this.#grants.keys()) {
-      if (this.#grants.size <= target) break;
-      this.#grants.delete(id);
-    }
   }
 }
