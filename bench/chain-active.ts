@@ -11,43 +11,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
 import { buildApp } from '../server/src/app.js';
 import { ChainState } from '../server/src/chain/chain-state.js';
 import { mulberry32 } from '../server/src/chain/seeded-prng.js';
 import { unitStartMs } from '../server/src/chain/time-units.js';
-
-interface LoadResult {
-  average: number;
-  non2xx: number;
-  errors: number;
-}
-
-// autocannon runs in a worker thread, so the load generator has its own event loop and does not
-// share the servers' (it ships no types; the worker is plain CommonJS).
-const WORKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const autocannon = require('autocannon');
-autocannon(workerData).then(
-  // Inside a worker autocannon returns raw histograms; completed requests / seconds is the rate.
-  (r) => parentPort.postMessage({ average: r.totalCompletedRequests / r.duration, non2xx: r.non2xx, errors: r.errors }),
-  () => parentPort.postMessage({ average: 0, non2xx: 0, errors: -1 }),
-);
-`;
-
-function autocannon(url: string, duration: number): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER, {
-      eval: true,
-      workerData: { url, connections: 10, duration, pipelining: 1 },
-    });
-    worker.once('message', (m: LoadResult) => {
-      resolve(m);
-      void worker.terminate();
-    });
-    worker.once('error', reject);
-  });
-}
+import { loadTest } from './load-worker.js';
 
 const MACHINES = 100_000;
 const TRANSITIONS = 1_000_000;
@@ -173,8 +141,8 @@ async function throughputBench(): Promise<void> {
   const plainUrl = `${await listen(plain)}/api/chain/active`;
 
   // Warm-up (JIT, sockets), not counted.
-  await autocannon(fastifyUrl, 1);
-  await autocannon(plainUrl, 1);
+  await loadTest(fastifyUrl, 1);
+  await loadTest(plainUrl, 1);
   const results: { fastify: number[]; plain: number[] } = { fastify: [], plain: [] };
   // Interleaved, so drift in the shared CPUs hits both sides alike; eight rounds each.
   for (let round = 0; round < ROUNDS; round++) {
@@ -182,7 +150,7 @@ async function throughputBench(): Promise<void> {
       ['fastify', fastifyUrl],
       ['plain', plainUrl],
     ] as const) {
-      const r = await autocannon(url, SECONDS);
+      const r = await loadTest(url, SECONDS);
       if (r.non2xx !== 0 || r.errors !== 0)
         throw new Error(`${name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
       results[name].push(r.average);

@@ -16,39 +16,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import Fastify from 'fastify';
 import { startServer } from '../server/src/start-server.js';
-
-interface LoadResult {
-  average: number;
-  non2xx: number;
-  errors: number;
-}
-
-// autocannon runs in a worker so the load generator has its own event loop (it ships no types).
-const WORKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const autocannon = require('autocannon');
-autocannon(workerData).then(
-  (r) => parentPort.postMessage({ average: r.totalCompletedRequests / r.duration, non2xx: r.non2xx, errors: r.errors }),
-  () => parentPort.postMessage({ average: 0, non2xx: 0, errors: -1 }),
-);
-`;
-
-function load(url: string, seconds: number, headers: Record<string, string>): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER, {
-      eval: true,
-      workerData: { url, connections: 10, duration: seconds, pipelining: 1, headers },
-    });
-    worker.once('message', (m: LoadResult) => {
-      resolve(m);
-      void worker.terminate();
-    });
-    worker.once('error', reject);
-  });
-}
+import { loadTest } from './load-worker.js';
 
 const SECONDS = Number(process.argv[2] ?? 2);
 const BIG_MIB = Number(process.argv[3] ?? 256);
@@ -158,8 +128,8 @@ async function main(): Promise<void> {
       const a: number[] = [];
       const b: number[] = [];
       for (let round = 0; round < ROUNDS; round++) {
-        const x = await load(ours, SECONDS, headers);
-        const y = await load(theirs, SECONDS, {});
+        const x = await loadTest(ours, SECONDS, headers);
+        const y = await loadTest(theirs, SECONDS, {});
         if (x.non2xx > 0 || x.errors !== 0) throw new Error(`${name}: ${x.non2xx} non-2xx`);
         a.push(x.average);
         b.push(y.average);

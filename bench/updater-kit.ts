@@ -3,7 +3,9 @@
  * table printer, and a child runner that reports peak RSS through /usr/bin/time -v.
  */
 import { spawn } from 'node:child_process';
+import { randomFillSync } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..');
@@ -93,4 +95,18 @@ export function percentiles(samples: readonly number[]): {
   const at = (q: number): number =>
     sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
   return { median: at(0.5), p95: at(0.95), max: sorted[sorted.length - 1] ?? NaN };
+}
+
+/** Writes `size` random (incompressible) bytes to `path`, 8 MiB at a time. */
+export async function writeRandomFile(path: string, size: number): Promise<void> {
+  const handle = await open(path, 'w');
+  const chunk = Buffer.alloc(8 * MiB);
+  try {
+    for (let done = 0; done < size; done += chunk.length) {
+      randomFillSync(chunk);
+      await handle.write(chunk, 0, Math.min(chunk.length, size - done));
+    }
+  } finally {
+    await handle.close();
+  }
 }

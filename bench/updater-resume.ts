@@ -9,31 +9,17 @@
  *   npx tsx bench/updater-resume.ts          (BENCH_SIZE_MIB=256)
  */
 import { spawn } from 'node:child_process';
-import { randomFillSync } from 'node:crypto';
-import { mkdtemp, open, readdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createNodeUpdater } from '../src/node/create-updater.js';
 import { startHostileServer, type HostileServer } from '../test/helpers/hostile-server.js';
-import { CLI_ENTRY, envInt, mib, MiB, printTable } from './updater-kit.js';
+import { CLI_ENTRY, envInt, mib, MiB, printTable, writeRandomFile } from './updater-kit.js';
 
 const SIZE = envInt('BENCH_SIZE_MIB', 256) * MiB;
 const POLL_MS = 5;
 const MAX_POLLS = 12_000;
-
-async function writeRandomFile(path: string, size: number): Promise<void> {
-  const handle = await open(path, 'w');
-  const chunk = Buffer.alloc(8 * MiB);
-  try {
-    for (let done = 0; done < size; done += chunk.length) {
-      randomFillSync(chunk);
-      await handle.write(chunk, 0, Math.min(chunk.length, size - done));
-    }
-  } finally {
-    await handle.close();
-  }
-}
 
 async function partialBytes(dir: string): Promise<number> {
   const partial = join(dir, '.updater', 'partial');

@@ -7,16 +7,24 @@
  *   npx tsx bench/updater-throughput.ts      (BENCH_SIZE_MIB=512)
  */
 import { spawn } from 'node:child_process';
-import { randomFillSync } from 'node:crypto';
 import { statfsSync } from 'node:fs';
-import { mkdtemp, open, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCli } from '../scripts/build-cli.mjs';
 import { createNodeUpdater } from '../src/node/create-updater.js';
 import { startHostileServer } from '../test/helpers/hostile-server.js';
 import { startNginx } from '../test/helpers/nginx.js';
-import { CLI_ENTRY, envInt, mib, MiB, mibPerS, printTable, runMeasured } from './updater-kit.js';
+import {
+  CLI_ENTRY,
+  envInt,
+  mib,
+  MiB,
+  mibPerS,
+  printTable,
+  runMeasured,
+  writeRandomFile,
+} from './updater-kit.js';
 
 const SIZE = envInt('BENCH_SIZE_MIB', 512) * MiB;
 const ROUNDS = envInt('BENCH_ROUNDS', 3);
@@ -24,19 +32,6 @@ const ROUNDS = envInt('BENCH_ROUNDS', 3);
 function freeBytes(path: string): number {
   const s = statfsSync(path);
   return s.bavail * s.bsize;
-}
-
-async function writeRandomFile(path: string, size: number): Promise<void> {
-  const handle = await open(path, 'w');
-  const chunk = Buffer.alloc(8 * MiB);
-  try {
-    for (let done = 0; done < size; done += chunk.length) {
-      randomFillSync(chunk);
-      await handle.write(chunk, 0, Math.min(chunk.length, size - done));
-    }
-  } finally {
-    await handle.close();
-  }
 }
 
 function sh(script: string): Promise<number> {

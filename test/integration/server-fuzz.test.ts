@@ -7,6 +7,7 @@ import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../server/src/start-server.js';
+import { mulberry32 } from '../../server/src/chain/seeded-prng.js';
 
 interface Target {
   readonly method: 'GET' | 'POST';
@@ -54,20 +55,9 @@ interface Probe {
   readonly body?: Buffer;
 }
 
-/** mulberry32: a tiny seeded PRNG, so a failure names a reproducible case. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function generate(count: number, seed: number): Probe[] {
-  const rnd = prng(seed);
+  // A seeded PRNG, so a failure names a reproducible case.
+  const rnd = mulberry32(seed);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(rnd() * list.length)] as T;
   const junk = (n: number): string =>
     Array.from({ length: n }, () => String.fromCharCode(33 + Math.floor(rnd() * 94))).join('');
