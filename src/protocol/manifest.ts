@@ -15,7 +15,28 @@ export interface ManifestArtifact {
   readonly sha256: string;
   /** Absolute URL, or a path relative to the base URL. Untrusted: bytes are checked. */
   readonly url: string;
+  /** Where to find the artifact's signed chunk index, when one was published (§2.6). */
+  readonly chunk_index?: ChunkIndexRef;
 }
+
+/**
+ * The reference from a signed artifact entry to its chunk index (docs/PROTOCOL.md §2.6): the
+ * index blob's SHA-256 and exact size are signed here, so the index (and through it every
+ * chunk hash) is bound to the release without listing the chunks in the manifest.
+ */
+export interface ChunkIndexRef {
+  /** Lowercase hex SHA-256 of the index blob. */
+  readonly sha256: string;
+  /** Exact length of the index blob in bytes (at most MAX_CHUNK_INDEX_BYTES). */
+  readonly size: number;
+  /** Absolute URL, or a path relative to the base URL, of the index blob. */
+  readonly url: string;
+  /** URL of the chunk list blob; present exactly when the index names a non-empty list. */
+  readonly list_url?: string;
+}
+
+/** The largest index blob a signed entry may name: header plus 64 root entries (§2.6). */
+export const MAX_CHUNK_INDEX_BYTES = 104 + 64 * 52;
 
 export interface Manifest {
   readonly registry_version: string;
@@ -75,10 +96,37 @@ function parseArtifact(value: unknown, i: number): ManifestArtifact {
   if (typeof sha256 !== 'string' || !SHA256_HEX.test(sha256)) {
     throw new ProtocolError('BAD_DIGEST', `${where}.sha256 is not 64 lowercase hex characters`);
   }
-  if (typeof url !== 'string' || url.length === 0 || url.length > 2048) {
-    fail(`${where}.url is not a string of 1 to 2048 characters`);
+  if (!isUrlText(url)) fail(`${where}.url is not a string of 1 to 2048 characters`);
+  if (!Object.hasOwn(o, 'chunk_index')) return { name, size, sha256, url };
+  return { name, size, sha256, url, chunk_index: parseChunkIndexRef(o.chunk_index, where) };
+}
+
+function isUrlText(url: unknown): url is string {
+  return typeof url === 'string' && url.length > 0 && url.length <= 2048;
+}
+
+/** The optional `chunk_index` of an entry; unknown fields inside it are ignored like elsewhere. */
+function parseChunkIndexRef(value: unknown, entry: string): ChunkIndexRef {
+  const where = `${entry}.chunk_index`;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    fail(`${where} is not an object`);
   }
-  return { name, size, sha256, url };
+  const o = value as Record<string, unknown>;
+  const sha256 = field(o, 'sha256', where);
+  const size = field(o, 'size', where);
+  const url = field(o, 'url', where);
+  if (typeof sha256 !== 'string' || !SHA256_HEX.test(sha256)) {
+    throw new ProtocolError('BAD_DIGEST', `${where}.sha256 is not 64 lowercase hex characters`);
+  }
+  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 1) {
+    fail(`${where}.size is not a positive integer`);
+  }
+  if (size > MAX_CHUNK_INDEX_BYTES) fail(`${where}.size is over ${MAX_CHUNK_INDEX_BYTES}`);
+  if (!isUrlText(url)) fail(`${where}.url is not a string of 1 to 2048 characters`);
+  if (!Object.hasOwn(o, 'list_url')) return { sha256, size, url };
+  const listUrl = o.list_url;
+  if (!isUrlText(listUrl)) fail(`${where}.list_url is not a string of 1 to 2048 characters`);
+  return { sha256, size, url, list_url: listUrl };
 }
 
 /**
