@@ -50,6 +50,43 @@ const pureBans = {
   ],
 };
 
+// ---- Server boundary (docs/ARCHITECTURE.md §Server) -------------------------------------------
+// server/src reaches the rest of the repository through two doors only: src/protocol's public
+// entry (wire formats both sides speak) and src/shared (what both sides truly share: the atomic
+// file writer). src/shared itself imports nothing of either side.
+const serverBoundary = {
+  'no-restricted-imports': [
+    'error',
+    {
+      patterns: [
+        {
+          // A relative path out of server/ into the repository's src/ (or test/, bench/, scripts/),
+          // except the two doors.
+          regex: String.raw`^(?:\.\./)+(?:src|test|bench|scripts)/(?!protocol/index\.js$|shared/[^/]+\.js$)`,
+          message:
+            'server/src imports only src/protocol/index.js and src/shared/* (docs/ARCHITECTURE.md §Server).',
+        },
+        { group: ['electron', 'electron/*'], message: 'The server never loads Electron.' },
+      ],
+    },
+  ],
+};
+const sharedBoundary = {
+  'no-restricted-imports': [
+    'error',
+    {
+      patterns: [
+        {
+          group: ['../**', '**/server/**'],
+          message:
+            'src/shared is shared by both sides, so it imports neither (docs/ARCHITECTURE.md §Server).',
+        },
+      ],
+    },
+  ],
+};
+// ---- end of the server boundary -----------------------------------------------------------------
+
 export default tseslint.config(
   {
     ignores: ['node_modules/', 'dist/', 'out/', 'test-results/', 'playwright-report/', 'coverage/'],
@@ -73,6 +110,8 @@ export default tseslint.config(
     },
   },
   { files: ['src/core/**/*.ts', 'src/protocol/**/*.ts'], rules: pureBans },
+  { files: ['server/src/**/*.ts'], rules: serverBoundary },
+  { files: ['src/shared/**/*.ts'], rules: sharedBoundary },
   {
     files: ['**/*.mjs', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,

@@ -3,7 +3,7 @@
  */
 import { createChainModule } from './chain/chain-module.js';
 import type { ServerContext } from './context.js';
-import { createUpdatesModule } from './manifest/updates-module.js';
+import { createUpdatesModule } from './updates/updates-module.js';
 import { createOAuthModule } from './oauth/oauth-module.js';
 
 export async function createModules(ctx: ServerContext) {

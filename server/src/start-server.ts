@@ -11,7 +11,7 @@ import { buildApp, type BuildDeps } from './app.js';
 import type { ServerClock } from './clock.js';
 import type { Faults } from './dev/faults.js';
 import type { RequestLog } from './dev/request-log.js';
-import type { PublishInput, PublishResult } from './manifest/publisher.js';
+import type { PublishInput, PublishResult } from './updates/publisher.js';
 import type { Modules } from './modules.js';
 import type { ServerOptions } from './options.js';
 

@@ -36,7 +36,7 @@ import {
   type InstalledArtifact,
   type UpdaterState,
 } from '../core/state.js';
-import { fsyncDir, writeFileAtomic } from './atomic-file.js';
+import { fsyncDir, writeFileAtomic } from '../shared/atomic-file.js';
 import { appendAuditFile } from './audit-file.js';
 import { BLOB_MTIME_S, isIntactBlob, openPartialBlob } from './partial-blob.js';
 import { ensureStateDirs, stateDirPaths, type StateDirPaths } from './state-dir.js';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { UpdateError } from '../core/errors.js';
 import type { StepHook } from '../core/install-steps.js';
 import type { PartialBlob, TimerHandle, Timers } from '../core/ports.js';
-import { fsyncDir, writeFileAtomic } from './atomic-file.js';
+import { fsyncDir, writeFileAtomic } from '../shared/atomic-file.js';
 import { systemTimers } from './node-ports.js';
 
 /** mtime (epoch seconds) of every verified blob; see `isIntactBlob`. */

@@ -2,13 +2,13 @@
  * The chain-activity module (issue 4): machines, per-unit transition counts, the seeded
  * simulator, GET /api/chain/active and, with --dev, its dev routes. See docs/PROTOCOL.md §5.
  */
-import type { ActivityResponse } from '../../../src/protocol/activity.js';
+import type { ActivityResponse } from '../../../src/protocol/index.js';
 import {
   DEFAULT_LIMIT,
   DEFAULT_WINDOW_UNITS,
   MAX_LIMIT,
   UNIT_MS,
-} from '../../../src/protocol/activity.js';
+} from '../../../src/protocol/index.js';
 import type { ServerContext } from '../context.js';
 import type { ServerModule } from '../module.js';
 import { chainActiveRaw, registerChainActive } from '../routes/chain-active.js';

@@ -3,7 +3,7 @@
  * application/json. Every non-2xx answer of the foundation goes through here.
  */
 import type { FastifyReply } from 'fastify';
-import { errorBody } from '../../../src/protocol/error-body.js';
+import { errorBody } from '../../../src/protocol/index.js';
 
 /** Answers `status` with `{"ok": false, "error": message, "code": code}`. */
 export function sendError(

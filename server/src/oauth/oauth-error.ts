@@ -2,8 +2,8 @@
  * Typed OAuth errors. `error` is the RFC 6749 §5.2 / §4.1.2.1 / RFC 7009 error code, `code` our
  * stable application code, `status` the HTTP status (RFC 6749 §5.2: 401 only for invalid_client).
  */
-import type { ErrorBody } from '../../../src/protocol/error-body.js';
-import { errorBody } from '../../../src/protocol/error-body.js';
+import type { ErrorBody } from '../../../src/protocol/index.js';
+import { errorBody } from '../../../src/protocol/index.js';
 
 /** RFC 6749 §4.1.2.1 and §5.2 error codes, plus RFC 7662/7009 usage. */
 export type OAuthErrorCode =

@@ -9,7 +9,7 @@ import {
   MAX_LABEL_CHARS,
   type MachineKeys,
   type SubscriptionStatus,
-} from '../manifest/machine-keys.js';
+} from '../updates/machine-keys.js';
 
 // eslint-disable-next-line no-control-regex -- control characters are what a label may not hold
 const CONTROL = /[\u0000-\u001f\u007f]/;

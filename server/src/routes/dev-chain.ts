@@ -5,7 +5,7 @@
  * refusals (bad JSON, media type, size) are left to the server's global error handler.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { errorBody } from '../../../src/protocol/error-body.js';
+import { errorBody } from '../../../src/protocol/index.js';
 import { ChainError } from '../chain/chain-error.js';
 import type { MachineResult, TransitionResult } from '../chain/chain-state.js';
 import type { TransitionInput } from '../chain/dev-input.js';

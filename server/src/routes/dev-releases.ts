@@ -5,10 +5,10 @@
  * startServer().publish().
  */
 import type { FastifyInstance } from 'fastify';
-import { decodeBase64Strict } from '../../../src/protocol/envelope.js';
+import { decodeBase64Strict } from '../../../src/protocol/index.js';
 import { HttpError } from '../http/http-error.js';
 import { bodyObject } from '../http/json-body.js';
-import type { PublishArtifact, PublishInput, Publisher } from '../manifest/publisher.js';
+import type { PublishArtifact, PublishInput, Publisher } from '../updates/publisher.js';
 
 export const DEV_RELEASE_MAX_BYTES = 32 * 1024 * 1024;
 

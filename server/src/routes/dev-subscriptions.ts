@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { HttpError } from '../http/http-error.js';
 import { bodyObject } from '../http/json-body.js';
-import type { MachineKeys } from '../manifest/machine-keys.js';
+import type { MachineKeys } from '../updates/machine-keys.js';
 
 export function registerDevSubscriptions(scope: FastifyInstance, keys: MachineKeys): void {
   scope.post('/api/dev/subscriptions', async (request) => {

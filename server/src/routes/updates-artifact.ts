@@ -6,10 +6,10 @@
 import { close, createReadStream, fstat, open } from 'node:fs';
 import { promisify } from 'node:util';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { SHA256_HEX } from '../../../src/protocol/manifest.js';
+import { SHA256_HEX } from '../../../src/protocol/index.js';
 import { HttpError } from '../http/http-error.js';
-import { decideRange, ifNoneMatchHits, ifRangeAllows } from '../manifest/byte-range.js';
-import type { MachineKeys } from '../manifest/machine-keys.js';
+import { decideRange, ifNoneMatchHits, ifRangeAllows } from '../updates/byte-range.js';
+import type { MachineKeys } from '../updates/machine-keys.js';
 import type { BlobStore } from '../store/blob-store.js';
 
 export const ARTIFACT_ROUTE = '/api/updates/artifacts/:sha256';

@@ -4,8 +4,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { HttpError } from '../http/http-error.js';
-import type { MachineKeys } from '../manifest/machine-keys.js';
-import type { ReleaseStore } from '../manifest/release-store.js';
+import type { MachineKeys } from '../updates/machine-keys.js';
+import type { ReleaseStore } from '../updates/release-store.js';
 
 export function registerUpdatesManifest(
   scope: FastifyInstance,

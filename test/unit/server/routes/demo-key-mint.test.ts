@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BuiltApp } from '../../../../server/src/app.js';
-import { SUBSCRIPTION_MS } from '../../../../server/src/manifest/machine-keys.js';
+import { SUBSCRIPTION_MS } from '../../../../server/src/updates/machine-keys.js';
 import { testApp } from '../../../helpers/server-harness.js';
 
 let built: BuiltApp;

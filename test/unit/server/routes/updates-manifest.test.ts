@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BuiltApp } from '../../../../server/src/app.js';
-import { SUBSCRIPTION_MS } from '../../../../server/src/manifest/machine-keys.js';
+import { SUBSCRIPTION_MS } from '../../../../server/src/updates/machine-keys.js';
 import { verifyEd25519 } from '../../../../src/protocol/ed25519.js';
 import { pae, parseEnvelope } from '../../../../src/protocol/envelope.js';
 import { parsePubkeyHex } from '../../../../src/protocol/keys.js';

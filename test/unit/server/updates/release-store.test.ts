@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ServerClock } from '../../../../server/src/clock.js';
-import { openUpdateState } from '../../../../server/src/manifest/updates-module.js';
-import { ReleaseStoreError } from '../../../../server/src/manifest/release-store.js';
+import { openUpdateState } from '../../../../server/src/updates/updates-module.js';
+import { ReleaseStoreError } from '../../../../server/src/updates/release-store.js';
 import { DEFAULT_OPTIONS } from '../../../../server/src/options.js';
 import { createRandom } from '../../../../server/src/random.js';
 

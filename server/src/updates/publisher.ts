@@ -4,16 +4,17 @@
  * `publish` CLI. Publishes are serialised so the version check and the write are one step.
  */
 import semver from 'semver';
-import { compareNames, unsafeNameReason } from '../../../src/protocol/artifact-name.js';
-import { signEnvelope } from '../../../src/protocol/envelope.js';
 import {
+  compareNames,
   encodeManifest,
   isStrictSemver,
-  parseManifest,
   type Manifest,
   type ManifestArtifact,
-} from '../../../src/protocol/manifest.js';
-import { ProtocolError } from '../../../src/protocol/protocol-error.js';
+  parseManifest,
+  ProtocolError,
+  signEnvelope,
+  unsafeNameReason,
+} from '../../../src/protocol/index.js';
 import type { ServerClock } from '../clock.js';
 import { HttpError } from '../http/http-error.js';
 import type { BlobInfo, BlobStore } from '../store/blob-store.js';

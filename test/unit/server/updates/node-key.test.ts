@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadNodeKey, NodeKeyError } from '../../../../server/src/manifest/node-key.js';
+import { loadNodeKey, NodeKeyError } from '../../../../server/src/updates/node-key.js';
 import { createRandom } from '../../../../server/src/random.js';
 import { publicKeyOf } from '../../../../src/protocol/ed25519.js';
 

@@ -5,10 +5,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { publicKeyOf, SECRET_KEY_BYTES } from '../../../src/protocol/ed25519.js';
-import { pubkeyToHex } from '../../../src/protocol/keys.js';
+import { pubkeyToHex, publicKeyOf, SECRET_KEY_BYTES } from '../../../src/protocol/index.js';
 import type { RandomSource } from '../random.js';
-import { writeJsonAtomic } from '../../../src/node/atomic-file.js';
+import { writeJsonAtomic } from '../../../src/shared/atomic-file.js';
 
 export const NODE_KEY_FILE = 'node-key.json';
 

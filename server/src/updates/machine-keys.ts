@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { ServerClock } from '../clock.js';
 import { HttpError } from '../http/http-error.js';
 import type { RandomSource } from '../random.js';
-import { writeJsonAtomic } from '../../../src/node/atomic-file.js';
+import { writeJsonAtomic } from '../../../src/shared/atomic-file.js';
 import { parseBearer } from './bearer.js';
 
 export const SUBSCRIPTION_DAYS = 30;

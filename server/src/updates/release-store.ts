@@ -7,10 +7,15 @@ import { watch } from 'node:fs';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import semver from 'semver';
-import { verifyEd25519 } from '../../../src/protocol/ed25519.js';
-import { MANIFEST_PAYLOAD_TYPE, pae, parseEnvelope } from '../../../src/protocol/envelope.js';
-import { parseManifest, type ParsedManifest } from '../../../src/protocol/manifest.js';
-import { writeFileAtomic } from '../../../src/node/atomic-file.js';
+import {
+  MANIFEST_PAYLOAD_TYPE,
+  pae,
+  type ParsedManifest,
+  parseEnvelope,
+  parseManifest,
+  verifyEd25519,
+} from '../../../src/protocol/index.js';
+import { writeFileAtomic } from '../../../src/shared/atomic-file.js';
 
 export const RELEASES_DIR = 'releases';
 
