@@ -91,35 +91,56 @@ export function parseEnvelope(bytes: Uint8Array): ParsedEnvelope {
   } catch (cause) {
     throw new ProtocolError('ENVELOPE_MALFORMED', 'envelope is not UTF-8 JSON', { cause });
   }
+  return envelopeFromJson(json, 'envelope');
+}
+
+/**
+ * Structural parse of an envelope that is already JSON (an envelope nested in a larger answer,
+ * docs/PROTOCOL.md §2.7). `what` names it in messages; `maxSignatures` bounds the work (a key
+ * set link carries the signatures of two root roles).
+ */
+export function envelopeFromJson(
+  json: unknown,
+  what: string,
+  maxSignatures: number = MAX_SIGNATURES,
+): ParsedEnvelope {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    throw new ProtocolError('ENVELOPE_MALFORMED', 'envelope is not a JSON object');
+    throw new ProtocolError('ENVELOPE_MALFORMED', `${what} is not a JSON object`);
   }
   const o = json as Record<string, unknown>;
   const { payloadType, payload, signatures } = o;
   if (typeof payloadType !== 'string') {
-    throw new ProtocolError('ENVELOPE_MALFORMED', 'payloadType must be a string');
+    throw new ProtocolError('ENVELOPE_MALFORMED', `${what}.payloadType must be a string`);
   }
   if (typeof payload !== 'string') {
-    throw new ProtocolError('ENVELOPE_MALFORMED', 'payload must be a base64 string');
+    throw new ProtocolError('ENVELOPE_MALFORMED', `${what}.payload must be a base64 string`);
   }
   if (!Array.isArray(signatures) || signatures.length === 0) {
-    throw new ProtocolError('ENVELOPE_MALFORMED', 'signatures must be a non-empty array');
+    throw new ProtocolError('ENVELOPE_MALFORMED', `${what}.signatures must be a non-empty array`);
   }
-  if (signatures.length > MAX_SIGNATURES) {
-    throw new ProtocolError('ENVELOPE_MALFORMED', `more than ${MAX_SIGNATURES} signatures`);
+  if (signatures.length > maxSignatures) {
+    throw new ProtocolError(
+      'ENVELOPE_MALFORMED',
+      `${what} has more than ${maxSignatures} signatures`,
+    );
   }
   const parsed = signatures.map((s: unknown, i) => {
+    const at = `${what}.signatures[${i}]`;
     if (typeof s !== 'object' || s === null) {
-      throw new ProtocolError('ENVELOPE_MALFORMED', `signatures[${i}] is not an object`);
+      throw new ProtocolError('ENVELOPE_MALFORMED', `${at} is not an object`);
     }
     const { keyid, sig } = s as Record<string, unknown>;
     if (typeof keyid !== 'string' || !KEYID_HEX.test(keyid)) {
-      throw new ProtocolError('ENVELOPE_MALFORMED', `signatures[${i}].keyid is not 64 hex`);
+      throw new ProtocolError('ENVELOPE_MALFORMED', `${at}.keyid is not 64 hex`);
     }
     if (typeof sig !== 'string') {
-      throw new ProtocolError('ENVELOPE_MALFORMED', `signatures[${i}].sig is not a string`);
+      throw new ProtocolError('ENVELOPE_MALFORMED', `${at}.sig is not a string`);
     }
-    return { keyid, sig: decodeBase64Strict(sig, `signatures[${i}].sig`) };
+    return { keyid, sig: decodeBase64Strict(sig, `${at}.sig`) };
   });
-  return { payloadType, payload: decodeBase64Strict(payload, 'payload'), signatures: parsed };
+  return {
+    payloadType,
+    payload: decodeBase64Strict(payload, `${what}.payload`),
+    signatures: parsed,
+  };
 }

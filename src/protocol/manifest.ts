@@ -4,6 +4,7 @@
  */
 import semver from 'semver';
 import { compareNames, unsafeNameReason } from './artifact-name.js';
+import { parseJsonObject, requiredField, type JsonObject } from './json-object.js';
 import { ProtocolError } from './protocol-error.js';
 
 export interface ManifestArtifact {
@@ -70,10 +71,7 @@ function fail(message: string): never {
   throw new ProtocolError('MANIFEST_MALFORMED', message);
 }
 
-function field(o: Record<string, unknown>, key: string, where: string): unknown {
-  if (!Object.hasOwn(o, key)) fail(`${where}.${key} is missing`);
-  return o[key];
-}
+const field = (o: JsonObject, key: string, where: string): unknown => requiredField(o, key, where);
 
 function parseArtifact(value: unknown, i: number): ManifestArtifact {
   const where = `artifacts[${i}]`;
@@ -134,16 +132,7 @@ function parseChunkIndexRef(value: unknown, entry: string): ChunkIndexRef {
  * so a newer server may add them); every known field is checked strictly.
  */
 export function parseManifest(bytes: Uint8Array): ParsedManifest {
-  let json: unknown;
-  try {
-    json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-  } catch (cause) {
-    throw new ProtocolError('MANIFEST_MALFORMED', 'manifest is not UTF-8 JSON', { cause });
-  }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    fail('manifest is not a JSON object');
-  }
-  const o = json as Record<string, unknown>;
+  const o = parseJsonObject(bytes, 'manifest');
   const version = field(o, 'registry_version', 'manifest');
   const issued = field(o, 'issued_at', 'manifest');
   const expires = field(o, 'expires_at', 'manifest');
@@ -156,18 +145,26 @@ export function parseManifest(bytes: Uint8Array): ParsedManifest {
   const issuedAtMs = Date.parse(issued);
   const expiresAtMs = Date.parse(expires);
   if (expiresAtMs <= issuedAtMs) fail('expires_at is not after issued_at');
-  if (!Array.isArray(list)) fail('artifacts is not an array');
-  if (list.length > MAX_ARTIFACTS_WIRE) fail(`more than ${MAX_ARTIFACTS_WIRE} artifacts`);
-  const artifacts = list.map(parseArtifact);
-  checkNameSet(artifacts);
   return {
     registry_version: version,
     issued_at: issued,
     expires_at: expires,
-    artifacts,
+    artifacts: parseArtifactList(list),
     issuedAtMs,
     expiresAtMs,
   };
+}
+
+/**
+ * The signed artifact list, shared by the manifest and the release payload (docs/PROTOCOL.md
+ * §2.2, §2.7): every entry checked, then the set rules over the whole list.
+ */
+export function parseArtifactList(list: unknown): ManifestArtifact[] {
+  if (!Array.isArray(list)) fail('artifacts is not an array');
+  if (list.length > MAX_ARTIFACTS_WIRE) fail(`more than ${MAX_ARTIFACTS_WIRE} artifacts`);
+  const artifacts = list.map(parseArtifact);
+  checkNameSet(artifacts);
+  return artifacts;
 }
 
 /**

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { generateKeyPair, verifyEd25519 } from '../../../src/protocol/ed25519.js';
 import {
   decodeBase64Strict,
+  envelopeFromJson,
   MANIFEST_PAYLOAD_TYPE,
   MAX_SIGNATURES,
   pae,
@@ -140,5 +141,23 @@ describe('decodeBase64Strict', () => {
   });
   it('refuses base64 with a line break', () => {
     expect(codeOf(() => decodeBase64Strict('aG\nk=', 'x'))).toBe('ENVELOPE_MALFORMED');
+  });
+});
+
+describe('envelopeFromJson (an envelope nested in an answer)', () => {
+  const { secretKey, publicKey } = generateKeyPair();
+  const env = signEnvelope(json({}), secretKey, publicKey);
+  const many = (n: number) => ({
+    ...env,
+    signatures: Array.from({ length: n }, () => env.signatures[0]),
+  });
+
+  it('names the nested envelope in its messages', () => {
+    expect(() => envelopeFromJson({ ...env, payload: 1 }, 'release')).toThrow(/^release\.payload/);
+  });
+
+  it('takes a larger signature bound when the caller allows one (a key set link)', () => {
+    expect(envelopeFromJson(many(32), 'keys[0]', 32).signatures).toHaveLength(32);
+    expect(codeOf(() => envelopeFromJson(many(33), 'keys[0]', 32))).toBe('ENVELOPE_MALFORMED');
   });
 });
