@@ -1,0 +1,92 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { ProtocolError } from '../../../src/protocol/protocol-error.js';
+import {
+  encodeRelease,
+  parseRelease,
+  releaseDigest,
+  type Release,
+} from '../../../src/protocol/release.js';
+
+const sha = (c: string): string => c.repeat(64);
+const release: Release = {
+  registry_version: '1.2.0',
+  artifacts: [
+    { name: 'a.txt', size: 3, sha256: sha('a'), url: `api/updates/artifacts/${sha('a')}` },
+    {
+      name: 'b/c.bin',
+      size: 9,
+      sha256: sha('b'),
+      url: 'https://cdn.example/b',
+      chunk_index: { sha256: sha('c'), size: 200, url: 'https://cdn.example/i' },
+    },
+  ],
+};
+const bytesOf = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value));
+
+function codeOf(value: unknown): string | undefined {
+  try {
+    parseRelease(value instanceof Uint8Array ? value : bytesOf(value));
+  } catch (error) {
+    return error instanceof ProtocolError ? error.code : 'NOT_A_PROTOCOL_ERROR';
+  }
+  return undefined;
+}
+
+describe('parseRelease / encodeRelease', () => {
+  it('round-trips, keeping the signed chunk_index of an entry', () => {
+    expect(parseRelease(encodeRelease(release))).toEqual(release);
+  });
+
+  it('is deterministic: the same release always encodes to the same bytes and digest', () => {
+    const again: Release = JSON.parse(JSON.stringify(release)) as Release;
+    expect(releaseDigest(encodeRelease(again))).toBe(releaseDigest(encodeRelease(release)));
+  });
+
+  it('has no time in it (a release never expires; freshness says how current it is)', () => {
+    const text = new TextDecoder().decode(encodeRelease(release));
+    expect(text).not.toMatch(/issued_at|expires_at/);
+  });
+
+  it('digests the exact payload bytes with SHA-256', () => {
+    const bytes = encodeRelease(release);
+    expect(releaseDigest(bytes)).toBe(createHash('sha256').update(bytes).digest('hex'));
+  });
+
+  it('ignores unknown fields', () => {
+    expect(codeOf({ ...release, channel: 'beta' })).toBeUndefined();
+  });
+
+  const refusals: [string, unknown, string][] = [
+    ['bytes that are not UTF-8', new Uint8Array([0xff]), 'MANIFEST_MALFORMED'],
+    ['a JSON array', [release], 'MANIFEST_MALFORMED'],
+    ['a missing registry_version', { artifacts: [] }, 'MANIFEST_MALFORMED'],
+    [
+      'a registry_version that is not semver',
+      { ...release, registry_version: '1.2' },
+      'BAD_VERSION',
+    ],
+    ['missing artifacts', { registry_version: '1.0.0' }, 'MANIFEST_MALFORMED'],
+    ['artifacts that are not a list', { ...release, artifacts: {} }, 'MANIFEST_MALFORMED'],
+    [
+      'an unsafe name',
+      { ...release, artifacts: [{ ...release.artifacts[0], name: '../x' }] },
+      'UNSAFE_NAME',
+    ],
+    [
+      'a bad digest',
+      { ...release, artifacts: [{ ...release.artifacts[0], sha256: 'x' }] },
+      'BAD_DIGEST',
+    ],
+    [
+      'unsorted names',
+      { ...release, artifacts: [release.artifacts[1], release.artifacts[0]] },
+      'UNSORTED_NAMES',
+    ],
+  ];
+  for (const [what, value, code] of refusals) {
+    it(`refuses ${what} with ${code}`, () => {
+      expect(codeOf(value)).toBe(code);
+    });
+  }
+});
