@@ -1,0 +1,138 @@
+/**
+ * The files of bench/updater-peers.ts, laid out under one nginx root so every contender reads
+ * the same bytes from the same server:
+ *
+ *   vN/files/<name>              the artifacts of release N (release 2 hard-links the
+ *                                unchanged files of release 1)
+ *   vN/api/updates/manifest      our signed envelope of release N (static file)
+ *   vN/tuf/*.json                a TUF repository of the same files (tuf-js)
+ *   names.txt                    the artifact names, one per line (tuf-js asks for each)
+ */
+import { createHash, randomFillSync } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { link, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  encodeManifest,
+  generateKeyPair,
+  pubkeyToHex,
+  signEnvelope,
+  type ManifestArtifact,
+} from '../src/protocol/index.js';
+import { tufSigner, writeTufRepo, type TufTarget } from './tuf-repo.js';
+import { MiB, writeRandomFile } from './updater-kit.js';
+
+export interface FixtureFile {
+  readonly name: string;
+  readonly size: number;
+  readonly sha256: string;
+}
+
+export interface PeersFixture {
+  readonly pubkeyHex: string;
+  readonly namesFile: string;
+  /** TUF's trusted root (shipped with the client). */
+  readonly rootJson: string;
+  readonly files: readonly FixtureFile[];
+  /** The name whose content differs in release 2, if there is one. */
+  readonly changed: string | undefined;
+}
+
+const nameOf = (i: number, count: number): string =>
+  `f${String(i).padStart(String(count - 1).length, '0')}.bin`;
+
+async function sha256OfFile(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** Writes one random file; small ones in one call, large ones 8 MiB at a time. */
+async function randomFile(path: string, size: number): Promise<string> {
+  if (size > 8 * MiB) {
+    await writeRandomFile(path, size);
+    return sha256OfFile(path);
+  }
+  const bytes = randomFillSync(Buffer.allocUnsafe(size));
+  await writeFile(path, bytes);
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+async function publish(
+  root: string,
+  baseUrl: string,
+  version: number,
+  files: readonly FixtureFile[],
+  keys: { ours: ReturnType<typeof generateKeyPair>; tuf: ReturnType<typeof tufSigner> },
+): Promise<void> {
+  const release = join(root, `v${version}`);
+  const artifacts: ManifestArtifact[] = files.map((f) => ({
+    name: f.name,
+    size: f.size,
+    sha256: f.sha256,
+    url: `${baseUrl}/v${version}/files/${f.name}`,
+  }));
+  const now = Date.now();
+  const payload = encodeManifest({
+    registry_version: `${version}.0.0`,
+    issued_at: new Date(now - 60_000).toISOString(),
+    expires_at: new Date(now + 7 * 86_400_000).toISOString(),
+    artifacts,
+  });
+  const envelope = signEnvelope(payload, keys.ours.secretKey, keys.ours.publicKey);
+  await mkdir(join(release, 'api', 'updates'), { recursive: true });
+  await writeFile(join(release, 'api', 'updates', 'manifest'), JSON.stringify(envelope));
+  const targets: TufTarget[] = files.map((f) => ({
+    path: f.name,
+    length: f.size,
+    sha256: f.sha256,
+  }));
+  await writeTufRepo(join(release, 'tuf'), keys.tuf, targets, version);
+}
+
+/**
+ * Builds release 1 (`count` random files of `size` bytes) and, when `changeOne` is set,
+ * release 2 with one file's content replaced. `baseUrl` is nginx's, for absolute artifact URLs.
+ */
+export async function buildFixture(
+  root: string,
+  baseUrl: string,
+  count: number,
+  size: number,
+  changeOne: boolean,
+): Promise<PeersFixture> {
+  const keys = { ours: generateKeyPair(), tuf: tufSigner() };
+  const v1Files = join(root, 'v1', 'files');
+  await mkdir(v1Files, { recursive: true });
+  const files: FixtureFile[] = [];
+  for (let i = 0; i < count; i++) {
+    const name = nameOf(i, count);
+    files.push({ name, size, sha256: await randomFile(join(v1Files, name), size) });
+  }
+  await publish(root, baseUrl, 1, files, keys);
+  const namesFile = join(root, 'names.txt');
+  await writeFile(namesFile, files.map((f) => f.name).join('\n') + '\n');
+  let changed: string | undefined;
+  if (changeOne) {
+    const v2Files = join(root, 'v2', 'files');
+    await mkdir(v2Files, { recursive: true });
+    const at = Math.floor(count / 2);
+    changed = nameOf(at, count);
+    const v2 = [...files];
+    for (const f of files) {
+      if (f.name === changed) {
+        v2[at] = { ...f, sha256: await randomFile(join(v2Files, f.name), size) };
+      } else {
+        await link(join(v1Files, f.name), join(v2Files, f.name));
+      }
+    }
+    await publish(root, baseUrl, 2, v2, keys);
+  }
+  return {
+    pubkeyHex: pubkeyToHex(keys.ours.publicKey),
+    namesFile,
+    rootJson: join(root, 'v1', 'tuf', 'root.json'),
+    files,
+    changed,
+  };
+}
