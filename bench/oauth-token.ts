@@ -1,77 +1,83 @@
 /**
- * Benchmark of issue 3, Proof. Run: npx tsx bench/oauth-token.ts [seconds-per-run]
- * Token endpoint requests per second on the real server (startServer, logger silent, chain
- * simulator off) against a plain node:http hello-JSON server in the same run, with autocannon:
- *  1. authorization_code grants, each with its own pre-minted code (in-process mintCode);
- *  2. refresh_token grants, each with its own refresh token (collected from run 1, so every
- *     request is a valid rotation, never a reuse);
- *  3. the plain server, a small JSON body.
- * Every request of runs 1 and 2 must be 200: a non-2xx answer aborts the benchmark.
+ * Token endpoint throughput against panva's oidc-provider (bench/oidc-peer.ts) in the same run:
+ * both grants (authorization_code with PKCE S256, refresh_token with rotation) for both client
+ * kinds (public `desktop-app`, confidential `qa-web` with client_secret_basic). Three servers:
+ *   ours quiet    startServer, logger silent, chain simulator off;
+ *   ours default  the flags `npm run server` defaults to: info logging (to /dev/null) and the
+ *                 chain simulator on;
+ *   oidc-provider 9.
+ * Each run sends AMOUNT requests, each with its own pre-minted code (or its own refresh token,
+ * collected from that server's code run, so every refresh is a valid rotation). Servers run in
+ * interleaved rounds (the order rotates); medians of requests/s are compared as ratios.
+ * Every request must be 200: anything else aborts the benchmark.
+ *
+ *   npx tsx bench/oauth-token.ts            (ROUNDS=3 AMOUNT=4000)
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { startServer } from '../server/src/start-server.js';
+import { destination } from 'pino';
+import { startServer, type RunningServer } from '../server/src/start-server.js';
+import {
+  CONFIDENTIAL_REDIRECT,
+  PUBLIC_REDIRECT,
+  startOidcPeer,
+  type OidcPeer,
+} from './oidc-peer.js';
+import { envInt, percentiles, printTable } from './updater-kit.js';
 
-const SECONDS = Number(process.argv[2] ?? 3);
+const ROUNDS = envInt('ROUNDS', 3);
+const AMOUNT = envInt('AMOUNT', 4000);
 const CONNECTIONS = 10;
 
+type Kind = 'public' | 'confidential';
+const CLIENT: Record<Kind, 'desktop-app' | 'qa-web'> = {
+  public: 'desktop-app',
+  confidential: 'qa-web',
+};
+
 interface LoadResult {
-  /** Requests per second over the whole run (total / duration). */
-  average: number;
+  rate: number;
   total: number;
-  non2xx: number;
+  non200: number;
   errors: number;
   refreshTokens: string[];
 }
 
-// autocannon runs in a worker thread so the load generator does not share the server's event
-// loop. Each request takes the next body of the pool; `amount` stops the run before reuse.
+// autocannon in a worker thread, so the load generator has its own event loop. Each request
+// takes the next body of the pool; `amount` ends the run before any body is reused.
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const autocannon = require('autocannon');
-const { url, bodies, duration, amount, connections, collect } = workerData;
-let next = 0;
-let done = 0;
-let non200 = 0;
+const { url, bodies, headers, connections } = workerData;
+let next = 0, done = 0, non200 = 0, last = 0;
 const refreshTokens = [];
 const request = {
   method: 'POST',
-  headers: { 'content-type': 'application/x-www-form-urlencoded' },
-  setupRequest: (req) => ({ ...req, body: bodies[next++ % bodies.length] }),
+  headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+  setupRequest: (req) => ({ ...req, body: bodies[next++] }),
   onResponse: (status, body) => {
     done++;
+    last = performance.now();
     if (status !== 200) non200++;
-    else if (collect) refreshTokens.push(JSON.parse(body).refresh_token);
+    else refreshTokens.push(JSON.parse(body).refresh_token);
   },
 };
-const opts = { url, connections, pipelining: 1, requests: [request] };
-if (amount) opts.amount = amount; else opts.duration = duration;
 const started = performance.now();
-autocannon(opts).then(
+autocannon({ url, connections, pipelining: 1, amount: bodies.length, requests: [request] }).then(
   (r) => parentPort.postMessage({
-    average: done / ((performance.now() - started) / 1000),
-    total: done,
-    non2xx: non200,
-    errors: r.errors,
+    // Up to the last answer: autocannon notices the end of an 'amount' run on a 1 s tick.
+    rate: done / ((last - started) / 1000), total: done, non200, errors: r.errors,
     refreshTokens,
   }),
-  () => parentPort.postMessage({ average: 0, total: 0, non2xx: 0, errors: -1, refreshTokens }),
+  () => parentPort.postMessage({ rate: 0, total: 0, non200: 0, errors: -1, refreshTokens }),
 );
 `;
 
-function load(data: {
-  url: string;
-  bodies: string[];
-  duration?: number;
-  amount?: number;
-  collect?: boolean;
-}): Promise<LoadResult> {
+function load(url: string, bodies: string[], headers: Record<string, string>): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(WORKER, {
       eval: true,
-      workerData: { connections: CONNECTIONS, ...data },
+      workerData: { url, bodies, headers, connections: CONNECTIONS },
     });
     worker.once('message', (m: LoadResult) => {
       resolve(m);
@@ -81,84 +87,151 @@ function load(data: {
   });
 }
 
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const form = (fields: Record<string, string>): string => new URLSearchParams(fields).toString();
+const basic = (id: string, secret: string): string =>
+  `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+
+/** One server under test: where to post, how to mint a code, how a client authenticates. */
+interface Target {
+  readonly label: string;
+  readonly tokenUrl: string;
+  mint(kind: Kind, i: number): Promise<{ code: string; verifier: string; redirect: string }>;
+  readonly secret: string;
 }
 
-const server = await startServer({ simulate: false, logLevel: 'silent' });
-const tokenUrl = `${server.url}/api/oauth/token`;
-const hello = Buffer.from(JSON.stringify({ ok: true, hello: 'world' }));
-const plain = createServer((_req, res) => {
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': hello.length });
-  res.end(hello);
-});
-const plainUrl = await listen(plain);
-
-function codeBodies(n: number): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const m = server.oauth.mintCode({ client_id: 'desktop-app', subject: `u${i}` });
-    out.push(
-      new URLSearchParams({
-        grant_type: 'authorization_code',
-        client_id: 'desktop-app',
+function ours(label: string, server: RunningServer): Target {
+  return {
+    label,
+    tokenUrl: `${server.url}/api/oauth/token`,
+    secret: server.oauth.qaClientSecret,
+    mint: (kind, i) => {
+      const m = server.oauth.mintCode({ client_id: CLIENT[kind], subject: `u${i}` });
+      return Promise.resolve({
         code: m.code,
-        redirect_uri: m.redirect_uri,
-        code_verifier: m.code_verifier ?? '',
-      }).toString(),
+        verifier: m.code_verifier ?? '',
+        redirect: m.redirect_uri,
+      });
+    },
+  };
+}
+
+function peer(p: OidcPeer, secret: string, redirects: Record<Kind, string>): Target {
+  return {
+    label: 'oidc-provider',
+    tokenUrl: p.tokenUrl,
+    secret,
+    mint: async (kind, i) => ({
+      ...(await p.mint(CLIENT[kind], `u${i}`)),
+      redirect: redirects[kind],
+    }),
+  };
+}
+
+function check(what: string, r: LoadResult, expected: number): void {
+  if (r.non200 !== 0 || r.errors !== 0 || r.total !== expected) {
+    throw new Error(`${what}: ${r.non200} non-200, ${r.errors} errors, ${r.total}/${expected}`);
+  }
+}
+
+/** A code run then a refresh run of `amount` requests each; requests/s of both. */
+async function grants(t: Target, kind: Kind, amount: number): Promise<[number, number]> {
+  const client = CLIENT[kind];
+  const headers: Record<string, string> =
+    kind === 'confidential' ? { authorization: basic(client, t.secret) } : {};
+  const id: Record<string, string> = kind === 'public' ? { client_id: client } : {};
+  const codes: string[] = [];
+  for (let i = 0; i < amount; i++) {
+    const m = await t.mint(kind, i);
+    codes.push(
+      form({
+        grant_type: 'authorization_code',
+        ...id,
+        code: m.code,
+        redirect_uri: m.redirect,
+        code_verifier: m.verifier,
+      }),
     );
   }
-  return out;
+  const code = await load(t.tokenUrl, codes, headers);
+  check(`${t.label} ${kind} authorization_code`, code, amount);
+  const refreshBodies = code.refreshTokens.map((rt) =>
+    form({ grant_type: 'refresh_token', ...id, refresh_token: rt }),
+  );
+  const refresh = await load(t.tokenUrl, refreshBodies, headers);
+  check(`${t.label} ${kind} refresh_token`, refresh, amount);
+  return [code.rate, refresh.rate];
 }
 
-function check(name: string, r: LoadResult): void {
-  if (r.non2xx !== 0 || r.errors !== 0) {
-    throw new Error(`${name}: ${r.non2xx} non-2xx, ${r.errors} errors of ${r.total}`);
+const quiet = await startServer({ simulate: false, logLevel: 'silent' });
+const loud = await startServer(
+  { simulate: true, logLevel: 'info' },
+  { logStream: destination({ dest: '/dev/null' }) },
+);
+const secret = quiet.oauth.qaClientSecret;
+const oidc = await startOidcPeer(secret);
+const redirects = { public: PUBLIC_REDIRECT, confidential: CONFIDENTIAL_REDIRECT };
+// Each of our servers has its own qa-web secret; oidc-provider gets the quiet one's.
+const targets = [
+  ours('ours quiet', quiet),
+  ours('ours default', loud),
+  peer(oidc, secret, redirects),
+];
+
+const samples = new Map<string, number[]>();
+const add = (key: string, value: number): void => {
+  samples.set(key, [...(samples.get(key) ?? []), value]);
+};
+try {
+  // Warm-up (JIT, sockets), not counted.
+  for (const t of targets)
+    for (const kind of ['public', 'confidential'] as const) await grants(t, kind, 500);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const kind of ['public', 'confidential'] as const) {
+      for (let i = 0; i < targets.length; i++) {
+        const t = targets[(i + round) % targets.length];
+        if (t === undefined) continue;
+        const [code, refresh] = await grants(t, kind, AMOUNT);
+        add(`${t.label}|${kind} authorization_code`, code);
+        add(`${t.label}|${kind} refresh_token`, refresh);
+      }
+    }
   }
+} finally {
+  await Promise.all([quiet.close(), loud.close(), oidc.close()]);
 }
 
-// Warm-up (JIT, sockets), not counted.
-check('warm-up', await load({ url: tokenUrl, bodies: codeBodies(2000), amount: 2000 }));
-await load({ url: plainUrl, bodies: [''], duration: 1 });
-
-// Size the pools from the warm-up rate so no code or refresh token is used twice.
-const probe = await load({ url: tokenUrl, bodies: codeBodies(3000), amount: 3000 });
-check('probe', probe);
-const poolSize = Math.ceil(Math.max(probe.average, 500) * SECONDS * 1.5);
-
-const code = await load({
-  url: tokenUrl,
-  bodies: codeBodies(poolSize),
-  amount: poolSize,
-  collect: true,
-});
-check('authorization_code', code);
-const refreshBodies = code.refreshTokens.map((rt) =>
-  new URLSearchParams({
-    grant_type: 'refresh_token',
-    client_id: 'desktop-app',
-    refresh_token: rt,
-  }).toString(),
-);
-const refresh = await load({ url: tokenUrl, bodies: refreshBodies, amount: refreshBodies.length });
-check('refresh_token', refresh);
-const plainRun = await load({ url: plainUrl, bodies: [''], duration: SECONDS });
-check('plain', plainRun);
-
-console.log(
-  JSON.stringify({
-    step: 'token endpoint throughput',
-    connections: CONNECTIONS,
-    requests: { authorization_code: code.total, refresh_token: refresh.total },
-    authorization_code_req_per_s: Math.round(code.average),
-    refresh_token_req_per_s: Math.round(refresh.average),
-    plain_node_http_req_per_s: Math.round(plainRun.average),
-    ratio_authorization_code: +(code.average / plainRun.average).toFixed(3),
-    ratio_refresh_token: +(refresh.average / plainRun.average).toFixed(3),
-    heap_used_mb: Math.round(process.memoryUsage().heapUsed / 1e6),
-    load_average_1m: +(loadavg()[0] ?? 0).toFixed(2),
-  }),
-);
-await server.close();
-await new Promise<void>((resolve) => plain.close(() => resolve()));
+const median = (key: string): number => percentiles(samples.get(key) ?? []).median;
+const scenarios = [
+  'public authorization_code',
+  'public refresh_token',
+  'confidential authorization_code',
+  'confidential refresh_token',
+];
+const rows: [string, string][] = [];
+const summary: Record<string, unknown> = {
+  rounds: ROUNDS,
+  amount: AMOUNT,
+  connections: CONNECTIONS,
+};
+for (const s of scenarios) {
+  const q = median(`ours quiet|${s}`);
+  const d = median(`ours default|${s}`);
+  const o = median(`oidc-provider|${s}`);
+  rows.push([
+    s,
+    `ours quiet ${q.toFixed(0)}  ours default ${d.toFixed(0)}  oidc-provider ${o.toFixed(0)} req/s`,
+  ]);
+  rows.push([`  ratio ours quiet / oidc-provider`, `${(q / o).toFixed(2)}x`]);
+  rows.push([`  ratio ours default / oidc-provider`, `${(d / o).toFixed(2)}x`]);
+  rows.push([`  cost of default flags (1 - default/quiet)`, `${((1 - d / q) * 100).toFixed(1)} %`]);
+  summary[s] = {
+    ours_quiet: Math.round(q),
+    ours_default: Math.round(d),
+    oidc_provider: Math.round(o),
+    ratio_quiet: +(q / o).toFixed(3),
+    ratio_default: +(d / o).toFixed(3),
+  };
+}
+rows.push(['load average (1 min)', (loadavg()[0] ?? 0).toFixed(2)]);
+printTable(`token endpoint, medians of ${ROUNDS} interleaved rounds of ${AMOUNT} requests`, rows);
+console.log(JSON.stringify(summary));

@@ -3,7 +3,8 @@
  * deterministic SHA-256 counter stream, so QA runs can reproduce ids and secrets exactly (never
  * use --seed outside tests: anyone who knows the seed knows the secrets).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { RandomPool } from './random-pool.js';
 
 export interface RandomSource {
   bytes(n: number): Buffer;
@@ -13,7 +14,8 @@ export interface RandomSource {
 
 export function createRandom(seed: number | undefined): RandomSource {
   if (seed === undefined) {
-    return { bytes: (n) => randomBytes(n), token: (n) => randomBytes(n).toString('base64url') };
+    const pool = new RandomPool(); // one CSPRNG call per 4 KiB of ids, not per id
+    return { bytes: (n) => pool.take(n), token: (n) => pool.take(n).toString('base64url') };
   }
   let counter = 0n;
   const next = (n: number): Buffer => {

@@ -1,12 +1,11 @@
 /**
  * The OIDC ID token (OIDC Core §2, §3.1.3.6): a JWT signed with HS256 (RFC 7518 §3.2) keyed by
  * the UTF-8 octets of the client's secret, which must be at least 32 bytes (checklist I-08;
- * jose does not enforce it, so we do). `aud` is the single client_id (I-03), times are in
+ * HMAC takes any key length, so we enforce it). `aud` is the single client_id (I-03), times are in
  * seconds (I-04), `nonce` is echoed only when one was bound (I-05), `auth_time` is always set
  * (I-06) and `at_hash` is the left half of SHA-256 over the access token (I-07).
  */
-import { createHash, webcrypto } from 'node:crypto';
-import { SignJWT } from 'jose';
+import { createHash, createHmac, createSecretKey, KeyObject } from 'node:crypto';
 import { MIN_SECRET_BYTES } from './clients.js';
 
 export interface IdTokenInput {
@@ -18,14 +17,17 @@ export interface IdTokenInput {
   readonly nowSec: number;
   readonly ttlSec: number;
   readonly accessToken: string;
-  /** HS256 key octets, or a key made by `importHs256Key` (already length-checked). */
-  readonly key: Uint8Array | webcrypto.CryptoKey;
+  /** HS256 key octets, or a key made by `hs256Key` (already length-checked). */
+  readonly key: Uint8Array | KeyObject;
 }
 
 export class IdTokenKeyError extends Error {
   override readonly name = 'IdTokenKeyError';
   readonly code = 'CLIENT_SECRET_TOO_SHORT';
 }
+
+/** BASE64URL(UTF8('{"alg":"HS256","typ":"JWT"}')), the header jose's SignJWT wrote for us. */
+export const ID_TOKEN_HEADER = Buffer.from('{"alg":"HS256","typ":"JWT"}').toString('base64url');
 
 /** OIDC Core §3.1.3.6: base64url of the left-most 128 bits of SHA-256(ASCII(access_token)). */
 export function atHash(accessToken: string): string {
@@ -42,32 +44,30 @@ function requireKeyLength(key: Uint8Array): void {
   }
 }
 
-/**
- * Imports HS256 key octets once (jose would re-import raw bytes on every signature). Refuses
- * keys under 32 bytes (RFC 7518 §3.2).
- */
-export async function importHs256Key(key: Uint8Array): Promise<webcrypto.CryptoKey> {
+/** Makes an HS256 key once from its octets. Refuses keys under 32 bytes (RFC 7518 §3.2). */
+export function hs256Key(key: Uint8Array): KeyObject {
   requireKeyLength(key);
-  return webcrypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, [
-    'sign',
-    'verify',
-  ]);
+  return createSecretKey(key);
 }
 
-/** Signs an ID token. Refuses keys under 32 bytes rather than signing weakly. */
-export async function signIdToken(input: IdTokenInput): Promise<string> {
-  if (input.key instanceof Uint8Array) requireKeyLength(input.key);
+/**
+ * Signs an ID token (RFC 7515 §7.1 compact JWS, HS256), synchronously with node:crypto. The
+ * header and claim order are those jose's SignJWT produced, so the bytes are identical for the
+ * same input. Refuses keys under 32 bytes rather than signing weakly.
+ */
+export function signIdToken(input: IdTokenInput): string {
+  const key = input.key instanceof KeyObject ? input.key : hs256Key(input.key);
   const claims: Record<string, unknown> = {
     auth_time: input.authTimeSec,
     at_hash: atHash(input.accessToken),
   };
   if (input.nonce !== undefined) claims['nonce'] = input.nonce;
-  return new SignJWT(claims)
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setIssuer(input.issuer)
-    .setSubject(input.subject)
-    .setAudience(input.clientId)
-    .setIssuedAt(input.nowSec)
-    .setExpirationTime(input.nowSec + input.ttlSec)
-    .sign(input.key);
+  claims['iss'] = input.issuer;
+  claims['sub'] = input.subject;
+  claims['aud'] = input.clientId;
+  claims['iat'] = input.nowSec;
+  claims['exp'] = input.nowSec + input.ttlSec;
+  const signingInput = `${ID_TOKEN_HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
+  const signature = createHmac('sha256', key).update(signingInput).digest('base64url');
+  return `${signingInput}.${signature}`;
 }

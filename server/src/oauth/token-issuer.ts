@@ -4,7 +4,8 @@
  */
 import type { OAuthClient } from './clients.js';
 import type { Grant } from './grant-store.js';
-import { importHs256Key, signIdToken } from './id-token.js';
+import type { KeyObject } from 'node:crypto';
+import { hs256Key, signIdToken } from './id-token.js';
 import type { OAuthState } from './oauth-state.js';
 
 /** The 200 body of the token endpoint (checklist T-23). */
@@ -17,29 +18,30 @@ export interface TokenResponse {
   readonly scope: string;
 }
 
-// Imported HS256 keys per client object (clients are immutable; re-registration replaces the
+// HS256 keys made once per client object (clients are immutable; re-registration replaces the
 // object, so a changed secret gets a new key) and per server key for public clients.
-const clientKeys = new WeakMap<object, Promise<CryptoKey>>();
+const clientKeys = new WeakMap<object, KeyObject>();
 
-function idTokenKey(state: OAuthState, client: OAuthClient): Promise<CryptoKey> {
+function idTokenKey(state: OAuthState, client: OAuthClient): KeyObject {
   const owner: object = client.secret === undefined ? state.publicIdTokenKey : client;
   let key = clientKeys.get(owner);
   if (key === undefined) {
     const raw =
       client.secret === undefined ? state.publicIdTokenKey : Buffer.from(client.secret, 'utf8');
-    key = importHs256Key(raw);
+    key = hs256Key(raw);
     clientKeys.set(owner, key);
   }
   return key;
 }
 
 /**
- * Seals both tokens and signs the ID token. `refreshJti` must already be the grant's
- * `refreshJti` (set synchronously by the caller, so concurrent rotations cannot both win).
+ * Seals both tokens and signs the ID token, synchronously (node:crypto; docs/OAUTH.md, "Token
+ * crypto"). `refreshJti` must already be the grant's `refreshJti` (set synchronously by the
+ * caller, so concurrent rotations cannot both win).
  * `includeNonce` is false on refresh (OIDC Core §12.2 does not require it again);
  * `accessScope` narrows the access token only (RFC 6749 §6).
  */
-export async function issueTokens(
+export function issueTokens(
   state: OAuthState,
   client: OAuthClient,
   grant: Grant,
@@ -47,6 +49,17 @@ export async function issueTokens(
   includeNonce: boolean,
   accessScope: string = grant.scope,
 ): Promise<TokenResponse> {
+  return Promise.resolve(mintTokens(state, client, grant, refreshJti, includeNonce, accessScope));
+}
+
+function mintTokens(
+  state: OAuthState,
+  client: OAuthClient,
+  grant: Grant,
+  refreshJti: string,
+  includeNonce: boolean,
+  accessScope: string,
+): TokenResponse {
   const nowSec = Math.floor(state.clock.now() / 1000);
   const base = {
     cid: client.id,
@@ -55,24 +68,20 @@ export async function issueTokens(
     gid: grant.id,
     iat: nowSec,
   };
-  // Both seals run at once: WebCrypto work goes to libuv's thread pool.
-  const [accessToken, refreshToken] = await Promise.all([
-    state.sealer.seal({
-      ...base,
-      scope: accessScope,
-      jti: state.grants.newJti(),
-      kind: 'access',
-      exp: nowSec + state.limits.accessTokenTtlSec,
-    }),
-    state.sealer.seal({
-      ...base,
-      jti: refreshJti,
-      kind: 'refresh',
-      exp: Math.floor(grant.expiresAtMs / 1000),
-    }),
-  ]);
-  const key = await idTokenKey(state, client);
-  const idToken = await signIdToken({
+  const accessToken = state.sealer.seal({
+    ...base,
+    scope: accessScope,
+    jti: state.grants.newJti(),
+    kind: 'access',
+    exp: nowSec + state.limits.accessTokenTtlSec,
+  });
+  const refreshToken = state.sealer.seal({
+    ...base,
+    jti: refreshJti,
+    kind: 'refresh',
+    exp: Math.floor(grant.expiresAtMs / 1000),
+  });
+  const idToken = signIdToken({
     issuer: state.issuer(),
     subject: grant.subject,
     clientId: client.id,
@@ -81,7 +90,7 @@ export async function issueTokens(
     nowSec,
     ttlSec: state.limits.idTokenTtlSec,
     accessToken,
-    key,
+    key: idTokenKey(state, client),
   });
   return {
     access_token: accessToken,

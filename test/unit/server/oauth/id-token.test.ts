@@ -2,10 +2,15 @@
  * The HS256 ID token, checklist rows I-01 … I-09 (OIDC Core §2, §3.1.3.6/7).
  */
 import { createHash } from 'node:crypto';
-import { decodeProtectedHeader, jwtVerify } from 'jose';
+import { decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ClientRegistrationError } from '../../../../server/src/oauth/clients.js';
-import { atHash, IdTokenKeyError, signIdToken } from '../../../../server/src/oauth/id-token.js';
+import {
+  atHash,
+  hs256Key,
+  IdTokenKeyError,
+  signIdToken,
+} from '../../../../server/src/oauth/id-token.js';
 import type { OAuthHarness, TokenSet } from '../../../helpers/oauth-context.js';
 import { oauthHarness, postForm, QA_SECRET, TEST_ISSUER } from '../../../helpers/oauth-context.js';
 
@@ -121,8 +126,8 @@ it('I-08 a client secret under 32 bytes is refused at registration', () => {
   ).toThrow(ClientRegistrationError);
 });
 
-it('I-08 signing refuses an HS256 key under 32 bytes', async () => {
-  await expect(
+it('I-08 signing refuses an HS256 key under 32 bytes', () => {
+  expect(() =>
     signIdToken({
       issuer: TEST_ISSUER,
       subject: 's',
@@ -134,7 +139,7 @@ it('I-08 signing refuses an HS256 key under 32 bytes', async () => {
       accessToken: 'a',
       key: new Uint8Array(31),
     }),
-  ).rejects.toThrow(IdTokenKeyError);
+  ).toThrow(IdTokenKeyError);
 });
 
 it('I-08 a refreshed ID token keeps sub and auth_time and drops the nonce', async () => {
@@ -159,4 +164,43 @@ it('I-09 discovery lists HS256 only and no jwks_uri (documented deviation)', asy
   const doc = res.json<Record<string, unknown>>();
   expect(doc['id_token_signing_alg_values_supported']).toEqual(['HS256']);
   expect(doc['jwks_uri']).toBeUndefined();
+});
+
+it('I-08 the node:crypto signature is byte-identical to the one jose SignJWT made', async () => {
+  const input = {
+    issuer: TEST_ISSUER,
+    subject: 'alice',
+    clientId: 'qa-web',
+    nonce: 'n-1',
+    authTimeSec: 1_700_000_000,
+    nowSec: 1_700_000_100,
+    ttlSec: 600,
+    accessToken: 'access-token-value',
+  };
+  const key = Buffer.from(QA_SECRET, 'utf8');
+  const ours = signIdToken({ ...input, key });
+  // The signing code this server used before: jose, same claims, same order.
+  const old = await new SignJWT({
+    auth_time: input.authTimeSec,
+    at_hash: atHash(input.accessToken),
+    nonce: input.nonce,
+  })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setIssuer(input.issuer)
+    .setSubject(input.subject)
+    .setAudience(input.clientId)
+    .setIssuedAt(input.nowSec)
+    .setExpirationTime(input.nowSec + input.ttlSec)
+    .sign(key);
+  expect(ours).toBe(old);
+  expect(signIdToken({ ...input, key: hs256Key(key) })).toBe(old);
+  const { payload } = await jwtVerify(ours, key, {
+    algorithms: ['HS256'],
+    currentDate: new Date(input.nowSec * 1000),
+  });
+  expect(payload['nonce']).toBe('n-1');
+});
+
+it('I-08 hs256Key refuses a key under 32 bytes', () => {
+  expect(() => hs256Key(new Uint8Array(31))).toThrow(IdTokenKeyError);
 });
