@@ -265,7 +265,8 @@ function report(
   rows.push(['ours: manifest bytes per run (median)', String(manifest)]);
   if (w.kind === 'changed')
     rows.push(['ours: artifact bytes / changed bytes', `${bytes / w.size}`]);
-  printTable(`${name}: ${w.count} x ${mib(w.size)} (${w.kind}), ${ROUNDS} rounds`, rows);
+  const size = w.size >= MiB ? mib(w.size) : `${w.size / 1024} KiB`;
+  printTable(`${name}: ${w.count} x ${size} (${w.kind}), ${ROUNDS} rounds`, rows);
   return {
     workload: name,
     ours_ms: Math.round(ours),
