@@ -1,0 +1,131 @@
+/**
+ * Opens the app's updater without Electron: chooses the registry (src/main/first-run.ts),
+ * opens the core on it, and wires the app controller (schedule, activity, notifications).
+ * The Electron composition root (src/main/index.ts) hands it Electron's paths, safeStorage and
+ * notifications; everything it decides is testable with plain fakes.
+ *
+ * Refusal policy (docs/DESKTOP.md §Decisions, "Configured registry"): a refused configuration
+ * (UpdateError: refused settings file, no pinned key, bad URL, no machine key, LOCKED) does
+ * not kill the app: it runs a refusing updater so the window shows the code in plain words.
+ * Anything else is a bug and propagates.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isUpdateError, type UpdateError } from '../core/errors.js';
+import type { UpdaterApi } from '../core/updater-api.js';
+import { createNodeUpdater } from '../node/create-updater.js';
+import { fetchActivity } from './activity-client.js';
+import { createAppController, type AppController } from './app-controller.js';
+import { createCheckScheduler } from './check-scheduler.js';
+import { chooseRegistry, type DemoServer } from './first-run.js';
+import type { Notice } from './notifications.js';
+import { refusingUpdater } from './refusing-updater.js';
+import type { SecretStore } from './secret-store.js';
+import type { SettingsStore } from './settings.js';
+
+export type LogLevel = 'info' | 'warn' | 'error';
+
+export interface OpenUpdaterDeps {
+  readonly settings: SettingsStore;
+  /** Set when the settings file was refused: it decides nothing, not even "start the demo". */
+  readonly settingsRefusal: UpdateError | null;
+  readonly secrets: Pick<SecretStore, 'load' | 'save'>;
+  /** The app's resources/ folder (pinned-key.txt). */
+  readonly resourcesDir: string;
+  /** Where the install and the demo registry's data live (Electron's userData). */
+  readonly userDataDir: string;
+  /** Starts the demo registry with its data in `dataDir` (src/main/demo-server.ts). */
+  readonly startDemoServer: (dataDir: string) => Promise<DemoServer>;
+  readonly log: (level: LogLevel, message: string) => void;
+}
+
+/** The core the app runs, and what the window and the tray say about it. */
+export interface OpenedUpdater {
+  readonly updater: UpdaterApi;
+  readonly label: string;
+  /** The registry's base URL; null when the configuration was refused. */
+  readonly baseUrl: string | null;
+  /** The in-process demo registry, closed after the core on quit. */
+  readonly demo: DemoServer | null;
+}
+
+/** Reads resources/pinned-key.txt; null when the build ships none (or an empty one). */
+async function readBundledKey(resourcesDir: string): Promise<string | null> {
+  try {
+    const text = (await readFile(join(resourcesDir, 'pinned-key.txt'), 'utf8')).trim();
+    return text === '' ? null : text;
+  } catch {
+    return null;
+  }
+}
+
+/** Chooses the registry and opens the core on it; never rejects with an UpdateError. */
+export async function openUpdater(deps: OpenUpdaterDeps): Promise<OpenedUpdater> {
+  let demo: DemoServer | null = null;
+  try {
+    if (deps.settingsRefusal !== null) throw deps.settingsRefusal;
+    const registry = await chooseRegistry({
+      settings: {
+        baseUrl: deps.settings.get('baseUrl'),
+        pinnedKeys: deps.settings.get('pinnedKeys'),
+      },
+      readBundledKey: () => readBundledKey(deps.resourcesDir),
+      secrets: deps.secrets,
+      startDemoServer: () => deps.startDemoServer(join(deps.userDataDir, 'demo-registry')),
+    });
+    demo = registry.demo;
+    deps.log('info', `registry: ${registry.label}`);
+    const updater = await createNodeUpdater({
+      baseUrl: registry.baseUrl,
+      machineKey: registry.machineKey,
+      pubkeys: [...registry.pubkeys],
+      dir: join(deps.userDataDir, registry.demo === null ? 'install' : 'demo-install'),
+    });
+    return { updater, label: registry.label, baseUrl: registry.baseUrl, demo };
+  } catch (error) {
+    if (!isUpdateError(error)) throw error;
+    deps.log('error', `configuration refused: ${error.code}: ${error.message}`);
+    await demo?.close();
+    return { updater: refusingUpdater(error), label: 'Not configured', baseUrl: null, demo: null };
+  }
+}
+
+export interface AppControllerWiring {
+  readonly settings: SettingsStore;
+  readonly notify: (notice: Notice) => void;
+  readonly log: (level: LogLevel, message: string) => void;
+}
+
+/**
+ * The controller over an opened updater: automatic checks on the settings' interval (none
+ * when the configuration was refused), the activity ranking from the same registry, outcomes
+ * in the log (progress would only fill it).
+ */
+export function controllerFor(opened: OpenedUpdater, wiring: AppControllerWiring): AppController {
+  opened.updater.on((event) => {
+    if (event.type === 'error') wiring.log('warn', `update ${event.code}: ${event.message}`);
+    else if (event.type === 'applied') wiring.log('info', `applied ${event.version}`);
+    else if (event.type === 'up-to-date') wiring.log('info', `up to date ${event.version ?? ''}`);
+  });
+  const baseUrl = opened.baseUrl;
+  return createAppController({
+    updater: opened.updater,
+    registryLabel: opened.label,
+    fetchActivity: () =>
+      baseUrl === null
+        ? Promise.resolve({
+            state: 'error',
+            code: 'CONFIG_INVALID',
+            message: 'No registry is configured.',
+          })
+        : fetchActivity({ baseUrl }),
+    ...(baseUrl === null
+      ? {}
+      : {
+          createScheduler: (run: () => Promise<void>) =>
+            createCheckScheduler({ run, intervalMs: wiring.settings.get('checkIntervalMs') }),
+        }),
+    notify: wiring.notify,
+    log: (message) => wiring.log('info', message),
+  });
+}
