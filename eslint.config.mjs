@@ -2,6 +2,51 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// ---- Desktop boundaries (docs/DESKTOP.md §Boundaries) ---------------------------------------
+// src/main reaches the companion server through one seam, src/main/demo-server.ts (the embedded
+// demo registry); every other file of src/main is refused any import of server/.
+const desktopMainBoundary = {
+  'no-restricted-imports': [
+    'error',
+    {
+      patterns: [
+        {
+          group: ['**/server/**'],
+          message:
+            'src/main reaches the companion server only through src/main/demo-server.ts (docs/DESKTOP.md §Boundaries).',
+        },
+      ],
+    },
+  ],
+};
+// The renderer is page code: it may import types from the preload (its bridge contract) and
+// nothing else of it, and nothing of Electron, Node or the other processes at all.
+const rendererBoundary = {
+  '@typescript-eslint/no-restricted-imports': [
+    'error',
+    {
+      patterns: [
+        {
+          group: ['**/preload/**'],
+          allowTypeImports: true,
+          message:
+            'The renderer imports only types from the preload: the bridge arrives as window.updater (docs/DESKTOP.md §Boundaries).',
+        },
+        {
+          group: ['electron', 'electron/*', 'node:*', 'fs', 'fs/*', 'path', 'child_process'],
+          message: 'The renderer is a sandboxed page: no Electron, no Node.',
+        },
+        {
+          group: ['**/main/**', '**/core/**', '**/node/**', '**/cli/**', '**/server/**'],
+          message:
+            'The renderer talks to the app only through the bridge (docs/DESKTOP.md §Boundaries).',
+        },
+      ],
+    },
+  ],
+};
+// ---- end of the desktop boundaries ----------------------------------------------------------
+
 const pureBans = {
   'no-restricted-imports': [
     'error',
@@ -124,4 +169,10 @@ export default tseslint.config(
       },
     },
   },
+  {
+    files: ['src/main/**/*.ts'],
+    ignores: ['src/main/demo-server.ts'],
+    rules: desktopMainBoundary,
+  },
+  { files: ['src/renderer/**/*.ts'], rules: rendererBoundary },
 );
