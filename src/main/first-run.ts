@@ -1,5 +1,6 @@
 /**
- * Decides which registry the app talks to and with which trust anchor (issue 6, first run).
+ * Decides which registry the app talks to and with which trust anchor (docs/DESKTOP.md
+ * §Decisions, "First run").
  *
  * - A configured base URL: the pinned keys come from settings, else from the key file shipped
  *   in resources/. Nothing is ever fetched from the network to decide what to trust; no key

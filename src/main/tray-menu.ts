@@ -1,7 +1,7 @@
 /**
  * The tray menu as data: a pure function of the app status, so it is unit-tested without
- * Electron and rebuilt whenever the status changes (issue 6: status line, Check for updates
- * now, Open, Pause updates, Quit).
+ * Electron and rebuilt whenever the status changes (docs/DESKTOP.md §Layout: status line,
+ * Check for updates now, Open, Pause updates, Quit).
  */
 import type { MenuItemConstructorOptions } from 'electron';
 import type { AppStatus } from '../preload/ipc-contract.js';

@@ -1,7 +1,8 @@
 /**
- * The tray icon toggles the window, and the window hides when it loses focus (issue 6). The
- * two meet on Windows: pressing the icon takes focus from the window first (blur hides it),
- * then the click arrives and would show it again, so the icon could never close the window.
+ * The tray icon toggles the window, and the window hides when it loses focus (docs/DESKTOP.md
+ * §Decisions, "Window"). The two meet on Windows: pressing the icon takes focus from the
+ * window first (blur hides it), then the click arrives and would show it again, so the icon
+ * could never close the window.
  * A click this soon after a blur-hide is taken as the end of that same gesture.
  */
 
