@@ -3,11 +3,11 @@
  * Pure (argv in, a value or a UsageError out) so every refusal is unit-tested.
  */
 import { DEFAULT_OPTIONS, type ServerOptions } from './options.js';
+import { errorClass } from './server-error.js';
 
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-  readonly code = 'USAGE';
-}
+/** A command line that cannot be run: main.ts prints it with the usage and exits 2. */
+export const UsageError = errorClass('UsageError', 'USAGE');
+export type UsageError = InstanceType<typeof UsageError>;
 
 export const USAGE = `Usage:
   npm run server -- [options]

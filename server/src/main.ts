@@ -6,12 +6,12 @@
  */
 import type { DestinationStream } from 'pino';
 import { ServerClock } from './clock.js';
-import { isHttpError } from './http/http-error.js';
 import { parseArgs, USAGE, UsageError, type Command } from './main-args.js';
 import { listFolder } from './updates/publish-folder.js';
 import { openUpdateState } from './updates/updates-module.js';
 import { DEFAULT_OPTIONS } from './options.js';
 import { createRandom } from './random.js';
+import { isServerError } from './server-error.js';
 import { startServer } from './start-server.js';
 
 /** Holds log lines until the first stdout line is out, so it is always line one. */
@@ -99,8 +99,17 @@ async function main(argv: readonly string[]): Promise<void> {
   await serve(command);
 }
 
+/** The `code` of the failure line: the refusal's own, else Node's for a system error. */
+function failureCode(error: unknown): string {
+  if (isServerError(error)) return error.code;
+  // listen() fails with a system error (EADDRINUSE, EACCES): its code says what to fix.
+  if (error instanceof Error && 'code' in error && typeof error.code === 'string')
+    return error.code;
+  return 'FAILED';
+}
+
 main(process.argv.slice(2)).catch((error: unknown) => {
-  const code = isHttpError(error) ? error.code : ((error as { code?: string }).code ?? 'FAILED');
+  const code = failureCode(error);
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`${JSON.stringify({ ok: false, error: message, code })}\n`);
   process.exit(1);

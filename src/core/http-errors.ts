@@ -1,9 +1,10 @@
 /**
  * Non-2xx answers -> UpdateError. 401/403 bodies are the service error body (docs/PROTOCOL.md
- * §1): SUBSCRIPTION_INACTIVE is told apart from a missing or invalid machine key. 429 and 5xx
+ * §1): SUBSCRIPTION_INACTIVE (src/protocol's ServerErrorCode table, shared with the server) is told apart from a missing or invalid machine key. 429 and 5xx
  * are transient and carry Retry-After when the server sent one.
  */
 import { isErrorBody } from '../protocol/error-body.js';
+import { ServerErrorCode } from '../protocol/server-error-code.js';
 import { UpdateError } from './errors.js';
 import type { FetchResponse } from './ports.js';
 import { parseRetryAfter } from './retry-after.js';
@@ -53,7 +54,7 @@ export async function errorForResponse(
   const retry = retryAfterMs === undefined ? {} : { retryAfterMs };
   if (status === 401 || status === 403) {
     const code = bodyCode(await readSmallBody(response, MAX_ERROR_BODY_BYTES));
-    if (code === 'SUBSCRIPTION_INACTIVE') {
+    if (code === ServerErrorCode.SUBSCRIPTION_INACTIVE) {
       return new UpdateError('SUBSCRIPTION_INACTIVE', `${what}: the subscription is not active`);
     }
     return new UpdateError(

@@ -13,4 +13,5 @@ export * from './manifest.js';
 export * from './protocol-error.js';
 export * from './release.js';
 export * from './role-signatures.js';
+export * from './server-error-code.js';
 export * from './trust-error.js';

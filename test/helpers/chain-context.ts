@@ -1,11 +1,14 @@
 /**
  * A fake ServerContext for chain tests: a manual clock (no real time), a fixed seed, the
- * simulator off unless asked, and a bare Fastify app with only the chain module registered.
+ * simulator off unless asked, and a bare Fastify app with only the chain module registered and
+ * the server's error handlers, which answer every refusal (docs/ARCHITECTURE.md §Server).
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { ServerClock } from '../../server/src/clock.js';
 import type { ServerContext } from '../../server/src/context.js';
+import { installErrorHandlers } from '../../server/src/http/error-handler.js';
+import { RouteTable } from '../../server/src/http/route-table.js';
 import { createChainModule, type ChainApi } from '../../server/src/chain/chain-module.js';
 import type { ServerModule } from '../../server/src/module.js';
 import { DEFAULT_OPTIONS, type ServerOptions } from '../../server/src/options.js';
@@ -39,7 +42,7 @@ export function chainContext(
   };
 }
 
-/** A bare Fastify app with the chain module's public (and, if `dev`, dev) routes. */
+/** A bare Fastify app with the chain module's public (and, if `dev`, dev) routes and the server's error handlers. */
 export async function chainHarness(
   options: Partial<ServerOptions> = {},
   startMs: number = T0_MS,
@@ -47,6 +50,9 @@ export async function chainHarness(
   const ctx = chainContext(options, startMs);
   const module = await createChainModule(ctx);
   const app = Fastify({ logger: false });
+  const routes = new RouteTable();
+  routes.install(app);
+  installErrorHandlers(app, routes);
   await module.register(app);
   if (ctx.options.dev) await module.registerDev?.(app);
   await app.ready();

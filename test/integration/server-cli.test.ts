@@ -75,6 +75,15 @@ describe('npm run server (CLI)', () => {
     expect(out.stderr).toContain('Usage:');
   });
 
+  it('refuses to start on an unusable node key: exit 1 and one JSON line with NODE_KEY_INVALID', async () => {
+    const keyFile = join(work, 'bad-node-key.json');
+    await writeFile(keyFile, 'not a key');
+    const out = await runCli(['--port', '0', '--node-key', keyFile, '--simulate', 'off']);
+    expect(out.code).toBe(1);
+    expect(JSON.parse(out.stderr)).toMatchObject({ ok: false, code: 'NODE_KEY_INVALID' });
+    expect(out.stderr).not.toContain('not a key');
+  });
+
   it('publishes a folder into a data dir that the server then serves, and refuses to go back', async () => {
     const dataDir = join(work, 'published');
     const folder = join(work, 'release');

@@ -3,17 +3,8 @@
  * ChainError with a stable `code` and the HTTP status the dev routes answer with; messages never
  * echo more than a short, single-line excerpt of the input.
  */
-export type ChainErrorCode =
-  | 'INVALID_BODY'
-  | 'INVALID_MACHINE_ID'
-  | 'INVALID_NAME'
-  | 'INVALID_VISIBILITY'
-  | 'INVALID_COUNT'
-  | 'INVALID_UNIT'
-  | 'UNIT_IN_FUTURE'
-  | 'UNIT_TOO_OLD'
-  | 'UNKNOWN_MACHINE'
-  | 'TOO_MANY_MACHINES';
+import type { ChainErrorCode } from '../../../src/protocol/index.js';
+import { ServerError } from '../server-error.js';
 
 const STATUS: Readonly<Record<ChainErrorCode, number>> = {
   INVALID_BODY: 400,
@@ -28,16 +19,9 @@ const STATUS: Readonly<Record<ChainErrorCode, number>> = {
   TOO_MANY_MACHINES: 400,
 };
 
-export class ChainError extends Error {
+export class ChainError extends ServerError<ChainErrorCode> {
   override readonly name = 'ChainError';
-  /** HTTP status of the dev route that refuses with this error. */
-  readonly statusCode: number;
-  constructor(
-    readonly code: ChainErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.statusCode = STATUS[code];
+  constructor(code: ChainErrorCode, message: string, options: { cause?: unknown } = {}) {
+    super(code, message, { ...options, status: STATUS[code] });
   }
 }

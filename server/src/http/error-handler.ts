@@ -1,17 +1,19 @@
 /**
- * The global error and not-found handlers. Bad input never yields a 5xx: Fastify's own
- * FST_ERR_* errors are mapped to 4xx error bodies with stable codes; anything unexpected is a
- * 500 INTERNAL without a stack (the stack goes to the log). Encapsulated plugins (OAuth) may
- * set their own handlers; Fastify then uses theirs for their routes.
+ * The global error and not-found handlers (docs/ARCHITECTURE.md §Server, "The error path"). A
+ * ServerError is answered with its own status, headers and body; Fastify's own FST_ERR_*
+ * errors are mapped to 4xx error bodies with stable codes, so bad input never yields a 5xx;
+ * anything unexpected is a 500 INTERNAL without a stack (the stack goes to the log).
+ * Encapsulated plugins (OAuth) may set their own handlers; Fastify then uses theirs.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isHttpError } from './http-error.js';
+import type { ServerErrorCode } from '../../../src/protocol/index.js';
+import { isServerError } from '../server-error.js';
 import type { RouteTable } from './route-table.js';
-import { sendError } from './send-error.js';
+import { sendError, sendServerError } from './send-error.js';
 
 interface Mapped {
   readonly status: number;
-  readonly code: string;
+  readonly code: ServerErrorCode;
   readonly message: string;
 }
 
@@ -29,9 +31,13 @@ const FASTIFY_CODES: Readonly<Record<string, Omit<Mapped, 'message'>>> = {
   FST_ERR_VALIDATION: { status: 400, code: 'INVALID_REQUEST' },
 };
 
+const INTERNAL: Mapped = { status: 500, code: 'INTERNAL', message: 'internal error' };
+
 /** Maps any thrown value to a status, code and client-safe message. */
 export function mapError(error: unknown): Mapped {
-  if (isHttpError(error)) {
+  if (isServerError(error)) {
+    // A refusal without a client status (a start-up error) reaching a route is a bug.
+    if (error.statusCode >= 500) return INTERNAL;
     return { status: error.statusCode, code: error.code, message: error.message };
   }
   const e = error as Partial<FastifyError> & { status?: number };
@@ -45,10 +51,10 @@ export function mapError(error: unknown): Mapped {
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return { status, code: 'BAD_REQUEST', message: clientMessage(e, 'BAD_REQUEST') };
   }
-  return { status: 500, code: 'INTERNAL', message: 'internal error' };
+  return INTERNAL;
 }
 
-function clientMessage(e: Partial<FastifyError>, code: string): string {
+function clientMessage(e: Partial<FastifyError>, code: ServerErrorCode): string {
   const m = typeof e.message === 'string' && e.message.length > 0 ? e.message : code;
   return m.length > 300 ? `${m.slice(0, 300)}...` : m;
 }
@@ -63,8 +69,10 @@ export function installErrorHandlers(app: FastifyInstance, routes: RouteTable): 
       reply.raw.destroy();
       return;
     }
-    const headers = isHttpError(error) ? error.headers : {};
-    return sendError(reply, mapped.status, mapped.code, mapped.message, headers);
+    if (isServerError(error) && mapped.status === error.statusCode) {
+      return sendServerError(reply, error);
+    }
+    return sendError(reply, mapped.status, mapped.code, mapped.message);
   });
 
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {

@@ -1,22 +1,20 @@
 /**
- * The server's typed error: an HTTP status plus a stable code (docs/PROTOCOL.md §1). Route and
- * module code throws it; the global error handler turns it into the error body. Messages never
- * carry secrets, so they are safe to send to the client.
+ * A refusal raised by route and area code with its HTTP status spelled out at the throw site
+ * (docs/PROTOCOL.md §1). A ServerError like every other server error: the global error handler
+ * turns it into the error body.
+ * @example throw new HttpError(404, 'NO_RELEASE', 'nothing is published');
  */
-export class HttpError extends Error {
+import type { ServerErrorCode } from '../../../src/protocol/index.js';
+import { ServerError, type ServerErrorOptions } from '../server-error.js';
+
+export class HttpError extends ServerError {
   override readonly name = 'HttpError';
   constructor(
-    readonly statusCode: number,
-    readonly code: string,
+    statusCode: number,
+    code: ServerErrorCode,
     message: string,
-    readonly headers: Readonly<Record<string, string>> = {},
-    options?: { cause?: unknown },
+    options: Omit<ServerErrorOptions, 'status'> = {},
   ) {
-    super(message, options);
+    super(code, message, { ...options, status: statusCode });
   }
-}
-
-/** Narrows an unknown thrown value to an HttpError. */
-export function isHttpError(value: unknown): value is HttpError {
-  return value instanceof HttpError;
 }

@@ -23,7 +23,7 @@ export function useLenientJson(scope: FastifyInstance): void {
         done(null, JSON.parse(text) as unknown);
       } catch (cause) {
         done(
-          new HttpError(400, 'MALFORMED_JSON', 'the body is not valid JSON', {}, { cause }),
+          new HttpError(400, 'MALFORMED_JSON', 'the body is not valid JSON', { cause }),
           undefined,
         );
       }

@@ -4,6 +4,7 @@
  * closed: a malformed entry or a secret under 32 bytes (RFC 7518 §3.2, checklist I-08) is refused.
  */
 import { readFile } from 'node:fs/promises';
+import { errorClass } from '../server-error.js';
 
 /** One registered client. `secret` undefined means public (token_endpoint_auth_method none). */
 export interface OAuthClient {
@@ -28,10 +29,12 @@ export interface ClientRegistration {
   readonly require_redirect_uri_at_token?: boolean | undefined;
 }
 
-export class ClientRegistrationError extends Error {
-  override readonly name = 'ClientRegistrationError';
-  readonly code = 'CLIENT_REGISTRATION_INVALID';
-}
+/** A registration (or clients file) that is refused; at start-up the server does not start. */
+export const ClientRegistrationError = errorClass(
+  'ClientRegistrationError',
+  'CLIENT_REGISTRATION_INVALID',
+);
+export type ClientRegistrationError = InstanceType<typeof ClientRegistrationError>;
 
 /** Scopes every default client may request. */
 export const DEFAULT_SCOPES: readonly string[] = ['openid', 'profile', 'email', 'offline_access'];

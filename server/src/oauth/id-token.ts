@@ -7,6 +7,7 @@
  */
 import { createHash, createHmac, createSecretKey, KeyObject } from 'node:crypto';
 import { MIN_SECRET_BYTES } from './clients.js';
+import { errorClass } from '../server-error.js';
 
 export interface IdTokenInput {
   readonly issuer: string;
@@ -21,10 +22,9 @@ export interface IdTokenInput {
   readonly key: Uint8Array | KeyObject;
 }
 
-export class IdTokenKeyError extends Error {
-  override readonly name = 'IdTokenKeyError';
-  readonly code = 'CLIENT_SECRET_TOO_SHORT';
-}
+/** An HS256 key under 32 bytes (RFC 7518 §3.2). */
+export const IdTokenKeyError = errorClass('IdTokenKeyError', 'CLIENT_SECRET_TOO_SHORT');
+export type IdTokenKeyError = InstanceType<typeof IdTokenKeyError>;
 
 /** BASE64URL(UTF8('{"alg":"HS256","typ":"JWT"}')), the header jose's SignJWT wrote for us. */
 export const ID_TOKEN_HEADER = Buffer.from('{"alg":"HS256","typ":"JWT"}').toString('base64url');

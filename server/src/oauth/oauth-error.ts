@@ -1,9 +1,13 @@
 /**
  * Typed OAuth errors. `error` is the RFC 6749 §5.2 / §4.1.2.1 / RFC 7009 error code, `code` our
- * stable application code, `status` the HTTP status (RFC 6749 §5.2: 401 only for invalid_client).
+ * stable application code (src/protocol's ServerErrorCode table), `status` the HTTP status
+ * (RFC 6749 §5.2: 401 only for invalid_client).
  */
-import type { ErrorBody } from '../../../src/protocol/index.js';
+import type { ErrorBody, OAuthStableCode } from '../../../src/protocol/index.js';
 import { errorBody } from '../../../src/protocol/index.js';
+import { ServerError } from '../server-error.js';
+
+export type { OAuthStableCode } from '../../../src/protocol/index.js';
 
 /** RFC 6749 §4.1.2.1 and §5.2 error codes, plus RFC 7662/7009 usage. */
 export type OAuthErrorCode =
@@ -17,62 +21,28 @@ export type OAuthErrorCode =
   | 'access_denied'
   | 'server_error';
 
-/** Stable application codes (the `code` field). Tests assert these. */
-export type OAuthStableCode =
-  | 'BODY_TOO_LARGE'
-  | 'BODY_MALFORMED'
-  | 'UNSUPPORTED_CONTENT_TYPE'
-  | 'DUPLICATE_PARAMETER'
-  | 'PARAMETER_NOT_STRING'
-  | 'PARAMETER_MISSING'
-  | 'PARAMETER_MALFORMED'
-  | 'GRANT_TYPE_MISSING'
-  | 'GRANT_TYPE_UNSUPPORTED'
-  | 'CLIENT_AUTH_MISSING'
-  | 'CLIENT_AUTH_MULTIPLE'
-  | 'CLIENT_AUTH_MALFORMED'
-  | 'CLIENT_UNKNOWN'
-  | 'CLIENT_SECRET_INVALID'
-  | 'CLIENT_MISMATCH'
-  | 'CODE_UNKNOWN'
-  | 'CODE_EXPIRED'
-  | 'CODE_REUSED'
-  | 'CODE_OTHER_CLIENT'
-  | 'REDIRECT_URI_MISMATCH'
-  | 'REDIRECT_URI_MISSING'
-  | 'REDIRECT_URI_UNREGISTERED'
-  | 'PKCE_VERIFIER_MALFORMED'
-  | 'PKCE_VERIFIER_MISSING'
-  | 'PKCE_VERIFIER_MISMATCH'
-  | 'PKCE_NOT_BOUND'
-  | 'PKCE_REQUIRED'
-  | 'PKCE_METHOD_UNSUPPORTED'
-  | 'PKCE_CHALLENGE_MALFORMED'
-  | 'REFRESH_TOKEN_INVALID'
-  | 'REFRESH_TOKEN_EXPIRED'
-  | 'REFRESH_TOKEN_REVOKED'
-  | 'REFRESH_TOKEN_REUSED'
-  | 'REFRESH_TOKEN_OTHER_CLIENT'
-  | 'SCOPE_INVALID'
-  | 'SCOPE_WIDENED'
-  | 'RESPONSE_TYPE_UNSUPPORTED'
-  | 'SUBJECT_INVALID'
-  | 'CLIENT_SECRET_TOO_SHORT'
-  | 'INTERNAL';
+/** RFC 6749 §5.1: OAuth answers, refusals included, must not be cached. */
+const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' } as const;
+/** RFC 6749 §5.2: a 401 for a client that used HTTP Basic carries the challenge. */
+const BASIC_CHALLENGE = { 'www-authenticate': 'Basic realm="oauth", charset="UTF-8"' } as const;
 
-/** An OAuth refusal; routes turn it into the error body with `Cache-Control: no-store`. */
-export class OAuthError extends Error {
+/**
+ * An OAuth refusal: a ServerError whose body also carries the RFC code in `error` and
+ * `error_description`, always sent with `Cache-Control: no-store`.
+ */
+export class OAuthError extends ServerError<OAuthStableCode> {
   override readonly name = 'OAuthError';
   constructor(
     readonly error: OAuthErrorCode,
-    readonly code: OAuthStableCode,
+    code: OAuthStableCode,
     message: string,
-    readonly status: 400 | 401 = error === 'invalid_client' ? 401 : 400,
+    readonly status: 400 | 401 | 500 = error === 'invalid_client' ? 401 : 400,
     /** RFC 6749 §5.2: set when the client used HTTP Basic, so the 401 carries the challenge. */
     readonly basicChallenge = false,
-    options?: { cause?: unknown },
+    options: { cause?: unknown } = {},
   ) {
-    super(message, options);
+    const challenge = status === 401 && basicChallenge ? BASIC_CHALLENGE : {};
+    super(code, message, { ...options, status, headers: { ...NO_STORE, ...challenge } });
   }
 
   /** The same error, marked for a `WWW-Authenticate: Basic` challenge. */
@@ -80,6 +50,11 @@ export class OAuthError extends Error {
     return new OAuthError(this.error, this.code, this.message, this.status, true, {
       cause: this,
     });
+  }
+
+  /** RFC 6749 §5.2: `error` carries the RFC code, `error_description` the message. */
+  override body(): OAuthErrorBody {
+    return oauthErrorBody(this);
   }
 }
 

@@ -1,25 +1,18 @@
 /**
  * HTTP plumbing shared by the OAuth routes: the scoped body parser (every content type is read
- * as text, capped at `bodyLimitBytes`, and parsed per endpoint), the RFC-shaped error replies
- * with `Cache-Control: no-store` (RFC 6749 §5.1/§5.2, checklist T-23/T-27), and the scope's
- * error handler that turns body-size and parse errors into 400 invalid_request (T-02).
+ * as text, capped at `bodyLimitBytes`, and parsed per endpoint) and the scope's error handler,
+ * which answers every refusal as an OAuthError (RFC-shaped body with `Cache-Control: no-store`,
+ * RFC 6749 §5.1/§5.2, checklist T-23/T-27) and turns body-size and parse errors into 400
+ * invalid_request (T-02).
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { OAuthError, oauthErrorBody } from './oauth-error.js';
+import { sendServerError } from '../http/send-error.js';
+import { OAuthError } from './oauth-error.js';
 import type { RawBody } from './oauth-params.js';
 
 /** RFC 6749 §5.1: token responses and errors must not be cached. */
 export function noStore(reply: FastifyReply): FastifyReply {
   return reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
-}
-
-/** Sends an OAuth error body with its status and, for Basic attempts, the challenge. */
-export function sendOAuthError(reply: FastifyReply, err: OAuthError): FastifyReply {
-  noStore(reply);
-  if (err.status === 401 && err.basicChallenge) {
-    reply.header('WWW-Authenticate', 'Basic realm="oauth", charset="UTF-8"');
-  }
-  return reply.code(err.status).type('application/json').send(oauthErrorBody(err));
 }
 
 /** The body text and content type the scoped parser left on the request. */
@@ -47,22 +40,28 @@ export function installOAuthScope(scope: FastifyInstance, bodyLimitBytes: number
     { parseAs: 'string', bodyLimit: bodyLimitBytes },
     (_req, body, done) => done(null, body),
   );
-  scope.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof OAuthError) return sendOAuthError(reply, error);
-    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      const msg = `body exceeds ${bodyLimitBytes} bytes`;
-      return sendOAuthError(reply, new OAuthError('invalid_request', 'BODY_TOO_LARGE', msg));
-    }
-    if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-      const msg = 'request body could not be read';
-      return sendOAuthError(reply, new OAuthError('invalid_request', 'BODY_MALFORMED', msg));
-    }
-    request.log.error({ err: error }, 'oauth route failed');
-    return noStore(reply).code(500).send({
-      ok: false,
-      error: 'server_error',
-      error_description: 'internal error',
-      code: 'INTERNAL',
-    });
+  scope.setErrorHandler((error: FastifyError, request, reply) =>
+    sendServerError(reply, asOAuthRefusal(error, bodyLimitBytes, request)),
+  );
+}
+
+/** Whatever went wrong in the scope, as the OAuth refusal it is answered with (T-02). */
+function asOAuthRefusal(
+  error: FastifyError,
+  bodyLimitBytes: number,
+  request: FastifyRequest,
+): OAuthError {
+  if (error instanceof OAuthError) return error;
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    const msg = `body exceeds ${bodyLimitBytes} bytes`;
+    return new OAuthError('invalid_request', 'BODY_TOO_LARGE', msg);
+  }
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    const msg = 'request body could not be read';
+    return new OAuthError('invalid_request', 'BODY_MALFORMED', msg);
+  }
+  request.log.error({ err: error }, 'oauth route failed');
+  return new OAuthError('server_error', 'INTERNAL', 'internal error', 500, false, {
+    cause: error,
   });
 }

@@ -4,9 +4,7 @@
  * code: 400 for malformed input, 404 UNKNOWN_MACHINE for an unknown machine_id. Body-parser
  * refusals (bad JSON, media type, size) are left to the server's global error handler.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { errorBody } from '../../../src/protocol/index.js';
-import { ChainError } from '../chain/chain-error.js';
+import type { FastifyInstance } from 'fastify';
 import type { MachineResult, TransitionResult } from '../chain/chain-state.js';
 import type { TransitionInput } from '../chain/dev-input.js';
 import { parseMachineInput, parseTransitionInput } from '../chain/dev-input.js';
@@ -17,37 +15,16 @@ export interface DevChainTarget {
   addTransitions(input: TransitionInput): TransitionResult;
 }
 
-/** Registers the chain's dev routes. */
+/** Registers the chain's dev routes; a ChainError goes to the global error handler. */
 export function registerDevChain(app: FastifyInstance, target: DevChainTarget): void {
   // 201 when the machine is new, 200 when an existing one was updated (upsert).
-  app.post('/api/dev/machines', (request, reply) =>
-    answer(reply, () => {
-      const machine = target.addMachine(parseMachineInput(request.body));
-      return { status: machine.created ? 201 : 200, body: { ok: true, machine } };
-    }),
-  );
+  app.post('/api/dev/machines', (request, reply) => {
+    const machine = target.addMachine(parseMachineInput(request.body));
+    return reply.code(machine.created ? 201 : 200).send({ ok: true, machine });
+  });
 
-  app.post('/api/dev/transitions', (request, reply) =>
-    answer(reply, () => {
-      const recorded = target.addTransitions(parseTransitionInput(request.body));
-      return { status: 200, body: { ok: true, ...recorded } };
-    }),
-  );
-}
-
-/** Runs `work`, turning a ChainError into its error body; anything else is a real failure. */
-function answer(
-  reply: FastifyReply,
-  work: () => { status: number; body: Record<string, unknown> },
-): FastifyReply {
-  try {
-    const { status, body } = work();
-    return reply.code(status).send(body);
-  } catch (error) {
-    if (!(error instanceof ChainError)) throw error;
-    return reply
-      .code(error.statusCode)
-      .type('application/json; charset=utf-8')
-      .send(errorBody(error.code, error.message));
-  }
+  app.post('/api/dev/transitions', (request, reply) => {
+    const recorded = target.addTransitions(parseTransitionInput(request.body));
+    return reply.code(200).send({ ok: true, ...recorded });
+  });
 }

@@ -5,14 +5,14 @@
  * startServer().publish().
  */
 import type { FastifyInstance } from 'fastify';
-import { decodeBase64Strict } from '../../../src/protocol/index.js';
+import { decodeBase64Strict, type ServerErrorCode } from '../../../src/protocol/index.js';
 import { HttpError } from '../http/http-error.js';
 import { bodyObject } from '../http/json-body.js';
 import type { PublishArtifact, PublishInput, Publisher } from '../updates/publisher.js';
 
 export const DEV_RELEASE_MAX_BYTES = 32 * 1024 * 1024;
 
-const bad = (code: string, message: string): never => {
+const bad = (code: ServerErrorCode, message: string): never => {
   throw new HttpError(400, code, message);
 };
 

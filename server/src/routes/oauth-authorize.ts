@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { authorize } from '../oauth/authorize.js';
 import { OAUTH_PATHS } from '../oauth/discovery.js';
-import { noStore, sendOAuthError } from '../oauth/oauth-http.js';
+import { noStore } from '../oauth/oauth-http.js';
 import type { OAuthState } from '../oauth/oauth-state.js';
 
 export function registerOAuthAuthorize(scope: FastifyInstance, state: OAuthState): void {
@@ -13,7 +13,8 @@ export function registerOAuthAuthorize(scope: FastifyInstance, state: OAuthState
     const url = request.raw.url ?? '';
     const q = url.indexOf('?');
     const outcome = authorize(state, q < 0 ? '' : url.slice(q + 1));
-    if (outcome.kind === 'refuse') return sendOAuthError(reply, outcome.error);
+    // A refusal goes to the scope's error handler, which answers every OAuthError.
+    if (outcome.kind === 'refuse') throw outcome.error;
     return noStore(reply).code(302).header('Location', outcome.location).send();
   });
 }

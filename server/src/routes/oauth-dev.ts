@@ -9,7 +9,7 @@ import { ClientRegistrationError } from '../oauth/clients.js';
 import type { MintCodeInput } from '../oauth/mint-code.js';
 import { mintCode } from '../oauth/mint-code.js';
 import { invalidRequest } from '../oauth/oauth-error.js';
-import { noStore, rawBodyOf, sendOAuthError } from '../oauth/oauth-http.js';
+import { noStore, rawBodyOf } from '../oauth/oauth-http.js';
 import { optionalString, parseOAuthBody } from '../oauth/oauth-params.js';
 import type { OAuthState } from '../oauth/oauth-state.js';
 
@@ -47,8 +47,9 @@ export function registerOAuthDev(scope: FastifyInstance, state: OAuthState): voi
         .code(201)
         .send({ ok: true, client_id: client.id, public: client.secret === undefined });
     } catch (err) {
+      // The dev API speaks OAuth: a refused registration is a 400 invalid_request.
       if (!(err instanceof ClientRegistrationError)) throw err;
-      return sendOAuthError(reply, invalidRequest('PARAMETER_MALFORMED', err.message));
+      throw invalidRequest('PARAMETER_MALFORMED', err.message);
     }
   });
 }

@@ -77,7 +77,7 @@ async function serveArtifact(
   if (decision.kind === 'unsatisfiable') {
     closeFd(fd);
     throw new HttpError(416, 'RANGE_NOT_SATISFIABLE', 'the range is outside the artifact', {
-      'content-range': `bytes */${size}`,
+      headers: { 'content-range': `bytes */${size}` },
     });
   }
   const start = decision.kind === 'partial' ? decision.start : 0;

@@ -45,7 +45,7 @@ export interface MintResult {
 const digestOf = (key: string): string => createHash('sha256').update(key).digest('hex');
 
 // RFC 6750 §3: a 401 for a bearer resource carries a WWW-Authenticate challenge.
-const CHALLENGE = { 'www-authenticate': 'Bearer realm="updates"' };
+const CHALLENGE = { headers: { 'www-authenticate': 'Bearer realm="updates"' } };
 
 export class MachineKeys {
   readonly #byDigest = new Map<string, MachineRecord>();

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { pubkeyToHex, publicKeyOf, SECRET_KEY_BYTES } from '../../../src/protocol/index.js';
 import type { RandomSource } from '../random.js';
 import { writeJsonAtomic } from '../../../src/shared/atomic-file.js';
+import { errorClass } from '../server-error.js';
 
 export const NODE_KEY_FILE = 'node-key.json';
 
@@ -19,10 +20,8 @@ export interface NodeKey {
 }
 
 /** Thrown when the key file exists but cannot be used (fail closed: never regenerate). */
-export class NodeKeyError extends Error {
-  override readonly name = 'NodeKeyError';
-  readonly code = 'NODE_KEY_INVALID';
-}
+export const NodeKeyError = errorClass('NodeKeyError', 'NODE_KEY_INVALID');
+export type NodeKeyError = InstanceType<typeof NodeKeyError>;
 
 const HEX64 = /^[0-9a-f]{64}$/;
 

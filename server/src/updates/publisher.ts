@@ -10,6 +10,7 @@ import {
   isStrictSemver,
   type Manifest,
   type ManifestArtifact,
+  type ServerErrorCode,
   parseManifest,
   ProtocolError,
   signEnvelope,
@@ -49,7 +50,7 @@ export interface PublishResult {
   readonly artifacts: readonly ManifestArtifact[];
 }
 
-const invalid = (code: string, message: string): never => {
+const invalid = (code: ServerErrorCode, message: string): never => {
   throw new HttpError(400, code, message);
 };
 

@@ -16,6 +16,7 @@ import {
   verifyEd25519,
 } from '../../../src/protocol/index.js';
 import { writeFileAtomic } from '../../../src/shared/atomic-file.js';
+import { errorClass } from '../server-error.js';
 
 export const RELEASES_DIR = 'releases';
 
@@ -26,10 +27,8 @@ export interface Release {
 }
 
 /** Thrown at start when a stored release is unreadable or signed by another key. */
-export class ReleaseStoreError extends Error {
-  override readonly name = 'ReleaseStoreError';
-  readonly code = 'RELEASE_STORE_INVALID';
-}
+export const ReleaseStoreError = errorClass('ReleaseStoreError', 'RELEASE_STORE_INVALID');
+export type ReleaseStoreError = InstanceType<typeof ReleaseStoreError>;
 
 export class ReleaseStore {
   readonly dir: string;

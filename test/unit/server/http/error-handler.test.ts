@@ -9,7 +9,12 @@ const fst = (code: string, statusCode?: number): Error =>
 
 describe('mapError: every thrown value becomes a status, a stable code and a safe message', () => {
   const table: [string, unknown, number, string][] = [
-    ['an HttpError', new HttpError(409, 'X_CODE', 'why'), 409, 'X_CODE'],
+    [
+      'an HttpError',
+      new HttpError(409, 'VERSION_NOT_INCREASING', 'why'),
+      409,
+      'VERSION_NOT_INCREASING',
+    ],
     ['a body over the limit', fst('FST_ERR_CTP_BODY_TOO_LARGE', 413), 413, 'BODY_TOO_LARGE'],
     [
       'an unsupported media type',
