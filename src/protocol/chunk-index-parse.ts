@@ -1,0 +1,216 @@
+/**
+ * Strict parsers of the chunk index blob and of chunk list sections (docs/PROTOCOL.md §2.6).
+ * Order, as for the manifest: the bytes are first checked against the digest that signs them
+ * (the manifest entry for the index, the parent node for a section), then parsed, then every
+ * bound and sum is checked. Anything the publisher would not have produced is refused.
+ */
+import { createHash } from 'node:crypto';
+import { ChunkIndexError } from './chunk-index-error.js';
+import {
+  CHUNK_ENTRY_BYTES,
+  CHUNK_INDEX_FORMAT,
+  CHUNK_INDEX_HEADER_BYTES,
+  CHUNK_INDEX_MAGIC,
+  CHUNKER_FASTCDC_GEAR32,
+  closesSection,
+  entryBytes,
+  MAX_LEVELS,
+  MAX_ROOT_ENTRIES,
+  maxFanout,
+  NODE_ENTRY_BYTES,
+  readU64,
+  type ChunkEntry,
+  type ChunkIndex,
+  type NodeEntry,
+  type Section,
+} from './chunk-index.js';
+import { chunkerParamsProblem, type ChunkerParams } from './fastcdc.js';
+
+export interface SignedDigest {
+  readonly sha256: string;
+  readonly size: number;
+}
+
+function malformed(message: string): never {
+  throw new ChunkIndexError('CHUNK_INDEX_MALFORMED', message);
+}
+
+const sha256Hex = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+const hexOf = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
+
+/**
+ * Parses an index blob that must hash to `signed` (the manifest's `chunk_index`) and describe
+ * `artifact` (the same entry's size and SHA-256).
+ */
+export function parseChunkIndex(
+  bytes: Uint8Array,
+  signed: SignedDigest,
+  artifact: SignedDigest,
+): ChunkIndex {
+  if (bytes.length !== signed.size || sha256Hex(bytes) !== signed.sha256) {
+    throw new ChunkIndexError(
+      'CHUNK_INDEX_MISMATCH',
+      'chunk index does not match its signed digest',
+    );
+  }
+  if (bytes.length < CHUNK_INDEX_HEADER_BYTES) malformed('chunk index is shorter than its header');
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (new TextDecoder().decode(bytes.subarray(0, 4)) !== CHUNK_INDEX_MAGIC) {
+    malformed('chunk index magic is wrong');
+  }
+  if (view.getUint8(4) !== CHUNK_INDEX_FORMAT) malformed('chunk index format is unknown');
+  if (view.getUint8(5) !== CHUNKER_FASTCDC_GEAR32) malformed('chunker is unknown');
+  const fanoutBits = view.getUint8(6);
+  const levels = view.getUint8(7);
+  if (fanoutBits < 1 || fanoutBits > 8) malformed('fan-out bits are out of range');
+  if (levels < 1 || levels > MAX_LEVELS) malformed('level count is out of range');
+  const params: ChunkerParams = {
+    minSize: view.getUint32(8),
+    avgSize: view.getUint32(12),
+    maxSize: view.getUint32(16),
+  };
+  const problem = chunkerParamsProblem(params);
+  if (problem !== undefined) malformed(problem);
+  const artifactSize = readU64(view, 20);
+  const listSize = readU64(view, 60);
+  if (artifactSize === undefined || listSize === undefined) malformed('a size is too large');
+  const artifactSha256 = hexOf(bytes.subarray(28, 60));
+  if (artifactSize !== artifact.size || artifactSha256 !== artifact.sha256) {
+    throw new ChunkIndexError('CHUNK_INDEX_WRONG_ARTIFACT', 'chunk index names another artifact');
+  }
+  if (artifactSize === 0) malformed('an empty artifact has no chunk index');
+  const listDigest = bytes.subarray(68, 100);
+  const rootCount = view.getUint32(100);
+  if (rootCount < 1 || rootCount > MAX_ROOT_ENTRIES) malformed('root entry count is out of range');
+  const rootLevel = levels - 1;
+  if (bytes.length !== CHUNK_INDEX_HEADER_BYTES + rootCount * entryBytes(rootLevel)) {
+    malformed('chunk index length does not match its root');
+  }
+  const index = { params, fanoutBits, levels, artifactSize, listSize };
+  const body = bytes.subarray(CHUNK_INDEX_HEADER_BYTES);
+  const root = decodeSection(body, rootLevel, rootCount);
+  checkSums(root, { span: artifactSize, subtreeBytes: listSize, endsArtifact: true }, index);
+  if (rootLevel > 0) {
+    // Canonical: the tree stops growing once a level fits in the root, never earlier.
+    let below = 0;
+    for (const node of root.entries as readonly NodeEntry[]) below += node.childCount;
+    if (below <= MAX_ROOT_ENTRIES) malformed('the tree has a level more than it needs');
+  }
+  if (rootLevel === 0) {
+    if (listSize !== 0 || listDigest.some((b) => b !== 0)) malformed('a chunk list without nodes');
+    return { ...index, artifactSha256, listSha256: undefined, root };
+  }
+  return { ...index, artifactSha256, listSha256: hexOf(listDigest), root };
+}
+
+/** Where a node sits: what its section must add up to. */
+export interface SectionContext {
+  readonly span: number;
+  /** Bytes of the subtree's chunk list below its own section (the list size for the root). */
+  readonly subtreeBytes: number;
+  /** True when the node covers the artifact's last byte (its section may end unclosed). */
+  readonly endsArtifact: boolean;
+}
+
+/**
+ * Parses the section of `parent` (a node of level `parentLevel`) fetched from the chunk list.
+ * `endsArtifact`: the parent covers the artifact's last byte.
+ */
+export function parseSection(
+  bytes: Uint8Array,
+  parent: NodeEntry,
+  parentLevel: number,
+  endsArtifact: boolean,
+  index: Pick<ChunkIndex, 'params' | 'fanoutBits' | 'levels'>,
+): Section {
+  if (parentLevel < 1 || parentLevel >= index.levels) malformed('section level is out of range');
+  const level = parentLevel - 1;
+  if (
+    bytes.length !== parent.childCount * entryBytes(level) ||
+    hexOf(sha256(bytes)) !== hexOf(parent.sha256)
+  ) {
+    throw new ChunkIndexError('CHUNK_INDEX_MISMATCH', 'chunk list section does not match its node');
+  }
+  const section = decodeSection(bytes, level, parent.childCount);
+  const own = bytes.length;
+  checkSums(
+    section,
+    { span: parent.span, subtreeBytes: parent.subtreeBytes - own, endsArtifact },
+    index,
+  );
+  checkGrouping(section, endsArtifact, index.fanoutBits);
+  return section;
+}
+
+function sha256(bytes: Uint8Array): Uint8Array {
+  return createHash('sha256').update(bytes).digest();
+}
+
+function decodeSection(body: Uint8Array, level: number, count: number): Section {
+  const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
+  if (level === 0) {
+    const entries: ChunkEntry[] = [];
+    for (let i = 0; i < count; i++) {
+      const at = i * CHUNK_ENTRY_BYTES;
+      entries.push({ length: view.getUint32(at), sha256: body.slice(at + 4, at + 36) });
+    }
+    return { level: 0, entries };
+  }
+  const entries: NodeEntry[] = [];
+  for (let i = 0; i < count; i++) {
+    const at = i * NODE_ENTRY_BYTES;
+    const span = readU64(view, at);
+    const subtreeBytes = readU64(view, at + 8);
+    if (span === undefined || subtreeBytes === undefined) malformed('a node size is too large');
+    const childCount = view.getUint32(at + 16);
+    entries.push({ span, subtreeBytes, childCount, sha256: body.slice(at + 20, at + 52) });
+  }
+  return { level, entries };
+}
+
+/** Spans add up to the parent's, chunk and node bounds hold, subtrees fill the list exactly. */
+function checkSums(
+  section: Section,
+  context: SectionContext,
+  index: Pick<ChunkIndex, 'params' | 'fanoutBits'>,
+): void {
+  let span = 0;
+  let subtree = 0;
+  const last = section.entries.length - 1;
+  if (section.level === 0) {
+    const { minSize, maxSize } = index.params;
+    (section.entries as readonly ChunkEntry[]).forEach((chunk, i) => {
+      const finalChunk = context.endsArtifact && i === last;
+      if (chunk.length > maxSize || chunk.length < (finalChunk ? 1 : minSize)) {
+        malformed('a chunk length is out of bounds');
+      }
+      span += chunk.length;
+    });
+  } else {
+    const childBytes = entryBytes(section.level - 1);
+    for (const node of section.entries as readonly NodeEntry[]) {
+      if (node.childCount < 1 || node.childCount > maxFanout(index.fanoutBits)) {
+        malformed('a node child count is out of range');
+      }
+      const own = node.childCount * childBytes;
+      if (node.span < node.childCount || node.subtreeBytes < own) malformed('a node is too small');
+      if (section.level === 1 && node.subtreeBytes !== own) malformed('a leaf node has a subtree');
+      span += node.span;
+      subtree += node.subtreeBytes;
+    }
+  }
+  if (span !== context.span) malformed('spans do not add up to the parent span');
+  if (subtree !== context.subtreeBytes) malformed('subtrees do not add up to the chunk list');
+}
+
+/** Sections end where the grouping rule says (closesSection), so equal content groups equally. */
+function checkGrouping(section: Section, endsArtifact: boolean, fanoutBits: number): void {
+  const entries: readonly (ChunkEntry | NodeEntry)[] = section.entries;
+  const last = entries.length - 1;
+  entries.forEach((entry, i) => {
+    const closes = closesSection(entry.sha256, i + 1, fanoutBits);
+    if (i < last && closes) malformed('a section continues past its closing entry');
+    if (i === last && !closes && !endsArtifact)
+      malformed('a section ends before its closing entry');
+  });
+}

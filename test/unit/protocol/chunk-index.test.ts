@@ -1,0 +1,349 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import {
+  ChunkIndexBuilder,
+  type BuiltChunkIndex,
+} from '../../../src/protocol/chunk-index-builder.js';
+import { ChunkIndexError } from '../../../src/protocol/chunk-index-error.js';
+import { parseChunkIndex, parseSection } from '../../../src/protocol/chunk-index-parse.js';
+import {
+  CHUNK_INDEX_HEADER_BYTES,
+  closesSection,
+  encodeSection,
+  MAX_INDEX_BYTES,
+  placeEntries,
+  sectionLength,
+  type ChunkEntry,
+  type ChunkIndex,
+  type NodeEntry,
+  type Section,
+} from '../../../src/protocol/chunk-index.js';
+import { MAX_CHUNK_INDEX_BYTES } from '../../../src/protocol/manifest.js';
+
+function counterBytes(size: number, seed: number): Uint8Array {
+  const out = new Uint8Array(size);
+  const word = new Uint8Array(8);
+  const view = new DataView(word.buffer);
+  for (let i = 0; i * 32 < size; i++) {
+    view.setUint32(0, seed);
+    view.setUint32(4, i);
+    out.set(
+      createHash('sha256')
+        .update(word)
+        .digest()
+        .subarray(0, Math.min(32, size - i * 32)),
+      i * 32,
+    );
+  }
+  return out;
+}
+
+function build(data: Uint8Array, step = 1 << 20): BuiltChunkIndex {
+  const builder = new ChunkIndexBuilder();
+  for (let at = 0; at < data.length; at += step) builder.update(data.subarray(at, at + step));
+  return builder.finish();
+}
+
+const sha = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+const signedOf = (bytes: Uint8Array) => ({ sha256: sha(bytes), size: bytes.length });
+const artifactOf = (built: BuiltChunkIndex) => ({
+  sha256: built.index.artifactSha256,
+  size: built.index.artifactSize,
+});
+const parse = (built: BuiltChunkIndex, bytes = built.indexBytes): ChunkIndex =>
+  parseChunkIndex(bytes, signedOf(bytes), artifactOf(built));
+
+function codeOf(run: () => unknown): string | undefined {
+  try {
+    run();
+  } catch (error) {
+    return error instanceof ChunkIndexError
+      ? error.code
+      : `NOT_A_CHUNK_INDEX_ERROR ${String(error)}`;
+  }
+  return undefined;
+}
+
+/** Every chunk of the tree, read through the list exactly as a client would. */
+function walk(index: ChunkIndex, list: Uint8Array): ChunkEntry[] {
+  const chunks: ChunkEntry[] = [];
+  const visit = (section: Section, subtreesAt: number, artifactAt: number): void => {
+    for (const placed of placeEntries(section, subtreesAt, artifactAt, index.artifactSize)) {
+      if (placed.level === 0) {
+        chunks.push(placed.entry as ChunkEntry);
+        continue;
+      }
+      if (!('listOffset' in placed)) throw new Error('a node without a list offset');
+      const own = sectionLength(placed.level, placed.entry);
+      const bytes = list.subarray(placed.listOffset, placed.listOffset + own);
+      const child = parseSection(bytes, placed.entry, placed.level, placed.endsArtifact, index);
+      visit(child, placed.listOffset + own, placed.artifactOffset);
+    }
+  };
+  visit(index.root, 0, 0);
+  return chunks;
+}
+
+const big = counterBytes(3 * 1024 * 1024 + 12345, 1);
+const bigBuilt = build(big);
+
+describe('chunk index builder and parser (docs/PROTOCOL.md §2.6)', () => {
+  it('round-trips: every chunk is reached through the list and hashes to its entry', () => {
+    const index = parse(bigBuilt);
+    expect(index.levels).toBeGreaterThanOrEqual(2);
+    expect(index.listSha256).toBe(sha(bigBuilt.listBytes));
+    const chunks = walk(index, bigBuilt.listBytes);
+    const hexList = (list: readonly ChunkEntry[]): string[] =>
+      list.map((c) => `${c.length}:${Buffer.from(c.sha256).toString('hex')}`);
+    expect(hexList(chunks)).toEqual(hexList(bigBuilt.levels[0]?.entries as ChunkEntry[]));
+    let at = 0;
+    for (const chunk of chunks) {
+      expect(sha(big.subarray(at, at + chunk.length))).toBe(
+        Buffer.from(chunk.sha256).toString('hex'),
+      );
+      at += chunk.length;
+    }
+    expect(at).toBe(big.length);
+  });
+
+  it('builds the same blobs whatever the read size (one pass over any split)', () => {
+    const other = build(big, 4093);
+    expect(sha(other.indexBytes)).toBe(bigBuilt.indexSha256);
+    expect(sha(other.listBytes)).toBe(sha(bigBuilt.listBytes));
+    expect(bigBuilt.index.artifactSha256).toBe(sha(big));
+  });
+
+  it('keeps a small artifact in one level, without a chunk list', () => {
+    const small = build(counterBytes(100_000, 2));
+    const index = parse(small);
+    expect(index.levels).toBe(1);
+    expect(index.listSize).toBe(0);
+    expect(index.listSha256).toBeUndefined();
+    expect(small.listBytes.length).toBe(0);
+    expect(walk(index, small.listBytes).length).toBe(index.root.entries.length);
+  });
+
+  it('names equal content with equal nodes wherever it sits (subtrees are reusable)', () => {
+    const shifted = new Uint8Array(big.length + 70_000);
+    shifted.set(counterBytes(70_000, 3), 0);
+    shifted.set(big, 70_000);
+    const keys = (built: BuiltChunkIndex): Set<string> =>
+      new Set(
+        built.levels.flatMap((level) =>
+          level.entries.map((e) => `${level.level}:${Buffer.from(e.sha256).toString('hex')}`),
+        ),
+      );
+    const before = keys(bigBuilt);
+    const nodes = bigBuilt.levels[1]?.entries.length ?? 0;
+    const sharedNodes = [...keys(build(shifted))].filter(
+      (k) => k.startsWith('1:') && before.has(k),
+    );
+    expect(sharedNodes.length).toBeGreaterThanOrEqual(nodes - 3);
+  });
+
+  it('never needs an index over the bound the manifest enforces', () => {
+    expect(MAX_INDEX_BYTES).toBe(MAX_CHUNK_INDEX_BYTES);
+    expect(bigBuilt.indexBytes.length).toBeLessThanOrEqual(MAX_INDEX_BYTES);
+    expect(bigBuilt.indexBytes.length).toBeGreaterThan(CHUNK_INDEX_HEADER_BYTES);
+  });
+
+  it('refuses an empty artifact', () => {
+    expect(() => new ChunkIndexBuilder().finish()).toThrow(RangeError);
+  });
+});
+
+/** The index bytes with `edit` applied, re-signed so only the format check can refuse. */
+function tampered(edit: (bytes: Uint8Array, view: DataView) => void, from = bigBuilt.indexBytes) {
+  const bytes = Uint8Array.from(from);
+  edit(bytes, new DataView(bytes.buffer));
+  return codeOf(() => parse(bigBuilt, bytes));
+}
+
+describe('parseChunkIndex refusals', () => {
+  it('refuses index bytes that do not match the signed digest (CHUNK_INDEX_MISMATCH)', () => {
+    const bytes = Uint8Array.from(bigBuilt.indexBytes);
+    bytes[bytes.length - 1] ^= 1;
+    const signed = { sha256: bigBuilt.indexSha256, size: bytes.length };
+    expect(codeOf(() => parseChunkIndex(bytes, signed, artifactOf(bigBuilt)))).toBe(
+      'CHUNK_INDEX_MISMATCH',
+    );
+  });
+
+  it('refuses index bytes of another length than signed (CHUNK_INDEX_MISMATCH)', () => {
+    const signed = { sha256: bigBuilt.indexSha256, size: bigBuilt.indexBytes.length + 1 };
+    expect(codeOf(() => parseChunkIndex(bigBuilt.indexBytes, signed, artifactOf(bigBuilt)))).toBe(
+      'CHUNK_INDEX_MISMATCH',
+    );
+  });
+
+  it('refuses an index of another artifact (CHUNK_INDEX_WRONG_ARTIFACT)', () => {
+    const signed = signedOf(bigBuilt.indexBytes);
+    const other = { sha256: sha(new Uint8Array(1)), size: big.length };
+    expect(codeOf(() => parseChunkIndex(bigBuilt.indexBytes, signed, other))).toBe(
+      'CHUNK_INDEX_WRONG_ARTIFACT',
+    );
+    const longer = { ...artifactOf(bigBuilt), size: big.length + 1 };
+    expect(codeOf(() => parseChunkIndex(bigBuilt.indexBytes, signed, longer))).toBe(
+      'CHUNK_INDEX_WRONG_ARTIFACT',
+    );
+  });
+
+  const malformed: [string, (bytes: Uint8Array, view: DataView) => void][] = [
+    ['a wrong magic', (b) => (b[0] = 0x58)],
+    ['an unknown format version', (_b, v) => v.setUint8(4, 2)],
+    ['an unknown chunker', (_b, v) => v.setUint8(5, 9)],
+    ['fan-out bits of 0', (_b, v) => v.setUint8(6, 0)],
+    ['zero levels', (_b, v) => v.setUint8(7, 0)],
+    ['an average chunk size that is not a power of two', (_b, v) => v.setUint32(12, 20_000)],
+    ['a minimum above the average', (_b, v) => v.setUint32(8, 1 << 20)],
+    ['a zero root count', (_b, v) => v.setUint32(100, 0)],
+    ['a root count over 64', (_b, v) => v.setUint32(100, 65)],
+    [
+      'a root count that disagrees with the length',
+      (_b, v) => v.setUint32(100, v.getUint32(100) - 1),
+    ],
+    ['a list size that the subtrees do not fill', (_b, v) => v.setUint32(64, v.getUint32(64) + 1)],
+    ['a node span that breaks the sum', (_b, v) => v.setUint32(CHUNK_INDEX_HEADER_BYTES + 4, 1)],
+    ['a node with no children', (_b, v) => v.setUint32(CHUNK_INDEX_HEADER_BYTES + 16, 0)],
+  ];
+  for (const [what, edit] of malformed) {
+    it(`refuses ${what} (CHUNK_INDEX_MALFORMED)`, () => {
+      expect(tampered(edit)).toBe('CHUNK_INDEX_MALFORMED');
+    });
+  }
+
+  it('refuses a header cut short (CHUNK_INDEX_MALFORMED)', () => {
+    const bytes = bigBuilt.indexBytes.subarray(0, 50);
+    expect(codeOf(() => parse(bigBuilt, bytes))).toBe('CHUNK_INDEX_MALFORMED');
+  });
+
+  it('refuses a single-level index that names a chunk list (CHUNK_INDEX_MALFORMED)', () => {
+    const small = build(counterBytes(100_000, 2));
+    const bytes = Uint8Array.from(small.indexBytes);
+    bytes[70] = 1;
+    expect(codeOf(() => parse(small, bytes))).toBe('CHUNK_INDEX_MALFORMED');
+  });
+
+  it('refuses a tree with a level more than it needs (CHUNK_INDEX_MALFORMED)', () => {
+    const small = build(counterBytes(100_000, 2));
+    const chunks = small.index.root.entries as readonly ChunkEntry[];
+    const section = encodeSection({ level: 0, entries: chunks });
+    const node: NodeEntry = {
+      span: small.index.artifactSize,
+      subtreeBytes: section.length,
+      childCount: chunks.length,
+      sha256: createHash('sha256').update(section).digest(),
+    };
+    const bytes = small.indexBytes.subarray(0, CHUNK_INDEX_HEADER_BYTES);
+    const root = encodeSection({ level: 1, entries: [node] });
+    const out = new Uint8Array(bytes.length + root.length);
+    out.set(bytes, 0);
+    out.set(root, bytes.length);
+    const view = new DataView(out.buffer);
+    view.setUint8(7, 2);
+    view.setUint32(64, section.length);
+    out.set(createHash('sha256').update(section).digest(), 68);
+    view.setUint32(100, 1);
+    expect(codeOf(() => parse(small, out))).toBe('CHUNK_INDEX_MALFORMED');
+  });
+});
+
+describe('parseSection refusals', () => {
+  const index = parse(bigBuilt);
+  const [first] = placeEntries(index.root, 0, 0, index.artifactSize);
+  if (first === undefined || !('listOffset' in first)) throw new Error('expected a root node');
+  const own = sectionLength(first.level, first.entry);
+  const bytes = bigBuilt.listBytes.subarray(first.listOffset, first.listOffset + own);
+
+  it('accepts the published section', () => {
+    expect(parseSection(bytes, first.entry, first.level, false, index).entries.length).toBe(
+      first.entry.childCount,
+    );
+  });
+
+  it('refuses a tampered section at once (CHUNK_INDEX_MISMATCH)', () => {
+    const bad = Uint8Array.from(bytes);
+    bad[10] ^= 1;
+    expect(codeOf(() => parseSection(bad, first.entry, first.level, false, index))).toBe(
+      'CHUNK_INDEX_MISMATCH',
+    );
+    expect(
+      codeOf(() => parseSection(bytes.subarray(1), first.entry, first.level, false, index)),
+    ).toBe('CHUNK_INDEX_MISMATCH');
+  });
+
+  /** A node that signs `section`, so only the structural checks can refuse it. */
+  const signedNode = (section: Uint8Array, over: Partial<NodeEntry>): NodeEntry => ({
+    ...first.entry,
+    sha256: createHash('sha256').update(section).digest(),
+    ...over,
+  });
+
+  it('refuses a section whose entries do not add up to the node (CHUNK_INDEX_MALFORMED)', () => {
+    const node = signedNode(bytes, { span: first.entry.span + 1 });
+    expect(codeOf(() => parseSection(bytes, node, first.level, false, index))).toBe(
+      'CHUNK_INDEX_MALFORMED',
+    );
+  });
+
+  it('refuses a level outside the tree (CHUNK_INDEX_MALFORMED)', () => {
+    expect(codeOf(() => parseSection(bytes, first.entry, index.levels, false, index))).toBe(
+      'CHUNK_INDEX_MALFORMED',
+    );
+  });
+
+  it('refuses chunks outside the size bounds (CHUNK_INDEX_MALFORMED)', () => {
+    const chunks: ChunkEntry[] = [
+      { length: 100, sha256: new Uint8Array(32).fill(0xff) },
+      { length: 100, sha256: new Uint8Array(32) },
+    ];
+    const section = encodeSection({ level: 0, entries: chunks });
+    const node: NodeEntry = {
+      span: 200,
+      subtreeBytes: section.length,
+      childCount: 2,
+      sha256: createHash('sha256').update(section).digest(),
+    };
+    expect(codeOf(() => parseSection(section, node, 1, false, index))).toBe(
+      'CHUNK_INDEX_MALFORMED',
+    );
+  });
+
+  it('refuses a section that runs past its closing entry (CHUNK_INDEX_MALFORMED)', () => {
+    const closing = new Uint8Array(32); // starts with zero bits: closes once 2 entries are in
+    const open = new Uint8Array(32).fill(0xff);
+    expect(closesSection(closing, 2, index.fanoutBits)).toBe(true);
+    const chunks: ChunkEntry[] = [
+      { length: 5000, sha256: open },
+      { length: 5000, sha256: closing },
+      { length: 5000, sha256: open },
+    ];
+    const section = encodeSection({ level: 0, entries: chunks });
+    const node: NodeEntry = {
+      span: 15000,
+      subtreeBytes: section.length,
+      childCount: 3,
+      sha256: createHash('sha256').update(section).digest(),
+    };
+    expect(codeOf(() => parseSection(section, node, 1, true, index))).toBe('CHUNK_INDEX_MALFORMED');
+  });
+
+  it('refuses a section that ends before its closing entry unless it ends the artifact', () => {
+    const open = new Uint8Array(32).fill(0xff);
+    const chunks: ChunkEntry[] = [
+      { length: 5000, sha256: open },
+      { length: 5000, sha256: open },
+    ];
+    const section = encodeSection({ level: 0, entries: chunks });
+    const node: NodeEntry = {
+      span: 10000,
+      subtreeBytes: section.length,
+      childCount: 2,
+      sha256: createHash('sha256').update(section).digest(),
+    };
+    expect(codeOf(() => parseSection(section, node, 1, false, index))).toBe(
+      'CHUNK_INDEX_MALFORMED',
+    );
+    expect(codeOf(() => parseSection(section, node, 1, true, index))).toBeUndefined();
+  });
+});
