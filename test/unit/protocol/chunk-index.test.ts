@@ -162,7 +162,7 @@ function tampered(edit: (bytes: Uint8Array, view: DataView) => void, from = bigB
 describe('parseChunkIndex refusals', () => {
   it('refuses index bytes that do not match the signed digest (CHUNK_INDEX_MISMATCH)', () => {
     const bytes = Uint8Array.from(bigBuilt.indexBytes);
-    bytes[bytes.length - 1] ^= 1;
+    bytes[bytes.length - 1] = (bytes[bytes.length - 1] as number) ^ 1;
     const signed = { sha256: bigBuilt.indexSha256, size: bytes.length };
     expect(codeOf(() => parseChunkIndex(bytes, signed, artifactOf(bigBuilt)))).toBe(
       'CHUNK_INDEX_MISMATCH',
@@ -263,7 +263,7 @@ describe('parseSection refusals', () => {
 
   it('refuses a tampered section at once (CHUNK_INDEX_MISMATCH)', () => {
     const bad = Uint8Array.from(bytes);
-    bad[10] ^= 1;
+    bad[10] = (bad[10] as number) ^ 1;
     expect(codeOf(() => parseSection(bad, first.entry, first.level, false, index))).toBe(
       'CHUNK_INDEX_MISMATCH',
     );
