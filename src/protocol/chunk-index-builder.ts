@@ -90,7 +90,7 @@ export class ChunkIndexBuilder {
     if (tail > 0) this.closeChunk(tail);
     if (this.chunks.length === 0) throw new RangeError('an empty artifact has no chunk index');
     const artifactSha256 = this.whole.digest('hex');
-    return buildTree(this.chunks, this.size, artifactSha256, this.params, this.fanoutBits);
+    return buildChunkTree(this.chunks, this.size, artifactSha256, this.params, this.fanoutBits);
   }
 }
 
@@ -131,7 +131,11 @@ function groupLevel(below: Section, fanoutBits: number): Grouped {
   return { nodes, sections };
 }
 
-function buildTree(
+/**
+ * The tree over chunks already cut and hashed (the updater knows every chunk of an artifact it
+ * has just assembled, so it builds the same tree without reading the bytes again).
+ */
+export function buildChunkTree(
   chunks: readonly ChunkEntry[],
   artifactSize: number,
   artifactSha256: string,

@@ -18,7 +18,9 @@ import {
   MAX_ROOT_ENTRIES,
   maxFanout,
   NODE_ENTRY_BYTES,
+  placeEntries,
   readU64,
+  sectionLength,
   type ChunkEntry,
   type ChunkIndex,
   type NodeEntry,
@@ -213,4 +215,29 @@ function checkGrouping(section: Section, endsArtifact: boolean, fanoutBits: numb
     if (i === last && !closes && !endsArtifact)
       malformed('a section ends before its closing entry');
   });
+}
+
+/**
+ * Every level of a tree from its index and whole chunk list (a client's cache of the trees of
+ * the blobs it holds): each section is parsed and verified like a fetched one.
+ */
+export function readWholeTree(index: ChunkIndex, list: Uint8Array): Section[] {
+  if (list.length !== index.listSize) malformed('chunk list length does not match the index');
+  const levels: (ChunkEntry | NodeEntry)[][] = Array.from({ length: index.levels }, () => []);
+  const visit = (section: Section, subtreesAt: number, artifactAt: number): void => {
+    (levels[section.level] as (ChunkEntry | NodeEntry)[]).push(...section.entries);
+    for (const placed of placeEntries(section, subtreesAt, artifactAt, index.artifactSize)) {
+      if (!('listOffset' in placed)) continue;
+      const own = sectionLength(placed.level, placed.entry);
+      const bytes = list.subarray(placed.listOffset, placed.listOffset + own);
+      const child = parseSection(bytes, placed.entry, placed.level, placed.endsArtifact, index);
+      visit(child, placed.listOffset + own, placed.artifactOffset);
+    }
+  };
+  visit(index.root, 0, 0);
+  return levels.map((entries, level) =>
+    level === 0
+      ? { level: 0, entries: entries as ChunkEntry[] }
+      : { level, entries: entries as NodeEntry[] },
+  );
 }
