@@ -1,5 +1,5 @@
 /**
- * The range-coalescing rule of the chunked download (docs/PROTOCOL.md §2.7): pieces (chunks
+ * The range-coalescing rule of the chunked download (docs/PROTOCOL.md §2.6): pieces (chunks
  * of an artifact, or sections of a chunk list) that must be fetched are merged into few HTTP
  * ranges. Two neighbours share a range when the gap between them is at most `maxGapBytes`
  * and the merged range stays within `maxRangeBytes`; a piece is never split, because each is

@@ -10,7 +10,7 @@ const p = (offset: number, length: number): Piece => ({ offset, length });
 const spans = (pieces: Piece[], rule = DEFAULT_COALESCE_RULE): [number, number, number][] =>
   coalesceRanges(pieces, rule).map((r) => [r.start, r.end, r.pieces.length]);
 
-describe('coalesceRanges (docs/PROTOCOL.md §2.7)', () => {
+describe('coalesceRanges (docs/PROTOCOL.md §2.6)', () => {
   it('merges exactly adjacent pieces into one range', () => {
     expect(spans([p(0, 100), p(100, 50), p(150, 10)])).toEqual([[0, 160, 3]]);
   });
