@@ -25,6 +25,12 @@ export const MAX_LEVELS = 32;
 /** Largest index blob: the header and a full root of nodes (= MAX_CHUNK_INDEX_BYTES). */
 export const MAX_INDEX_BYTES = CHUNK_INDEX_HEADER_BYTES + MAX_ROOT_ENTRIES * NODE_ENTRY_BYTES;
 
+/**
+ * Artifacts of at least this size get a chunk index; below it a whole-file fetch costs about
+ * what the index and its round trips would (docs/PROTOCOL.md §2.6).
+ */
+export const CHUNK_INDEX_MIN_BYTES = 1024 * 1024;
+
 /** The publisher's chunking (docs/PROTOCOL.md §2.6 explains the choice). */
 export const DEFAULT_CHUNKER_PARAMS: ChunkerParams = {
   minSize: 4 * 1024,

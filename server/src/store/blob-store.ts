@@ -8,12 +8,26 @@ import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { SHA256_HEX } from '../../../src/protocol/index.js';
+import { ChunkIndexBuilder, SHA256_HEX } from '../../../src/protocol/index.js';
 import { commitTemp, tempPathFor } from '../../../src/shared/atomic-file.js';
 
 export interface BlobInfo {
   readonly sha256: string;
   readonly size: number;
+  /** The chunk index stored beside it (docs/PROTOCOL.md §2.6), for blobs that got one. */
+  readonly chunkIndex?: ChunkIndexBlobs;
+}
+
+/** The index blob and, for a tree of more than one level, the chunk list blob. */
+export interface ChunkIndexBlobs {
+  readonly sha256: string;
+  readonly size: number;
+  readonly listSha256?: string;
+}
+
+export interface PutOptions {
+  /** Build and store a chunk index when the blob has at least this many bytes. */
+  readonly chunkIndexMinBytes?: number;
 }
 
 export class BlobStore {
@@ -36,30 +50,45 @@ export class BlobStore {
   }
 
   /** Stores bytes held in memory (dev API, in-process publish). */
-  async putBytes(bytes: Uint8Array): Promise<BlobInfo> {
-    return this.#put(async (write) => {
+  async putBytes(bytes: Uint8Array, options: PutOptions = {}): Promise<BlobInfo> {
+    return this.#put(bytes.length, options, async (write) => {
       await write(bytes);
     });
   }
 
   /** Stores a file by streaming it (CLI publish); memory use does not depend on its size. */
-  async putFile(path: string): Promise<BlobInfo> {
-    return this.#put(async (write) => {
+  async putFile(path: string, options: PutOptions = {}): Promise<BlobInfo> {
+    // A missing file fails in the stream below, after the usual temporary-file handling.
+    const expected = await stat(path).then(
+      (s) => s.size,
+      () => 0,
+    );
+    return this.#put(expected, options, async (write) => {
       await pipeline(createReadStream(path), async (source: AsyncIterable<Buffer>) => {
         for await (const chunk of source) await write(chunk);
       });
     });
   }
 
-  async #put(produce: (write: (chunk: Uint8Array) => Promise<void>) => Promise<void>) {
+  async #put(
+    expectedSize: number,
+    options: PutOptions,
+    produce: (write: (chunk: Uint8Array) => Promise<void>) => Promise<void>,
+  ): Promise<BlobInfo> {
     await mkdir(this.root, { recursive: true });
     const temp = tempPathFor(join(this.root, 'incoming'));
+    // One pass (docs/PROTOCOL.md §2.6): a large blob's bytes feed the chunk index builder,
+    // which hashes the whole file too; a small one's feed the plain hash.
+    const minBytes = options.chunkIndexMinBytes;
+    const builder =
+      minBytes !== undefined && expectedSize >= minBytes ? new ChunkIndexBuilder() : undefined;
     const hash = createHash('sha256');
     let size = 0;
     const handle = await open(temp, 'wx', 0o644);
     try {
       await produce(async (chunk) => {
-        hash.update(chunk);
+        if (builder === undefined) hash.update(chunk);
+        else builder.update(chunk);
         size += chunk.length;
         await handle.write(chunk);
       });
@@ -70,12 +99,24 @@ export class BlobStore {
       throw error;
     }
     await handle.close();
-    const sha256 = hash.digest('hex');
+    const built = builder !== undefined && size > 0 ? builder.finish() : undefined;
+    const sha256 = built?.index.artifactSha256 ?? hash.digest('hex');
     const target = this.pathOf(sha256);
     await mkdir(join(this.root, sha256.slice(0, 2)), { recursive: true });
     // Same digest, same bytes: renaming over an existing blob is harmless.
     await commitTemp(temp, target);
-    return { sha256, size };
+    if (built === undefined || size < (minBytes ?? 0)) return { sha256, size };
+    // The index and list are blobs like any other, served by the same route (§2.4).
+    const index = await this.putBytes(built.indexBytes);
+    if (built.listBytes.length === 0) {
+      return { sha256, size, chunkIndex: { sha256: index.sha256, size: index.size } };
+    }
+    const list = await this.putBytes(built.listBytes);
+    return {
+      sha256,
+      size,
+      chunkIndex: { sha256: index.sha256, size: index.size, listSha256: list.sha256 },
+    };
   }
 
   /** Removes every blob (dev reset). */

@@ -5,6 +5,7 @@
  */
 import semver from 'semver';
 import {
+  CHUNK_INDEX_MIN_BYTES,
   compareNames,
   encodeManifest,
   isStrictSemver,
@@ -140,11 +141,16 @@ export class Publisher {
     this.#validate(sorted.map((a) => ({ name: a.name, size: 0, sha256: placeholder, url: 'x' })));
 
     const stored: BlobInfo[] = [];
+    const put = { chunkIndexMinBytes: CHUNK_INDEX_MIN_BYTES };
     for (const a of sorted) {
       stored.push(
-        'content' in a ? await this.blobs.putBytes(a.content) : await this.blobs.putFile(a.path),
+        'content' in a
+          ? await this.blobs.putBytes(a.content, put)
+          : await this.blobs.putFile(a.path, put),
       );
     }
+    const urlOf = (sha256: string): string =>
+      base === undefined ? `${ARTIFACT_ROUTE_PREFIX}${sha256}` : `${base}/${sha256}`;
     const now = this.clock.now();
     const manifest: Manifest = {
       registry_version: version,
@@ -152,9 +158,19 @@ export class Publisher {
       expires_at: new Date(now + expiresInS * 1000).toISOString(),
       artifacts: sorted.map((a, i) => {
         const blob = stored[i] as BlobInfo;
-        const url =
-          base === undefined ? `${ARTIFACT_ROUTE_PREFIX}${blob.sha256}` : `${base}/${blob.sha256}`;
-        return { name: a.name, size: blob.size, sha256: blob.sha256, url };
+        const entry = {
+          name: a.name,
+          size: blob.size,
+          sha256: blob.sha256,
+          url: urlOf(blob.sha256),
+        };
+        const index = blob.chunkIndex;
+        if (index === undefined) return entry;
+        // docs/PROTOCOL.md §2.6: the index digest is signed here; its list is a sibling blob.
+        const ref = { sha256: index.sha256, size: index.size, url: urlOf(index.sha256) };
+        const chunk_index =
+          index.listSha256 === undefined ? ref : { ...ref, list_url: urlOf(index.listSha256) };
+        return { ...entry, chunk_index };
       }),
     };
     const payload = encodeManifest(manifest);
