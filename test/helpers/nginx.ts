@@ -23,6 +23,8 @@ export interface NginxAccess {
   readonly range: string;
   readonly ifRange: string;
   readonly hadAuthorization: boolean;
+  /** Everything nginx wrote for the request, headers included ($bytes_sent). */
+  readonly bytesSent: number;
 }
 
 export interface Nginx {
@@ -73,7 +75,7 @@ events { worker_connections 256; }
 http {
   default_type application/octet-stream;
   types { }
-  log_format qa '$uri\\t$status\\t$body_bytes_sent\\t$http_range\\t$http_if_range\\t$http_authorization';
+  log_format qa '$uri\\t$status\\t$body_bytes_sent\\t$http_range\\t$http_if_range\\t$http_authorization\\t$bytes_sent';
   access_log ${tmp('access.log')} qa;
   client_body_temp_path ${tmp('client_body')};
   proxy_temp_path ${tmp('proxy')};
@@ -127,8 +129,9 @@ function handle(child: ChildProcess, prefix: string, root: string, port: number)
         .split('\n')
         .filter((line) => line !== '')
         .map((line) => {
+          const fields = line.split('\t');
           const [uri = '', status = '0', bytes = '0', range = '-', ifRange = '-', auth = '-'] =
-            line.split('\t');
+            fields;
           return {
             uri,
             status: Number(status),
@@ -136,6 +139,7 @@ function handle(child: ChildProcess, prefix: string, root: string, port: number)
             range: range === '-' ? '' : range,
             ifRange: ifRange === '-' ? '' : ifRange,
             hadAuthorization: auth !== '-' && auth !== '',
+            bytesSent: Number(fields[6] ?? '0'),
           };
         });
     },
