@@ -11,9 +11,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, nativeImage, Notification, protocol, safeStorage, session, Tray } from 'electron';
 import { isUpdateError, type UpdateError } from '../core/errors.js';
-import { STATUS_EVENT_CHANNEL } from '../preload/ipc-contract.js';
+import { EVENT_NAMES, EVENTS, type EventName } from '../preload/ipc-contract.js';
 import { APP_ID } from './app-identity.js';
 import { APP_PRIVILEGED_SCHEME, APP_SCHEME, createAppProtocolHandler } from './app-protocol.js';
+import { bridgeEvents, bridgeHandlers } from './bridge-handlers.js';
 import { startDemoServer } from './demo-server.js';
 import { registerIpcHandlers } from './ipc-handlers.js';
 import { openLogFile } from './log-file.js';
@@ -88,7 +89,7 @@ async function boot(): Promise<void> {
     log: (level, message) => log.write(level, message),
   });
   shell.controller = c;
-  registerIpcHandlers(c, () =>
+  registerIpcHandlers(bridgeHandlers(c), () =>
     shell.window === null || shell.window.isDestroyed() ? null : shell.window.webContents.id,
   );
 
@@ -100,11 +101,16 @@ async function boot(): Promise<void> {
   const trayIcon = process.platform === 'darwin' ? 'trayTemplate.png' : 'tray.png';
   shell.tray = new Tray(nativeImage.createFromPath(join(resourcesDir, trayIcon)));
   shell.tray.on('click', () => trayToggle.onTrayClick());
-  c.onStatus((status) => {
-    const win = shell.window;
-    if (win !== null && !win.isDestroyed()) win.webContents.send(STATUS_EVENT_CHANNEL, status);
-    refreshTray(shell);
-  });
+  // Every push event of the contract goes to the window; a status change also to the tray.
+  const events = bridgeEvents(c);
+  const forward = <K extends EventName>(name: K): void => {
+    events[name]((payload) => {
+      const win = shell.window;
+      if (win !== null && !win.isDestroyed()) win.webContents.send(EVENTS[name].channel, payload);
+    });
+  };
+  for (const name of EVENT_NAMES) forward(name);
+  c.onStatus(() => refreshTray(shell));
   shell.setPaused = (paused) => {
     settings.set('paused', paused);
     c.setPaused(paused);

@@ -42,22 +42,34 @@ export class InvalidIpcArgumentsError extends Error {
   override readonly name = 'InvalidIpcArgumentsError';
   readonly code = 'BAD_ARGUMENTS';
   constructor() {
-    super('IPC message refused: this channel takes no arguments');
+    super('IPC message refused: arguments this channel does not take');
   }
 }
 
 /**
- * Wraps an ipcMain.handle handler with the sender check and the argument check. Every channel
- * of the contract (src/preload/ipc-contract.ts) takes no arguments, so any argument is refused
- * (checklist §17: validate what crosses the boundary, not only who sent it).
+ * Wraps an ipcMain.handle handler with the sender check, then hands the raw arguments to
+ * `run`, which checks them against the contract (src/preload/ipc-contract.ts) and returns
+ * null to refuse them (checklist §17: validate what crosses the boundary, not only who sent
+ * it). Nothing runs for a foreign sender or refused arguments.
  */
+export function guardedOperation<T>(
+  trustedWebContentsId: () => number | null,
+  run: (args: readonly unknown[]) => Promise<T> | null,
+): (event: IpcMainInvokeEvent | SenderInfo, ...args: unknown[]) => Promise<T> {
+  return async (event, ...args) => {
+    if (!isTrustedSender(event, trustedWebContentsId())) throw new UntrustedSenderError();
+    const pending = run(args);
+    if (pending === null) throw new InvalidIpcArgumentsError();
+    return pending;
+  };
+}
+
+/** guardedOperation for a channel that takes no arguments: any argument is refused. */
 export function guarded<T>(
   trustedWebContentsId: () => number | null,
   handler: () => T | Promise<T>,
 ): (event: IpcMainInvokeEvent | SenderInfo, ...args: unknown[]) => Promise<T> {
-  return async (event, ...args) => {
-    if (!isTrustedSender(event, trustedWebContentsId())) throw new UntrustedSenderError();
-    if (args.length !== 0) throw new InvalidIpcArgumentsError();
-    return handler();
-  };
+  return guardedOperation(trustedWebContentsId, (args) =>
+    args.length === 0 ? Promise.resolve().then(handler) : null,
+  );
 }

@@ -1,22 +1,19 @@
 /**
- * The one contract between the main process and the window: channel names and the plain,
- * structured-clone-safe shapes that cross it. The preload, the main process and the e2e test
- * bridge all import it, so the three can never drift apart.
+ * The one contract between the app and its window, whatever carries it: Electron IPC (the
+ * preload, src/preload/index.ts) or HTTP with server-sent events (the web window,
+ * src/preload/web-bridge.ts and src/web/). It names every operation and push event, the
+ * plain JSON- and structured-clone-safe shapes that cross, and how arguments are checked.
+ * Both bridges, the main process, the web server and the e2e test bridge derive their types
+ * from it, so they can never drift apart.
+ *
+ * Adding an operation: one entry in `BridgeOperations` (types) and one in `OPERATIONS`
+ * (channel + argument check), one handler in src/main/bridge-handlers.ts. No transport code:
+ * both bridges and both servers are generic over this table (docs/DESKTOP.md §Bridge).
  */
 import type { ActiveMachine } from '../protocol/activity.js';
 
 /** Name of the global the window reads (`window.updater`). */
 export const API_GLOBAL = 'updater';
-
-/** Invoke channels (renderer -> main, request/response). */
-export const IPC_CHANNELS = {
-  getStatus: 'updater:get-status',
-  checkNow: 'updater:check-now',
-  getActivity: 'activity:get',
-} as const;
-
-/** Push channel (main -> renderer). */
-export const STATUS_EVENT_CHANNEL = 'updater:status';
 
 export type UpdatePhase = 'idle' | 'checking' | 'downloading' | 'applying';
 
@@ -44,3 +41,114 @@ export type ActivityResult =
     }
   | { readonly state: 'offline'; readonly message: string }
   | { readonly state: 'error'; readonly code: string; readonly message: string };
+
+/** Request/response operations (window -> app): their arguments and their answer. */
+export interface BridgeOperations {
+  /** Current updater status. */
+  getStatus: { args: []; result: AppStatus };
+  /** Starts a check (joins the run in flight); resolves when the run ends. */
+  checkNow: { args: []; result: void };
+  /** Top public machines of the current window, fetched by the app. */
+  getActivity: { args: []; result: ActivityResult };
+}
+
+/** Push events (app -> window) and their payloads. */
+export interface BridgeEvents {
+  status: AppStatus;
+}
+
+export type OperationName = keyof BridgeOperations;
+export type EventName = keyof BridgeEvents;
+export type OperationArgs<K extends OperationName> = BridgeOperations[K]['args'];
+export type OperationResult<K extends OperationName> = BridgeOperations[K]['result'];
+
+export interface OperationSpec<K extends OperationName> {
+  /** Electron IPC invoke channel; the web transport uses the operation's name in its path. */
+  readonly channel: string;
+  /**
+   * Checks what crossed the boundary and returns the typed arguments, or null to refuse with
+   * BAD_ARGUMENTS (Electron security checklist §17: validate what crosses, not only who sent).
+   */
+  readonly parseArgs: (raw: readonly unknown[]) => OperationArgs<K> | null;
+}
+
+/** Accepts exactly no arguments. */
+export const noArgs = (raw: readonly unknown[]): [] | null => (raw.length === 0 ? [] : null);
+
+/** Every operation of the contract; a missing or extra entry is a type error. */
+export const OPERATIONS: { readonly [K in OperationName]: OperationSpec<K> } = {
+  getStatus: { channel: 'updater:get-status', parseArgs: noArgs },
+  checkNow: { channel: 'updater:check-now', parseArgs: noArgs },
+  getActivity: { channel: 'activity:get', parseArgs: noArgs },
+};
+
+/** Every push event: its Electron channel (the web transport uses its name as the SSE event). */
+export const EVENTS: { readonly [K in EventName]: { readonly channel: string } } = {
+  status: { channel: 'updater:status' },
+};
+
+/** The operation names, in the contract's order. */
+export const OPERATION_NAMES = Object.keys(OPERATIONS) as OperationName[];
+export const EVENT_NAMES = Object.keys(EVENTS) as EventName[];
+
+/** Invoke channels by operation (kept for the main process and tests). */
+export const IPC_CHANNELS: { readonly [K in OperationName]: string } = Object.fromEntries(
+  OPERATION_NAMES.map((name) => [name, OPERATIONS[name].channel]),
+) as { readonly [K in OperationName]: string };
+
+/** Push channel of the status event. */
+export const STATUS_EVENT_CHANNEL = EVENTS.status.channel;
+
+/** `onStatus`, … : the subscription method of each push event. */
+export type SubscribeMethod<K extends EventName> = `on${Capitalize<K>}`;
+
+/**
+ * What the window sees as `window.updater`: one method per operation, one `onX` per push
+ * event (returning its unsubscribe function). Both bridges implement exactly this type.
+ */
+export type BridgeApi = {
+  readonly [K in OperationName]: (...args: OperationArgs<K>) => Promise<OperationResult<K>>;
+} & {
+  readonly [K in EventName as SubscribeMethod<K>]: (
+    listener: (payload: BridgeEvents[K]) => void,
+  ) => () => void;
+};
+
+/** Subscribes to one push event of the app; returns the unsubscribe function. */
+export type BridgeEventSources = {
+  readonly [K in EventName]: (listener: (payload: BridgeEvents[K]) => void) => () => void;
+};
+
+/** What an app answers each operation with (src/main/bridge-handlers.ts builds one). */
+export type BridgeHandlers = {
+  readonly [K in OperationName]: (
+    ...args: OperationArgs<K>
+  ) => OperationResult<K> | Promise<OperationResult<K>>;
+};
+
+/** The subscription method name of an event (`status` -> `onStatus`). */
+export function subscribeMethod<K extends EventName>(name: K): SubscribeMethod<K> {
+  return `on${name.charAt(0).toUpperCase()}${name.slice(1)}` as SubscribeMethod<K>;
+}
+
+/** A transport: how a bridge reaches the app (Electron IPC, or HTTP + server-sent events). */
+export interface BridgeTransport {
+  invoke(name: OperationName, args: readonly unknown[]): Promise<unknown>;
+  subscribe(name: EventName, listener: (payload: unknown) => void): () => void;
+}
+
+/**
+ * Builds the window's API over a transport, generic over the contract: one method per
+ * operation, one subscription per event. Frozen, like what contextBridge exposes.
+ */
+export function createBridgeApi(transport: BridgeTransport): BridgeApi {
+  const api: Record<string, unknown> = {};
+  for (const name of OPERATION_NAMES) {
+    api[name] = (...args: unknown[]) => transport.invoke(name, args);
+  }
+  for (const name of EVENT_NAMES) {
+    api[subscribeMethod(name)] = (listener: (payload: unknown) => void) =>
+      transport.subscribe(name, listener);
+  }
+  return Object.freeze(api) as BridgeApi;
+}

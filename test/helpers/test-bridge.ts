@@ -17,7 +17,13 @@ import { fetchActivity } from '../../src/main/activity-client.js';
 import { APP_HOST, APP_SCHEME, createAppProtocolHandler } from '../../src/main/app-protocol.js';
 import { createAppController, type AppController } from '../../src/main/app-controller.js';
 import { createCheckScheduler } from '../../src/main/check-scheduler.js';
-import type { AppStatus } from '../../src/preload/ipc-contract.js';
+import { bridgeEvents, bridgeHandlers, runOperation } from '../../src/main/bridge-handlers.js';
+import {
+  EVENT_NAMES,
+  OPERATION_NAMES,
+  type EventName,
+  type OperationName,
+} from '../../src/preload/ipc-contract.js';
 import { installTestBridge, type BridgeMethod } from './test-bridge-page.js';
 
 export const RENDERER_DIR = resolve(import.meta.dirname, '../../dist/app/renderer');
@@ -94,20 +100,27 @@ export async function startHarness(
     });
     await controller.start();
     const pages = new Set<Page>();
-    const calls: Record<BridgeMethod, number> = { getStatus: 0, checkNow: 0, getActivity: 0 };
-    controller.onStatus((status: AppStatus) => {
+    const calls = Object.fromEntries(OPERATION_NAMES.map((name) => [name, 0])) as Record<
+      BridgeMethod,
+      number
+    >;
+    const events = bridgeEvents(controller);
+    const push = (event: EventName, payload: unknown): void => {
       for (const page of pages) {
         page
           .evaluate(
-            (s) =>
-              (window as unknown as { __bridgePush?: (x: AppStatus) => void }).__bridgePush?.(s),
-            status,
+            ([e, p]) =>
+              (
+                window as unknown as { __bridgePush?: (e: string, p: unknown) => void }
+              ).__bridgePush?.(e, p),
+            [event, payload] as const,
           )
           .catch(() => {
             // The page navigated or closed: it asks for the status again on load.
           });
       }
-    });
+    };
+    for (const name of EVENT_NAMES) events[name]((payload) => push(name, payload));
     return {
       server,
       controller,
@@ -115,18 +128,18 @@ export async function startHarness(
       rendererUrl: renderer.url,
       calls,
       async attach(page) {
-        await page.exposeFunction('__bridgeInvoke', (method: BridgeMethod) => {
+        const handlers = bridgeHandlers(controller);
+        await page.exposeFunction('__bridgeInvoke', (method: OperationName, args: unknown[]) => {
           calls[method] += 1;
-          switch (method) {
-            case 'getStatus':
-              return controller.getStatus();
-            case 'checkNow':
-              return controller.checkNow();
-            case 'getActivity':
-              return controller.getActivity();
-          }
+          // The same argument check as both real transports (src/main/bridge-handlers.ts).
+          const pending = runOperation(handlers, method, args);
+          if (pending === null) throw new Error(`BAD_ARGUMENTS: ${method}`);
+          return pending;
         });
-        await page.addInitScript(installTestBridge);
+        await page.addInitScript(installTestBridge, {
+          operations: OPERATION_NAMES,
+          events: EVENT_NAMES,
+        });
         pages.add(page);
         page.on('close', () => pages.delete(page));
       },
