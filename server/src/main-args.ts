@@ -1,7 +1,10 @@
 /**
  * Command-line parsing for main.ts: flags -> ServerOptions, or the `publish` subcommand.
- * Pure (argv in, a value or a UsageError out) so every refusal is unit-tested.
+ * Pure (argv in, a value or a UsageError out) so every refusal is unit-tested. The words are
+ * split by node:util parseArgs (as src/cli/args.ts does); the checks on its tokens keep this
+ * CLI's refusals (docs/SERVER.md §Run it).
  */
+import { parseArgs as parseArgv } from 'node:util';
 import { DEFAULT_OPTIONS, type ServerOptions } from './options.js';
 import { errorClass } from './server-error.js';
 
@@ -45,29 +48,30 @@ export type Command =
     };
 
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
-const BOOLEAN_FLAGS = new Set(['--dev', '--help']);
-const SERVER_FLAGS = new Set([
-  '--port',
-  '--host',
-  '--dev',
-  '--data-dir',
-  '--seed',
-  '--node-key',
-  '--simulate',
-  '--simulate-machines',
-  '--qa-client-secret',
-  '--clients-file',
-  '--issuer',
-  '--log-level',
-  '--max-body-bytes',
-]);
-const PUBLISH_FLAGS = new Set([
-  '--data-dir',
-  '--version',
-  '--node-key',
-  '--artifact-base-url',
-  '--expires-in-s',
-]);
+type OptionSpec = Readonly<Record<string, { readonly type: 'string' | 'boolean' }>>;
+
+const SERVER_OPTIONS: OptionSpec = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  dev: { type: 'boolean' },
+  'data-dir': { type: 'string' },
+  seed: { type: 'string' },
+  'node-key': { type: 'string' },
+  simulate: { type: 'string' },
+  'simulate-machines': { type: 'string' },
+  'qa-client-secret': { type: 'string' },
+  'clients-file': { type: 'string' },
+  issuer: { type: 'string' },
+  'log-level': { type: 'string' },
+  'max-body-bytes': { type: 'string' },
+};
+const PUBLISH_OPTIONS: OptionSpec = {
+  'data-dir': { type: 'string' },
+  version: { type: 'string' },
+  'node-key': { type: 'string' },
+  'artifact-base-url': { type: 'string' },
+  'expires-in-s': { type: 'string' },
+};
 
 function int(flag: string, text: string, min: number, max: number): number {
   if (!/^\d{1,15}$/.test(text) || Number(text) < min || Number(text) > max) {
@@ -86,33 +90,49 @@ function httpUrl(flag: string, text: string): string {
   throw new UsageError(`${flag} expects an http(s) URL, got "${text}"`);
 }
 
-/** Splits argv into flag values (`--x v` or `--x=v`) and positionals; repeats are refused. */
+/**
+ * Splits argv into flag values (`--x v` or `--x=v`) and positionals with node:util parseArgs.
+ * Its lenient mode with tokens is used because strict mode lets a repeated flag win silently
+ * and refuses a value that starts with a dash (`--port -1`, which must reach the range check);
+ * the walk over the tokens refuses, in argv order: an unknown flag, a value given to a boolean
+ * flag, a missing value and a repeated flag. Short options are not flags here: `-x` stays a word.
+ */
 function scan(
   argv: readonly string[],
-  known: ReadonlySet<string>,
+  options: OptionSpec,
 ): { flags: Map<string, string>; rest: string[] } {
+  const { tokens } = parseArgv({
+    args: [...argv],
+    options,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
   const flags = new Map<string, string>();
   const rest: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (!arg.startsWith('--')) {
-      rest.push(arg);
+  let lastWord = -1;
+  for (const token of tokens) {
+    if (token.kind === 'positional') {
+      rest.push(token.value);
       continue;
     }
-    const eq = arg.indexOf('=');
-    const name = eq < 0 ? arg : arg.slice(0, eq);
-    if (!known.has(name)) throw new UsageError(`unknown option ${name}`);
+    if (token.kind === 'option-terminator') throw new UsageError('unknown option --');
+    if (!token.rawName.startsWith('--')) {
+      // `-abc` yields one token per letter, all with the index of the one word.
+      if (token.index !== lastWord) rest.push(argv[token.index] ?? token.rawName);
+      lastWord = token.index;
+      continue;
+    }
+    const name = `--${token.name}`;
+    const spec = Object.hasOwn(options, token.name) ? options[token.name] : undefined;
+    if (spec === undefined) throw new UsageError(`unknown option ${name}`);
     let value: string;
-    if (BOOLEAN_FLAGS.has(name)) {
-      if (eq >= 0) throw new UsageError(`${name} takes no value`);
+    if (spec.type === 'boolean') {
+      if (token.inlineValue === true) throw new UsageError(`${name} takes no value`);
       value = 'true';
-    } else if (eq >= 0) {
-      value = arg.slice(eq + 1);
     } else {
-      const next = argv[i + 1];
-      if (next === undefined) throw new UsageError(`${name} needs a value`);
-      value = next;
-      i++;
+      if (token.value === undefined) throw new UsageError(`${name} needs a value`);
+      value = token.value;
     }
     if (flags.has(name)) throw new UsageError(`${name} is given twice`);
     flags.set(name, value);
@@ -136,7 +156,7 @@ function refuseLeftovers(flags: Map<string, string>, rest: readonly string[]): v
 export function parseArgs(argv: readonly string[]): Command {
   if (argv.includes('--help') || argv.includes('-h')) return { kind: 'help' };
   if (argv[0] === 'publish') return parsePublish(argv.slice(1));
-  const { flags, rest } = scan(argv, SERVER_FLAGS);
+  const { flags, rest } = scan(argv, SERVER_OPTIONS);
   const o: { -readonly [K in keyof ServerOptions]: ServerOptions[K] } = { ...DEFAULT_OPTIONS };
   const v = (name: string): string | undefined => take(flags, name);
   let s: string | undefined;
@@ -178,7 +198,7 @@ function nonEmpty(flag: string, value: string): string {
 }
 
 function parsePublish(argv: readonly string[]): Command {
-  const { flags, rest } = scan(argv, PUBLISH_FLAGS);
+  const { flags, rest } = scan(argv, PUBLISH_OPTIONS);
   const dataDir = take(flags, '--data-dir');
   const version = take(flags, '--version');
   const nodeKeyFile = take(flags, '--node-key');

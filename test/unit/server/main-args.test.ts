@@ -88,6 +88,37 @@ describe('parseArgs: server flags', () => {
   }
 });
 
+describe('parseArgs: the refusals say what is wrong (node:util parseArgs tokens)', () => {
+  const messages: [string[], string][] = [
+    [['--verbose'], 'unknown option --verbose'],
+    [['--verbose=1'], 'unknown option --verbose'],
+    [['--dev=yes'], '--dev takes no value'],
+    [['--port'], '--port needs a value'],
+    [['--port', '1', '--port=2'], '--port is given twice'],
+    [['--port', '1', 'serve'], 'unexpected argument "serve"'],
+    [['-p', '5'], 'unexpected argument "-p"'],
+    [['--', 'x'], 'unknown option --'],
+    [['--port', '-1'], '--port expects an integer from 0 to 65535, got "-1"'],
+    [['--host', ''], '--host needs an address'],
+    [['publish', '--port', '1'], 'unknown option --port'],
+  ];
+  for (const [argv, message] of messages) {
+    it(`${argv.join(' ')} -> ${message}`, () => {
+      expect(() => parseArgs(argv)).toThrow(new UsageError(message));
+    });
+  }
+
+  it('takes a value that starts with a dash as the value, as before', () => {
+    expect(serve(['--host', '--dev']).host).toBe('--dev');
+  });
+
+  it('refuses an unknown flag before looking at later ones, in argv order', () => {
+    expect(() => parseArgs(['--verbose', '--dev=1'])).toThrow(
+      new UsageError('unknown option --verbose'),
+    );
+  });
+});
+
 describe('parseArgs: publish', () => {
   it('parses the publish subcommand', () => {
     expect(
