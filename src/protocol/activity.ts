@@ -23,7 +23,7 @@ export interface ActivityResponse {
   readonly machines: readonly ActiveMachine[];
 }
 
-/** 60 units are about 47 s of wall-clock time (interface §1). */
+/** 60 units are about 47 s of wall-clock time (docs/INTERFACE.md §1). */
 export const UNIT_MS = 47_000 / 60;
 export const DEFAULT_WINDOW_UNITS = 60;
 export const DEFAULT_LIMIT = 10;

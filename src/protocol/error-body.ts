@@ -1,5 +1,5 @@
 /**
- * The one error body of the service (interface §2, §7): every non-2xx answer carries it with
+ * The one error body of the service (docs/INTERFACE.md §2, §7): every non-2xx answer carries it with
  * Content-Type application/json. `error` is a human message, `code` a stable identifier.
  * OAuth routes add `error_description` and put the RFC 6749 error code in `error` (docs/PROTOCOL.md).
  */

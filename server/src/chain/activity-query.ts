@@ -1,12 +1,12 @@
 /**
- * Query parsing for GET /api/chain/active (issue 4, The endpoint). The interface defines only 200
- * for this route (interface §7 rule 3), so nothing here refuses: a value that is not a plain
+ * Query parsing for GET /api/chain/active (docs/PROTOCOL.md §5). The interface defines only 200
+ * for this route (docs/INTERFACE.md §7 rule 3), so nothing here refuses: a value that is not a plain
  * decimal integer (empty, signed, fractional, over 15 digits, repeated, an array) falls back to
  * the default, and a decimal value outside the bounds is clamped.
  */
 import { DEFAULT_LIMIT, DEFAULT_WINDOW_UNITS, MAX_LIMIT } from '../../../src/protocol/index.js';
 
-/** Completed units kept in memory; also the largest window (issue 4: at least 3,600). */
+/** Completed units kept in memory; also the largest window (docs/PROTOCOL.md §5: 3,600). */
 export const RETAINED_UNITS = 3600;
 
 // 15 digits stay below Number.MAX_SAFE_INTEGER, so Number() is exact.

@@ -1,5 +1,5 @@
 /**
- * The chain-activity module (issue 4): machines, per-unit transition counts, the seeded
+ * The chain-activity module (docs/PROTOCOL.md §5, docs/CHAIN.md): machines, per-unit transition counts, the seeded
  * simulator, GET /api/chain/active and, with --dev, its dev routes. See docs/PROTOCOL.md §5.
  */
 import type { ActivityResponse } from '../../../src/protocol/index.js';

@@ -1,5 +1,5 @@
 /**
- * The seeded network simulator (issue 4, Model): a population of machines, about 20% private,
+ * The seeded network simulator (docs/CHAIN.md §Simulator): a population of machines, about 20% private,
  * with heavy-tailed (Pareto) activity rates, emitting transitions for each unit. A unit's counts
  * are a pure function of (seed, unit), so the result does not depend on when ticks arrive: the
  * simulator is driven lazily (catchUp() before every read, and from an unref'd timer), fills in

@@ -1,5 +1,5 @@
 /**
- * Strict parsing of the dev API bodies (issue 4, Model): POST /api/dev/machines
+ * Strict parsing of the dev API bodies (docs/PROTOCOL.md §5, Dev API): POST /api/dev/machines
  * {"id", "name", "visibility"} and POST /api/dev/transitions {"machine_id", "count", "unit"?}.
  * Unknown fields, wrong types and out-of-range numbers are refused rather than guessed.
  */

@@ -1,5 +1,5 @@
 /**
- * Cached response bytes of GET /api/chain/active (issue 4, Performance). Each window's top list
+ * Cached response bytes of GET /api/chain/active (docs/CHAIN.md §Ranking). Each window's top list
  * is computed at most once per stamp (as_of_unit + data version), for the largest limit, and
  * each (window, limit) pair is serialized once from it; requests then get ready bytes with a
  * precomputed Content-Type and Content-Length. A new stamp drops everything, and both maps are
@@ -16,7 +16,7 @@ export interface CachedBody {
   readonly bytes: Buffer;
   readonly contentType: string;
   readonly contentLength: string;
-  /** Every response header of the route, built once per body (CORS open: issue 4). */
+  /** Every response header of the route, built once per body (CORS open: docs/PROTOCOL.md §5). */
   readonly headers: Readonly<Record<string, string>>;
   readonly response: ActivityResponse;
 }

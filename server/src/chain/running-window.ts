@@ -1,5 +1,5 @@
 /**
- * Per-machine totals of one window size, kept current by per-unit deltas (issue 4, Performance:
+ * Per-machine totals of one window size, kept current by per-unit deltas (docs/CHAIN.md §Ranking:
  * "per-unit count deltas or a running window sum"). When as_of_unit moves by a few units, the
  * entering units are added and the leaving units subtracted, so a per-unit recompute touches two
  * units' entries instead of the whole window; anything else (first use, a jump, a write into a

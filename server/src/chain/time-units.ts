@@ -1,5 +1,5 @@
 /**
- * Time units of the network (issue 4, Model): one unit lasts 47,000/60 ms, and the index of the
+ * Time units of the network (docs/PROTOCOL.md §5, Time unit): one unit lasts 47,000/60 ms, and the index of the
  * unit holding instant `t` is floor((t - genesis) / unit). The arithmetic is done in integers
  * (t * 60 / 47,000) so that a boundary instant never lands in the wrong unit through rounding.
  */

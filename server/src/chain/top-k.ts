@@ -1,6 +1,6 @@
 /**
  * Partial selection of the k best candidates with a bounded heap: O(n log k) instead of sorting
- * all n (issue 4, Performance: a recompute over 100k machines within 50 ms).
+ * all n (docs/CHAIN.md §Benchmark: a recompute over 100k machines within 50 ms).
  */
 
 /**

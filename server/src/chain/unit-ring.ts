@@ -1,7 +1,7 @@
 /**
  * A ring buffer of per-unit transition counts. Slot `u mod size` holds unit `u` as a compact list
  * of (machine index, count) entries; a slot is recycled when a newer unit claims it, so memory is
- * bounded by the retained units (issue 4, Performance). Ingest is O(1) amortized: a machine's
+ * bounded by the retained units (docs/CHAIN.md §Ingest). Ingest is O(1) amortized: a machine's
  * repeated transitions in the same unit add to its last entry, and a full slot is coalesced before
  * it may grow, so one slot never holds more than about twice as many entries as there are machines.
  */

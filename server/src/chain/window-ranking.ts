@@ -1,6 +1,6 @@
 /**
  * Computes the top public machines of one window from its running per-machine totals, keeping
- * the best `k` with a bounded heap. Ordering (issue 4, The endpoint): transitions descending, ties
+ * the best `k` with a bounded heap. Ordering (docs/PROTOCOL.md §5): transitions descending, ties
  * by id ascending (UTF-16 code-unit order, which equals byte order for our ASCII ids); machines
  * with no transition, and private machines, are never candidates (so they never take a slot).
  */

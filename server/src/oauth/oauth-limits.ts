@@ -2,7 +2,7 @@
  * Every OAuth limit and lifetime in one place, with units in the names (STYLE habit 6).
  */
 export interface OAuthLimits {
-  /** Authorization code lifetime (issue 3: 60 s; RFC 6749 §4.1.2: at most 10 min). */
+  /** Authorization code lifetime (docs/PROTOCOL.md §4.6: 60 s; RFC 6749 §4.1.2: at most 10 min). */
   readonly codeTtlMs: number;
   /** Access token lifetime, also `expires_in` (RFC 6749 §5.1). */
   readonly accessTokenTtlSec: number;

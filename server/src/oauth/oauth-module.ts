@@ -1,5 +1,5 @@
 /**
- * The OAuth area as a server module (issue 3): token, revoke, authorize, introspect and
+ * The OAuth area as a server module (docs/PROTOCOL.md §4, docs/OAUTH.md): token, revoke, authorize, introspect and
  * discovery routes in one encapsulated Fastify scope with its own body parsers and error
  * handler; the dev API; and the in-process QA API (`mintCode`, `registerClient`, `clients`).
  *

@@ -1,5 +1,5 @@
 /**
- * GET /api/chain/active (interface §4.4, issue 4): public, CORS-open, always 200. The handler only
+ * GET /api/chain/active (docs/INTERFACE.md §4.4, docs/PROTOCOL.md §5): public, CORS-open, always 200. The handler only
  * parses two numbers and writes cached bytes with precomputed headers: no per-request JSON work.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -26,7 +26,7 @@ export function registerChainActive(app: FastifyInstance, source: ActivitySource
     const { window, limit } = parseActivityQuery(request.query, source.retainedUnits);
     // Computed before hijacking, so a broken state still reaches Fastify's error handler.
     const body = source.body(window, limit);
-    // Hot path (issue 4, Performance): precomputed headers and bytes written straight to the
+    // Hot path (docs/CHAIN.md §Ranking): precomputed headers and bytes written straight to the
     // socket. No onSend hook exists for this route; onResponse hooks still run on 'finish'.
     // For HEAD, node:http drops the body and keeps the headers.
     reply.hijack();
@@ -47,10 +47,11 @@ export function registerChainActive(app: FastifyInstance, source: ActivitySource
 const RAW_PREFIX = `${CHAIN_ACTIVE_PATH}?`;
 
 /**
- * The same GET/HEAD answer without Fastify's routing, request and reply objects (issue 4,
- * Performance: at least 0.8x a plain node:http server). Only the exact path is taken: anything
- * else (OPTIONS, a trailing slash, another method) goes on to Fastify. node:querystring has the
- * semantics of Fastify's parser here: percent-decoding, and arrays for repeated keys.
+ * The same GET/HEAD answer without Fastify's routing, request and reply objects (docs/CHAIN.md
+ * §Ranking and §Benchmark: at least 0.8x a plain node:http server). Only the exact path is
+ * taken: anything else (OPTIONS, a trailing slash, another method) goes on to Fastify.
+ * node:querystring has the semantics of Fastify's parser here: percent-decoding, and arrays for
+ * repeated keys.
  */
 export function chainActiveRaw(
   source: ActivitySource,

@@ -1,6 +1,6 @@
 /**
- * Dev-only chain routes (issue 4, Model), registered with --dev: POST /api/dev/machines and
- * POST /api/dev/transitions. Refusals use the service's error body (interface §2) with a stable
+ * Dev-only chain routes (docs/PROTOCOL.md §5, Dev API), registered with --dev: POST /api/dev/machines and
+ * POST /api/dev/transitions. Refusals use the service's error body (docs/INTERFACE.md §2) with a stable
  * code: 400 for malformed input, 404 UNKNOWN_MACHINE for an unknown machine_id. Body-parser
  * refusals (bad JSON, media type, size) are left to the server's global error handler.
  */

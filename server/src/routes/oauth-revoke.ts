@@ -1,5 +1,5 @@
 /**
- * POST /api/oauth/revoke (interface §4.1, RFC 7009). Always 200 `{"ok": true}`, whatever the
+ * POST /api/oauth/revoke (docs/INTERFACE.md §4.1, RFC 7009). Always 200 `{"ok": true}`, whatever the
  * body (checklist R-01, R-08, R-09): its own error handler turns even oversize or unreadable
  * bodies into the same answer.
  */

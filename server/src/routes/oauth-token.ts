@@ -1,5 +1,5 @@
 /**
- * POST /api/oauth/token (interface §4.2; RFC 6749 §3.2, §4.1.3, §6). The rules live in
+ * POST /api/oauth/token (docs/INTERFACE.md §4.2; RFC 6749 §3.2, §4.1.3, §6). The rules live in
  * server/src/oauth/token-endpoint.ts.
  */
 import type { FastifyInstance } from 'fastify';

@@ -1,6 +1,6 @@
 /**
  * GET /api/updates/manifest: the current release's envelope bytes exactly as stored and
- * signed, for a machine key with an active subscription (interface §4.3).
+ * signed, for a machine key with an active subscription (docs/INTERFACE.md §4.3).
  */
 import type { FastifyInstance } from 'fastify';
 import { HttpError } from '../http/http-error.js';

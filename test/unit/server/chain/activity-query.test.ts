@@ -5,7 +5,7 @@ import {
   RETAINED_UNITS,
 } from '../../../../server/src/chain/activity-query.js';
 
-describe('GET /api/chain/active query (issue 4, The endpoint)', () => {
+describe('GET /api/chain/active query (docs/PROTOCOL.md §5)', () => {
   it('defaults: window 60, limit 10', () => {
     expect(parseActivityQuery({})).toEqual({ window: 60, limit: 10 });
     expect(parseActivityQuery(undefined)).toEqual({ window: 60, limit: 10 });

@@ -21,7 +21,7 @@ async function getActive(harness: ChainHarness, query = '') {
   return { res, body: res.json<ActivityResponse>() };
 }
 
-describe('GET /api/chain/active (interface §4.4, issue 4)', () => {
+describe('GET /api/chain/active (docs/INTERFACE.md §4.4, docs/PROTOCOL.md §5)', () => {
   it('answers 200 JSON with CORS open to any origin', async () => {
     h = await chainHarness();
     const { res, body } = await getActive(h);
@@ -119,7 +119,7 @@ describe('GET /api/chain/active (interface §4.4, issue 4)', () => {
   });
 });
 
-describe('dev API: POST /api/dev/machines and /api/dev/transitions (issue 4, Model)', () => {
+describe('dev API: POST /api/dev/machines and /api/dev/transitions (docs/PROTOCOL.md §5, Dev API)', () => {
   const post = (harness: ChainHarness, url: string, payload: unknown) =>
     harness.app.inject({ method: 'POST', url, payload: payload as Record<string, unknown> });
 

@@ -18,7 +18,7 @@ afterEach(async () => {
   h = undefined;
 });
 
-describe('chain simulator (issue 4, Model)', () => {
+describe('chain simulator (docs/CHAIN.md §Simulator)', () => {
   it('creates the requested population, about 20% of it private', () => {
     const { state } = simulated(1);
     expect(state.registry.size).toBe(1000);

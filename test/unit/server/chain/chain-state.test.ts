@@ -30,7 +30,7 @@ const pub = (id: string) => ({ id, name: `name of ${id}`, visibility: 'public' a
 const ids = (state: ChainState, window = 60, limit = 10) =>
   state.ranking(window, limit).machines.map((m) => `${m.id}:${m.transitions}`);
 
-describe('chain state: counting window (issue 4, The endpoint)', () => {
+describe('chain state: counting window (docs/PROTOCOL.md §5)', () => {
   it('does not count a transition in the current, incomplete unit until that unit completes', () => {
     const { state, toUnit } = setup();
     state.addMachine(pub('a'));
@@ -137,7 +137,7 @@ describe('chain state: counting window (issue 4, The endpoint)', () => {
   });
 });
 
-describe('chain state: cache (issue 4, Performance)', () => {
+describe('chain state: cache (docs/CHAIN.md §Ranking)', () => {
   it('computes a window at most once per unit and serves the same bytes', () => {
     const { state, toUnit } = setup();
     state.addMachine(pub('a'));

@@ -12,7 +12,7 @@ function refusal(fn: () => unknown): string {
   throw new Error('expected a ChainError');
 }
 
-describe('dev API bodies (issue 4, Model)', () => {
+describe('dev API bodies (docs/PROTOCOL.md §5, Dev API)', () => {
   it('reads a machine body', () => {
     expect(parseMachineInput({ id: 'm', name: 'M', visibility: 'private' })).toEqual({
       id: 'm',

@@ -1,5 +1,5 @@
 /**
- * Issue 4, Proof: on random machines and transitions, the ranking equals a brute-force count for
+ * docs/PROTOCOL.md §5 (ordering, privacy, window): on random machines and transitions, the ranking equals a brute-force count for
  * random windows and limits (ties by id ascending, only >= 1 transition, never private).
  */
 import fc from 'fast-check';
@@ -35,7 +35,7 @@ const scenarioArb = fc
     }),
   );
 
-describe('ranking property (issue 4, Proof)', () => {
+describe('ranking property (docs/PROTOCOL.md §5)', () => {
   it('equals a brute-force count for random machines, transitions, windows and limits', () => {
     fc.assert(
       fc.property(scenarioArb, (s) => {

@@ -7,7 +7,7 @@ import {
   unitStartMs,
 } from '../../../../server/src/chain/time-units.js';
 
-describe('time units (issue 4, Model)', () => {
+describe('time units (docs/PROTOCOL.md §5, Time unit)', () => {
   it('a unit lasts 47000/60 ms, so 60 units are 47 s', () => {
     expect(UNIT_MS * 60).toBe(47_000);
   });
