@@ -85,21 +85,6 @@ export function postForm(
   });
 }
 
-/** POSTs a JSON body to a path. */
-export function postJson(
-  app: FastifyInstance,
-  url: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-): Promise<LightMyRequestResponse> {
-  return app.inject({
-    method: 'POST',
-    url,
-    headers: { 'content-type': 'application/json', ...headers },
-    payload: JSON.stringify(body),
-  });
-}
-
 export interface TokenSet {
   readonly access_token: string;
   readonly refresh_token: string;

@@ -7,6 +7,7 @@ import { createInterface } from 'node:readline';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type BuildDeps, type BuiltApp } from '../../server/src/app.js';
 import type { ServerOptions } from '../../server/src/options.js';
+import { postJson } from './post-json.js';
 
 /** Builds a silent app on a temporary data dir; call `built.app.close()` when done. */
 export async function testApp(
@@ -21,11 +22,7 @@ export async function mintKey(
   app: FastifyInstance,
   subscription: 'active' | 'inactive' = 'active',
 ): Promise<string> {
-  const res = await app.inject({
-    method: 'POST',
-    url: '/api/demo-key/mint',
-    payload: { subscription },
-  });
+  const res = await postJson(app, '/api/demo-key/mint', { subscription });
   const body = res.json<{ machine_key: string }>();
   return body.machine_key;
 }

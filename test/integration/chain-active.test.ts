@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActivityResponse } from '../../src/protocol/activity.js';
 import { unitStartMs } from '../../server/src/chain/time-units.js';
 import { startServer, type RunningServer } from '../../server/src/start-server.js';
+import { postJsonTo } from '../helpers/post-json.js';
 
 // Start exactly at the first millisecond of a unit, so 1 ms later is still the same unit.
 const START_MS = Math.ceil(unitStartMs(2_300_000_000));
@@ -18,17 +19,7 @@ afterAll(async () => {
   await server.close();
 });
 
-async function post(
-  path: string,
-  body: unknown,
-): Promise<{ status: number; json: Record<string, unknown> }> {
-  const res = await fetch(`${server.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
-}
+const post = (path: string, body: unknown) => postJsonTo(`${server.url}${path}`, body);
 
 async function active(query = ''): Promise<{ res: Response; body: ActivityResponse }> {
   const res = await fetch(`${server.url}/api/chain/active${query}`);

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../server/src/start-server.js';
+import { postJsonTo } from '../helpers/post-json.js';
 
 let server: RunningServer;
 let key: string;
@@ -229,10 +230,10 @@ describe('one-shot faults on a real port', () => {
   });
 
   it('is armed through POST /api/dev/faults as well', async () => {
-    const armed = await fetch(`${server.url}/api/dev/faults`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ route: 'GET /api/updates/manifest', status: 503, retry_after_s: 3 }),
+    const armed = await postJsonTo(`${server.url}/api/dev/faults`, {
+      route: 'GET /api/updates/manifest',
+      status: 503,
+      retry_after_s: 3,
     });
     expect(armed.status).toBe(200);
     const res = await fetch(`${server.url}/api/updates/manifest`, {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BuiltApp } from '../../../server/src/app.js';
+import { postJson } from '../../helpers/post-json.js';
 import { testApp } from '../../helpers/server-harness.js';
 
 let built: BuiltApp | undefined;
@@ -43,14 +44,7 @@ describe('buildApp: the error policy (docs/PROTOCOL.md §1)', () => {
   });
 
   it('refuses a body over 16 KiB with 413 BODY_TOO_LARGE', async () => {
-    const res = await (
-      await app()
-    ).inject({
-      method: 'POST',
-      url: '/api/demo-key/mint',
-      headers: { 'content-type': 'application/json' },
-      payload: JSON.stringify({ label: 'x'.repeat(17 * 1024) }),
-    });
+    const res = await postJson(await app(), '/api/demo-key/mint', { label: 'x'.repeat(17 * 1024) });
     expect(res.statusCode).toBe(413);
     expect(res.json()).toMatchObject({ ok: false, code: 'BODY_TOO_LARGE' });
   });
@@ -81,14 +75,7 @@ describe('buildApp: the error policy (docs/PROTOCOL.md §1)', () => {
   });
 
   it('refuses malformed JSON with 400 MALFORMED_JSON', async () => {
-    const res = await (
-      await app()
-    ).inject({
-      method: 'POST',
-      url: '/api/demo-key/mint',
-      headers: { 'content-type': 'application/json' },
-      payload: '{"subscription": ',
-    });
+    const res = await postJson(await app(), '/api/demo-key/mint', '{"subscription": ');
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ ok: false, code: 'MALFORMED_JSON' });
   });
@@ -134,7 +121,7 @@ describe('buildApp: the dev API is off without --dev', () => {
   }
 
   it('mounts them with --dev', async () => {
-    const res = await (await app(true)).inject({ method: 'POST', url: '/api/dev/reset' });
+    const res = await postJson(await app(true), '/api/dev/reset');
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ ok: true });
   });

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ActivityResponse } from '../../../../src/protocol/activity.js';
 import { unitStartMs } from '../../../../server/src/chain/time-units.js';
 import { chainHarness, type ChainHarness } from '../../../helpers/chain-context.js';
+import { postJson } from '../../../helpers/post-json.js';
 
 let h: ChainHarness | undefined;
 afterEach(async () => {
@@ -121,7 +122,7 @@ describe('GET /api/chain/active (docs/INTERFACE.md §4.4, docs/PROTOCOL.md §5)'
 
 describe('dev API: POST /api/dev/machines and /api/dev/transitions (docs/PROTOCOL.md §5, Dev API)', () => {
   const post = (harness: ChainHarness, url: string, payload: unknown) =>
-    harness.app.inject({ method: 'POST', url, payload: payload as Record<string, unknown> });
+    postJson(harness.app, url, payload);
 
   it('creates a machine (201), then updates it (200)', async () => {
     h = await chainHarness({ dev: true });

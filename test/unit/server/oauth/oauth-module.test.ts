@@ -9,13 +9,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ClientRegistrationError } from '../../../../server/src/oauth/clients.js';
 import { createOAuthModule } from '../../../../server/src/oauth/oauth-module.js';
 import type { OAuthHarness } from '../../../helpers/oauth-context.js';
+import { postJson } from '../../../helpers/post-json.js';
 import {
   DESKTOP_REDIRECT,
   desktopTokens,
   fakeContext,
   oauthHarness,
   postForm,
-  postJson,
   QA_SECRET,
   TEST_ISSUER,
 } from '../../../helpers/oauth-context.js';

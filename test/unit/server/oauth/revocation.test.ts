@@ -5,7 +5,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import type { OAuthHarness, TokenSet } from '../../../helpers/oauth-context.js';
-import { desktopTokens, oauthHarness, postForm, postJson } from '../../../helpers/oauth-context.js';
+import { desktopTokens, oauthHarness, postForm } from '../../../helpers/oauth-context.js';
+import { postJson } from '../../../helpers/post-json.js';
 
 const REVOKE = '/api/oauth/revoke';
 let h: OAuthHarness;

@@ -6,13 +6,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import type { MintedCode } from '../../../../server/src/oauth/mint-code.js';
 import type { OAuthHarness } from '../../../helpers/oauth-context.js';
+import { postJson } from '../../../helpers/post-json.js';
 import {
   basic,
   DESKTOP_REDIRECT,
   desktopTokens,
   oauthHarness,
   postForm,
-  postJson,
   QA_REDIRECT,
   QA_SECRET,
 } from '../../../helpers/oauth-context.js';

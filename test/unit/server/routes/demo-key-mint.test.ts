@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { BuiltApp } from '../../../../server/src/app.js';
 import { SUBSCRIPTION_MS } from '../../../../server/src/updates/machine-keys.js';
 import { testApp } from '../../../helpers/server-harness.js';
+import { postJson } from '../../../helpers/post-json.js';
 
 let built: BuiltApp;
 afterEach(async () => {
@@ -13,12 +14,7 @@ afterEach(async () => {
 const T0 = Date.parse('2026-03-01T00:00:00.000Z');
 
 async function mint(payload?: unknown, headers: Record<string, string> = {}) {
-  return built.app.inject({
-    method: 'POST',
-    url: '/api/demo-key/mint',
-    headers,
-    ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
-  });
+  return postJson(built.app, '/api/demo-key/mint', payload, headers);
 }
 
 describe('POST /api/demo-key/mint', () => {

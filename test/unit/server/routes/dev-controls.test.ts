@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BuiltApp } from '../../../../server/src/app.js';
 import { bearer, mintKey, testApp } from '../../../helpers/server-harness.js';
+import { postJson } from '../../../helpers/post-json.js';
 
 let built: BuiltApp;
 beforeEach(async () => {
@@ -10,8 +11,7 @@ afterEach(async () => {
   await built.app.close();
 });
 
-const post = (url: string, payload?: object) =>
-  built.app.inject({ method: 'POST', url, ...(payload === undefined ? {} : { payload }) });
+const post = (url: string, payload?: object) => postJson(built.app, url, payload);
 
 describe('POST /api/dev/reset', () => {
   it('forgets machine keys and releases and returns to the initial release', async () => {

@@ -3,6 +3,7 @@ import type { BuiltApp } from '../../../../server/src/app.js';
 import { parseEnvelope } from '../../../../src/protocol/envelope.js';
 import { parseManifest } from '../../../../src/protocol/manifest.js';
 import { bearer, mintKey, testApp } from '../../../helpers/server-harness.js';
+import { postJson } from '../../../helpers/post-json.js';
 
 let built: BuiltApp;
 beforeEach(async () => {
@@ -14,14 +15,10 @@ afterEach(async () => {
 
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
 const release = (version: string, names: string[] = ['a.txt'], extra: object = {}) =>
-  built.app.inject({
-    method: 'POST',
-    url: '/api/dev/releases',
-    payload: {
-      registry_version: version,
-      artifacts: names.map((name) => ({ name, content_base64: b64(`content of ${name}`) })),
-      ...extra,
-    },
+  postJson(built.app, '/api/dev/releases', {
+    registry_version: version,
+    artifacts: names.map((name) => ({ name, content_base64: b64(`content of ${name}`) })),
+    ...extra,
   });
 
 function refused(res: Awaited<ReturnType<typeof release>>, status: number, code: string): void {
@@ -59,13 +56,9 @@ describe('POST /api/dev/releases', () => {
 
   it('accepts a release body far over the global 16 KiB limit (its own 32 MiB limit)', async () => {
     const content = Buffer.alloc(200 * 1024, 1).toString('base64');
-    const res = await built.app.inject({
-      method: 'POST',
-      url: '/api/dev/releases',
-      payload: {
-        registry_version: '1.0.0',
-        artifacts: [{ name: 'big.bin', content_base64: content }],
-      },
+    const res = await postJson(built.app, '/api/dev/releases', {
+      registry_version: '1.0.0',
+      artifacts: [{ name: 'big.bin', content_base64: content }],
     });
     expect(res.statusCode).toBe(200);
     expect(res.json<{ artifacts: { size: number }[] }>().artifacts[0]?.size).toBe(200 * 1024);
@@ -118,10 +111,9 @@ describe('POST /api/dev/releases', () => {
   });
 
   it('refuses content that is not base64 with 400 INVALID_BASE64', async () => {
-    const res = await built.app.inject({
-      method: 'POST',
-      url: '/api/dev/releases',
-      payload: { registry_version: '1.0.0', artifacts: [{ name: 'a', content_base64: '!!' }] },
+    const res = await postJson(built.app, '/api/dev/releases', {
+      registry_version: '1.0.0',
+      artifacts: [{ name: 'a', content_base64: '!!' }],
     });
     refused(res, 400, 'INVALID_BASE64');
   });

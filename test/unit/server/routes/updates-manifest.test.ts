@@ -8,6 +8,7 @@ import { pae, parseEnvelope } from '../../../../src/protocol/envelope.js';
 import { parsePubkeyHex } from '../../../../src/protocol/keys.js';
 import { parseManifest } from '../../../../src/protocol/manifest.js';
 import { bearer, mintKey, testApp } from '../../../helpers/server-harness.js';
+import { postJson } from '../../../helpers/post-json.js';
 
 let built: BuiltApp;
 // A frozen base clock: only the dev advance moves time, so expiry is exact.
@@ -111,10 +112,9 @@ describe('GET /api/updates/manifest', () => {
   it('refuses a key whose subscription was switched off through the dev API', async () => {
     const res = await built.app.inject({ method: 'POST', url: '/api/demo-key/mint' });
     const { machine_key, machine_id } = res.json<{ machine_key: string; machine_id: string }>();
-    const flip = await built.app.inject({
-      method: 'POST',
-      url: '/api/dev/subscriptions',
-      payload: { machine_id, status: 'inactive' },
+    const flip = await postJson(built.app, '/api/dev/subscriptions', {
+      machine_id,
+      status: 'inactive',
     });
     expect(flip.statusCode).toBe(200);
     await expect401(bearer(machine_key), 'SUBSCRIPTION_INACTIVE');
