@@ -1,9 +1,12 @@
 import { defineConfig } from '@playwright/test';
+import { findChromium, missingToolMessage } from './scripts/test-tools.mjs';
 
 /**
- * E2e of the desktop window in Debian's Chromium (never `playwright install`). The renderer is
- * served from loopback and driven by the test bridge (test/helpers/test-bridge.ts), which runs
- * the real core against the real companion server. scripts/ci-summary.mjs reads the JSON report.
+ * E2e of the desktop window in the Chromium scripts/test-tools.mjs finds (CHROMIUM_PATH, Debian's
+ * /usr/bin/chromium, or one Playwright downloaded); `npm test` sets it up first
+ * (scripts/test-setup.mjs). The renderer is served from loopback and driven by the test bridge
+ * (test/helpers/test-bridge.ts), which runs the real core against the real companion server.
+ * scripts/ci-summary.mjs reads the JSON report.
  */
 export const CHROMIUM_ARGS = [
   '--headless',
@@ -14,6 +17,10 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
   '--no-first-run',
 ];
+
+const chromium = findChromium();
+if (chromium === undefined || chromium.broken === true)
+  throw new Error(missingToolMessage('chromium'));
 
 export default defineConfig({
   testDir: 'test/e2e',
@@ -30,7 +37,7 @@ export default defineConfig({
     headless: true,
     screenshot: 'only-on-failure',
     trace: 'off',
-    launchOptions: { executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS },
+    launchOptions: { executablePath: chromium.path, args: CHROMIUM_ARGS },
   },
   projects: [
     { name: 'chromium', use: { browserName: 'chromium', viewport: { width: 380, height: 560 } } },

@@ -1,18 +1,18 @@
 /**
- * Starts Debian's nginx (/usr/sbin/nginx; CI installs nginx-light) on a free loopback port,
+ * Starts nginx (the one scripts/test-tools.mjs finds: NGINX_PATH, Debian's /usr/sbin/nginx, or
+ * PATH; `npm test` installs it or names the command) on a free loopback port,
  * serving a directory as static files. Everything nginx writes (pid, logs, temp files) stays in
  * a temp prefix that `stop()` removes. The access log records each request's Range, If-Range,
  * Authorization presence and bytes sent, so tests can count what a client fetched.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { findNginx, missingToolMessage } from '../../scripts/test-tools.mjs';
 
-export const NGINX_BIN = '/usr/sbin/nginx';
 const START_POLLS = 100;
 const POLL_MS = 50;
 
@@ -36,8 +36,10 @@ export interface Nginx {
   stop(): Promise<void>;
 }
 
-export function nginxAvailable(): boolean {
-  return existsSync(NGINX_BIN);
+function nginxBinary(): string {
+  const found = findNginx();
+  if (found === undefined || found.broken === true) throw new Error(missingToolMessage('nginx'));
+  return found.path;
 }
 
 async function freePort(): Promise<number> {
@@ -94,29 +96,71 @@ http {
 `;
 }
 
-/** Starts nginx serving `root`. Throws (with nginx's error log) if it does not come up. */
-export async function startNginx(root: string): Promise<Nginx> {
+/** Why one start attempt failed, in words (never empty). */
+interface Attempt {
+  exit: string;
+  stderr: string;
+}
+
+/**
+ * Starts nginx serving `root`. Throws with everything known when it does not come up: the
+ * binary, how the process ended, its stderr and its error log (`bin` is for tests).
+ */
+export async function startNginx(root: string, options: { bin?: string } = {}): Promise<Nginx> {
+  const bin = options.bin ?? nginxBinary();
   const prefix = await mkdtemp(join(tmpdir(), 'qa-nginx-'));
+  let last: Attempt = { exit: 'not started', stderr: '' };
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
     const conf = join(prefix, 'nginx.conf');
     await writeFile(conf, config(prefix, root, port));
     const child: ChildProcess = spawn(
-      NGINX_BIN,
+      bin,
       ['-p', prefix, '-c', conf, '-e', join(prefix, 'error.log')],
-      { stdio: 'ignore' },
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
     );
+    const current: Attempt = { exit: '', stderr: '' };
+    last = current;
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => {
+      if (current.stderr.length < 4096) current.stderr += chunk;
+    });
     let exited = false;
-    child.once('exit', () => (exited = true));
+    const ended = new Promise<void>((resolve) => {
+      child.once('error', (error) => {
+        current.exit = `could not run ${bin}: ${error.message}`;
+        exited = true;
+        resolve();
+      });
+      child.once('close', (code, signal) => {
+        current.exit ||=
+          signal !== null ? `killed by ${signal}` : `exited with code ${String(code)}`;
+        exited = true;
+        resolve();
+      });
+    });
     for (let i = 0; i < START_POLLS && !exited; i++) {
-      if (await canConnect(port)) return handle(child, prefix, root, port);
+      if (await canConnect(port)) {
+        child.stderr?.removeAllListeners('data').resume();
+        return handle(child, prefix, root, port);
+      }
       await sleep(POLL_MS);
     }
-    child.kill('SIGKILL');
+    if (!exited) {
+      current.exit = `still not listening on 127.0.0.1:${port} after ${(START_POLLS * POLL_MS) / 1000} s`;
+      child.kill('SIGKILL');
+    }
+    await ended;
   }
   const log = await readFile(join(prefix, 'error.log'), 'utf8').catch(() => '');
   await rm(prefix, { recursive: true, force: true });
-  throw new Error(`nginx did not start: ${log}`);
+  const details = [
+    last.stderr.trim() !== '' ? `stderr: ${last.stderr.trim()}` : '',
+    log.trim() !== '' ? `error log: ${log.trim()}` : 'its error log is empty',
+  ].filter((part) => part !== '');
+  throw new Error(`nginx did not start (${bin} ${last.exit}); ${details.join('; ')}`);
 }
 
 function handle(child: ChildProcess, prefix: string, root: string, port: number): Nginx {
