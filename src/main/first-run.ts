@@ -12,6 +12,8 @@
 import semver from 'semver';
 import { isUpdateError, UpdateError } from '../core/errors.js';
 import { parsePubkeyHex } from '../protocol/keys.js';
+import { registryUrlProblem } from './registry-fields.js';
+import type { ShippedRegistry } from './shipped-registry.js';
 
 /** The slice of startServer()'s handle (server/src/start-server.ts) the demo needs. */
 export interface DemoServer {
@@ -43,6 +45,11 @@ export interface FirstRunDeps {
   readonly settings: { readonly baseUrl: string; readonly pinnedKeys: readonly string[] };
   /** Reads resources/pinned-key.txt; null when the build ships none. */
   readonly readBundledKey: () => Promise<string | null>;
+  /**
+   * Reads resources/registry.json (src/main/shipped-registry.ts): null when the build ships
+   * none, a refusal when it ships a broken one. Omitted: no shipped registry.
+   */
+  readonly readShippedRegistry?: () => Promise<ShippedRegistry | null>;
   readonly secrets: { load(): string | null; save(machineKey: string): boolean };
   /** Starts the companion server on loopback (dev routes off). */
   readonly startDemoServer: () => Promise<DemoServer>;
@@ -53,9 +60,6 @@ export interface FirstRunDeps {
 }
 
 export const DEMO_LABEL = 'Demo registry';
-
-/** Hosts plain http may name: the machine key never leaves this machine. */
-const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 function utf8(text: string): Uint8Array {
   return new TextEncoder().encode(text);
@@ -93,33 +97,32 @@ export function demoReleaseToPublish(
   return next === null ? null : { ...DEMO_RELEASE, registry_version: next };
 }
 
-/** Resolves the registry; the caller closes `demo` on quit. */
+/**
+ * Resolves the registry; the caller closes `demo` on quit. In order: the registry the user
+ * chose in the settings, the one the build ships (resources/registry.json, docs/DESKTOP.md
+ * "Shipping a registry"), the embedded demo.
+ */
 export async function chooseRegistry(deps: FirstRunDeps): Promise<RegistryChoice> {
   const baseUrl = deps.settings.baseUrl.trim();
-  if (baseUrl !== '') return configuredRegistry(baseUrl, deps);
+  if (baseUrl !== '') return configuredRegistry(baseUrl, deps.settings.pinnedKeys, deps);
+  const shipped = (await deps.readShippedRegistry?.()) ?? null;
+  if (shipped !== null) return configuredRegistry(shipped.baseUrl, shipped.pinnedKeys, deps);
   return demoRegistry(deps);
 }
 
-async function configuredRegistry(baseUrl: string, deps: FirstRunDeps): Promise<RegistryChoice> {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new UpdateError('CONFIG_INVALID', 'The registry address in the settings is not a URL.');
+async function configuredRegistry(
+  baseUrl: string,
+  pinnedKeys: readonly string[],
+  deps: FirstRunDeps,
+): Promise<RegistryChoice> {
+  // The same rule as the settings screen: https, plain http only to this computer.
+  const urlProblem = registryUrlProblem(baseUrl);
+  if (urlProblem !== null) {
+    throw new UpdateError('CONFIG_INVALID', `The registry address is refused: ${urlProblem}`);
   }
-  // The machine key travels in every request: plain http only where it never leaves this
-  // machine (signatures protect the updates, not the key's secrecy).
-  if (
-    url.protocol !== 'https:' &&
-    !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))
-  ) {
-    throw new UpdateError(
-      'CONFIG_INVALID',
-      'The registry address must use https (plain http only on this machine).',
-    );
-  }
-  const bundled = deps.settings.pinnedKeys.length > 0 ? null : await deps.readBundledKey();
-  const pubkeys = deps.settings.pinnedKeys.length > 0 ? [...deps.settings.pinnedKeys] : [];
+  const url = new URL(baseUrl);
+  const bundled = pinnedKeys.length > 0 ? null : await deps.readBundledKey();
+  const pubkeys = [...pinnedKeys];
   if (bundled !== null) pubkeys.push(bundled.trim());
   if (pubkeys.length === 0) {
     // Fail closed: a registry without a pinned key would mean trusting whatever it sends.

@@ -11,7 +11,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isUpdateError, type UpdateError } from '../core/errors.js';
+import { isUpdateError, UpdateError } from '../core/errors.js';
 import type { UpdaterApi } from '../core/updater-api.js';
 import { createNodeUpdater } from '../node/create-updater.js';
 import { fetchActivity } from './activity-client.js';
@@ -21,6 +21,7 @@ import { chooseRegistry, type DemoServer } from './first-run.js';
 import type { Notice } from './notifications.js';
 import { refusingUpdater } from './refusing-updater.js';
 import type { SecretStore } from './secret-store.js';
+import { readShippedRegistry, SHIPPED_REGISTRY_FILE } from './shipped-registry.js';
 import type { SettingsStore } from './settings.js';
 
 export type LogLevel = 'info' | 'warn' | 'error';
@@ -30,7 +31,7 @@ export interface OpenUpdaterDeps {
   /** Set when the settings file was refused: it decides nothing, not even "start the demo". */
   readonly settingsRefusal: UpdateError | null;
   readonly secrets: Pick<SecretStore, 'load' | 'save'>;
-  /** The app's resources/ folder (pinned-key.txt). */
+  /** The app's resources/ folder (pinned-key.txt, an optional registry.json). */
   readonly resourcesDir: string;
   /** Where the install and the demo registry's data live (Electron's userData). */
   readonly userDataDir: string;
@@ -59,6 +60,19 @@ async function readBundledKey(resourcesDir: string): Promise<string | null> {
   }
 }
 
+/** Reads resources/registry.json; null when the build ships none. */
+async function readShippedText(resourcesDir: string): Promise<string | null> {
+  try {
+    return await readFile(join(resourcesDir, SHIPPED_REGISTRY_FILE), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    // Present but unreadable: refused like a broken file, never "no file, run the demo".
+    throw new UpdateError('CONFIG_INVALID', 'The shipped registry.json cannot be read.', {
+      cause: error,
+    });
+  }
+}
+
 /** Chooses the registry and opens the core on it; never rejects with an UpdateError. */
 export async function openUpdater(deps: OpenUpdaterDeps): Promise<OpenedUpdater> {
   let demo: DemoServer | null = null;
@@ -70,6 +84,7 @@ export async function openUpdater(deps: OpenUpdaterDeps): Promise<OpenedUpdater>
         pinnedKeys: deps.settings.get('pinnedKeys'),
       },
       readBundledKey: () => readBundledKey(deps.resourcesDir),
+      readShippedRegistry: () => readShippedRegistry(() => readShippedText(deps.resourcesDir)),
       secrets: deps.secrets,
       startDemoServer: () => deps.startDemoServer(join(deps.userDataDir, 'demo-registry')),
     });

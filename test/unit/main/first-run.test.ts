@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 vi.mock('electron', () => ({}));
 
 import { startServer } from '../../../server/src/start-server.js';
-import { isUpdateError } from '../../../src/core/errors.js';
+import { isUpdateError, UpdateError } from '../../../src/core/errors.js';
 import {
   chooseRegistry,
   DEMO_LABEL,
@@ -189,6 +189,53 @@ describe('first-run demo wiring', () => {
       demo: null,
     });
     expect(fetch).not.toHaveBeenCalled();
+    expect(startDemoServer).not.toHaveBeenCalled();
+  });
+
+  it('with nothing configured and a shipped registry.json, uses it instead of the demo', async () => {
+    const startDemoServer = vi.fn();
+    const choice = await chooseRegistry(
+      deps({
+        readShippedRegistry: () =>
+          Promise.resolve({ baseUrl: 'https://shipped.example', pinnedKeys: [KEY_B] }),
+        startDemoServer,
+      }),
+    );
+    expect(choice).toMatchObject({
+      baseUrl: 'https://shipped.example',
+      pubkeys: [KEY_B],
+      label: 'shipped.example',
+      demo: null,
+    });
+    expect(startDemoServer).not.toHaveBeenCalled();
+  });
+
+  it('a registry chosen in the settings wins over the shipped one', async () => {
+    const readShippedRegistry = vi.fn(() =>
+      Promise.resolve({ baseUrl: 'https://shipped.example', pinnedKeys: [KEY_B] }),
+    );
+    const choice = await chooseRegistry(
+      deps({
+        settings: { baseUrl: 'https://mine.example', pinnedKeys: [KEY_A] },
+        readShippedRegistry,
+      }),
+    );
+    expect(choice).toMatchObject({ baseUrl: 'https://mine.example', pubkeys: [KEY_A] });
+    expect(readShippedRegistry).not.toHaveBeenCalled();
+  });
+
+  it('a broken shipped registry.json refuses (CONFIG_INVALID) and never starts the demo', async () => {
+    const startDemoServer = vi.fn();
+    const code = await codeOf(
+      chooseRegistry(
+        deps({
+          readShippedRegistry: () =>
+            Promise.reject(new UpdateError('CONFIG_INVALID', 'registry.json is invalid')),
+          startDemoServer,
+        }),
+      ),
+    );
+    expect(code).toBe('CONFIG_INVALID');
     expect(startDemoServer).not.toHaveBeenCalled();
   });
 

@@ -67,6 +67,29 @@ describe('openUpdater', () => {
     expect(lines).toContain('info registry: updates.example');
   });
 
+  it('a shipped resources/registry.json replaces the demo registry', async () => {
+    await writeFile(
+      join(dir, 'registry.json'),
+      JSON.stringify({ base_url: 'https://shipped.example', pinned_keys: [KEY] }),
+    );
+    const result = await open(deps({ settings: memorySettings(), resourcesDir: dir }));
+    expect(result).toMatchObject({
+      label: 'shipped.example',
+      baseUrl: 'https://shipped.example',
+      demo: null,
+    });
+  });
+
+  it('a broken shipped registry.json runs the refusing updater with CONFIG_INVALID', async () => {
+    await writeFile(join(dir, 'registry.json'), '{ "base_url": ');
+    const result = await open(deps({ settings: memorySettings(), resourcesDir: dir }));
+    expect(result).toMatchObject({ label: 'Not configured', baseUrl: null, demo: null });
+    await expect(result.updater.update()).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
+    expect(lines).toContain(
+      'error configuration refused: CONFIG_INVALID: The shipped registry.json is invalid: it is not JSON.',
+    );
+  });
+
   it('a refused settings file decides nothing: refusing updater, no demo, "Not configured"', async () => {
     const refusal = new UpdateError('CONFIG_INVALID', 'settings refused');
     const startDemoServer = vi.fn(() => Promise.reject(new Error('never')));
