@@ -1,0 +1,66 @@
+/**
+ * Ports of the chunked download (docs/UPDATER.md §9), beside the whole-file ones in ports.ts:
+ * the held blobs seen as chunks, and a partial file written at chunk offsets with a durable
+ * record of the chunks already verified into it.
+ */
+import type { ChunkEntry } from '../protocol/chunk-index.js';
+import type { ChunkerParams } from '../protocol/fastcdc.js';
+import type { LocalChunks } from './local-chunks.js';
+
+export interface ChunkStore {
+  /**
+   * Every chunk and subtree of the held blobs, cut with these parameters (the adapter caches
+   * the trees it computes). Blobs under `minBlobBytes` are left out.
+   */
+  localChunks(params: ChunkerParams, fanoutBits: number): Promise<LocalChunks>;
+  /** Caches the tree of a blob just assembled from `chunks`, so it is never read to learn it. */
+  rememberTree(
+    sha256: string,
+    chunks: readonly ChunkEntry[],
+    size: number,
+    params: ChunkerParams,
+    fanoutBits: number,
+  ): Promise<void>;
+  /**
+   * Reads `into.length` bytes of a held blob at `offset` into `into` (reused by the caller so
+   * a long copy allocates nothing); answers the bytes read, fewer only if the blob is shorter.
+   */
+  readBlob(sha256: string, offset: number, into: Uint8Array): Promise<Uint8Array>;
+  /**
+   * Opens (or resumes) the chunked partial of an artifact. `planId` names the chunk layout
+   * (the index digest): a record written under another layout is dropped.
+   */
+  openChunkedPartial(
+    artifact: { readonly sha256: string; readonly size: number },
+    planId: string,
+  ): Promise<ChunkedPartial>;
+}
+
+export interface VerifiedChunk {
+  readonly length: number;
+  readonly sha256: Uint8Array;
+}
+
+/** An artifact being assembled from chunks in a file of its final size. */
+export interface ChunkedPartial {
+  /**
+   * Chunks recorded by an earlier run, re-hashed on open (a record is never trusted alone):
+   * artifact offset -> chunk length.
+   */
+  readonly verified: ReadonlyMap<number, number>;
+  /**
+   * Writes a run of consecutive chunks at `offset`, whose bytes the caller verified against
+   * their SHA-256 (`chunks` lengths add up to `bytes.length`), then appends them to the
+   * record; data and record are fsynced (in that order) in batches and on close.
+   */
+  write(offset: number, bytes: Uint8Array, chunks: readonly VerifiedChunk[]): Promise<void>;
+  /** Reads back bytes already written (for a chunk repeated inside the artifact). */
+  read(offset: number, length: number): Promise<Uint8Array>;
+  /**
+   * Flushes, checks the whole file's size and SHA-256 against the signed values and promotes
+   * it into the blob store (HASH_MISMATCH, and the partial dropped, if it does not match).
+   */
+  complete(): Promise<void>;
+  /** Flushes and closes, keeping the file and its record for a later resume. */
+  close(): Promise<void>;
+}

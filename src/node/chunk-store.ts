@@ -1,0 +1,197 @@
+/**
+ * The chunk side of the blob store (docs/UPDATER.md §9): the chunk trees of held blobs, cached
+ * in `.updater/chunks/<layout>/<sha256>` (the index blob followed by the chunk list, the wire
+ * format of docs/PROTOCOL.md §2.6, re-verified on load), reads of held blobs, and chunked
+ * partials. A tree is computed once per blob and layout: after a chunked download from the
+ * chunks just assembled (no extra read), otherwise by reading the blob once when first needed.
+ */
+import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import { mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ChunkStore, ChunkedPartial } from '../core/chunk-ports.js';
+import { buildLocalChunks, type LocalChunks } from '../core/local-chunks.js';
+import {
+  buildChunkTree,
+  ChunkIndexBuilder,
+  type ChunkTree,
+} from '../protocol/chunk-index-builder.js';
+import { parseChunkIndex, readWholeTree } from '../protocol/chunk-index-parse.js';
+import {
+  CHUNK_INDEX_HEADER_BYTES,
+  entryBytes,
+  type ChunkEntry,
+  type ChunkIndex,
+} from '../protocol/chunk-index.js';
+import type { ChunkerParams } from '../protocol/fastcdc.js';
+import { SHA256_HEX } from '../protocol/manifest.js';
+import { writeFileAtomic } from '../shared/atomic-file.js';
+import { openChunkedPartial } from './chunked-partial.js';
+import { isIntactBlob } from './partial-blob.js';
+
+/** Held blobs below this size are not chunked (a whole-file fetch of them is cheap). */
+export const LOCAL_CHUNKING_MIN_BYTES = 1024 * 1024;
+
+export interface FileChunkStoreOptions {
+  readonly blobDir: string;
+  readonly partialDir: string;
+  /** `.updater/chunks`. */
+  readonly cacheDir: string;
+  readonly minBlobBytes?: number;
+  /** Crash tests: called after each chunk record append. */
+  readonly onRecorded?: () => void;
+  readonly onPromoted?: () => void;
+}
+
+const layoutKey = (params: ChunkerParams, fanoutBits: number): string =>
+  `fastcdc1-${params.minSize}-${params.avgSize}-${params.maxSize}-f${fanoutBits}`;
+
+export class FileChunkStore implements ChunkStore {
+  constructor(private readonly options: FileChunkStoreOptions) {}
+
+  async localChunks(params: ChunkerParams, fanoutBits: number): Promise<LocalChunks> {
+    const key = layoutKey(params, fanoutBits);
+    const dir = join(this.options.cacheDir, key);
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const trees: { blob: string; tree: ChunkTree }[] = [];
+    const held = new Set<string>();
+    for (const name of await readdir(this.options.blobDir)) {
+      if (!SHA256_HEX.test(name)) continue;
+      const info = await stat(join(this.options.blobDir, name)).catch(() => undefined);
+      if (info === undefined || info.size < (this.options.minBlobBytes ?? LOCAL_CHUNKING_MIN_BYTES))
+        continue;
+      // A blob written since promotion is not trusted as a source (its chunks are re-hashed
+      // on copy anyway; leaving it out saves the reads).
+      if (!isIntactBlob(info, info.size)) continue;
+      const tree =
+        (await this.loadTree(dir, name, info.size)) ??
+        (await this.computeTree(dir, name, params, fanoutBits).catch(() => undefined));
+      if (tree === undefined) continue;
+      held.add(name);
+      trees.push({ blob: name, tree });
+    }
+    await this.prune(key, dir, held);
+    return buildLocalChunks(trees);
+  }
+
+  async rememberTree(
+    sha256: string,
+    chunks: readonly ChunkEntry[],
+    size: number,
+    params: ChunkerParams,
+    fanoutBits: number,
+  ): Promise<void> {
+    const built = buildChunkTree(chunks, size, sha256, params, fanoutBits);
+    const dir = join(this.options.cacheDir, layoutKey(params, fanoutBits));
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await writeFileAtomic(
+      join(dir, sha256),
+      Buffer.concat([built.indexBytes, built.listBytes]),
+      0o600,
+    );
+  }
+
+  async readBlob(sha256: string, offset: number, into: Uint8Array): Promise<Uint8Array> {
+    const handle = await open(
+      join(this.options.blobDir, sha256),
+      constants.O_RDONLY | constants.O_NOFOLLOW,
+    );
+    try {
+      const { bytesRead } = await handle.read(into, 0, into.length, offset);
+      return into.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  openChunkedPartial(
+    artifact: { sha256: string; size: number },
+    planId: string,
+  ): Promise<ChunkedPartial> {
+    return openChunkedPartial({
+      partialDir: this.options.partialDir,
+      blobDir: this.options.blobDir,
+      sha256: artifact.sha256,
+      size: artifact.size,
+      planId,
+      ...(this.options.onRecorded === undefined ? {} : { onRecorded: this.options.onRecorded }),
+      ...(this.options.onPromoted === undefined ? {} : { onPromoted: this.options.onPromoted }),
+    });
+  }
+
+  /** A cached tree, verified like a fetched one; undefined (and removed) when unusable. */
+  private async loadTree(
+    dir: string,
+    sha256: string,
+    size: number,
+  ): Promise<ChunkTree | undefined> {
+    const path = join(dir, sha256);
+    const bytes = await readFile(path).catch(() => undefined);
+    if (bytes === undefined || bytes.length < CHUNK_INDEX_HEADER_BYTES) return undefined;
+    try {
+      const levels = bytes.readUInt8(7);
+      const rootCount = bytes.readUInt32BE(100);
+      const indexLength = CHUNK_INDEX_HEADER_BYTES + rootCount * entryBytes(levels - 1);
+      const indexBytes = bytes.subarray(0, indexLength);
+      const signed = { sha256: sha256Of(indexBytes), size: indexBytes.length };
+      const index: ChunkIndex = parseChunkIndex(indexBytes, signed, { sha256, size });
+      const list = bytes.subarray(indexLength);
+      if (index.listSha256 !== undefined && sha256Of(list) !== index.listSha256) return undefined;
+      return { index, levels: readWholeTree(index, list) };
+    } catch {
+      await rm(path, { force: true });
+      return undefined;
+    }
+  }
+
+  private async computeTree(
+    dir: string,
+    sha256: string,
+    params: ChunkerParams,
+    fanoutBits: number,
+  ): Promise<ChunkTree> {
+    const builder = new ChunkIndexBuilder(params, fanoutBits);
+    // One reused buffer: reading a large blob allocates nothing per read (peak RSS).
+    const buffer = Buffer.alloc(1024 * 1024);
+    const handle = await open(
+      join(this.options.blobDir, sha256),
+      constants.O_RDONLY | constants.O_NOFOLLOW,
+    );
+    try {
+      for (let at = 0; ;) {
+        const { bytesRead } = await handle.read(buffer, 0, buffer.length, at);
+        if (bytesRead === 0) break;
+        builder.update(buffer.subarray(0, bytesRead));
+        at += bytesRead;
+      }
+    } finally {
+      await handle.close();
+    }
+    const built = builder.finish();
+    if (built.index.artifactSha256 !== sha256) {
+      // The blob no longer holds its content: never describe it by what it holds now.
+      throw new Error(`blob ${sha256} does not match its name`);
+    }
+    await writeFileAtomic(
+      join(dir, sha256),
+      Buffer.concat([built.indexBytes, built.listBytes]),
+      0o600,
+    );
+    return built;
+  }
+
+  /** Drops cached trees of blobs no longer held, and caches of other layouts. */
+  private async prune(key: string, dir: string, held: ReadonlySet<string>): Promise<void> {
+    for (const name of await readdir(dir)) {
+      if (!held.has(name)) await rm(join(dir, name), { force: true });
+    }
+    for (const other of await readdir(this.options.cacheDir)) {
+      if (other !== key)
+        await rm(join(this.options.cacheDir, other), { recursive: true, force: true });
+    }
+  }
+}
+
+function sha256Of(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
