@@ -1,5 +1,5 @@
 /**
- * GET /api/chain/active, 200 body (docs/PROTOCOL.md §Chain activity). Shared by the server, the
+ * GET /api/chain/active, 200 body (docs/PROTOCOL.md §5). Shared by the server, the
  * desktop widget and any client.
  */
 export interface ActiveMachine {

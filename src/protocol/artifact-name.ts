@@ -1,7 +1,8 @@
 /**
  * Safe artifact names. A name comes from the network, so it is checked before it can ever be
  * joined to a path: relative POSIX, no empty, "." or ".." segments, no backslash, colon, NUL or
- * other control character, no leading "/" and no drive letter. See docs/PROTOCOL.md §Names.
+ * other control character, no leading "/" and no drive letter. Refusal codes: docs/PROTOCOL.md §2.3 (publishing) and
+ * §2.5 (the client).
  */
 export const MAX_NAME_BYTES = 1024;
 export const MAX_SEGMENT_BYTES = 255;

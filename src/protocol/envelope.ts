@@ -1,7 +1,7 @@
 /**
  * The signed envelope (DSSE v1 shape). The signature covers the pre-authentication encoding of
  * the payload type and the exact payload bytes, so nothing is ever canonicalised.
- * See docs/PROTOCOL.md §Envelope.
+ * See docs/PROTOCOL.md §2.1.
  */
 import { signEd25519 } from './ed25519.js';
 import { keyIdOf } from './keys.js';

@@ -1,5 +1,5 @@
 /**
- * The update manifest payload (docs/PROTOCOL.md §Manifest). `parseManifest` is a strict schema
+ * The update manifest payload (docs/PROTOCOL.md §2.2). `parseManifest` is a strict schema
  * check of bytes that were already signature-verified; it never touches the network or disk.
  */
 import semver from 'semver';
