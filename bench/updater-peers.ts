@@ -7,7 +7,8 @@
  * are faster).
  *
  *   WORKLOAD=large|many-64k|many-4k|changed|noop|huge npx tsx bench/updater-peers.ts
- *   (default: all but huge; ROUNDS=3; BENCH_LARGE_MIB=512; huge is 4 GiB, ours + curl only)
+ *   (default: all but huge; ROUNDS=3; BENCH_LARGE_MIB=512; huge is 4 GiB, ours + curl only;
+ *   PEERS=curl-z,curl-tee,tuf narrows the peers while iterating)
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -49,6 +50,8 @@ const WORKLOADS: Record<string, Workload> = {
 };
 const ROUNDS = envInt('ROUNDS', 3);
 const selected = (process.env.WORKLOAD ?? 'large,many-64k,many-4k,changed,noop').split(',');
+const peersWanted = process.env.PEERS?.split(',');
+const wanted = (peer: string): boolean => peersWanted === undefined || peersWanted.includes(peer);
 
 interface Sample {
   readonly ms: number;
@@ -129,12 +132,16 @@ function contenders(
     // Installed once (before the rounds); each timed run must change nothing.
     list.push({ label: 'ours update', run: () => cli('update', 1, oursDir) });
     list.push({ label: 'ours check', run: () => cli('check', 1, oursDir) });
-    list.push({ label: 'tuf-js seq', run: () => tuf(1, 1, join(work, 'tuf1')) });
-    list.push({ label: 'tuf-js 4-par', run: () => tuf(4, 1, join(work, 'tuf1')) });
-    const files = join(work, 'tuf1', 'targets');
+    if (wanted('tuf')) {
+      list.push({ label: 'tuf-js seq', run: () => tuf(1, 1, join(work, 'tuf1')) });
+      list.push({ label: 'tuf-js 4-par', run: () => tuf(4, 1, join(work, 'tuf1')) });
+    }
+    // The files we installed (DIR/current is a symlink: -L follows it).
+    const files = join(oursDir, 'current');
     list.push({
       label: 'openssl re-hash all',
-      run: () => sh(`find ${q(files)} -type f -print0 | xargs -0 openssl dgst -sha256 >/dev/null`),
+      run: () =>
+        sh(`find -L ${q(files)} -type f -print0 | xargs -0 openssl dgst -sha256 >/dev/null`),
     });
     return list;
   }
@@ -145,7 +152,7 @@ function contenders(
     setup: prepare((d) => cli('update', 1, d), oursDir),
     run: () => cli('update', target, oursDir),
   });
-  if (w.peers.includes('tuf')) {
+  if (w.peers.includes('tuf') && wanted('tuf')) {
     for (const p of [1, 4]) {
       const dir = join(work, `tuf${p}`);
       list.push({
@@ -155,7 +162,7 @@ function contenders(
       });
     }
   }
-  if (w.peers.includes('curl-z')) {
+  if (w.peers.includes('curl-z') && wanted('curl-z')) {
     const config = join(work, 'curl.cfg');
     list.push({
       label: 'curl -Z 4 + openssl',
@@ -173,7 +180,7 @@ function contenders(
         ),
     });
   }
-  if (w.peers.includes('curl-tee')) {
+  if (w.peers.includes('curl-tee') && wanted('curl-tee')) {
     const file = join(work, 'tee.out');
     const url = `${nginx.baseUrl}/v1/files/${names[0] ?? ''}`;
     list.push({
@@ -227,8 +234,10 @@ async function runWorkload(name: string, w: Workload): Promise<Record<string, un
 /** Installs release 1 for the no-op contenders (ours and tuf-js) before any timed run. */
 async function installForNoop(list: readonly Contender[]): Promise<void> {
   for (const label of ['ours update', 'tuf-js seq']) {
-    const r = await list.find((c) => c.label === label)?.run();
-    if (r?.code !== 0) throw new Error(`install for no-op failed: ${r?.stderr.slice(-2000)}`);
+    const c = list.find((x) => x.label === label);
+    if (c === undefined) continue;
+    const r = await c.run();
+    if (r.code !== 0) throw new Error(`install for no-op failed: ${r.stderr.slice(-2000)}`);
   }
 }
 
