@@ -1,29 +1,29 @@
 /**
- * Token endpoint throughput against panva's oidc-provider (bench/oidc-peer.ts) in the same run:
- * both grants (authorization_code with PKCE S256, refresh_token with rotation) for both client
- * kinds (public `desktop-app`, confidential `qa-web` with client_secret_basic). Three servers:
- *   ours quiet    startServer, logger silent, chain simulator off;
+ * Token endpoint against panva's oidc-provider (bench/oidc-peer.ts) in the same run: both
+ * grants (authorization_code with PKCE S256, refresh_token with rotation) for both client
+ * kinds (public `desktop-app`, confidential `qa-web` with client_secret_basic). Three servers,
+ * each in its own process (bench/oauth-server-child.ts):
+ *   ours quiet    logger silent, chain simulator off;
  *   ours default  the flags `npm run server` defaults to: info logging (to /dev/null) and the
  *                 chain simulator on;
  *   oidc-provider 9.
  * Each run sends AMOUNT requests, each with its own pre-minted code (or its own refresh token,
  * collected from that server's code run, so every refresh is a valid rotation). Servers run in
- * interleaved rounds (the order rotates); medians of requests/s are compared as ratios.
- * Every request must be 200: anything else aborts the benchmark.
+ * interleaved rounds (the order rotates); medians are compared as ratios: requests/s, and the
+ * server process's CPU time per request (/proc, much less disturbed by other load on the
+ * machine than wall-clock rates). Every request must be 200, or the benchmark aborts.
  *
  *   npx tsx bench/oauth-token.ts            (ROUNDS=3 AMOUNT=4000)
  */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { destination } from 'pino';
-import { startServer, type RunningServer } from '../server/src/start-server.js';
-import {
-  CONFIDENTIAL_REDIRECT,
-  PUBLIC_REDIRECT,
-  startOidcPeer,
-  type OidcPeer,
-} from './oidc-peer.js';
-import { envInt, percentiles, printTable } from './updater-kit.js';
+import type { ChildMessage, Minted } from './oauth-server-child.js';
+import { envInt, percentiles, printTable, REPO_ROOT } from './updater-kit.js';
+
+const CHILD = join(REPO_ROOT, 'bench/oauth-server-child.ts');
 
 const ROUNDS = envInt('ROUNDS', 3);
 const AMOUNT = envInt('AMOUNT', 4000);
@@ -91,39 +91,47 @@ const form = (fields: Record<string, string>): string => new URLSearchParams(fie
 const basic = (id: string, secret: string): string =>
   `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
-/** One server under test: where to post, how to mint a code, how a client authenticates. */
+/** One server under test, in its own process. */
 interface Target {
   readonly label: string;
   readonly tokenUrl: string;
-  mint(kind: Kind, i: number): Promise<{ code: string; verifier: string; redirect: string }>;
   readonly secret: string;
+  mint(kind: Kind, n: number): Promise<readonly Minted[]>;
+  /** CPU time (user + system) the server process has used so far, in ms. */
+  cpuMs(): number;
+  stop(): void;
 }
 
-function ours(label: string, server: RunningServer): Target {
+const CLK_TCK = 100; // Linux USER_HZ: /proc/<pid>/stat counts CPU time in 1/100 s
+
+async function startTarget(label: string, which: 'quiet' | 'default' | 'oidc'): Promise<Target> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, which], {
+    stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+  });
+  const next = (): Promise<ChildMessage> =>
+    new Promise((resolve, reject) => {
+      child.once('message', (m: ChildMessage) => resolve(m));
+      child.once('exit', (code) => reject(new Error(`${label} exited (${code})`)));
+    });
+  const ready = await next();
+  if (!('ready' in ready)) throw new Error(`${label}: unexpected first message`);
   return {
     label,
-    tokenUrl: `${server.url}/api/oauth/token`,
-    secret: server.oauth.qaClientSecret,
-    mint: (kind, i) => {
-      const m = server.oauth.mintCode({ client_id: CLIENT[kind], subject: `u${i}` });
-      return Promise.resolve({
-        code: m.code,
-        verifier: m.code_verifier ?? '',
-        redirect: m.redirect_uri,
-      });
+    tokenUrl: ready.tokenUrl,
+    secret: ready.secret,
+    async mint(kind, n) {
+      const answer = next();
+      child.send({ mint: kind, n });
+      const m = await answer;
+      if (!('minted' in m)) throw new Error(`${label}: unexpected message`);
+      return m.minted;
     },
-  };
-}
-
-function peer(p: OidcPeer, secret: string, redirects: Record<Kind, string>): Target {
-  return {
-    label: 'oidc-provider',
-    tokenUrl: p.tokenUrl,
-    secret,
-    mint: async (kind, i) => ({
-      ...(await p.mint(CLIENT[kind], `u${i}`)),
-      redirect: redirects[kind],
-    }),
+    cpuMs() {
+      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ');
+      const ticks = Number(fields?.[11] ?? NaN) + Number(fields?.[12] ?? NaN);
+      return (ticks * 1000) / CLK_TCK;
+    },
+    stop: () => child.kill(),
   };
 }
 
@@ -133,52 +141,50 @@ function check(what: string, r: LoadResult, expected: number): void {
   }
 }
 
-/** A code run then a refresh run of `amount` requests each; requests/s of both. */
-async function grants(t: Target, kind: Kind, amount: number): Promise<[number, number]> {
+interface RunFigures {
+  readonly rate: number;
+  /** Server CPU µs per request. */
+  readonly cpuUs: number;
+}
+
+/** A code run then a refresh run of `amount` requests each. */
+async function grants(t: Target, kind: Kind, amount: number): Promise<[RunFigures, RunFigures]> {
   const client = CLIENT[kind];
   const headers: Record<string, string> =
     kind === 'confidential' ? { authorization: basic(client, t.secret) } : {};
   const id: Record<string, string> = kind === 'public' ? { client_id: client } : {};
-  const codes: string[] = [];
-  for (let i = 0; i < amount; i++) {
-    const m = await t.mint(kind, i);
-    codes.push(
-      form({
-        grant_type: 'authorization_code',
-        ...id,
-        code: m.code,
-        redirect_uri: m.redirect,
-        code_verifier: m.verifier,
-      }),
-    );
-  }
-  const code = await load(t.tokenUrl, codes, headers);
-  check(`${t.label} ${kind} authorization_code`, code, amount);
-  const refreshBodies = code.refreshTokens.map((rt) =>
+  const codes = (await t.mint(kind, amount)).map((m) =>
+    form({
+      grant_type: 'authorization_code',
+      ...id,
+      code: m.code,
+      redirect_uri: m.redirect,
+      code_verifier: m.verifier,
+    }),
+  );
+  const measured = async (bodies: string[], what: string): Promise<[RunFigures, string[]]> => {
+    const cpu0 = t.cpuMs();
+    const r = await load(t.tokenUrl, bodies, headers);
+    const cpuUs = ((t.cpuMs() - cpu0) * 1000) / bodies.length;
+    check(`${t.label} ${kind} ${what}`, r, bodies.length);
+    return [{ rate: r.rate, cpuUs }, r.refreshTokens];
+  };
+  const [code, refreshTokens] = await measured(codes, 'authorization_code');
+  const refreshBodies = refreshTokens.map((rt) =>
     form({ grant_type: 'refresh_token', ...id, refresh_token: rt }),
   );
-  const refresh = await load(t.tokenUrl, refreshBodies, headers);
-  check(`${t.label} ${kind} refresh_token`, refresh, amount);
-  return [code.rate, refresh.rate];
+  const [refresh] = await measured(refreshBodies, 'refresh_token');
+  return [code, refresh];
 }
 
-const quiet = await startServer({ simulate: false, logLevel: 'silent' });
-const loud = await startServer(
-  { simulate: true, logLevel: 'info' },
-  { logStream: destination({ dest: '/dev/null' }) },
-);
-const secret = quiet.oauth.qaClientSecret;
-const oidc = await startOidcPeer(secret);
-const redirects = { public: PUBLIC_REDIRECT, confidential: CONFIDENTIAL_REDIRECT };
-// Each of our servers has its own qa-web secret; oidc-provider gets the quiet one's.
 const targets = [
-  ours('ours quiet', quiet),
-  ours('ours default', loud),
-  peer(oidc, secret, redirects),
+  await startTarget('ours quiet', 'quiet'),
+  await startTarget('ours default', 'default'),
+  await startTarget('oidc-provider', 'oidc'),
 ];
 
-const samples = new Map<string, number[]>();
-const add = (key: string, value: number): void => {
+const samples = new Map<string, RunFigures[]>();
+const add = (key: string, value: RunFigures): void => {
   samples.set(key, [...(samples.get(key) ?? []), value]);
 };
 try {
@@ -197,10 +203,11 @@ try {
     }
   }
 } finally {
-  await Promise.all([quiet.close(), loud.close(), oidc.close()]);
+  for (const t of targets) t.stop();
 }
 
-const median = (key: string): number => percentiles(samples.get(key) ?? []).median;
+const median = (key: string, pick: (f: RunFigures) => number): number =>
+  percentiles((samples.get(key) ?? []).map(pick)).median;
 const scenarios = [
   'public authorization_code',
   'public refresh_token',
@@ -213,23 +220,46 @@ const summary: Record<string, unknown> = {
   amount: AMOUNT,
   connections: CONNECTIONS,
 };
+const LABELS = ['ours quiet', 'ours default', 'oidc-provider'];
 for (const s of scenarios) {
-  const q = median(`ours quiet|${s}`);
-  const d = median(`ours default|${s}`);
-  const o = median(`oidc-provider|${s}`);
+  const [q, d, o] = LABELS.map((l) => median(`${l}|${s}`, (f) => f.rate)) as [
+    number,
+    number,
+    number,
+  ];
+  const [cq, cd, co] = LABELS.map((l) => median(`${l}|${s}`, (f) => f.cpuUs)) as [
+    number,
+    number,
+    number,
+  ];
   rows.push([
     s,
-    `ours quiet ${q.toFixed(0)}  ours default ${d.toFixed(0)}  oidc-provider ${o.toFixed(0)} req/s`,
+    `req/s: ours quiet ${q.toFixed(0)}, ours default ${d.toFixed(0)}, oidc-provider ${o.toFixed(0)}`,
   ]);
-  rows.push([`  ratio ours quiet / oidc-provider`, `${(q / o).toFixed(2)}x`]);
-  rows.push([`  ratio ours default / oidc-provider`, `${(d / o).toFixed(2)}x`]);
-  rows.push([`  cost of default flags (1 - default/quiet)`, `${((1 - d / q) * 100).toFixed(1)} %`]);
+  rows.push(['', `server CPU us/request: ${cq.toFixed(0)}, ${cd.toFixed(0)}, ${co.toFixed(0)}`]);
+  rows.push(['  throughput ours quiet / oidc-provider', `${(q / o).toFixed(2)}x`]);
+  rows.push(['  throughput ours default / oidc-provider', `${(d / o).toFixed(2)}x`]);
+  rows.push(['  CPU per request oidc-provider / ours quiet', `${(co / cq).toFixed(2)}x`]);
+  rows.push(['  CPU per request oidc-provider / ours default', `${(co / cd).toFixed(2)}x`]);
+  rows.push([
+    '  cost of default flags in CPU (default/quiet - 1)',
+    `${((cd / cq - 1) * 100).toFixed(1)} %`,
+  ]);
   summary[s] = {
-    ours_quiet: Math.round(q),
-    ours_default: Math.round(d),
-    oidc_provider: Math.round(o),
-    ratio_quiet: +(q / o).toFixed(3),
-    ratio_default: +(d / o).toFixed(3),
+    req_per_s: {
+      ours_quiet: Math.round(q),
+      ours_default: Math.round(d),
+      oidc_provider: Math.round(o),
+    },
+    cpu_us_per_request: {
+      ours_quiet: Math.round(cq),
+      ours_default: Math.round(cd),
+      oidc_provider: Math.round(co),
+    },
+    throughput_ratio_quiet: +(q / o).toFixed(3),
+    throughput_ratio_default: +(d / o).toFixed(3),
+    cpu_ratio_quiet: +(co / cq).toFixed(3),
+    cpu_ratio_default: +(co / cd).toFixed(3),
   };
 }
 rows.push(['load average (1 min)', (loadavg()[0] ?? 0).toFixed(2)]);
