@@ -45,6 +45,40 @@ const rendererBoundary = {
     },
   ],
 };
+// The web window runs without Electron: its server (src/web) and its browser-side bridge
+// (src/preload/web.ts, http-transport.ts) never import it; the browser side imports no Node.
+const webServerBoundary = {
+  'no-restricted-imports': [
+    'error',
+    {
+      patterns: [
+        {
+          group: ['electron', 'electron/*', '**/main/index.js', '**/main/shell.js'],
+          message:
+            'The web window runs without Electron (docs/DESKTOP.md §Web window); use the Electron-free modules.',
+        },
+        {
+          group: ['**/server/**'],
+          message: 'The web window reaches the demo registry through src/main/demo-server.ts.',
+        },
+      ],
+    },
+  ],
+};
+const webBridgeBoundary = {
+  'no-restricted-imports': [
+    'error',
+    {
+      patterns: [
+        {
+          group: ['electron', 'electron/*', 'node:*', 'fs', 'path', 'child_process', '../main/**'],
+          message:
+            'The web bridge is page code (docs/DESKTOP.md §Web window): the contract and the browser only.',
+        },
+      ],
+    },
+  ],
+};
 // ---- end of the desktop boundaries ----------------------------------------------------------
 
 const pureBans = {
@@ -175,4 +209,6 @@ export default tseslint.config(
     rules: desktopMainBoundary,
   },
   { files: ['src/renderer/**/*.ts'], rules: rendererBoundary },
+  { files: ['src/web/**/*.ts'], rules: webServerBoundary },
+  { files: ['src/preload/web.ts', 'src/preload/http-transport.ts'], rules: webBridgeBoundary },
 );

@@ -4,9 +4,11 @@ export interface BuiltApp {
   readonly main: string;
   readonly preload: string;
   readonly renderer: string;
+  /** The web window's bridge bundle (web/web.js). */
+  readonly web: string;
 }
 
 export function buildApp(options?: {
   outDir?: string;
-  only?: readonly ('main' | 'preload' | 'renderer')[];
+  only?: readonly ('main' | 'preload' | 'renderer' | 'web')[];
 }): Promise<BuiltApp>;

@@ -3,6 +3,8 @@
 //                      packs the production dependencies next to it)
 //   preload/index.cjs  CommonJS: sandboxed preloads cannot be ESM
 //   renderer/          browser IIFE + index.html + styles.css (strict CSP: no inline code)
+//   web/web.js         the web window's bridge (browser IIFE, src/preload/web.ts), loaded
+//                      before renderer.js by `updater serve` (src/web/web-window-server.ts)
 // Usage: node scripts/build-app.mjs [--out DIR]   (or import { buildApp } from it)
 import { build } from 'esbuild';
 import { copyFile, mkdir, rm } from 'node:fs/promises';
@@ -14,7 +16,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Builds main, preload and renderer into outDir (default dist/app); returns the paths. */
 export async function buildApp(options = {}) {
   const outDir = resolve(options.outDir ?? join(root, 'dist', 'app'));
-  const only = options.only ?? ['main', 'preload', 'renderer'];
+  const only = options.only ?? ['main', 'preload', 'renderer', 'web'];
   await mkdir(outDir, { recursive: true });
   const common = {
     bundle: true,
@@ -68,12 +70,25 @@ export async function buildApp(options = {}) {
       copyFile(join(root, 'src/renderer/styles.css'), join(rendererDir, 'styles.css')),
     );
   }
+  if (only.includes('web')) {
+    jobs.push(
+      build({
+        ...common,
+        entryPoints: [join(root, 'src/preload/web.ts')],
+        outfile: join(outDir, 'web/web.js'),
+        platform: 'browser',
+        format: 'iife',
+        target: 'chrome120',
+      }),
+    );
+  }
   await Promise.all(jobs);
   return {
     outDir,
     main: join(outDir, 'main/index.mjs'),
     preload: join(outDir, 'preload/index.cjs'),
     renderer: join(outDir, 'renderer'),
+    web: join(outDir, 'web', 'web.js'),
   };
 }
 

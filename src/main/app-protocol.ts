@@ -15,9 +15,14 @@ export const APP_SCHEME = 'app';
 export const APP_HOST = 'renderer';
 export const APP_ENTRY_URL = `${APP_SCHEME}://${APP_HOST}/index.html`;
 
-/** The page's policy; src/renderer/index.html carries the same one in its meta tag (tested). */
+/**
+ * The page's policy, in Electron and in the web window alike; src/renderer/index.html carries
+ * the same one in its meta tag (tested). `connect-src 'self'` is the web window's bridge; in
+ * Electron 'self' is app://renderer, which is not registered for the Fetch API, so the page
+ * reaches no network at all (docs/SECURITY.md §6).
+ */
 export const CONTENT_SECURITY_POLICY =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'none'; base-uri 'none'; form-action 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'";
 
 /**
  * Registered before `ready`: standard (an origin, relative URLs) and secure (like https).

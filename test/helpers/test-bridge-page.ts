@@ -3,7 +3,7 @@
  * contract's API (src/preload/ipc-contract.ts, the type both real bridges implement) on top of
  * two bindings the Node half exposes through Playwright (`__bridgeInvoke`, a CDP binding over
  * Playwright's websocket, and `__bridgePush`, called with page.evaluate). Bindings and init
- * scripts run outside the page's CSP, so the page itself keeps its CSP exactly as in Electron.
+ * scripts run outside the page's CSP, so the page keeps its CSP exactly as in Electron.
  *
  * Serialised with Function.prototype.toString() by page.addInitScript: no imports are used at
  * runtime inside, only types; the operation and event names arrive as its argument, so a new

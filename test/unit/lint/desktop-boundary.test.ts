@@ -60,6 +60,42 @@ describe('main process reaches the server through one seam (src/main/**)', () =>
   });
 });
 
+describe('the web window runs without Electron (src/web/**, the web bridge)', () => {
+  it('refuses Electron in the web window’s server', async () => {
+    const code = use(`import { app as x } from 'electron';`);
+    expect(await restrictedImports('src/web/probe.ts', code)).toEqual(['no-restricted-imports']);
+  });
+
+  it('refuses the Electron composition root and the server from src/web', async () => {
+    for (const path of ['../main/index.js', '../main/shell.js', '../../server/src/app.js']) {
+      const code = use(`import { y as x } from '${path}';`);
+      expect(await restrictedImports('src/web/probe.ts', code), path).toEqual([
+        'no-restricted-imports',
+      ]);
+    }
+  });
+
+  it('allows the Electron-free app modules and Node in src/web', async () => {
+    const code = [
+      `import { createServer } from 'node:http';`,
+      `import { openUpdater } from '../main/open-updater.js';`,
+      `import { startDemoServer } from '../main/demo-server.js';`,
+      `export const y = [createServer, openUpdater, startDemoServer];`,
+      '',
+    ].join('\n');
+    expect(await restrictedImports('src/web/probe.ts', code)).toEqual([]);
+  });
+
+  it('refuses Electron and Node in the web bridge (page code)', async () => {
+    for (const path of ['electron', 'node:http', '../main/bridge-handlers.js']) {
+      const code = use(`import { y as x } from '${path}';`);
+      expect(await restrictedImports('src/preload/http-transport.ts', code), path).toEqual([
+        'no-restricted-imports',
+      ]);
+    }
+  });
+});
+
 describe('renderer imports only types from the preload (src/renderer/**)', () => {
   const RENDERER_FILE = 'src/renderer/boundary-probe.ts';
   const RULE = '@typescript-eslint/no-restricted-imports';

@@ -62,7 +62,8 @@ describe('app:// protocol', () => {
     );
     const meta = /http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(html)?.[1];
     expect(meta).toBe(CONTENT_SECURITY_POLICY);
-    expect(CONTENT_SECURITY_POLICY).toContain("connect-src 'none'");
+    // 'self' is the web window's bridge; in Electron app:// has no Fetch API (docs/SECURITY.md §6).
+    expect(CONTENT_SECURITY_POLICY).toContain("connect-src 'self'");
     expect(CONTENT_SECURITY_POLICY).not.toContain('unsafe');
   });
 

@@ -1,0 +1,108 @@
+/**
+ * The headless app behind the web window (`updater serve`): the same pieces as the tray app
+ * (src/main/index.ts) without Electron: registry choice and core (src/main/open-updater.ts,
+ * with the same refusal policy and data layout), the app controller with its scheduler, and
+ * the bridge contract served over HTTP (web-window-server.ts) instead of IPC.
+ */
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AppController } from '../main/app-controller.js';
+import { bridgeEvents, bridgeHandlers } from '../main/bridge-handlers.js';
+import { startDemoServer } from '../main/demo-server.js';
+import type { Notice } from '../main/notifications.js';
+import { controllerFor, openUpdater, type LogLevel } from '../main/open-updater.js';
+import type { SettingsStore } from '../main/settings.js';
+import { UpdateError } from '../core/errors.js';
+import { startWebWindow, type WebWindow } from './web-window-server.js';
+
+export interface WebAppOptions {
+  readonly listen: { readonly host: string; readonly port: number };
+  /** Install state and demo registry, laid out as the tray app's userData. */
+  readonly dataDir: string;
+  readonly settings: SettingsStore;
+  readonly machineKey: string;
+  /** The repository's or package's resources/ (pinned-key.txt). */
+  readonly resourcesDir: string;
+  /** The built desktop app (dist/app): renderer/ and web/. */
+  readonly appDir: string;
+  readonly log: (level: LogLevel, message: string) => void;
+  readonly notify: (notice: Notice) => void;
+  /** Fixed token (tests); default random. */
+  readonly token?: string;
+}
+
+export interface WebApp {
+  readonly window: WebWindow;
+  readonly controller: AppController;
+  readonly registryLabel: string;
+  close(): Promise<void>;
+}
+
+/** The files the web window serves, checked before anything starts. */
+export async function webWindowFiles(
+  appDir: string,
+): Promise<{ renderer: string; bridge: string }> {
+  const files = { renderer: join(appDir, 'renderer'), bridge: join(appDir, 'web', 'web.js') };
+  try {
+    await access(join(files.renderer, 'index.html'));
+    await access(files.bridge);
+  } catch (cause) {
+    throw new UpdateError(
+      'CONFIG_INVALID',
+      `the window's files are not built in ${appDir}: run \`npm run build:app\` first`,
+      { cause },
+    );
+  }
+  return files;
+}
+
+/** Opens the updater, starts its schedule and serves the window; close() undoes all of it. */
+export async function openWebApp(options: WebAppOptions): Promise<WebApp> {
+  const files = await webWindowFiles(options.appDir);
+  const opened = await openUpdater({
+    settings: options.settings,
+    settingsRefusal: null,
+    secrets: {
+      load: () => (options.machineKey === '' ? null : options.machineKey),
+      // The key comes from the flag or the environment each start: nothing is written.
+      save: () => false,
+    },
+    resourcesDir: options.resourcesDir,
+    userDataDir: options.dataDir,
+    startDemoServer,
+    log: options.log,
+  });
+  const controller = controllerFor(opened, {
+    settings: options.settings,
+    notify: options.notify,
+    log: options.log,
+  });
+  let window: WebWindow;
+  try {
+    window = await startWebWindow({
+      listen: options.listen,
+      rendererDir: files.renderer,
+      bridgeScript: files.bridge,
+      handlers: bridgeHandlers(controller),
+      events: bridgeEvents(controller),
+      log: (message) => options.log('error', message),
+      ...(options.token === undefined ? {} : { token: options.token }),
+    });
+  } catch (error) {
+    await controller.close();
+    await opened.demo?.close();
+    throw error;
+  }
+  controller.setPaused(options.settings.get('paused'));
+  await controller.start();
+  return {
+    window,
+    controller,
+    registryLabel: opened.label,
+    async close() {
+      await window.close();
+      await controller.close();
+      await opened.demo?.close();
+    },
+  };
+}
