@@ -11,21 +11,29 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Builds the CLI bundle (default dist/cli/updater.mjs) and returns its path. */
 export async function buildCli(options = {}) {
   const outfile = resolve(options.outfile ?? join(root, 'dist', 'cli', 'updater.mjs'));
-  await build({
-    entryPoints: [join(root, 'src/cli/main.ts')],
+  const common = {
     absWorkingDir: root,
     bundle: true,
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    outfile,
     logLevel: 'error',
     legalComments: 'none',
     // CommonJS dependencies (semver) call require(); give the ESM bundle one.
     banner: {
       js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
     },
-  });
+  };
+  await Promise.all([
+    build({ ...common, entryPoints: [join(root, 'src/cli/main.ts')], outfile }),
+    // `updater serve` in its own bundle beside it, loaded only by that command, so the web
+    // window and the demo registry's server stay out of every other command's memory.
+    build({
+      ...common,
+      entryPoints: [join(root, 'src/cli/serve.ts')],
+      outfile: join(dirname(outfile), 'serve.mjs'),
+    }),
+  ]);
   return outfile;
 }
 

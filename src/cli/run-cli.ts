@@ -11,6 +11,7 @@ import type { UpdaterApi } from '../core/updater-api.js';
 import { createNodeUpdater } from '../node/create-updater.js';
 import { parseCli, USAGE, type CliOptions, type Command } from './args.js';
 import { formatBytes, progressBar } from './progress-bar.js';
+import type { runServe as RunServe } from './serve.js';
 
 export interface CliIo {
   readonly stdout: (text: string) => void;
@@ -137,10 +138,17 @@ function logger(io: CliIo): Logger {
 
 /** Runs one CLI invocation and resolves to its exit code. */
 export async function runCli(argv: readonly string[], env: CliEnv, io: CliIo): Promise<number> {
+  // `serve` is a long-lived command with its own flags (src/cli/serve.ts), in its own bundle
+  // (serve.mjs beside updater.mjs, scripts/build-cli.mjs), loaded only when asked for.
+  if (argv[0] === 'serve') {
+    const module = import.meta.url.endsWith('.mjs') ? './serve.mjs' : './serve.js';
+    const { runServe } = (await import(module)) as { runServe: typeof RunServe };
+    return runServe(argv.slice(1), env, io);
+  }
   let options: CliOptions | undefined;
   // `--help` / `-h` / `help` anywhere: usage on stdout, exit 0 (what users expect of a CLI).
   if (argv.some((a) => a === '--help' || a === '-h') || argv[0] === 'help') {
-    io.stdout(`${USAGE}\n`);
+    io.stdout(`${USAGE}\n       npm run updater -- serve --help   (the window in a browser)\n`);
     return 0;
   }
   let command = argv.find((a) => !a.startsWith('-')) ?? 'unknown';

@@ -1,0 +1,107 @@
+/**
+ * Flags of `updater serve` (docs/UPDATER.md §serve). Strict like the other commands: an
+ * unknown flag, a missing value or a malformed number is a usage error (exit 2,
+ * CONFIG_INVALID).
+ */
+import { isIP } from 'node:net';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { UpdateError } from '../core/errors.js';
+import { MIN_CHECK_INTERVAL_MS } from '../main/settings.js';
+
+export interface ServeOptions {
+  readonly port: number;
+  readonly listen: string;
+  /** The app's data directory: install state, demo registry (same layout as the tray app). */
+  readonly dataDir: string;
+  /** '' runs the embedded demo registry, as the tray app does when nothing is configured. */
+  readonly baseUrl: string;
+  readonly pubkeys: readonly string[];
+  readonly machineKey: string;
+  readonly checkIntervalMs: number;
+}
+
+export const SERVE_USAGE = `usage: npm run updater -- serve [--port N] [--listen ADDR] [--data-dir DIR]
+  [--base-url URL --pubkey HEX [--pubkey HEX ...] [--machine-key KEY]] [--interval-s N]
+  Runs the updater on its schedule and serves the tray window's page on http://ADDR:PORT.
+  The first stdout line is {"url": "http://ADDR:PORT/?token=..."}: open it in a browser.
+  --port N        0-65535 (0 = any free port; default 0)
+  --listen ADDR   the address to listen on (default 127.0.0.1, this machine only)
+  --data-dir DIR  install state and demo registry (default: the tray app's own folder)
+  --base-url URL  the registry (default: the embedded demo registry, on this machine)
+  --pubkey HEX    the registry's pinned key(s) (default: resources/pinned-key.txt)
+  --machine-key   or env UPDATER_MACHINE_KEY
+  --interval-s N  seconds between automatic checks (default 3600, at least 60)`;
+
+/** Where the tray app keeps its data (Electron's userData for the app's name). */
+export function defaultDataDir(
+  platform: NodeJS.Platform,
+  env: Readonly<Record<string, string | undefined>>,
+  home: string,
+  appName = 'verified-updater',
+): string {
+  if (platform === 'win32')
+    return join(env['APPDATA'] ?? join(home, 'AppData', 'Roaming'), appName);
+  if (platform === 'darwin') return join(home, 'Library', 'Application Support', appName);
+  const config = env['XDG_CONFIG_HOME'];
+  return join(config !== undefined && config !== '' ? config : join(home, '.config'), appName);
+}
+
+function usage(message: string): never {
+  throw new UpdateError('CONFIG_INVALID', message);
+}
+
+function integer(raw: string | undefined, flag: string, min: number, max: number): number | null {
+  if (raw === undefined) return null;
+  if (!/^\d{1,10}$/.test(raw)) usage(`--${flag} must be a whole number`);
+  const value = Number(raw);
+  if (value < min || value > max) usage(`--${flag} must be between ${min} and ${max}`);
+  return value;
+}
+
+/** Parses `serve`'s flags (argv after the word serve). */
+export function parseServeArgs(
+  argv: readonly string[],
+  env: { readonly machineKey: string | undefined; readonly defaultDataDir: string },
+): ServeOptions {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      allowPositionals: false,
+      strict: true,
+      options: {
+        port: { type: 'string' },
+        listen: { type: 'string' },
+        'data-dir': { type: 'string' },
+        'base-url': { type: 'string' },
+        pubkey: { type: 'string', multiple: true },
+        'machine-key': { type: 'string' },
+        'interval-s': { type: 'string' },
+      },
+    }));
+  } catch (error) {
+    usage(error instanceof Error ? error.message : 'bad arguments');
+  }
+  const listen = values.listen ?? '127.0.0.1';
+  if (listen !== 'localhost' && isIP(listen) === 0) {
+    usage('--listen takes an IP address (or localhost), never a DNS name');
+  }
+  const intervalS = integer(
+    values['interval-s'],
+    'interval-s',
+    MIN_CHECK_INTERVAL_MS / 1000,
+    7 * 24 * 3600,
+  );
+  const dataDir = values['data-dir'] ?? env.defaultDataDir;
+  if (dataDir === '') usage('--data-dir must not be empty');
+  return {
+    port: integer(values.port, 'port', 0, 65_535) ?? 0,
+    listen,
+    dataDir,
+    baseUrl: values['base-url'] ?? '',
+    pubkeys: values.pubkey ?? [],
+    machineKey: values['machine-key'] ?? env.machineKey ?? '',
+    checkIntervalMs: (intervalS ?? 3600) * 1000,
+  };
+}

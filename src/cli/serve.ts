@@ -1,0 +1,117 @@
+/**
+ * `updater serve` (docs/UPDATER.md §serve): the updater as a long-lived process on its
+ * schedule, with the tray window's page served on a local port (src/web/). The first stdout
+ * line is one JSON object, `{"url": "http://127.0.0.1:PORT/?token=..."}`; everything else
+ * goes to stderr. Runs until SIGINT or SIGTERM, then closes the core (releasing its lock), the
+ * demo registry and the port. Exit codes as the other commands: 0 stopped cleanly, 1 failed,
+ * 2 usage or configuration.
+ */
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isUpdateError } from '../core/errors.js';
+import { DEFAULT_SETTINGS, memorySettings } from '../main/settings.js';
+import { isLoopback } from '../web/web-access.js';
+import { openWebApp, type WebApp } from '../web/web-app.js';
+import type { CliEnv, CliIo } from './run-cli.js';
+import { defaultDataDir, parseServeArgs, SERVE_USAGE, type ServeOptions } from './serve-args.js';
+
+export interface ServeEnv extends CliEnv {
+  /** Resolves when the server should stop (default: SIGINT or SIGTERM). */
+  readonly stop?: Promise<unknown>;
+  /** The built desktop app (default: dist/app next to this bundle or this source tree). */
+  readonly appDir?: string;
+  readonly resourcesDir?: string;
+  readonly platform?: NodeJS.Platform;
+  readonly environment?: Readonly<Record<string, string | undefined>>;
+}
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** dist/cli/serve.mjs -> dist/app; src/cli/serve.ts -> dist/app. */
+const bundled = here.endsWith(join('dist', 'cli'));
+const DEFAULT_APP_DIR = bundled ? join(here, '..', 'app') : join(here, '..', '..', 'dist', 'app');
+const DEFAULT_RESOURCES_DIR = join(here, '..', '..', 'resources');
+
+/**
+ * Resolves on the first SIGINT or SIGTERM. The handlers stay until the process ends, so a
+ * second signal (Ctrl+C reaches `npm start` and this process alike, and npm start forwards
+ * SIGTERM) cannot kill it halfway through closing the core.
+ */
+function signalled(): Promise<string> {
+  return new Promise((resolve) => {
+    process.on('SIGINT', resolve);
+    process.on('SIGTERM', resolve);
+  });
+}
+
+function listenError(error: unknown, options: ServeOptions): string | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'EADDRINUSE') return `port ${options.port} on ${options.listen} is in use`;
+  if (code === 'EADDRNOTAVAIL') return `${options.listen} is not an address of this machine`;
+  if (code === 'EACCES') return `not allowed to listen on ${options.listen}:${options.port}`;
+  return null;
+}
+
+/** Runs `updater serve` (argv after the word serve) and resolves to its exit code. */
+export async function runServe(argv: readonly string[], env: ServeEnv, io: CliIo): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.stdout(`${SERVE_USAGE}\n`);
+    return 0;
+  }
+  const fail = (code: string, message: string): number => {
+    io.stderr(`error ${code}: ${message}\n`);
+    return code === 'CONFIG_INVALID' ? 2 : 1;
+  };
+  let options: ServeOptions;
+  try {
+    options = parseServeArgs(argv, {
+      machineKey: env.machineKey,
+      defaultDataDir: defaultDataDir(
+        env.platform ?? process.platform,
+        env.environment ?? process.env,
+        homedir(),
+      ),
+    });
+  } catch (error) {
+    io.stderr(`${SERVE_USAGE}\n`);
+    return fail('CONFIG_INVALID', error instanceof Error ? error.message : 'bad arguments');
+  }
+  const log = (level: string, message: string): void => io.stderr(`${level} ${message}\n`);
+  let app: WebApp;
+  try {
+    app = await openWebApp({
+      listen: { host: options.listen, port: options.port },
+      dataDir: options.dataDir,
+      settings: memorySettings({
+        ...DEFAULT_SETTINGS,
+        baseUrl: options.baseUrl,
+        pinnedKeys: options.pubkeys,
+        checkIntervalMs: options.checkIntervalMs,
+      }),
+      machineKey: options.machineKey,
+      resourcesDir: env.resourcesDir ?? DEFAULT_RESOURCES_DIR,
+      appDir: env.appDir ?? DEFAULT_APP_DIR,
+      log,
+      notify: (notice) => log('notice', `${notice.title}: ${notice.body}`),
+    });
+  } catch (error) {
+    const busy = listenError(error, options);
+    if (busy !== null) return fail('CONFIG_INVALID', busy);
+    if (isUpdateError(error)) return fail(error.code, error.message);
+    return fail('IO', error instanceof Error ? error.message : String(error));
+  }
+  io.stdout(`${JSON.stringify({ url: app.window.url })}\n`);
+  io.stderr(
+    `serving the updater window (${app.registryLabel}); open the address above. Ctrl+C stops.\n`,
+  );
+  if (!isLoopback(options.listen)) {
+    io.stderr(
+      `warn listening on ${options.listen}: other machines can reach this port; the token is ` +
+        'all that protects it, and plain http carries it in clear (docs/SECURITY.md §Web window)\n',
+    );
+  }
+  await (env.stop ?? signalled());
+  io.stderr('stopping…\n');
+  await app.close();
+  return 0;
+}

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { defaultDataDir, parseServeArgs } from '../../../src/cli/serve-args.js';
+
+const env = { machineKey: undefined, defaultDataDir: '/data' };
+
+describe('updater serve flags', () => {
+  it('defaults: any free port on 127.0.0.1, the demo registry, hourly checks', () => {
+    expect(parseServeArgs([], env)).toEqual({
+      port: 0,
+      listen: '127.0.0.1',
+      dataDir: '/data',
+      baseUrl: '',
+      pubkeys: [],
+      machineKey: '',
+      checkIntervalMs: 3_600_000,
+    });
+  });
+
+  it('reads every flag, and the machine key from the environment', () => {
+    const options = parseServeArgs(
+      ['--port', '8080', '--listen', '::1', '--data-dir', '/d', '--base-url', 'https://r.example'],
+      { machineKey: 'k', defaultDataDir: '/data' },
+    );
+    expect(options).toMatchObject({
+      port: 8080,
+      listen: '::1',
+      dataDir: '/d',
+      baseUrl: 'https://r.example',
+      machineKey: 'k',
+    });
+    const withKeys = parseServeArgs(
+      ['--pubkey', 'a', '--pubkey', 'b', '--machine-key', 'flag', '--interval-s', '60'],
+      { machineKey: 'env', defaultDataDir: '/data' },
+    );
+    expect(withKeys).toMatchObject({
+      pubkeys: ['a', 'b'],
+      machineKey: 'flag',
+      checkIntervalMs: 60_000,
+    });
+  });
+
+  const refused: [string, string[]][] = [
+    ['an unknown flag', ['--nope']],
+    ['a positional', ['extra']],
+    ['a port out of range', ['--port', '65536']],
+    ['a port that is not a number', ['--port', '80a']],
+    ['a DNS name to listen on', ['--listen', 'example.com']],
+    ['an interval under a minute', ['--interval-s', '59']],
+    ['an empty data dir', ['--data-dir', '']],
+  ];
+  for (const [what, argv] of refused) {
+    it(`CONFIG_INVALID: ${what}`, () => {
+      expect(() => parseServeArgs(argv, env)).toThrow(
+        expect.objectContaining({ code: 'CONFIG_INVALID' }),
+      );
+    });
+  }
+
+  it('defaults the data dir to the tray app’s own folder on each platform', () => {
+    expect(defaultDataDir('linux', {}, '/home/u')).toBe('/home/u/.config/verified-updater');
+    expect(defaultDataDir('linux', { XDG_CONFIG_HOME: '/x' }, '/home/u')).toBe(
+      '/x/verified-updater',
+    );
+    expect(defaultDataDir('darwin', {}, '/Users/u')).toBe(
+      '/Users/u/Library/Application Support/verified-updater',
+    );
+    expect(defaultDataDir('win32', { APPDATA: 'C:/AppData' }, 'C:/u')).toMatch(
+      /^C:\/AppData[\\/]verified-updater$/,
+    );
+  });
+});
