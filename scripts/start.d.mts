@@ -5,3 +5,14 @@ export function electronBinary(
 ): string | null;
 
 export function launchArgs(appDir: string, userArgs: readonly string[]): string[];
+
+export function startOptions(argv: readonly string[]): {
+  web: boolean;
+  open: boolean;
+  appArgs: string[];
+};
+
+export function browserOpener(
+  platform?: string,
+  env?: Readonly<Record<string, string | undefined>>,
+): { command: string; args: string[] } | null;

@@ -9,7 +9,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../scripts/build-app.mjs';
-import { electronBinary, launchArgs } from '../../../scripts/start.mjs';
+import {
+  browserOpener,
+  electronBinary,
+  launchArgs,
+  startOptions,
+} from '../../../scripts/start.mjs';
 
 const root = resolve(import.meta.dirname, '../../..');
 
@@ -70,5 +75,39 @@ describe('finding the Electron runtime (never downloads)', () => {
     expect(electronBinary({ ELECTRON_OVERRIDE_DIST_PATH: custom }, dir)).toBe(
       join(custom, 'electron'),
     );
+  });
+});
+
+describe('npm start: the web window', () => {
+  const dirs: string[] = [];
+  afterEach(async () => {
+    await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+  });
+
+  it('takes --web and --no-open for itself and hands the rest to the app', () => {
+    expect(startOptions(['--web', '--no-open', '--port', '8080'])).toEqual({
+      web: true,
+      open: false,
+      appArgs: ['--port', '8080'],
+    });
+    expect(startOptions([])).toEqual({ web: false, open: true, appArgs: [] });
+  });
+
+  it('opens the default browser with open (macOS) and start (Windows)', () => {
+    expect(browserOpener('darwin', {})?.command).toBe('open');
+    expect(browserOpener('win32', {})).toEqual({ command: 'cmd', args: ['/c', 'start', '""'] });
+  });
+
+  it('on Linux, uses xdg-open only in a desktop session where it is installed', async () => {
+    const bin = await mkdtemp(join(tmpdir(), 'opener-'));
+    dirs.push(bin);
+    expect(browserOpener('linux', { DISPLAY: ':0', PATH: bin })).toBeNull();
+    await writeFile(join(bin, 'xdg-open'), '');
+    expect(browserOpener('linux', { DISPLAY: ':0', PATH: bin })?.command).toBe('xdg-open');
+    expect(browserOpener('linux', { WAYLAND_DISPLAY: 'wayland-0', PATH: bin })?.command).toBe(
+      'xdg-open',
+    );
+    // No display: a server or CI, no browser to open.
+    expect(browserOpener('linux', { PATH: bin })).toBeNull();
   });
 });
