@@ -100,7 +100,7 @@ function raw(
 test('the status follows a real update with progress, on serve’s own schedule', async ({
   page,
 }) => {
-  // Waits for serve's first scheduled check (about 5 s after start, with jitter).
+  // Waits for serve's first scheduled check (5 s after start plus up to 10 s of jitter).
   test.setTimeout(60_000);
   await watchProgress(page);
   const response = await page.goto(serve.url);
@@ -110,11 +110,11 @@ test('the status follows a real update with progress, on serve’s own schedule'
   await expect(page.locator('#registry')).toHaveText(new URL(registry.url).host);
 
   await expect(page.locator('#status-line')).toHaveText('Downloading the update…', {
-    timeout: 15_000,
+    timeout: 25_000,
   });
   await expect(page.locator('#progress-row')).toBeVisible();
   await saveScreenshot(page, 'web-window-downloading');
-  await expect(page.locator('#installed-version')).toHaveText('2.1.0', { timeout: 15_000 });
+  await expect(page.locator('#installed-version')).toHaveText('2.1.0', { timeout: 25_000 });
   await expect(page.locator('#status-line')).toHaveText('Up to date.');
   await expect(page.locator('#progress-row')).toBeHidden();
 
