@@ -168,14 +168,29 @@ const sharedBoundary = {
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/', 'dist/', 'out/', 'test-results/', 'playwright-report/', 'coverage/'],
+    ignores: [
+      'node_modules/',
+      'dist/',
+      'packages/*/dist/',
+      'out/',
+      'test-results/',
+      'playwright-report/',
+      'coverage/',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['*.mjs', 'scripts/*.mjs', '.ci/*.mjs'] },
+        projectService: {
+          allowDefaultProject: [
+            '*.mjs',
+            'scripts/*.mjs',
+            '.ci/*.mjs',
+            'test/integration/server-package/*.mjs',
+          ],
+        },
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -195,11 +210,18 @@ export default tseslint.config(
     files: ['**/*.mjs', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
+      // Keep disableTypeChecked's parserOptions (no project service): plain JavaScript is not
+      // in the TypeScript program, wherever it lives.
+      ...tseslint.configs.disableTypeChecked.languageOptions,
       globals: {
         process: 'readonly',
         console: 'readonly',
         URL: 'readonly',
         setTimeout: 'readonly',
+        fetch: 'readonly',
+        Buffer: 'readonly',
+        TextEncoder: 'readonly',
+        URLSearchParams: 'readonly',
       },
     },
   },

@@ -1,0 +1,18 @@
+/**
+ * `verified-updater-server`: the companion server as a package for QA teams
+ * (docs/SERVER.md §As a package). Compiled JavaScript with type declarations; no tsx needed.
+ * @example
+ *   import { startServer, verifyManifest } from 'verified-updater-server';
+ *   const server = await startServer({ dev: true, simulate: false });
+ *   const { machine_key } = await server.updates.mintMachineKey();
+ *   await server.close();
+ */
+export { startServer, type RunningServer } from '../../../server/src/start-server.js';
+export { DEFAULT_OPTIONS, type ServerOptions } from '../../../server/src/options.js';
+export type { PublishInput, PublishResult } from '../../../server/src/updates/publisher.js';
+export {
+  verifyManifest,
+  UpdateError,
+  type UpdateErrorCode,
+  type VerifiedManifest,
+} from './verify.js';

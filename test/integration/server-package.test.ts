@@ -1,0 +1,117 @@
+/**
+ * The companion server as a QA team gets it (docs/SERVER.md §As a package): the package is
+ * built, packed with `npm pack`, and the tarball installed into a scratch project outside the
+ * repository (from the npm cache where it can, `--prefer-offline`). There, with nothing of this
+ * repository in reach, a QA-style test runs under plain `node --test` (start, mint, publish,
+ * fetch the signed manifest and verify it with the exported verifier, an OAuth code flow, the
+ * bin) and a TypeScript consumer type-checks against the installed declarations.
+ */
+import { execFile } from 'node:child_process';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildServerPackage, PACKAGE_DIR } from '../../scripts/build-server-package.mjs';
+
+const root = resolve(import.meta.dirname, '../..');
+const here = join(import.meta.dirname, 'server-package');
+const exec = promisify(execFile);
+const SETUP_MS = 240_000;
+
+/** The environment without what `npm test` exports to its children (npm_package_*, ...). */
+function cleanEnv(): NodeJS.ProcessEnv {
+  const keep = new Set(['npm_config_cache', 'npm_config_registry', 'npm_config_userconfig']);
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('npm_') || keep.has(k)),
+  );
+}
+
+async function run(command: string, args: readonly string[], cwd: string) {
+  try {
+    return await exec(command, args, { cwd, env: cleanEnv(), maxBuffer: 16 * 1024 * 1024 });
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string; message: string };
+    throw new Error(
+      `${command} ${args.join(' ')} failed in ${cwd}: ${e.message}\n${e.stdout ?? ''}${e.stderr ?? ''}`,
+    );
+  }
+}
+
+let scratch: string;
+let packed: { filename: string; files: { path: string }[] };
+
+beforeAll(async () => {
+  await buildServerPackage();
+  scratch = await mkdtemp(join(tmpdir(), 'qa-scratch-'));
+  const pack = await run('npm', ['pack', '--json', '--pack-destination', scratch], PACKAGE_DIR);
+  [packed] = JSON.parse(pack.stdout) as [typeof packed];
+  const manifest = { name: 'qa-scratch', private: true, type: 'module' };
+  await writeFile(join(scratch, 'package.json'), JSON.stringify(manifest));
+  await run(
+    'npm',
+    [
+      'install',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      `./${packed.filename}`,
+    ],
+    scratch,
+  );
+}, SETUP_MS);
+
+afterAll(async () => {
+  if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
+});
+
+describe('the packed verified-updater-server, installed in a scratch project', () => {
+  it('is installed outside the repository', () => {
+    expect(scratch.startsWith(root)).toBe(false);
+  });
+
+  it('ships compiled JavaScript, declarations and the bin, and no TypeScript source or key', () => {
+    const files = packed.files.map((f) => f.path);
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'README.md',
+        'dist/index.js',
+        'dist/bin.js',
+        'dist/types/packages/server/src/index.d.ts',
+      ]),
+    );
+    expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
+    expect(files.filter((f) => /(^|\/)node-key\.json$|\.key$/.test(f))).toEqual([]);
+  });
+
+  it('passes a QA-style test run by plain node (no tsx, nothing of the repository)', async () => {
+    await copyFile(join(here, 'scratch-qa.mjs'), join(scratch, 'qa.test.mjs'));
+    const { stdout } = await run(process.execPath, ['--test', 'qa.test.mjs'], scratch);
+    expect(stdout).toMatch(/^# pass 3$/m);
+    expect(stdout).toMatch(/^# fail 0$/m);
+  }, 60_000);
+
+  it('type-checks a strict TypeScript consumer against the installed declarations', async () => {
+    await copyFile(join(here, 'consumer.ts'), join(scratch, 'consumer.ts'));
+    const tsconfig = {
+      compilerOptions: {
+        target: 'ES2023',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        exactOptionalPropertyTypes: true,
+        noEmit: true,
+        skipLibCheck: true,
+        // A QA project has its own @types/node; this one borrows the repository's.
+        typeRoots: [join(root, 'node_modules', '@types')],
+        types: ['node'],
+      },
+      files: ['consumer.ts'],
+    };
+    await writeFile(join(scratch, 'tsconfig.json'), JSON.stringify(tsconfig));
+    const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+    await run(process.execPath, [tsc, '-p', 'tsconfig.json'], scratch);
+  }, 60_000);
+});
