@@ -9,6 +9,7 @@ import { ServerClock } from '../../server/src/clock.js';
 import type { ServerContext } from '../../server/src/context.js';
 import { installErrorHandlers } from '../../server/src/http/error-handler.js';
 import { RouteTable } from '../../server/src/http/route-table.js';
+import { ChainError } from '../../server/src/chain/chain-error.js';
 import { createChainModule, type ChainApi } from '../../server/src/chain/chain-module.js';
 import type { ServerModule } from '../../server/src/module.js';
 import { DEFAULT_OPTIONS, type ServerOptions } from '../../server/src/options.js';
@@ -67,4 +68,15 @@ export async function chainHarness(
       await module.close?.();
     },
   };
+}
+
+/** The code of the ChainError that `fn` throws; anything else (or nothing) fails the test. */
+export function refusal(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ChainError) return error.code;
+    throw error;
+  }
+  throw new Error('expected a ChainError');
 }

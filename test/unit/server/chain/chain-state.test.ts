@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ChainError } from '../../../../server/src/chain/chain-error.js';
 import { ChainState } from '../../../../server/src/chain/chain-state.js';
 import { unitStartMs } from '../../../../server/src/chain/time-units.js';
+import { refusal } from '../../../helpers/chain-context.js';
 
 /** A state on a manual clock that starts at the first instant of unit 1000. */
 function setup(retainedUnits?: number) {
@@ -14,16 +14,6 @@ function setup(retainedUnits?: number) {
     clock.now = Math.ceil(unitStartMs(unit));
   };
   return { clock, state, toUnit };
-}
-
-function refusal(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ChainError) return error.code;
-    throw error;
-  }
-  throw new Error('expected a ChainError');
 }
 
 const pub = (id: string) => ({ id, name: `name of ${id}`, visibility: 'public' as const });

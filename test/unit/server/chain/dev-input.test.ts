@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ChainError } from '../../../../server/src/chain/chain-error.js';
 import { parseMachineInput, parseTransitionInput } from '../../../../server/src/chain/dev-input.js';
-
-function refusal(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ChainError) return error.code;
-    throw error;
-  }
-  throw new Error('expected a ChainError');
-}
+import { refusal } from '../../../helpers/chain-context.js';
 
 describe('dev API bodies (docs/PROTOCOL.md §5, Dev API)', () => {
   it('reads a machine body', () => {

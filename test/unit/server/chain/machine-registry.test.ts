@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ChainError } from '../../../../server/src/chain/chain-error.js';
 import { MachineRegistry } from '../../../../server/src/chain/machine-registry.js';
-
-function refusal(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ChainError) return error.code;
-    throw error;
-  }
-  throw new Error('expected a ChainError');
-}
+import { refusal } from '../../../helpers/chain-context.js';
 
 describe('machine registry', () => {
   it('assigns dense indices in insertion order and looks machines up by id', () => {
