@@ -35,6 +35,10 @@ export default defineConfig({
   reporter: [['list'], ['json', { outputFile: 'test-results/playwright.json' }]],
   use: {
     headless: true,
+    // Fixed locale and zone: the window's "as of 14:03:12" and "1,234" are then the same here
+    // and on CI.
+    locale: 'en-US',
+    timezoneId: 'UTC',
     screenshot: 'only-on-failure',
     trace: 'off',
     launchOptions: { executablePath: chromium.path, args: CHROMIUM_ARGS },

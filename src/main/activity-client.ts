@@ -106,7 +106,11 @@ export function parseActivity(text: string, limit: number): ActivityResult {
   }
   const generatedAt = typeof body['generated_at'] === 'string' ? body['generated_at'] : '';
   const windowUnits = typeof body['window'] === 'number' ? body['window'] : 0;
-  return { state: 'ok', machines: machines.slice(0, limit), generatedAt, windowUnits };
+  const unitMs =
+    typeof body['unit_ms'] === 'number' && Number.isFinite(body['unit_ms']) && body['unit_ms'] > 0
+      ? body['unit_ms']
+      : 0;
+  return { state: 'ok', machines: machines.slice(0, limit), generatedAt, windowUnits, unitMs };
 }
 
 function isMachine(value: unknown): value is ActiveMachine {

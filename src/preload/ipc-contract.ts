@@ -36,8 +36,12 @@ export type ActivityResult =
   | {
       readonly state: 'ok';
       readonly machines: readonly ActiveMachine[];
+      /** RFC 3339 time the registry computed the ranking ('' when it sent none). */
       readonly generatedAt: string;
+      /** Completed time units counted (the body's `window`). */
       readonly windowUnits: number;
+      /** Length of one unit in ms (the body's `unit_ms`; 0 when it sent none). */
+      readonly unitMs: number;
     }
   | { readonly state: 'offline'; readonly message: string }
   | { readonly state: 'error'; readonly code: string; readonly message: string };

@@ -2,12 +2,15 @@
  * The "Most active this time unit" widget: the top 10 public machines with rank, name, count
  * and a bar proportional to the count. Refreshes every few seconds while the window is
  * visible and pauses while it is hidden (Page Visibility, visibilitychange), so a closed tray
- * window costs the registry nothing.
+ * window costs the registry nothing. Rows are kept and updated in place (activity-rows.ts), so
+ * a keyboard user's focus stays on its machine across refreshes; when the registry cannot be
+ * reached the last ranking stays, dimmed, with the time it was computed (docs/DESKTOP.md
+ * "Widget").
  */
-import type { ActiveMachine } from '../protocol/activity.js';
 import type { ActivityResult } from '../preload/ipc-contract.js';
-import { barPercent } from './format.js';
+import { updateRows } from './activity-rows.js';
 import { setText } from './dom-text.js';
+import { clockTime, windowWords } from './format.js';
 
 export const ACTIVITY_REFRESH_MS = 3_000;
 export const ACTIVITY_ROWS = 10;
@@ -15,7 +18,10 @@ export const ACTIVITY_ROWS = 10;
 export interface ActivityElements {
   readonly list: HTMLOListElement;
   readonly state: HTMLElement;
-  readonly updated: HTMLElement;
+  /** "last 60 units, about 47 s" */
+  readonly window: HTMLElement;
+  /** "as of 14:03:12" */
+  readonly asOf: HTMLElement;
 }
 
 export interface ActivityWidgetOptions {
@@ -29,46 +35,61 @@ export interface ActivityWidgetOptions {
 export function startActivityWidget(options: ActivityWidgetOptions): () => void {
   const { doc, elements } = options;
   const refreshMs = options.refreshMs ?? ACTIVITY_REFRESH_MS;
+  const locale = doc.documentElement.lang || 'en';
   let timer: ReturnType<typeof setTimeout> | undefined;
   let loading = false;
   let stopped = false;
-  let shownOnce = false;
+  /** The time of the ranking on screen ('' before the first one). */
+  let shownAsOf: string | null = null;
 
   const showState = (kind: string, text: string): void => {
     elements.state.dataset['state'] = kind;
     setText(elements.state, text); // aria-live: only real changes are announced
   };
 
+  /** Keeps the rows but marks them as not current: dimmed, and said so in words. */
+  const showStale = (kind: 'offline' | 'error', text: string): void => {
+    const kept =
+      shownAsOf === null
+        ? ''
+        : shownAsOf === ''
+          ? ' Showing the last ranking received.'
+          : ` Showing the ranking as of ${shownAsOf}.`;
+    showState(kind, `${text}${kept}`);
+    elements.list.dataset['stale'] = 'true';
+  };
+
   const render = (result: ActivityResult): void => {
     if (result.state === 'offline') {
-      const kept = shownOnce ? ' Showing the last ranking received.' : '';
-      showState('offline', `Offline: ${result.message}${kept}`);
+      showStale('offline', `Offline: ${result.message}`);
       return;
     }
     if (result.state === 'error') {
-      showState('error', `The ranking could not be loaded (${result.code}).`);
+      showStale('error', `The ranking could not be loaded (${result.code}).`);
       return;
     }
-    shownOnce = true;
-    elements.updated.textContent = `last ${result.windowUnits} units`;
+    shownAsOf = clockTime(result.generatedAt, locale);
+    setText(elements.window, windowWords(result.windowUnits, result.unitMs));
+    setText(elements.asOf, shownAsOf === '' ? '' : `as of ${shownAsOf}`);
+    elements.list.dataset['stale'] = 'false';
     if (result.machines.length === 0) {
       showState('empty', 'No public machine has been active in this window yet.');
-      elements.list.replaceChildren();
+      updateRows(doc, elements.list, [], locale);
       return;
     }
     showState('ok', '');
-    renderRows(doc, elements.list, result.machines.slice(0, ACTIVITY_ROWS));
+    updateRows(doc, elements.list, result.machines.slice(0, ACTIVITY_ROWS), locale);
   };
 
   const tick = async (): Promise<void> => {
     if (stopped || loading || doc.visibilityState === 'hidden') return;
     loading = true;
-    if (!shownOnce) showState('loading', 'Loading the ranking…');
+    if (shownAsOf === null) showState('loading', 'Loading the ranking…');
     try {
       render(await options.load());
     } catch {
       // The bridge itself failed (main process gone): say so, keep the old rows.
-      showState('error', 'The ranking could not be loaded (BRIDGE).');
+      showStale('error', 'The ranking could not be loaded (BRIDGE).');
     } finally {
       loading = false;
       schedule();
@@ -93,44 +114,4 @@ export function startActivityWidget(options: ActivityWidgetOptions): () => void 
     clearTimeout(timer);
     doc.removeEventListener('visibilitychange', onVisibility);
   };
-}
-
-function renderRows(
-  doc: Document,
-  list: HTMLOListElement,
-  machines: readonly ActiveMachine[],
-): void {
-  const max = machines.reduce((m, machine) => Math.max(m, machine.transitions), 0);
-  const rows = machines.map((machine) => {
-    const li = doc.createElement('li');
-    li.tabIndex = 0; // Keyboard users can step through the ranking and hear each row.
-    li.dataset['machineId'] = machine.id;
-    const noun = machine.transitions === 1 ? 'transition' : 'transitions';
-    li.setAttribute(
-      'aria-label',
-      `Rank ${machine.rank}: ${machine.name}, ${machine.transitions} ${noun}`,
-    );
-    const rank = span(doc, 'rank', String(machine.rank));
-    const name = span(doc, 'name', machine.name);
-    name.title = machine.name;
-    const count = span(doc, 'count', String(machine.transitions));
-    const bar = doc.createElement('div');
-    bar.className = 'bar';
-    bar.setAttribute('aria-hidden', 'true');
-    const fill = doc.createElement('div');
-    fill.className = 'bar-fill';
-    // CSSOM, not a style attribute: allowed under style-src 'self' (CSP3 §6.7.3).
-    fill.style.width = `${barPercent(machine.transitions, max)}%`;
-    bar.append(fill);
-    li.append(rank, name, count, bar);
-    return li;
-  });
-  list.replaceChildren(...rows);
-}
-
-function span(doc: Document, className: string, text: string): HTMLSpanElement {
-  const element = doc.createElement('span');
-  element.className = className;
-  element.textContent = text;
-  return element;
 }

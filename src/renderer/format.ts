@@ -35,3 +35,49 @@ export function barPercent(count: number, max: number): number {
   if (max <= 0 || count <= 0) return 0;
   return Math.max(2, Math.round((count * 100) / max));
 }
+
+/** Whole numbers with the locale's thousands separators ("12,345" in English). */
+export function formatCount(count: number, locale: string): string {
+  return new Intl.NumberFormat(locale, { maximumFractionDigits: 0 }).format(count);
+}
+
+/**
+ * The ranking's window in words, in units and in seconds from the registry's `unit_ms`:
+ * "last 60 units, about 47 s" (docs/PROTOCOL.md "Time unit"). Long windows read in minutes.
+ */
+export function windowWords(units: number, unitMs: number): string {
+  const unitWord = units === 1 ? 'unit' : 'units';
+  if (!(unitMs > 0)) return `last ${units} ${unitWord}`;
+  const seconds = Math.round((units * unitMs) / 1000);
+  const span = seconds < 120 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
+  return `last ${units} ${unitWord}, about ${span}`;
+}
+
+/**
+ * Standard competition ranks ("1224"): equal counts share a rank, and the next count's rank
+ * counts everyone ahead of it. `counts` are in ranking order (highest first).
+ */
+export function competitionRanks(counts: readonly number[]): number[] {
+  const ranks: number[] = [];
+  counts.forEach((count, index) => {
+    const previous = index > 0 ? counts[index - 1] : undefined;
+    ranks.push(previous === count ? (ranks[index - 1] ?? index + 1) : index + 1);
+  });
+  return ranks;
+}
+
+/**
+ * Wraps text from the network in FIRST STRONG ISOLATE ... POP DIRECTIONAL ISOLATE (Unicode
+ * UAX #9 §2.7), so a name carrying U+202E cannot reverse the words around it in a sentence
+ * such as an accessible label. Visible names use <bdi> for the same reason.
+ */
+export function isolate(text: string): string {
+  return `\u2068${text}\u2069`;
+}
+
+/** A wall-clock time such as "14:03:12"; '' when the timestamp cannot be read. */
+export function clockTime(iso: string, locale: string): string {
+  const atMs = Date.parse(iso);
+  if (Number.isNaN(atMs)) return '';
+  return new Intl.DateTimeFormat(locale, { timeStyle: 'medium' }).format(atMs);
+}

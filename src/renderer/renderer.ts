@@ -42,7 +42,8 @@ function main(): void {
   const activity: ActivityElements = {
     list: document.getElementById('activity-list') as HTMLOListElement,
     state: document.getElementById('activity-state') as HTMLElement,
-    updated: document.getElementById('activity-updated') as HTMLElement,
+    window: document.getElementById('activity-window') as HTMLElement,
+    asOf: document.getElementById('activity-as-of') as HTMLElement,
   };
   startActivityWidget({ doc: document, elements: activity, load: () => api.getActivity() });
 }

@@ -75,7 +75,10 @@ test("the widget's order matches the server's ranking, top 10 with bars", async 
   );
   // Each row is a keyboard stop with a spoken summary.
   const first = page.locator('#activity-list li').first();
-  await expect(first).toHaveAttribute('aria-label', /^Rank 1: Public machine \d+, 14 transitions$/);
+  await expect(first).toHaveAttribute(
+    'aria-label',
+    /^Rank 1: \u2068Public machine \d+\u2069, 14 transitions$/,
+  );
   await page.getByRole('button', { name: 'Check now' }).focus();
   await page.keyboard.press('Tab'); // from the button to the first row
   await expect(first).toBeFocused();

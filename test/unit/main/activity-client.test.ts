@@ -32,7 +32,15 @@ describe('activity client', () => {
       machines: BODY.machines,
       generatedAt: BODY.generated_at,
       windowUnits: 60,
+      unitMs: BODY.unit_ms,
     });
+  });
+
+  it('reads a missing or nonsensical unit_ms as 0 (the window then shows units only)', () => {
+    for (const unit_ms of [undefined, 0, -5, 'fast']) {
+      const result = parseActivity(JSON.stringify({ ...BODY, unit_ms }), 10);
+      expect(result).toMatchObject({ state: 'ok', unitMs: 0 });
+    }
   });
 
   it('reports offline when the connection fails', async () => {

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { barPercent, formatBytes, relativeTime } from '../../../src/renderer/format.js';
+import {
+  barPercent,
+  clockTime,
+  competitionRanks,
+  formatBytes,
+  formatCount,
+  isolate,
+  relativeTime,
+  windowWords,
+} from '../../../src/renderer/format.js';
 
 const NOW = 1_000_000_000;
 
@@ -34,5 +43,35 @@ describe('window formatting', () => {
     expect(barPercent(1, 1000)).toBe(2);
     expect(barPercent(0, 100)).toBe(0);
     expect(barPercent(5, 0)).toBe(0);
+  });
+});
+
+describe('ranking formatting', () => {
+  it('writes counts with thousands separators', () => {
+    expect(formatCount(1234567, 'en')).toBe('1,234,567');
+    expect(formatCount(999, 'en')).toBe('999');
+  });
+
+  it('gives the window in units and in seconds from unit_ms', () => {
+    expect(windowWords(60, 47_000 / 60)).toBe('last 60 units, about 47 s');
+    expect(windowWords(1, 47_000 / 60)).toBe('last 1 unit, about 1 s');
+    expect(windowWords(3600, 47_000 / 60)).toBe('last 3600 units, about 47 min');
+    // A registry that sends no unit length: units only, no invented seconds.
+    expect(windowWords(60, 0)).toBe('last 60 units');
+  });
+
+  it('gives equal counts the same rank and skips the ranks they use up', () => {
+    expect(competitionRanks([9, 7, 7, 5, 5, 5, 1])).toEqual([1, 2, 2, 4, 4, 4, 7]);
+    expect(competitionRanks([3, 3])).toEqual([1, 1]);
+    expect(competitionRanks([])).toEqual([]);
+  });
+
+  it('isolates text so a right-to-left override cannot leak out of it', () => {
+    expect(isolate('evil\u202Eabc')).toBe('\u2068evil\u202Eabc\u2069');
+  });
+
+  it('writes the time of day, or nothing for an unreadable timestamp', () => {
+    expect(clockTime('2026-01-02T03:04:05Z', 'en-GB')).toMatch(/^\d{2}:\d{2}:\d{2}$/);
+    expect(clockTime('not a time', 'en')).toBe('');
   });
 });

@@ -1,0 +1,284 @@
+/**
+ * The ranking widget as a user meets it (docs/DESKTOP.md "Widget"): window in seconds, "as of"
+ * time, ties, thousands separators, bidi-isolated names, focus kept across a refresh, offline
+ * dimming, forced colours, 200 % zoom and the user's font size; axe-core on every state and a
+ * screenshot of each under test-results/screenshots/.
+ */
+import { expect, test, type Page } from '@playwright/test';
+import { startHarness, type Harness } from '../helpers/test-bridge.js';
+import { expectNoAxeViolations } from './axe.js';
+import { saveScreenshot } from './screenshots.js';
+
+let harness: Harness;
+
+test.beforeEach(async () => {
+  harness = await startHarness();
+});
+
+test.afterEach(async () => {
+  await harness.close();
+});
+
+function addMachine(h: Harness, id: string, name: string, count: number): void {
+  h.server.chain.addMachine({ id, name, visibility: 'public' });
+  h.server.chain.addTransitions({ machine_id: id, count, unit: h.server.chain.unitNow() - 1 });
+}
+
+function seed(h: Harness): void {
+  for (let i = 0; i < 10; i += 1) addMachine(h, `pub-${i}`, `Public machine ${i}`, 10 + i * 3);
+}
+
+async function open(page: Page): Promise<void> {
+  await harness.attach(page);
+  await page.goto(harness.rendererUrl);
+}
+
+const rows = (page: Page) => page.locator('#activity-list li');
+
+test('the window is explained: units in seconds from unit_ms, and the time of the ranking', async ({
+  page,
+}) => {
+  seed(harness);
+  await open(page);
+  await expect(rows(page)).toHaveCount(10);
+  await expect(page.locator('#activity-window')).toHaveText('last 60 units, about 47 s');
+  // generated_at of the server's answer, in the page's zone (UTC in playwright.config.ts).
+  const body = (await (await fetch(`${harness.server.url}/api/chain/active`)).json()) as {
+    generated_at: string;
+  };
+  const expected = new Date(body.generated_at).toLocaleTimeString('en-US', { timeZone: 'UTC' });
+  await expect(page.locator('#activity-as-of')).toHaveText(`as of ${expected}`);
+  // The counts carry a label, and the list's name says what the window is.
+  await expect(page.locator('.activity-columns')).toContainText('Transitions');
+  await expect(page.getByRole('list', { name: /Most active this time unit/ })).toHaveAccessibleName(
+    'Most active this time unit last 60 units, about 47 s',
+  );
+  await expectNoAxeViolations(page, 'ranking light');
+  await saveScreenshot(page, 'widget-ranking-light');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await expectNoAxeViolations(page, 'ranking dark');
+  await saveScreenshot(page, 'widget-ranking-dark');
+});
+
+test('equal counts share a rank, and counts have thousands separators', async ({ page }) => {
+  addMachine(harness, 'm-a', 'alpha', 12_500);
+  addMachine(harness, 'm-b', 'beta', 12_500);
+  addMachine(harness, 'm-c', 'gamma', 980);
+  await open(page);
+  await expect(rows(page)).toHaveCount(3);
+  await expect(page.locator('#activity-list .rank')).toHaveText(['1', '1', '3']);
+  await expect(page.locator('#activity-list .count')).toHaveText(['12,500', '12,500', '980']);
+  await expect(rows(page).first()).toHaveAttribute(
+    'aria-label',
+    'Rank 1, tied: \u2068alpha\u2069, 12,500 transitions',
+  );
+  await expect(rows(page).nth(2)).toHaveAttribute(
+    'aria-label',
+    'Rank 3: \u2068gamma\u2069, 980 transitions',
+  );
+});
+
+test('a name carrying U+202E is isolated: it cannot reorder the row or its spoken label', async ({
+  page,
+}) => {
+  addMachine(harness, 'm-rlo', 'evil\u202Eabc', 5);
+  addMachine(harness, 'm-ok', 'plain', 3);
+  await open(page);
+  await expect(rows(page)).toHaveCount(2);
+  const name = rows(page).first().locator('.name');
+  await expect(name).toHaveText('evil\u202Eabc');
+  expect(await name.evaluate((el) => [el.tagName, getComputedStyle(el).unicodeBidi])).toEqual([
+    'BDI',
+    'isolate',
+  ]);
+  await expect(rows(page).first()).toHaveAttribute(
+    'aria-label',
+    'Rank 1: \u2068evil\u202Eabc\u2069, 5 transitions',
+  );
+  // Rank, name, bar, count keep their order on screen: the count is still right of the name.
+  const [nameBox, countBox] = await Promise.all([
+    name.boundingBox(),
+    rows(page).first().locator('.count').boundingBox(),
+  ]);
+  expect((countBox?.x ?? 0) > (nameBox?.x ?? 0) + (nameBox?.width ?? 0)).toBe(true);
+  await saveScreenshot(page, 'widget-bidi-name');
+});
+
+for (const engine of ['moveBefore', 'insertBefore'] as const) {
+  test(`keyboard focus stays on its machine across a refresh that reorders the rows (${engine})`, async ({
+    page,
+  }) => {
+    if (engine === 'insertBefore') {
+      // An engine without Element.moveBefore (Chromium < 133): the fallback puts focus back.
+      await page.addInitScript(() => {
+        delete (Element.prototype as { moveBefore?: unknown }).moveBefore;
+      });
+    }
+    seed(harness);
+    await page.clock.install();
+    await open(page);
+    await expect(rows(page)).toHaveCount(10);
+    const target = page.locator('#activity-list li[data-machine-id="pub-2"]');
+    await target.focus();
+    const before = await target.evaluate((li) =>
+      Array.from(li.parentElement?.children ?? []).indexOf(li),
+    );
+    expect(before).toBe(7); // 16 transitions: eighth of ten
+    // pub-2 becomes the leader; a newcomer pushes the last one out.
+    harness.server.chain.addTransitions({
+      machine_id: 'pub-2',
+      count: 100,
+      unit: harness.server.chain.unitNow() - 1,
+    });
+    addMachine(harness, 'pub-new', 'Newcomer', 50);
+    await page.clock.runFor(3_000);
+    await expect(rows(page).first()).toHaveAttribute('data-machine-id', 'pub-2');
+    await expect(target).toBeFocused();
+    await expect(target).toHaveAttribute('aria-label', /^Rank 1: .*, 116 transitions$/);
+    // Same element, updated in place (not a new row that happens to look the same).
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-machine-id'))).toBe(
+      'pub-2',
+    );
+    await expect(rows(page).nth(1)).toHaveAttribute('data-machine-id', 'pub-new');
+  });
+}
+
+test('offline: the last ranking stays, dimmed, with the time it was computed', async ({ page }) => {
+  seed(harness);
+  await page.clock.install();
+  await open(page);
+  await expect(rows(page)).toHaveCount(10);
+  const asOf = (await page.locator('#activity-as-of').textContent()) ?? '';
+  const liveColour = await rows(page)
+    .first()
+    .evaluate((li) => getComputedStyle(li).color);
+  await harness.server.close();
+  await page.clock.runFor(3_000);
+  const state = page.locator('#activity-state');
+  await expect(state).toHaveAttribute('data-state', 'offline');
+  await expect(state).toHaveText(
+    `Offline: The registry cannot be reached. Showing the ranking ${asOf}.`,
+  );
+  await expect(page.locator('#activity-list')).toHaveAttribute('data-stale', 'true');
+  await expect(rows(page)).toHaveCount(10);
+  const staleColour = await rows(page)
+    .first()
+    .evaluate((li) => getComputedStyle(li).color);
+  expect(staleColour).not.toBe(liveColour);
+  await expectNoAxeViolations(page, 'offline');
+  await saveScreenshot(page, 'widget-offline');
+});
+
+test('the empty and loading states', async ({ page }) => {
+  harness.server.faults.add({ route: 'GET /api/chain/active', delay_ms: 1_500 });
+  await open(page);
+  await expect(page.locator('#activity-state')).toHaveAttribute('data-state', 'loading');
+  await expectNoAxeViolations(page, 'loading');
+  await saveScreenshot(page, 'widget-loading');
+  await expect(page.locator('#activity-state')).toHaveAttribute('data-state', 'empty');
+  await expectNoAxeViolations(page, 'empty');
+  await saveScreenshot(page, 'widget-empty');
+});
+
+test('forced colours: the bars stay visible, in system colours', async ({ page }) => {
+  seed(harness);
+  await open(page);
+  await expect(rows(page)).toHaveCount(10);
+  await page.emulateMedia({ forcedColors: 'active' });
+  const colours = await page.evaluate(() => {
+    const fill = document.querySelector('#activity-list .bar-fill') as HTMLElement;
+    const bar = fill.parentElement as HTMLElement;
+    return {
+      fill: getComputedStyle(fill).backgroundColor,
+      track: getComputedStyle(bar).backgroundColor,
+      canvas: getComputedStyle(document.body).backgroundColor,
+      border: getComputedStyle(bar).borderTopStyle,
+      width: fill.getBoundingClientRect().width,
+    };
+  });
+  expect(colours.fill).not.toBe('rgba(0, 0, 0, 0)');
+  expect(colours.fill).not.toBe(colours.canvas);
+  expect(colours.fill).not.toBe(colours.track);
+  expect(colours.border).toBe('solid');
+  expect(colours.width).toBeGreaterThan(0);
+  await expectNoAxeViolations(page, 'forced colours');
+  await saveScreenshot(page, 'widget-forced-colors');
+});
+
+test('fits the window at 100 %; at 200 % it scrolls inside itself, never sideways', async ({
+  page,
+}) => {
+  seed(harness);
+  await open(page);
+  await expect(rows(page)).toHaveCount(10);
+  const fit = () =>
+    page.evaluate(() => {
+      const main = document.querySelector('main') as HTMLElement;
+      return {
+        vertical: main.scrollHeight <= main.clientHeight,
+        sideways: main.scrollWidth > main.clientWidth,
+        pageScrolls: document.documentElement.scrollHeight > window.innerHeight,
+      };
+    });
+  expect(await fit()).toEqual({ vertical: true, sideways: false, pageScrolls: false });
+  // 200 % zoom of the 380 x 560 window is a 190 x 280 CSS-pixel viewport.
+  await page.setViewportSize({ width: 190, height: 280 });
+  expect(await fit()).toEqual({ vertical: false, sideways: false, pageScrolls: false });
+  // Names keep room to be read: the bar moves under them rather than squeezing them out.
+  const nameWidth = await rows(page)
+    .first()
+    .locator('.name')
+    .evaluate((el) => el.clientWidth);
+  expect(nameWidth).toBeGreaterThanOrEqual(48);
+  await saveScreenshot(page, 'widget-zoom-200-top');
+  const last = rows(page).last();
+  await last.focus(); // keyboard users reach the last row: <main> scrolls it into view
+  await expect(last).toBeInViewport();
+  await expectNoAxeViolations(page, 'zoom 200 %');
+  await saveScreenshot(page, 'widget-zoom-200-bottom');
+});
+
+test("sizes follow the user's font size (rem), and the focus ring has 3:1 on both themes", async ({
+  page,
+}) => {
+  seed(harness);
+  await open(page);
+  await expect(rows(page)).toHaveCount(10);
+  const sizeAt = (rootPx: string) =>
+    page.evaluate((px) => {
+      document.documentElement.style.fontSize = px;
+      return parseFloat(getComputedStyle(document.querySelector('.name') as Element).fontSize);
+    }, rootPx);
+  expect(await sizeAt('16px')).toBe(14);
+  expect(await sizeAt('24px')).toBe(21);
+  await sizeAt('');
+
+  await rows(page).first().focus();
+  await page.keyboard.press('ArrowDown'); // a key press makes the focus :focus-visible
+  await rows(page).nth(1).focus();
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const ratio = await rows(page)
+      .nth(1)
+      .evaluate((li) => {
+        const rgb = (c: string): number[] => (c.match(/\d+/g) ?? []).slice(0, 3).map(Number);
+        const lum = (c: string): number => {
+          const [r, g, b] = rgb(c).map((v) => {
+            const s = v / 255;
+            return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+          }) as [number, number, number];
+          return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+        };
+        const style = getComputedStyle(li);
+        const card = getComputedStyle(li.closest('.card') as Element).backgroundColor;
+        const [hi, lo] = [lum(style.outlineColor), lum(card)].sort((a, b) => b - a) as [
+          number,
+          number,
+        ];
+        return { style: style.outlineStyle, ratio: (hi + 0.05) / (lo + 0.05) };
+      });
+    expect(ratio.style).toBe('solid');
+    expect(ratio.ratio).toBeGreaterThanOrEqual(3);
+    await saveScreenshot(page, `widget-focus-${scheme}`);
+  }
+});
