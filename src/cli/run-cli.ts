@@ -3,7 +3,7 @@
  * object goes to stdout; everything else (logs, errors, progress) goes to stderr. Exit codes:
  * 0 success or up-to-date, 1 refused or failed (and verify drift), 2 usage or configuration.
  */
-import { isUpdateError, UpdateError } from '../core/errors.js';
+import { toUpdateError } from '../core/errors.js';
 import type { PlanSummary } from '../core/events.js';
 import type { StepHook } from '../core/install-steps.js';
 import type { Logger } from '../core/ports.js';
@@ -197,9 +197,7 @@ export async function runCli(argv: readonly string[], env: CliEnv, io: CliIo): P
       }
       return fail('DRIFT', error.message, error.report);
     }
-    const e = isUpdateError(error)
-      ? error
-      : new UpdateError('IO', error instanceof Error ? error.message : 'failed');
+    const e = toUpdateError(error);
     return fail(e.code, e.message);
   } finally {
     await updater?.close();

@@ -67,3 +67,13 @@ export class UpdateError extends Error {
 export function isUpdateError(value: unknown): value is UpdateError {
   return value instanceof UpdateError;
 }
+
+/**
+ * Types anything thrown as an UpdateError (an unknown error is IO, not transient). Called once,
+ * where a run ends (update-loop.ts) and where the CLI prints: nothing in between re-wraps.
+ */
+export function toUpdateError(error: unknown): UpdateError {
+  if (error instanceof UpdateError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new UpdateError('IO', message, { cause: error });
+}

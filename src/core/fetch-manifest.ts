@@ -1,5 +1,5 @@
 /**
- * GET /api/updates/manifest with the bearer machine key (interface §4.3), reading at most
+ * GET /api/updates/manifest with the bearer machine key (docs/INTERFACE.md §4.3), reading at most
  * maxManifestBytes: a longer declared or actual body is MANIFEST_TOO_LARGE at once, so an
  * endless manifest costs bounded memory (TUF "endless data").
  */
@@ -10,13 +10,9 @@ import { startGet, type HttpContext } from './http-get.js';
 export const MANIFEST_PATH = 'api/updates/manifest';
 
 /** Fetches the raw envelope bytes. Nothing here trusts them: verify.ts does. */
-export async function fetchManifest(
-  ctx: HttpContext,
-  baseUrl: URL,
-  signal: AbortSignal,
-): Promise<Uint8Array> {
+export async function fetchManifest(ctx: HttpContext, signal: AbortSignal): Promise<Uint8Array> {
   const max = ctx.limits.maxManifestBytes;
-  const url = new URL(MANIFEST_PATH, baseUrl);
+  const url = new URL(MANIFEST_PATH, ctx.endpoint.base);
   const exchange = await startGet(ctx, url, { accept: 'application/json' }, signal, 'manifest');
   const { response } = exchange;
   try {

@@ -3,6 +3,7 @@
  * the base URL's origin, and redirects are followed here (never by the fetcher) so a redirect
  * to another host never carries it. Stall detection wraps the whole exchange.
  */
+import type { Endpoint } from './endpoint.js';
 import { UpdateError } from './errors.js';
 import type { Limits } from './limits.js';
 import type { Clock, Fetcher, FetchResponse, Timers } from './ports.js';
@@ -13,9 +14,8 @@ export interface HttpContext {
   readonly clock: Clock;
   readonly timers: Timers;
   readonly limits: Limits;
-  /** Origin that may receive the machine key (the base URL's). */
-  readonly trustedOrigin: string;
-  readonly machineKey: string;
+  /** The base URL; only its origin may receive the machine key. */
+  readonly endpoint: Endpoint;
   readonly userAgent: string;
 }
 
@@ -71,8 +71,8 @@ export async function startGet(
         'user-agent': ctx.userAgent,
         ...extra,
       };
-      if (current.origin === ctx.trustedOrigin) {
-        headers['authorization'] = `Bearer ${ctx.machineKey}`;
+      if (current.origin === ctx.endpoint.base.origin) {
+        headers['authorization'] = `Bearer ${ctx.endpoint.machineKey}`;
       }
       const response = await ctx.fetcher.get(current.href, { headers, signal });
       const location = response.header('location');

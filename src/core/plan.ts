@@ -3,16 +3,18 @@
  * Pure: this is also the dry-run API (`check`). Content is addressed by SHA-256, so an artifact
  * whose digest is already installed under any name is reused, and two entries with the same
  * digest are fetched once.
+ *
+ * The plan tells the user what an update changes; it does not list the downloads. What a pull
+ * fetches is decided once, from the blob store (pull.ts `missingBlobs`): a repair must fetch a
+ * blob that the installed set names but the store lost, and a blob kept for the previous set
+ * is not fetched again although the installed set lacks it. Neither is visible from here.
  */
-import type { ManifestArtifact } from '../protocol/manifest.js';
 import type { PlanSummary } from './events.js';
 import type { InstalledSet } from './state.js';
 import type { VerifiedManifest } from './verify.js';
 
 export interface Plan {
   readonly summary: PlanSummary;
-  /** Unique digests to bring into the blob store (one entry per digest). */
-  readonly downloads: readonly ManifestArtifact[];
   /** True when the installed set already is this manifest. */
   readonly upToDate: boolean;
 }
@@ -27,7 +29,6 @@ export function planUpdate(installed: InstalledSet | null, vm: VerifiedManifest)
   }
   const fetch: { name: string; size: number }[] = [];
   const reuse: { name: string; size: number }[] = [];
-  const downloads: ManifestArtifact[] = [];
   const queued = new Set<string>();
   const wanted = new Set<string>();
   let bytesToFetch = 0;
@@ -42,7 +43,6 @@ export function planUpdate(installed: InstalledSet | null, vm: VerifiedManifest)
     fetch.push({ name: a.name, size: a.size });
     if (!queued.has(a.sha256)) {
       queued.add(a.sha256);
-      downloads.push(a);
       bytesToFetch += a.size;
     }
   }
@@ -57,7 +57,6 @@ export function planUpdate(installed: InstalledSet | null, vm: VerifiedManifest)
       bytesToFetch,
       bytesToReuse,
     },
-    downloads,
     upToDate: installed !== null && installed.setId === vm.payloadSha256,
   };
 }

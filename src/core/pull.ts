@@ -10,7 +10,7 @@ import { UpdateError } from './errors.js';
 import type { HttpContext } from './http-get.js';
 import type { LocalStore, Logger, Random } from './ports.js';
 import { RateLimit } from './rate-limit.js';
-import { toUpdateError, withRetries } from './retry.js';
+import { withRetries } from './retry.js';
 import { fromProtocolError } from './verify.js';
 
 export interface PullContext {
@@ -18,7 +18,6 @@ export interface PullContext {
   readonly store: LocalStore;
   readonly random: Random;
   readonly logger: Logger;
-  readonly baseUrl: URL;
   readonly signal: AbortSignal;
 }
 
@@ -26,7 +25,7 @@ export interface PullProgress {
   (bytes: number, total: number, artifact: string): void;
 }
 
-/** Unique digests of `artifacts` not yet in the store. */
+/** Unique digests of `artifacts` not yet in the store: exactly what a pull fetches (plan.ts). */
 export async function missingBlobs(
   store: LocalStore,
   artifacts: readonly ManifestArtifact[],
@@ -53,23 +52,15 @@ export async function pullBlobs(
   let network = 0;
   const controller = new AbortController();
   const signal = AbortSignal.any([ctx.signal, controller.signal]);
-  let firstError: UpdateError | undefined;
+  // Whatever a worker threw first, passed on untouched: the run's boundary types it.
+  let firstError: unknown;
+  let failed = false;
   let next = 0;
   const cap = new RateLimit(ctx.http.limits.maxBytesPerS, ctx.http.clock, ctx.http.timers);
 
   const worker = async (): Promise<void> => {
-    while (firstError === undefined && next < todo.length) {
+    while (!failed && next < todo.length) {
       const artifact = todo[next++] as ManifestArtifact;
-      let url: URL;
-      try {
-        url = resolveArtifactUrl(ctx.baseUrl.href, artifact.url);
-      } catch (error) {
-        // Never rethrow from a worker: Promise.all would settle while siblings still write.
-        firstError ??=
-          error instanceof ProtocolError ? fromProtocolError(error) : toUpdateError(error);
-        controller.abort();
-        return;
-      }
       const hooks = {
         onHave: (bytes: number): void => {
           sum += bytes - (have.get(artifact.sha256) ?? 0);
@@ -82,6 +73,8 @@ export async function pullBlobs(
         throttle: (count: number, s: AbortSignal) => cap.take(count, s),
       };
       try {
+        // policy.ts already refused a URL that does not resolve; this cannot throw for those.
+        const url = resolveArtifactUrl(ctx.http.endpoint.base.href, artifact.url);
         await withRetries(
           {
             limits: ctx.http.limits,
@@ -99,8 +92,10 @@ export async function pullBlobs(
           () => downloadArtifact(ctx.http, ctx.store, artifact, url, signal, hooks),
         );
       } catch (error) {
-        if (firstError === undefined) {
-          firstError = toUpdateError(error);
+        // Never rethrow from a worker: Promise.all would settle while siblings still write.
+        if (!failed) {
+          failed = true;
+          firstError = error instanceof ProtocolError ? fromProtocolError(error) : error;
           controller.abort();
         }
       }
@@ -109,10 +104,8 @@ export async function pullBlobs(
 
   const workers = Math.max(1, Math.min(ctx.http.limits.parallel, todo.length));
   await Promise.all(Array.from({ length: workers }, worker));
-  if (firstError !== undefined) {
-    // A sibling's abort is reported as the refusal that caused it.
-    throw firstError;
-  }
+  // A sibling's abort is reported as the refusal that caused it.
+  if (failed) throw firstError;
   if (ctx.signal.aborted) throw new UpdateError('ABORTED', 'aborted');
   return network;
 }

@@ -9,11 +9,11 @@
  */
 import { createHash } from 'node:crypto';
 import { coalesceRanges, type CoalesceRule, type Piece } from './chunk-ranges.js';
-import { UpdateError } from './errors.js';
+import { toUpdateError, UpdateError } from './errors.js';
 import { errorForResponse } from './http-errors.js';
 import { startGet, type HttpContext } from './http-get.js';
 import type { Random } from './ports.js';
-import { toUpdateError, withRetries } from './retry.js';
+import { withRetries } from './retry.js';
 
 export interface VerifiedPiece extends Piece {
   /** The SHA-256 the piece's bytes must have. */

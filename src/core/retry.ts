@@ -37,13 +37,6 @@ export function sleep(timers: Timers, ms: number, signal: AbortSignal): Promise<
   });
 }
 
-/** Normalises anything thrown into an UpdateError (unknown errors are IO, not transient). */
-export function toUpdateError(error: unknown): UpdateError {
-  if (error instanceof UpdateError) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  return new UpdateError('IO', message, { cause: error });
-}
-
 export interface RetryContext {
   readonly limits: Limits;
   readonly timers: Timers;
@@ -60,10 +53,12 @@ export async function withRetries<T>(
   for (let n = 0; ; n++) {
     try {
       return await attempt(n);
-    } catch (thrown) {
-      const error = toUpdateError(thrown);
+    } catch (error) {
       if (ctx.signal.aborted) throw new UpdateError('ABORTED', 'aborted', { cause: error });
-      if (!error.transient || n >= ctx.limits.retries) throw error;
+      // Only an UpdateError can be transient; anything else goes on to the run's boundary.
+      if (!(error instanceof UpdateError) || !error.transient || n >= ctx.limits.retries) {
+        throw error;
+      }
       const asked = error.retryAfterMs;
       if (asked !== undefined && asked > ctx.limits.maxRetryAfterMs) throw error;
       const delay =

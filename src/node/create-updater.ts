@@ -8,6 +8,7 @@
  * try { await updater.update(); } finally { await updater.close(); }
  */
 import { mkdir } from 'node:fs/promises';
+import { parseEndpoint } from '../core/endpoint.js';
 import { UpdateError } from '../core/errors.js';
 import type { StepHook } from '../core/install-steps.js';
 import { resolveLimits, type Limits } from '../core/limits.js';
@@ -52,14 +53,9 @@ export interface NodeUpdaterOptions {
 export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<UpdaterApi> {
   const limits = resolveLimits(options.limits);
   const pinned = pinKeys(options.pubkeys);
-  if (options.baseUrl !== '') {
-    try {
-      const url = new URL(options.baseUrl);
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
-    } catch (cause) {
-      throw new UpdateError('CONFIG_INVALID', 'base URL must be an http(s) URL', { cause });
-    }
-  }
+  // The one place the base URL is parsed: the core receives the Endpoint.
+  const endpoint =
+    options.baseUrl === '' ? undefined : parseEndpoint(options.baseUrl, options.machineKey);
   if (options.dir === '') throw new UpdateError('CONFIG_INVALID', 'a state directory is required');
   const paths = stateDirPaths(options.dir);
   try {
@@ -87,8 +83,7 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
     timers: systemTimers,
     random: systemRandom,
     logger: options.logger ?? silentLogger,
-    baseUrl: options.baseUrl,
-    machineKey: options.machineKey,
+    endpoint,
     pinned,
     limits,
     ...(options.onStep === undefined ? {} : { onStep: options.onStep }),

@@ -5,6 +5,7 @@
  */
 import { chmod, copyFile, mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parseEndpoint } from '../../src/core/endpoint.js';
 import { applyChunked, planChunked, type ChunkedPlan } from '../../src/core/chunked-download.js';
 import { resolveLimits } from '../../src/core/limits.js';
 import type { SourceFailure } from '../../src/core/range-fetch.js';
@@ -71,8 +72,7 @@ export async function runChunked(options: {
       clock: systemClock,
       timers: systemTimers,
       limits,
-      trustedOrigin: base.origin,
-      machineKey: options.machineKey ?? 'mk_test',
+      endpoint: parseEndpoint(options.baseUrl, options.machineKey ?? 'mk_test'),
       userAgent: 'chunk-delta-test',
     },
     random: systemRandom,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { downloadArtifact } from '../../../src/core/download.js';
+import { parseEndpoint } from '../../../src/core/endpoint.js';
 import type { HttpContext } from '../../../src/core/http-get.js';
 import { DEFAULT_LIMITS } from '../../../src/core/limits.js';
 import type { ManifestArtifact } from '../../../src/protocol/manifest.js';
@@ -30,8 +31,7 @@ function setup(handler: (req: SeenRequest) => ScriptedResponse) {
     clock: time,
     timers: time,
     limits: DEFAULT_LIMITS,
-    trustedOrigin: 'http://updates.test',
-    machineKey: 'mk',
+    endpoint: parseEndpoint('http://updates.test', 'mk'),
     userAgent: 'test',
   };
   const store = new MemoryStore();

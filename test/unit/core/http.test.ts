@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fetchManifest } from '../../../src/core/fetch-manifest.js';
+import { parseEndpoint } from '../../../src/core/endpoint.js';
 import type { HttpContext } from '../../../src/core/http-get.js';
 import { DEFAULT_LIMITS, type Limits } from '../../../src/core/limits.js';
 import {
@@ -12,7 +13,11 @@ import {
 
 const BASE = new URL('http://updates.test/');
 
-function ctx(handler: (req: SeenRequest) => ScriptedResponse, limits: Partial<Limits> = {}) {
+function ctx(
+  handler: (req: SeenRequest) => ScriptedResponse,
+  limits: Partial<Limits> = {},
+  base = BASE.href,
+) {
   const fetcher = new ScriptedFetcher(handler);
   const time = new FakeTime();
   const http: HttpContext = {
@@ -20,8 +25,7 @@ function ctx(handler: (req: SeenRequest) => ScriptedResponse, limits: Partial<Li
     clock: time,
     timers: time,
     limits: { ...DEFAULT_LIMITS, ...limits },
-    trustedOrigin: BASE.origin,
-    machineKey: 'mk-secret',
+    endpoint: parseEndpoint(base, 'mk-secret'),
     userAgent: 'test',
   };
   return { http, fetcher };
@@ -32,7 +36,7 @@ const signal = new AbortController().signal;
 describe('fetchManifest', () => {
   it('GETs api/updates/manifest with the bearer machine key', async () => {
     const { http, fetcher } = ctx(() => ({ chunks: [text('{"a":'), text('1}')] }));
-    const bytes = await fetchManifest(http, BASE, signal);
+    const bytes = await fetchManifest(http, signal);
     expect(new TextDecoder().decode(bytes)).toBe('{"a":1}');
     expect(fetcher.seen[0]?.url).toBe('http://updates.test/api/updates/manifest');
     expect(fetcher.seen[0]?.headers['authorization']).toBe('Bearer mk-secret');
@@ -40,8 +44,12 @@ describe('fetchManifest', () => {
   });
 
   it('keeps a base path prefix', async () => {
-    const { http, fetcher } = ctx(() => ({ chunks: [text('{}')] }));
-    await fetchManifest(http, new URL('http://updates.test/prefix/'), signal);
+    const { http, fetcher } = ctx(
+      () => ({ chunks: [text('{}')] }),
+      {},
+      'http://updates.test/prefix',
+    );
+    await fetchManifest(http, signal);
     expect(fetcher.seen[0]?.url).toBe('http://updates.test/prefix/api/updates/manifest');
   });
 
@@ -49,7 +57,7 @@ describe('fetchManifest', () => {
     const { http } = ctx(() => ({ headers: { 'content-length': '2000' }, chunks: [text('x')] }), {
       maxManifestBytes: 1000,
     });
-    await expect(fetchManifest(http, BASE, signal)).rejects.toMatchObject({
+    await expect(fetchManifest(http, signal)).rejects.toMatchObject({
       code: 'MANIFEST_TOO_LARGE',
     });
   });
@@ -59,7 +67,7 @@ describe('fetchManifest', () => {
     const { http } = ctx(() => ({ chunks: Array.from({ length: 1000 }, () => chunk) }), {
       maxManifestBytes: 1000,
     });
-    await expect(fetchManifest(http, BASE, signal)).rejects.toMatchObject({
+    await expect(fetchManifest(http, signal)).rejects.toMatchObject({
       code: 'MANIFEST_TOO_LARGE',
     });
   });
@@ -69,7 +77,7 @@ describe('fetchManifest', () => {
       status: 401,
       chunks: [text('{"ok":false,"code":"INVALID_MACHINE_KEY","error":"no"}')],
     }));
-    await expect(fetchManifest(http, BASE, signal)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(fetchManifest(http, signal)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
   });
 
   it('maps 401 SUBSCRIPTION_INACTIVE to SUBSCRIPTION_INACTIVE', async () => {
@@ -77,14 +85,14 @@ describe('fetchManifest', () => {
       status: 401,
       chunks: [text('{"ok":false,"code":"SUBSCRIPTION_INACTIVE","error":"lapsed"}')],
     }));
-    await expect(fetchManifest(http, BASE, signal)).rejects.toMatchObject({
+    await expect(fetchManifest(http, signal)).rejects.toMatchObject({
       code: 'SUBSCRIPTION_INACTIVE',
     });
   });
 
   it('maps 429 to a transient RATE_LIMITED carrying Retry-After', async () => {
     const { http } = ctx(() => ({ status: 429, headers: { 'retry-after': '7' } }));
-    await expect(fetchManifest(http, BASE, signal)).rejects.toMatchObject({
+    await expect(fetchManifest(http, signal)).rejects.toMatchObject({
       code: 'RATE_LIMITED',
       retryAfterMs: 7000,
       transient: true,
@@ -93,12 +101,12 @@ describe('fetchManifest', () => {
 
   it('maps 503 to a transient HTTP_STATUS and 404 to a final one', async () => {
     const a = ctx(() => ({ status: 503 }));
-    await expect(fetchManifest(a.http, BASE, signal)).rejects.toMatchObject({
+    await expect(fetchManifest(a.http, signal)).rejects.toMatchObject({
       code: 'HTTP_STATUS',
       transient: true,
     });
     const b = ctx(() => ({ status: 404 }));
-    await expect(fetchManifest(b.http, BASE, signal)).rejects.toMatchObject({
+    await expect(fetchManifest(b.http, signal)).rejects.toMatchObject({
       code: 'HTTP_STATUS',
       transient: false,
     });
@@ -106,7 +114,7 @@ describe('fetchManifest', () => {
 
   it('maps a connection dropped mid-body to a transient NETWORK', async () => {
     const { http } = ctx(() => ({ chunks: [text('{')], failAfter: new Error('ECONNRESET') }));
-    await expect(fetchManifest(http, BASE, signal)).rejects.toMatchObject({
+    await expect(fetchManifest(http, signal)).rejects.toMatchObject({
       code: 'NETWORK',
       transient: true,
     });
@@ -118,7 +126,7 @@ describe('fetchManifest', () => {
         ? { status: 302, headers: { location: '/v2/manifest.json' } }
         : { chunks: [text('{}')] },
     );
-    await fetchManifest(http, BASE, signal);
+    await fetchManifest(http, signal);
     expect(fetcher.seen[1]?.url).toBe('http://updates.test/v2/manifest.json');
     expect(fetcher.seen[1]?.headers['authorization']).toBe('Bearer mk-secret');
   });
@@ -129,7 +137,7 @@ describe('fetchManifest', () => {
         ? { status: 307, headers: { location: 'http://cdn.example/m.json' } }
         : { chunks: [text('{}')] },
     );
-    await fetchManifest(http, BASE, signal);
+    await fetchManifest(http, signal);
     expect(fetcher.seen[1]?.url).toBe('http://cdn.example/m.json');
     expect(fetcher.seen[1]?.headers['authorization']).toBeUndefined();
   });
@@ -138,12 +146,12 @@ describe('fetchManifest', () => {
     const { http, fetcher } = ctx(() => ({ status: 302, headers: { location: '/again' } }), {
       maxRedirects: 3,
     });
-    await expect(fetchManifest(http, BASE, signal)).rejects.toMatchObject({ code: 'HTTP_STATUS' });
+    await expect(fetchManifest(http, signal)).rejects.toMatchObject({ code: 'HTTP_STATUS' });
     expect(fetcher.seen).toHaveLength(4);
   });
 
   it('refuses a redirect to a non-http scheme (HTTP_STATUS)', async () => {
     const { http } = ctx(() => ({ status: 302, headers: { location: 'file:///etc/passwd' } }));
-    await expect(fetchManifest(http, BASE, signal)).rejects.toMatchObject({ code: 'HTTP_STATUS' });
+    await expect(fetchManifest(http, signal)).rejects.toMatchObject({ code: 'HTTP_STATUS' });
   });
 });

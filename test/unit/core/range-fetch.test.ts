@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { parseEndpoint } from '../../../src/core/endpoint.js';
 import type { HttpContext } from '../../../src/core/http-get.js';
 import { DEFAULT_LIMITS } from '../../../src/core/limits.js';
 import {
@@ -51,8 +52,7 @@ async function run(handler: (req: SeenRequest) => ScriptedResponse, sources = [P
     clock: time,
     timers: time,
     limits: { ...DEFAULT_LIMITS, parallel: 1, retries: 1, retryBaseDelayMs: 0, retryMaxDelayMs: 0 },
-    trustedOrigin: 'http://primary.test',
-    machineKey: 'mk',
+    endpoint: parseEndpoint('http://primary.test', 'mk'),
     userAgent: 'test',
   };
   const got: { offset: number; bytes: Uint8Array }[] = [];

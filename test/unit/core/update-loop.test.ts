@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { UpdateEvent } from '../../../src/core/events.js';
+import { parseEndpoint } from '../../../src/core/endpoint.js';
 import { resolveLimits, type Limits } from '../../../src/core/limits.js';
 import { silentLogger } from '../../../src/core/ports.js';
 import { createUpdateLoop } from '../../../src/core/update-loop.js';
@@ -57,7 +58,7 @@ function registry() {
   };
 }
 
-function setup(limits: Partial<Limits> = {}, baseUrl = 'http://updates.test/') {
+function setup(limits: Partial<Limits> = {}) {
   const reg = registry();
   const store = new MemoryStore();
   const time = new FakeTime();
@@ -69,8 +70,7 @@ function setup(limits: Partial<Limits> = {}, baseUrl = 'http://updates.test/') {
     timers: immediateTimers,
     random: () => 0.5,
     logger: silentLogger,
-    baseUrl,
-    machineKey: 'mk',
+    endpoint: parseEndpoint('http://updates.test/', 'mk'),
     pinned: pinKeys([key.hex]),
     limits: resolveLimits({ retryBaseDelayMs: 1, retryMaxDelayMs: 2, ...limits }),
   });
@@ -201,8 +201,7 @@ describe('update loop', () => {
       timers: immediateTimers,
       random: () => 0.5,
       logger: silentLogger,
-      baseUrl: 'http://updates.test/',
-      machineKey: 'wrong',
+      endpoint: parseEndpoint('http://updates.test/', 'wrong'),
       pinned: pinKeys([key.hex]),
       limits: resolveLimits(),
     });
@@ -210,9 +209,22 @@ describe('update loop', () => {
     await updater.close();
   });
 
-  it('refuses a base URL that is not http(s) (CONFIG_INVALID)', async () => {
-    const { updater } = setup({}, 'ftp://updates.test/');
-    await expect(updater.check()).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
+  it('refuses a check without a base URL, records and emits it (CONFIG_INVALID)', async () => {
+    const { store, events } = setup();
+    const local = createUpdateLoop({
+      fetcher: new ScriptedFetcher(() => ({ status: 500 })),
+      store,
+      clock: new FakeTime(),
+      timers: immediateTimers,
+      random: () => 0.5,
+      logger: silentLogger,
+      pinned: pinKeys([key.hex]),
+      limits: resolveLimits(),
+    });
+    local.on((e) => events.push(e));
+    await expect(local.check()).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
+    expect(store.state.lastError?.code).toBe('CONFIG_INVALID');
+    expect(events.at(-1)).toMatchObject({ type: 'error', code: 'CONFIG_INVALID' });
   });
 
   it('rolls back to the previous set once, then has nothing to roll back', async () => {

@@ -1,0 +1,224 @@
+/**
+ * The steps of one update run, as named functions over one run context: accept (fetch,
+ * verify, policy, plan, record), pull and commit, repair, and the failure record. The order
+ * is the type-enforced pipeline of docs/ARCHITECTURE.md; update-loop.ts runs them one at a time.
+ */
+import { UpdateError } from './errors.js';
+import type { PlanSummary, UpdateEvent } from './events.js';
+import { fetchManifest } from './fetch-manifest.js';
+import type { HttpContext } from './http-get.js';
+import type { StepHook } from './install-steps.js';
+import type { Limits } from './limits.js';
+import { planUpdate, type Plan } from './plan.js';
+import { checkPolicy, recordAcceptance } from './policy.js';
+import type { LocalStore, Logger, Random } from './ports.js';
+import { missingBlobs, pullBlobs } from './pull.js';
+import { repairDir, repairPlan } from './repair.js';
+import { withRetries } from './retry.js';
+import { setDir, type InstalledSet, type UpdaterState } from './state.js';
+import type { UpdateResult, UpdaterStatus } from './updater-api.js';
+import { verifyManifest, type PinnedKey, type VerifiedManifest } from './verify.js';
+
+/** Progress events are emitted at most this often (plus the final one of each artifact). */
+const PROGRESS_EVERY_MS = 100;
+
+/** What one network run works with: its HTTP context (built once per run) and its ports. */
+export interface RunContext {
+  readonly http: HttpContext;
+  readonly store: LocalStore;
+  readonly random: Random;
+  readonly logger: Logger;
+  readonly pinned: readonly PinnedKey[];
+  readonly limits: Limits;
+  readonly signal: AbortSignal;
+  readonly emit: (event: UpdateEvent) => void;
+  readonly onStep?: StepHook | undefined;
+}
+
+/** A manifest that passed verification and policy, with the state that records it. */
+export interface Accepted {
+  readonly vm: VerifiedManifest;
+  readonly plan: Plan;
+  readonly state: UpdaterState;
+}
+
+const nowOf = (run: RunContext): number => run.http.clock.nowMs();
+
+/** Fetch, verify, apply policy and persist the acceptance (audit entry, then state). */
+export async function accept(run: RunContext): Promise<Accepted> {
+  const { http, store, limits } = run;
+  const bytes = await withRetries(
+    { limits, timers: http.timers, random: run.random, signal: run.signal },
+    () => fetchManifest(http, run.signal),
+  );
+  const vm = verifyManifest(bytes, run.pinned, limits.maxManifestBytes);
+  const loaded = await store.loadState();
+  checkPolicy(vm, loaded, nowOf(run), limits, http.endpoint.base.href);
+  const plan = planUpdate(loaded.installed, vm);
+  const state = { ...recordAcceptance(loaded, vm), lastCheckAtMs: nowOf(run) };
+  // Audit first: a crash in between repeats an entry rather than losing one.
+  if (loaded.acceptedDigests[vm.manifest.registry_version] === undefined) {
+    await store.appendAudit({
+      version: vm.manifest.registry_version,
+      payloadSha256: vm.payloadSha256,
+      keyid: vm.keyid,
+      atMs: nowOf(run),
+    });
+  }
+  await store.saveState(state);
+  run.onStep?.('accepted-recorded');
+  return { vm, plan, state };
+}
+
+/** The dry run: accept, then tell what an update would do. */
+export async function checkForUpdate(run: RunContext): Promise<PlanSummary> {
+  const { plan } = await accept(run);
+  const atMs = nowOf(run);
+  if (plan.upToDate) run.emit({ type: 'up-to-date', version: plan.summary.toVersion, atMs });
+  else run.emit({ type: 'update-available', plan: plan.summary, atMs });
+  return plan.summary;
+}
+
+/**
+ * Pulls what the blob store lacks (pull.ts: the store decides, not the plan) and commits the
+ * set. `repair`: the installed set itself is re-staged under a fresh directory (the damaged
+ * one is not a rollback target). Resolves to the bytes received from the network.
+ */
+export async function pullAndCommit(
+  run: RunContext,
+  { vm, state }: Accepted,
+  repair = false,
+): Promise<number> {
+  const todo = await missingBlobs(run.store, vm.manifest.artifacts);
+  let lastEmit = Number.NEGATIVE_INFINITY;
+  const downloaded = await pullBlobs(run, todo, (bytes, total, artifact) => {
+    const t = nowOf(run);
+    if (t - lastEmit < PROGRESS_EVERY_MS && bytes !== total) return;
+    lastEmit = t;
+    run.emit({ type: 'progress', bytes, total, artifact });
+  });
+  const dir = repair ? repairDir(vm.payloadSha256, nowOf(run)) : undefined;
+  const set: InstalledSet = {
+    setId: vm.payloadSha256,
+    ...(dir === undefined ? {} : { dir }),
+    version: vm.manifest.registry_version,
+    artifacts: vm.manifest.artifacts.map(({ name, size, sha256 }) => ({ name, size, sha256 })),
+  };
+  const next: UpdaterState = {
+    ...state,
+    installed: set,
+    previous: repair ? state.previous : (state.installed ?? state.previous),
+    lastSuccessAtMs: nowOf(run),
+    lastError: null,
+  };
+  await run.store.commitSet({ ...set, envelope: vm.envelope }, next);
+  return downloaded;
+}
+
+/** Re-stages the installed set from blobs, re-fetching what is missing (docs/UPDATER.md §3). */
+export async function repairInstalled(
+  run: RunContext,
+  accepted: Accepted,
+  installed: InstalledSet,
+  damaged: readonly string[],
+): Promise<UpdateResult> {
+  run.logger.warn('installed set damaged, repairing', { names: damaged.slice(0, 20) });
+  const summary = repairPlan(installed, damaged, accepted.vm);
+  run.emit({ type: 'update-available', plan: summary, atMs: nowOf(run) });
+  const bytesDownloaded = await pullAndCommit(run, accepted, true);
+  run.emit({
+    type: 'applied',
+    version: installed.version,
+    previousVersion: installed.version,
+    atMs: nowOf(run),
+  });
+  return {
+    outcome: 'applied',
+    version: installed.version,
+    plan: summary,
+    bytesDownloaded,
+    repaired: damaged,
+  };
+}
+
+/** After accept: up to date (after a cheap check of the files), a repair, or a new set. */
+export async function install(run: RunContext, accepted: Accepted): Promise<UpdateResult> {
+  const { vm, plan, state } = accepted;
+  // Up to date on paper: check the files are still there (one lstat each, no hashing).
+  const installed = plan.upToDate ? state.installed : null;
+  const damaged = installed === null ? [] : await run.store.checkInstalled(installed.artifacts);
+  if (installed !== null && damaged.length > 0) {
+    return repairInstalled(run, accepted, installed, damaged);
+  }
+  if (plan.upToDate) {
+    await run.store.saveState({ ...state, lastSuccessAtMs: nowOf(run), lastError: null });
+    run.emit({ type: 'up-to-date', version: plan.summary.toVersion, atMs: nowOf(run) });
+    return {
+      outcome: 'up-to-date',
+      version: plan.summary.toVersion,
+      plan: plan.summary,
+      bytesDownloaded: 0,
+    };
+  }
+  run.emit({ type: 'update-available', plan: plan.summary, atMs: nowOf(run) });
+  const bytesDownloaded = await pullAndCommit(run, accepted);
+  run.emit({
+    type: 'applied',
+    version: vm.manifest.registry_version,
+    previousVersion: state.installed?.version ?? null,
+    atMs: nowOf(run),
+  });
+  return {
+    outcome: 'applied',
+    version: vm.manifest.registry_version,
+    plan: plan.summary,
+    bytesDownloaded,
+  };
+}
+
+/** Records a failed run as last_error (never for a state it could not read or own). */
+export async function recordFailure(
+  store: LocalStore,
+  logger: Logger,
+  error: UpdateError,
+  nowMs: number,
+): Promise<void> {
+  if (error.code === 'STATE_CORRUPT' || error.code === 'LOCKED' || error.code === 'ABORTED') {
+    return;
+  }
+  try {
+    const state = await store.loadState();
+    await store.saveState({
+      ...state,
+      lastCheckAtMs: nowMs,
+      lastError: { code: error.code, message: error.message },
+    });
+  } catch (secondary) {
+    logger.warn('could not record the error', { error: String(secondary) });
+  }
+}
+
+/** The status of the state directory; `running` comes from the run queue. */
+export async function statusOf(store: LocalStore, running: boolean): Promise<UpdaterStatus> {
+  const state = await store.loadState();
+  return {
+    installedVersion: state.installed?.version ?? null,
+    highestAcceptedVersion: state.highestAcceptedVersion,
+    lastCheckAtMs: state.lastCheckAtMs,
+    lastSuccessAtMs: state.lastSuccessAtMs,
+    lastError: state.lastError,
+    running,
+    canRollBack: state.previous !== null,
+  };
+}
+
+/** Switches back to the previous set, which is then no longer kept. */
+export async function rollBack(store: LocalStore): Promise<{ version: string | null }> {
+  const state = await store.loadState();
+  const target = state.previous;
+  if (target === null) throw new UpdateError('NOTHING_TO_ROLL_BACK', 'no previous set kept');
+  // The rollback floor stays where it is: rolling back the files is not accepting an old
+  // manifest, and the next update() re-applies the newest accepted one.
+  await store.switchSet(setDir(target), { ...state, installed: target, previous: null });
+  return { version: target.version };
+}
