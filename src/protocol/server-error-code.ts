@@ -7,6 +7,7 @@
  * @example if (body.code === ServerErrorCode.SUBSCRIPTION_INACTIVE) { ... }
  */
 import type { ProtocolErrorCode } from './protocol-error.js';
+import type { TrustErrorCode } from './trust-error.js';
 
 /** Request and body policy, any route (docs/PROTOCOL.md §1). */
 const HTTP_CODES = [
@@ -38,6 +39,16 @@ const WIRE_FORMAT_CODES = [
   'BAD_KEY',
 ] as const satisfies readonly ProtocolErrorCode[];
 
+/** Signature-role refusals of src/protocol, passed through by publish (docs/PROTOCOL.md §2.7). */
+const TRUST_CODES = [
+  'WRONG_PAYLOAD_TYPE',
+  'SIGNATURE_INVALID',
+  'UNKNOWN_KEY',
+  'KEY_RETIRED',
+  'THRESHOLD_NOT_MET',
+  'KEY_CHAIN_GAP',
+] as const satisfies readonly TrustErrorCode[];
+
 /** Machine keys, manifests, artifacts and publishing (docs/PROTOCOL.md §2, §3). */
 const UPDATES_CODES = [
   'MISSING_MACHINE_KEY',
@@ -59,6 +70,11 @@ const UPDATES_CODES = [
   'INVALID_BASE64',
   'FOLDER_NOT_FOUND',
   'UNSUPPORTED_FILE',
+  // format 2 (docs/PROTOCOL.md §2.7.6, §2.7.8)
+  'INVALID_NONCE',
+  'INVALID_BUNDLE',
+  'ARTIFACT_MISMATCH',
+  'RELEASE_KEY_MISSING',
 ] as const;
 
 /** The test-control API under /api/dev/* (docs/PROTOCOL.md §6). */
@@ -140,6 +156,7 @@ const START_CODES = [
   'USAGE',
   'NODE_KEY_INVALID',
   'RELEASE_STORE_INVALID',
+  'KEY_CHAIN_INVALID',
   'CLIENT_REGISTRATION_INVALID',
   'FAILED',
 ] as const;
@@ -149,6 +166,7 @@ export const SERVER_ERROR_CODES: readonly ServerErrorCode[] = [
   ...new Set([
     ...HTTP_CODES,
     ...WIRE_FORMAT_CODES,
+    ...TRUST_CODES,
     ...UPDATES_CODES,
     ...DEV_CODES,
     ...CHAIN_ERROR_CODES,
@@ -160,6 +178,7 @@ export const SERVER_ERROR_CODES: readonly ServerErrorCode[] = [
 export type ServerErrorCode =
   | (typeof HTTP_CODES)[number]
   | (typeof WIRE_FORMAT_CODES)[number]
+  | (typeof TRUST_CODES)[number]
   | (typeof UPDATES_CODES)[number]
   | (typeof DEV_CODES)[number]
   | (typeof CHAIN_ERROR_CODES)[number]
@@ -187,3 +206,8 @@ export function isServerErrorCode(value: string): value is ServerErrorCode {
 type Missing = Exclude<ProtocolErrorCode, (typeof WIRE_FORMAT_CODES)[number]>;
 const _allWireFormatCodesListed: Missing extends never ? true : Missing = true;
 void _allWireFormatCodesListed;
+
+// Every signature-role code too, so publish can pass a TrustError through unchanged.
+type MissingTrust = Exclude<TrustErrorCode, (typeof TRUST_CODES)[number]>;
+const _allTrustCodesListed: MissingTrust extends never ? true : MissingTrust = true;
+void _allTrustCodesListed;

@@ -124,7 +124,8 @@ export class FreshnessSigner {
   }
 
   async #renew(target: FreshnessTarget): Promise<SignedStatement> {
-    const sequence = this.#sequence + 1;
+    // The publish CLI may have signed on this data directory meanwhile: go above both.
+    const sequence = Math.max(this.#sequence, await readSequence(this.file)) + 1;
     // Durable before served: a crash can skip a sequence number, never repeat one.
     await writeJsonAtomic(this.file, { sequence });
     this.#sequence = sequence;
