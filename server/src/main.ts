@@ -72,7 +72,7 @@ async function publish(command: Extract<Command, { kind: 'publish' }>): Promise<
     `${JSON.stringify({
       ok: true,
       registry_version: result.registry_version,
-      node_pubkey: state.key.publicKeyHex,
+      node_pubkey: state.trust().nodePubkeyHex,
       artifacts: result.artifacts.length,
       expires_at: result.expires_at,
     })}\n`,

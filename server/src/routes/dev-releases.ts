@@ -1,6 +1,7 @@
 /**
  * POST /api/dev/releases (dev only): {"registry_version", "artifacts": [{"name",
- * "content_base64"}], "expires_in_s"?, "artifact_base_url"?}. The body limit is raised to
+ * "content_base64"}], "expires_in_s"?, "artifact_base_url"?}, or a bundle signed offline:
+ * {"bundle": <release envelope>, "artifacts": [...], "expires_in_s"?}. The body limit is raised to
  * DEV_RELEASE_MAX_BYTES for this route only; bigger releases go through the CLI or
  * startServer().publish().
  */
@@ -19,12 +20,18 @@ const bad = (code: ServerErrorCode, message: string): never => {
 /** Turns the JSON body into a PublishInput, refusing anything malformed. */
 export function parseDevRelease(body: unknown): PublishInput {
   const o = bodyObject(body);
-  const allowed = ['registry_version', 'artifacts', 'expires_in_s', 'artifact_base_url'];
+  const bundled = Object.hasOwn(o, 'bundle');
+  // A bundle carries its version and URLs signed (docs/PROTOCOL.md §2.7.8).
+  const allowed = bundled
+    ? ['bundle', 'artifacts', 'expires_in_s']
+    : ['registry_version', 'artifacts', 'expires_in_s', 'artifact_base_url'];
   for (const key of Object.keys(o)) {
     if (!allowed.includes(key)) bad('UNKNOWN_FIELD', `unknown field ${JSON.stringify(key)}`);
   }
   const { registry_version, artifacts, expires_in_s, artifact_base_url } = o;
-  if (typeof registry_version !== 'string') bad('INVALID_VERSION', 'registry_version is required');
+  if (!bundled && typeof registry_version !== 'string') {
+    bad('INVALID_VERSION', 'registry_version is required');
+  }
   if (!Array.isArray(artifacts)) bad('INVALID_ARTIFACTS', 'artifacts must be a list');
   if (expires_in_s !== undefined && typeof expires_in_s !== 'number') {
     bad('INVALID_EXPIRY', 'expires_in_s must be a number');
@@ -50,10 +57,12 @@ export function parseDevRelease(body: unknown): PublishInput {
       return bad('INVALID_BASE64', `artifacts[${i}].content_base64 is not canonical base64`);
     }
   });
+  const expiry = expires_in_s === undefined ? {} : { expires_in_s: expires_in_s as number };
+  if (bundled) return { bundle: o.bundle, artifacts: list, ...expiry };
   return {
     registry_version: registry_version as string,
     artifacts: list,
-    ...(expires_in_s === undefined ? {} : { expires_in_s: expires_in_s as number }),
+    ...expiry,
     ...(artifact_base_url === undefined ? {} : { artifact_base_url: artifact_base_url as string }),
   };
 }

@@ -1,89 +1,87 @@
 /**
- * Publishing a release: validate, store the blobs, build the manifest, sign it with the node
- * key, store the envelope. Used by the in-process publish(), POST /api/dev/releases and the
- * `publish` CLI. Publishes are serialised so the version check and the write are one step.
+ * Publishing a release (docs/PROTOCOL.md §2.3, §2.7.8): either signed here with the release key
+ * held in the data directory (the one-command development path), or a bundle signed offline by
+ * `sign-release`. Both store the blobs and the release envelope, sign a format 1 envelope for
+ * old clients while the node key is here, and have a new freshness statement signed. Used by
+ * the in-process publish(), POST /api/dev/releases and the `publish` CLI. Publishes are
+ * serialised so the version check and the write are one step.
  */
 import semver from 'semver';
 import {
   CHUNK_INDEX_MIN_BYTES,
-  compareNames,
-  encodeManifest,
-  isStrictSemver,
-  type Manifest,
+  RELEASE_PAYLOAD_TYPE,
+  signDsse,
   type ManifestArtifact,
-  type ServerErrorCode,
-  parseManifest,
-  ProtocolError,
-  signEnvelope,
-  unsafeNameReason,
 } from '../../../src/protocol/index.js';
 import type { ServerClock } from '../clock.js';
 import { HttpError } from '../http/http-error.js';
 import type { BlobInfo, BlobStore } from '../store/blob-store.js';
-import type { NodeKey } from './node-key.js';
-import type { ReleaseStore } from './release-store.js';
+import { DEFAULT_EXPIRES_IN_S, MAX_EXPIRES_IN_S, signLegacyEnvelope } from './legacy-envelope.js';
+import { checkBundle, matchArtifacts } from './release-bundle.js';
+import {
+  buildRelease,
+  checkArtifactList,
+  checkVersion,
+  invalid,
+  type PublishArtifact,
+  type ReleaseInput,
+} from './release-builder.js';
+import { releaseOf, type Release, type ReleaseStore } from './release-store.js';
+import type { TrustKeys } from './trust-keys.js';
 
-export const DEFAULT_EXPIRES_IN_S = 7 * 24 * 3600;
-export const MAX_EXPIRES_IN_S = 366 * 24 * 3600;
-export const MAX_PUBLISH_ARTIFACTS = 10_000;
-export const ARTIFACT_ROUTE_PREFIX = 'api/updates/artifacts/';
+export { checkArtifactBaseUrl, type PublishArtifact } from './release-builder.js';
+export { DEFAULT_EXPIRES_IN_S, MAX_EXPIRES_IN_S } from './legacy-envelope.js';
 
-/** One artifact to publish: bytes in memory or a file streamed from disk. */
-export type PublishArtifact =
-  | { readonly name: string; readonly content: Uint8Array }
-  | { readonly name: string; readonly path: string };
-
-export interface PublishInput {
-  readonly registry_version: string;
-  readonly artifacts: readonly PublishArtifact[];
-  /** Manifest lifetime in seconds (default 7 days). */
+/** Sign here: the release key is in the data directory. */
+export interface SignedHereInput extends ReleaseInput {
+  /** Lifetime of the format 1 envelope for old clients, in seconds (default 7 days). */
   readonly expires_in_s?: number;
-  /** Serve artifacts from another host: urls become `<artifact_base_url>/<sha256>`. */
-  readonly artifact_base_url?: string;
+}
+
+/** A bundle signed offline: the release envelope, and the bytes of its artifacts. */
+export interface BundleInput {
+  readonly bundle: unknown;
+  readonly artifacts: readonly PublishArtifact[];
+  readonly expires_in_s?: number;
+}
+
+export type PublishInput = SignedHereInput | BundleInput;
+
+/** What the freshness side reports once the release is served (§2.7.3). */
+export interface Freshened {
+  readonly sequence: number;
+  readonly issued_at: string;
+  readonly expires_at: string;
 }
 
 export interface PublishResult {
   readonly ok: true;
   readonly registry_version: string;
+  /** The release digest that freshness statements name. */
+  readonly release_sha256: string;
+  /** The freshness statement signed for it. */
+  readonly sequence: number;
   readonly issued_at: string;
   readonly expires_at: string;
+  /** The first release key that signed it. */
   readonly keyid: string;
   readonly artifacts: readonly ManifestArtifact[];
 }
 
-const invalid = (code: ServerErrorCode, message: string): never => {
-  throw new HttpError(400, code, message);
-};
-
-/** Checks an optional artifact base URL: absolute http(s), no query or fragment. */
-export function checkArtifactBaseUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return invalid('INVALID_ARTIFACT_BASE_URL', 'artifact_base_url is not an absolute URL');
-  }
-  if (
-    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
-    url.search !== '' ||
-    url.hash !== '' ||
-    url.username !== '' ||
-    value.length > 1024
-  ) {
-    invalid('INVALID_ARTIFACT_BASE_URL', 'artifact_base_url must be http(s) without query');
-  }
-  return value.replace(/\/+$/, '');
+export interface PublisherDeps {
+  /** The keys held now (a rotation replaces them). */
+  readonly keys: () => TrustKeys;
+  readonly releases: ReleaseStore;
+  readonly blobs: BlobStore;
+  readonly clock: ServerClock;
+  /** Signs the freshness statement over the newly current release. */
+  readonly freshen: () => Promise<Freshened>;
 }
 
 export class Publisher {
   #chain: Promise<unknown> = Promise.resolve();
 
-  constructor(
-    private readonly key: NodeKey,
-    private readonly releases: ReleaseStore,
-    private readonly blobs: BlobStore,
-    private readonly clock: ServerClock,
-  ) {}
+  constructor(private readonly deps: PublisherDeps) {}
 
   /** Publishes one release; refusals are HttpErrors with stable codes. */
   publish(input: PublishInput): Promise<PublishResult> {
@@ -105,11 +103,65 @@ export class Publisher {
   }
 
   async #publish(input: PublishInput): Promise<PublishResult> {
-    const version = input.registry_version;
-    if (typeof version !== 'string' || !isStrictSemver(version)) {
-      invalid('INVALID_VERSION', 'registry_version must be a strict semver such as 1.2.3');
+    const expiresInS = input.expires_in_s ?? DEFAULT_EXPIRES_IN_S;
+    if (!Number.isSafeInteger(expiresInS) || expiresInS < 1 || expiresInS > MAX_EXPIRES_IN_S) {
+      invalid('INVALID_EXPIRY', `expires_in_s must be an integer from 1 to ${MAX_EXPIRES_IN_S}`);
     }
-    const floor = this.releases.highestVersion;
+    const signed = 'bundle' in input ? await this.#fromBundle(input) : await this.#signHere(input);
+    const root = this.deps.keys().root;
+    const legacy =
+      root === undefined
+        ? undefined
+        : signLegacyEnvelope(signed.release, root, this.deps.clock.now(), expiresInS);
+    const release: Release = releaseOf(signed.envelope, legacy);
+    await this.deps.releases.save(release);
+    const fresh = await this.deps.freshen();
+    return {
+      ok: true,
+      registry_version: release.manifest.registry_version,
+      release_sha256: release.digest,
+      ...fresh,
+      keyid: release.envelope.signatures[0]?.keyid ?? '',
+      artifacts: release.manifest.artifacts,
+    };
+  }
+
+  /** The one-command path: needs release-key.json; checks the version before any blob. */
+  async #signHere(input: SignedHereInput) {
+    const key = this.deps.keys().release;
+    if (key === undefined) {
+      throw new HttpError(
+        409,
+        'RELEASE_KEY_MISSING',
+        'this server holds no release key: sign the release offline (sign-release) and publish the bundle',
+      );
+    }
+    this.#checkAbove(input.registry_version);
+    checkArtifactList(input.artifacts);
+    const { release, payload } = await buildRelease(input, (a) => this.#put(a));
+    return { release, envelope: signDsse(payload, RELEASE_PAYLOAD_TYPE, [key]) };
+  }
+
+  /** An offline-signed bundle: verified as a client would, then its bytes matched. */
+  async #fromBundle(input: BundleInput) {
+    const newest = this.deps.keys().chain.newest;
+    if (newest === undefined) throw new HttpError(409, 'KEY_CHAIN_GAP', 'no key set is stored');
+    const bundle = checkBundle(input.bundle, newest);
+    const version = bundle.release.registry_version;
+    const same = this.deps.releases.current;
+    // The same release signed anew (after a release key rotation) replaces its signatures.
+    const resign = same?.manifest.registry_version === version && same.digest === bundle.digest;
+    if (!resign) this.#checkAbove(version);
+    const given = checkArtifactList(input.artifacts);
+    const stored = new Map<string, BlobInfo>();
+    for (const a of given) stored.set(a.name, await this.#put(a));
+    await matchArtifacts(bundle.release, given, stored, (sha) => this.deps.blobs.sizeOf(sha));
+    return { release: bundle.release, envelope: bundle.envelope };
+  }
+
+  #checkAbove(input: unknown): void {
+    const version = checkVersion(input);
+    const floor = this.deps.releases.highestVersion;
     if (floor !== undefined && !semver.gt(version, floor)) {
       throw new HttpError(
         409,
@@ -117,91 +169,13 @@ export class Publisher {
         `registry_version ${version} is not above the published ${floor}`,
       );
     }
-    const expiresInS = input.expires_in_s ?? DEFAULT_EXPIRES_IN_S;
-    if (!Number.isSafeInteger(expiresInS) || expiresInS < 1 || expiresInS > MAX_EXPIRES_IN_S) {
-      invalid('INVALID_EXPIRY', `expires_in_s must be an integer from 1 to ${MAX_EXPIRES_IN_S}`);
-    }
-    const base =
-      input.artifact_base_url === undefined
-        ? undefined
-        : checkArtifactBaseUrl(input.artifact_base_url);
-    if (!Array.isArray(input.artifacts) || input.artifacts.length > MAX_PUBLISH_ARTIFACTS) {
-      invalid('INVALID_ARTIFACTS', `artifacts must be a list of at most ${MAX_PUBLISH_ARTIFACTS}`);
-    }
-    for (const a of input.artifacts) {
-      const name: unknown = a.name;
-      const reason = typeof name === 'string' ? unsafeNameReason(name) : 'is not a string';
-      if (reason !== undefined) {
-        invalid('UNSAFE_NAME', `artifact name ${JSON.stringify(name) ?? ''} ${reason}`);
-      }
-    }
-    const sorted = [...input.artifacts].sort((a, b) => compareNames(a.name, b.name));
-    // Set rules (duplicates, case folds, file-vs-directory) checked before any blob is written.
-    const placeholder = '0'.repeat(64);
-    this.#validate(sorted.map((a) => ({ name: a.name, size: 0, sha256: placeholder, url: 'x' })));
-
-    const stored: BlobInfo[] = [];
-    const put = { chunkIndexMinBytes: CHUNK_INDEX_MIN_BYTES };
-    for (const a of sorted) {
-      stored.push(
-        'content' in a
-          ? await this.blobs.putBytes(a.content, put)
-          : await this.blobs.putFile(a.path, put),
-      );
-    }
-    const urlOf = (sha256: string): string =>
-      base === undefined ? `${ARTIFACT_ROUTE_PREFIX}${sha256}` : `${base}/${sha256}`;
-    const now = this.clock.now();
-    const manifest: Manifest = {
-      registry_version: version,
-      issued_at: new Date(now).toISOString(),
-      expires_at: new Date(now + expiresInS * 1000).toISOString(),
-      artifacts: sorted.map((a, i) => {
-        const blob = stored[i] as BlobInfo;
-        const entry = {
-          name: a.name,
-          size: blob.size,
-          sha256: blob.sha256,
-          url: urlOf(blob.sha256),
-        };
-        const index = blob.chunkIndex;
-        if (index === undefined) return entry;
-        // docs/PROTOCOL.md §2.6: the index digest is signed here; its list is a sibling blob.
-        const ref = { sha256: index.sha256, size: index.size, url: urlOf(index.sha256) };
-        const chunk_index =
-          index.listSha256 === undefined ? ref : { ...ref, list_url: urlOf(index.listSha256) };
-        return { ...entry, chunk_index };
-      }),
-    };
-    const payload = encodeManifest(manifest);
-    const parsed = this.#validate(manifest.artifacts, payload);
-    const envelope = signEnvelope(payload, this.key.secretKey, this.key.publicKey);
-    await this.releases.save({ manifest: parsed, envelope: Buffer.from(JSON.stringify(envelope)) });
-    return {
-      ok: true,
-      registry_version: version,
-      issued_at: manifest.issued_at,
-      expires_at: manifest.expires_at,
-      keyid: envelope.signatures[0]?.keyid ?? '',
-      artifacts: manifest.artifacts,
-    };
   }
 
-  // The protocol's own parser is the judge: what we sign must be what clients accept.
-  #validate(artifacts: readonly ManifestArtifact[], payload?: Uint8Array) {
-    const bytes =
-      payload ??
-      encodeManifest({
-        registry_version: '0.0.0',
-        issued_at: '2000-01-01T00:00:00.000Z',
-        expires_at: '2000-01-02T00:00:00.000Z',
-        artifacts,
-      });
-    try {
-      return parseManifest(bytes);
-    } catch (error) {
-      if (error instanceof ProtocolError) throw new HttpError(400, error.code, error.message);
-      throw error;
-    }
+  #put(a: PublishArtifact): Promise<BlobInfo> {
+    // Large artifacts get their chunk index in the same pass (docs/PROTOCOL.md §2.6).
+    const options = { chunkIndexMinBytes: CHUNK_INDEX_MIN_BYTES };
+    return 'content' in a
+      ? this.deps.blobs.putBytes(a.content, options)
+      : this.deps.blobs.putFile(a.path, options);
   }
 }

@@ -64,10 +64,18 @@ describe('POST /api/dev/releases', () => {
     expect(res.json<{ artifacts: { size: number }[] }>().artifacts[0]?.size).toBe(200 * 1024);
   });
 
-  it('sets expires_at from expires_in_s on the server clock', async () => {
-    const res = await release('1.0.0', ['a.txt'], { expires_in_s: 60 });
-    const body = res.json<{ issued_at: string; expires_at: string }>();
-    expect(Date.parse(body.expires_at) - Date.parse(body.issued_at)).toBe(60_000);
+  it('sets the format 1 envelope expiry from expires_in_s on the server clock', async () => {
+    expect((await release('1.0.0', ['a.txt'], { expires_in_s: 60 })).statusCode).toBe(200);
+    const legacy = built.modules.updates.api.currentRelease()?.legacy ?? Buffer.alloc(0);
+    const manifest = parseManifest(parseEnvelope(legacy).payload);
+    expect(manifest.expiresAtMs - manifest.issuedAtMs).toBe(60_000);
+  });
+
+  it('answers with the freshness statement signed for the release (docs/PROTOCOL.md §2.7.3)', async () => {
+    const res = await release('1.0.0', ['a.txt']);
+    const body = res.json<{ issued_at: string; expires_at: string; sequence: number }>();
+    expect(Date.parse(body.expires_at) - Date.parse(body.issued_at)).toBe(86_400_000);
+    expect(body.sequence).toBe(built.modules.updates.api.freshnessSequence());
   });
 
   it('refuses the same registry_version twice with 409 VERSION_NOT_INCREASING', async () => {

@@ -53,9 +53,19 @@ describe('release store', () => {
     await expect(open()).rejects.toBeInstanceOf(ReleaseStoreError);
   });
 
-  it('refuses to start when the releases were signed by another node key', async () => {
+  it('refuses to start with a node key that is no root of the stored key chain', async () => {
     await open();
-    await expect(open(join(dir, 'other-key.json'))).rejects.toBeInstanceOf(ReleaseStoreError);
+    await writeFile(join(dir, 'other-key.json'), 'ab'.repeat(32));
+    await expect(open(join(dir, 'other-key.json'))).rejects.toMatchObject({
+      code: 'KEY_CHAIN_INVALID',
+    });
+  });
+
+  it('refuses to start with a --node-key file that does not exist once a chain is stored', async () => {
+    await open();
+    await expect(open(join(dir, 'missing-key.json'))).rejects.toMatchObject({
+      code: 'KEY_CHAIN_INVALID',
+    });
   });
 });
 
