@@ -29,6 +29,11 @@ export interface ServerOptions {
   readonly logLevel: string;
   /** Request bodies above this size are refused with 413 (400 on OAuth routes). */
   readonly maxBodyBytes: number;
+  /**
+   * Lifetime of a freshness statement in seconds; a new one is signed once half of it is gone
+   * (docs/PROTOCOL.md §2.7.3). 60 to 31,536,000.
+   */
+  readonly freshnessLifetimeS: number;
 }
 
 export const DEFAULT_OPTIONS: ServerOptions = {
@@ -45,4 +50,5 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   issuer: undefined,
   logLevel: 'info',
   maxBodyBytes: 16 * 1024,
+  freshnessLifetimeS: 24 * 3600,
 };

@@ -1,31 +1,46 @@
 /**
- * The updates area as a server module: node key, machine keys, releases, blobs and the routes
- * over them (docs/PROTOCOL.md §2, §3). Data directory layout:
- *   node-key.json          Ed25519 secret (0600), unless --node-key FILE
+ * The updates area as a server module: the key chain and the keys held, machine keys,
+ * releases, blobs, freshness and the routes over them (docs/PROTOCOL.md §2, §3). Data
+ * directory layout (§2.7.8):
+ *   node-key.json          root key (0600), unless --node-key FILE; may live offline
+ *   release-key.json       release key (0600), the one-command publish; may live offline
+ *   freshness-key.json     freshness key (0600), the only key a production server needs
+ *   keys/<version>.json    the key chain, one envelope per key set
+ *   freshness.json         the highest freshness sequence signed
  *   machines.json          machine records with key digests only (0600)
- *   releases/<ver>.json    signed envelopes, exactly as served
+ *   releases/<ver>.json    release envelopes, exactly as signed
+ *   legacy/<ver>.json      format 1 envelopes for clients that predate format 2
  *   blobs/<aa>/<sha256>    content-addressed artifacts
  */
+import { watch } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { envelopeFromJson, type KeySet } from '../../../src/protocol/index.js';
 import type { ServerContext } from '../context.js';
 import { useLenientJson } from '../http/json-body.js';
 import type { ServerModule } from '../module.js';
 import { registerDemoKeyMint } from '../routes/demo-key-mint.js';
-import { registerDevSubscriptions } from '../routes/dev-subscriptions.js';
 import { registerDevReleases } from '../routes/dev-releases.js';
+import { registerDevSubscriptions } from '../routes/dev-subscriptions.js';
 import { registerUpdatesArtifact } from '../routes/updates-artifact.js';
+import { registerUpdatesKeys } from '../routes/updates-keys.js';
 import { registerUpdatesManifest } from '../routes/updates-manifest.js';
 import { BlobStore } from '../store/blob-store.js';
+import { migrateFormatOne } from './format-one-migration.js';
+import { FreshnessSigner } from './freshness-signer.js';
+import { NODE_KEY_FILE } from './node-key.js';
 import {
   MachineKeys,
   type MachineRecord,
   type MintResult,
   type SubscriptionStatus,
 } from './machine-keys.js';
-import { loadNodeKey } from './node-key.js';
+import { ManifestAnswers } from './manifest-answers.js';
 import { Publisher, type PublishInput, type PublishResult } from './publisher.js';
+import { verifyRelease } from './release-bundle.js';
 import { ReleaseStore, type Release } from './release-store.js';
+import { keysOf, openTrustKeys, promotePending, type TrustKeys } from './trust-keys.js';
+import { KeyChainStore } from './key-chain-store.js';
 
 export const BLOBS_DIR = 'blobs';
 /** The release every fresh data directory starts with: signed, empty. */
@@ -33,7 +48,7 @@ export const INITIAL_VERSION = '0.0.0';
 
 /** In-process controls (startServer().updates). */
 export interface UpdatesApi {
-  /** The node's public key as 64 lowercase hex. */
+  /** The key clients pin, as 64 lowercase hex: the root of key set 1. */
   readonly nodePubkey: string;
   publish(input: PublishInput): Promise<PublishResult>;
   mintMachineKey(options?: {
@@ -42,30 +57,93 @@ export interface UpdatesApi {
   }): Promise<MintResult>;
   setSubscription(machineId: string, status: SubscriptionStatus): Promise<MachineRecord>;
   currentRelease(): Release | undefined;
+  /** The highest freshness sequence signed so far. */
+  freshnessSequence(): number;
 }
 
-/** Opens (or initialises) the data directory's update state. */
-export async function openUpdateState(
-  ctx: Pick<ServerContext, 'dataDir' | 'options' | 'clock' | 'random'>,
-) {
+type StateContext = Pick<ServerContext, 'dataDir' | 'options' | 'clock' | 'random'>;
+
+/** Opens (or initialises, or migrates from format 1) the data directory's update state. */
+export async function openUpdateState(ctx: StateContext) {
   await mkdir(ctx.dataDir, { recursive: true, mode: 0o700 });
-  const key = await loadNodeKey(ctx.dataDir, ctx.options.nodeKeyFile, ctx.random);
-  const releases = new ReleaseStore(ctx.dataDir, key.publicKey);
-  await releases.load();
+  let trust = await openTrustKeys(ctx.dataDir, ctx.options.nodeKeyFile, ctx.random);
+  const verify = (envelope: Parameters<typeof verifyRelease>[0]): void => {
+    verifyRelease(envelope, trust.chain.newest as NonNullable<typeof trust.chain.newest>);
+  };
+  const releases = new ReleaseStore(ctx.dataDir, verify);
+  // The current release must verify under a new key set before that key set is used.
+  const servableUnder = (next: TrustKeys): void => {
+    const current = releases.current;
+    if (current !== undefined) {
+      verifyRelease(envelopeFromJson(current.envelope, 'release'), next.chain.newest as KeySet);
+    }
+  };
+  const formatOne = await releases.load();
+  if (formatOne.length > 0) {
+    await migrateFormatOne(formatOne, trust, releases);
+    await releases.load();
+  }
   const blobs = new BlobStore(join(ctx.dataDir, BLOBS_DIR));
-  const publisher = new Publisher(key, releases, blobs, ctx.clock);
-  if (releases.highestVersion === undefined) {
+  const freshness = await FreshnessSigner.open(
+    ctx.dataDir,
+    [trust.freshness],
+    () => ctx.clock.now(),
+    ctx.options.freshnessLifetimeS,
+  );
+  const answers = new ManifestAnswers(() => trust.chain, releases, freshness);
+  const freshen = async () => {
+    const signed = await answers.statement();
+    if (signed === undefined) throw new Error('no release to vouch for');
+    const { sequence, issued_at, expires_at } = signed.statement;
+    return { sequence, issued_at, expires_at };
+  };
+  const publisher = new Publisher({
+    keys: () => trust,
+    releases,
+    blobs,
+    clock: ctx.clock,
+    freshen,
+  });
+  if (releases.highestVersion === undefined && trust.release !== undefined) {
     await publisher.publish({ registry_version: INITIAL_VERSION, artifacts: [] });
   }
-  return { key, releases, blobs, publisher };
+  /**
+   * Re-reads the chain and the key files after a rotation (rotate-keys on this directory).
+   * All or nothing: until the new chain and the keys held agree, the old ones stay in use.
+   */
+  const reloadKeys = async (): Promise<TrustKeys> => {
+    const chain = new KeyChainStore(ctx.dataDir);
+    await chain.load();
+    const newest = chain.newest;
+    if (newest === undefined || newest.version <= (trust.chain.newest?.version ?? 0)) return trust;
+    await promotePending(ctx.dataDir, newest, ctx.random);
+    const rootFile = ctx.options.nodeKeyFile ?? join(ctx.dataDir, NODE_KEY_FILE);
+    const next = await keysOf(
+      chain,
+      ctx.dataDir,
+      rootFile,
+      ctx.options.nodeKeyFile !== undefined,
+      ctx.random,
+    );
+    servableUnder(next);
+    trust = next;
+    freshness.setSigners([trust.freshness]);
+    return trust;
+  };
+  return { trust: () => trust, releases, blobs, publisher, freshness, answers, reloadKeys };
 }
 
 export async function createUpdatesModule(ctx: ServerContext): Promise<ServerModule<UpdatesApi>> {
-  const { key, releases, blobs, publisher } = await openUpdateState(ctx);
+  const state = await openUpdateState(ctx);
+  const { releases, blobs, publisher, freshness, answers } = state;
   const keys = new MachineKeys(ctx.dataDir, ctx.clock, ctx.random);
   await keys.load();
-  const watcher = releases.watch((error) => {
-    ctx.log.error({ err: error }, 'a release in the data directory was refused');
+  const onError = (what: string) => (error: unknown) => {
+    ctx.log.error({ err: error }, what);
+  };
+  const watcher = releases.watch(onError('a release in the data directory was refused'));
+  const keysWatcher = watchKeys(state.trust().chain.dir, () => {
+    state.reloadKeys().catch(onError('a key set in the data directory was refused'));
   });
 
   return {
@@ -74,7 +152,8 @@ export async function createUpdatesModule(ctx: ServerContext): Promise<ServerMod
       void app.register((scope, _opts, done) => {
         useLenientJson(scope);
         registerDemoKeyMint(scope, keys);
-        registerUpdatesManifest(scope, keys, releases);
+        registerUpdatesManifest(scope, keys, answers);
+        registerUpdatesKeys(scope, keys, answers);
         registerUpdatesArtifact(scope, keys, blobs);
         done();
       });
@@ -89,25 +168,46 @@ export async function createUpdatesModule(ctx: ServerContext): Promise<ServerMod
     },
     close() {
       watcher.close();
+      keysWatcher.close();
     },
     async reset() {
       await keys.clear();
       // In the publish queue: a publish in flight finishes first, one issued now runs after.
+      // The key chain and the freshness sequence stay: clients keep their trust.
       await publisher.exclusive(async (publishNow) => {
         await releases.clear();
         await blobs.clear();
-        await publishNow({ registry_version: INITIAL_VERSION, artifacts: [] });
+        if (state.trust().release !== undefined) {
+          await publishNow({ registry_version: INITIAL_VERSION, artifacts: [] });
+        }
       });
     },
     // QA harnesses read where the state lives (e.g. to check a temporary dir is removed).
     describe: () => ({ data_dir: ctx.dataDir }),
     api: {
-      nodePubkey: key.publicKeyHex,
+      nodePubkey: state.trust().nodePubkeyHex,
       publish: (input) => publisher.publish(input),
       mintMachineKey: (options = {}) =>
         keys.mint(options.subscription ?? 'active', options.label ?? null),
       setSubscription: (id, status) => keys.setSubscription(id, status),
       currentRelease: () => releases.current,
+      freshnessSequence: () => freshness.sequence,
+    },
+  };
+}
+
+/** Calls `onChange` shortly after the keys directory changes (debounced like releases/). */
+function watchKeys(dir: string, onChange: () => void): { close(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const watcher = watch(dir, () => {
+    clearTimeout(timer);
+    timer = setTimeout(onChange, 50);
+  });
+  watcher.on('error', () => undefined);
+  return {
+    close: () => {
+      clearTimeout(timer);
+      watcher.close();
     },
   };
 }

@@ -43,14 +43,23 @@ describe('GET /api/updates/manifest', () => {
     expect(parseManifest(env.payload).registry_version).toBe('0.0.0');
   });
 
-  it('serves exactly the stored envelope bytes of the current release', async () => {
+  it('serves the stored release and format 1 envelopes exactly, not re-encoded', async () => {
     await built.modules.updates.api.publish({
       registry_version: '1.0.0',
       artifacts: [{ name: 'a.txt', content: new TextEncoder().encode('a') }],
     });
     const res = await get(bearer(await mintKey(built.app)));
-    const stored = await readFile(join(built.ctx.dataDir, 'releases', '1.0.0.json'));
-    expect(Buffer.compare(res.rawPayload, stored)).toBe(0);
+    const answer = JSON.parse(res.body) as Record<string, unknown>;
+    const read = async (dir: string) =>
+      JSON.parse(await readFile(join(built.ctx.dataDir, dir, '1.0.0.json'), 'utf8')) as Record<
+        string,
+        unknown
+      >;
+    expect(answer['release']).toEqual(await read('releases'));
+    const legacy = await read('legacy');
+    for (const field of ['payloadType', 'payload', 'signatures']) {
+      expect(answer[field]).toEqual(legacy[field]);
+    }
   });
 
   it('accepts the scheme name in lowercase (RFC 9110 §11.1)', async () => {

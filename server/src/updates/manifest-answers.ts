@@ -1,0 +1,97 @@
+/**
+ * The bytes of GET /api/updates/manifest (docs/PROTOCOL.md §2.7.6): the frame (key set links,
+ * release, format 1 envelope) is built once per release and key set, the freshness envelope
+ * goes in the middle. The answer for the current statement is kept whole, so most requests
+ * cost a lookup; a nonce request costs one signature and one concatenation.
+ */
+import { answerFrame, encodeKeysAnswer, type DsseEnvelope } from '../../../src/protocol/index.js';
+import type { FreshnessSigner, FreshnessTarget, SignedStatement } from './freshness-signer.js';
+import type { KeyChainStore } from './key-chain-store.js';
+import type { Release, ReleaseStore } from './release-store.js';
+
+interface Frame {
+  readonly release: Release;
+  readonly keysVersion: number;
+  readonly head: Buffer;
+  readonly tail: Buffer;
+}
+
+export class ManifestAnswers {
+  #frame: Frame | undefined;
+  #answer: { statement: SignedStatement; bytes: Buffer } | undefined;
+  #keys: { links: readonly DsseEnvelope[]; bytes: Buffer } | undefined;
+
+  constructor(
+    private readonly chain: () => KeyChainStore,
+    private readonly releases: ReleaseStore,
+    private readonly freshness: FreshnessSigner,
+  ) {}
+
+  /** What the current statement must name, or undefined when nothing is published. */
+  target(): FreshnessTarget | undefined {
+    const release = this.releases.current;
+    const keys = this.chain().newest;
+    if (release === undefined || keys === undefined) return undefined;
+    return { releaseSha256: release.digest, keysVersion: keys.version };
+  }
+
+  /** The statement for the current release, signed anew when due (sequence persisted first). */
+  async statement(): Promise<SignedStatement | undefined> {
+    const target = this.target();
+    if (target === undefined) return undefined;
+    return this.freshness.peek(target) ?? (await this.freshness.current(target));
+  }
+
+  /** The answer to a request without a nonce; undefined when nothing is published. */
+  async answer(): Promise<Buffer | undefined> {
+    const statement = await this.statement();
+    const frame = this.#frameNow();
+    if (statement === undefined || frame === undefined) return undefined;
+    const held = this.#answer;
+    if (held !== undefined && held.statement === statement && this.#frame === frame) {
+      return held.bytes;
+    }
+    const bytes = Buffer.concat([frame.head, statement.json, frame.tail]);
+    this.#answer = { statement, bytes };
+    return bytes;
+  }
+
+  /** The answer bound to one request's nonce (never cached). */
+  async answerWithNonce(nonce: string): Promise<Buffer | undefined> {
+    const statement = await this.statement();
+    const frame = this.#frameNow();
+    if (statement === undefined || frame === undefined) return undefined;
+    return Buffer.concat([frame.head, this.freshness.withNonce(statement, nonce), frame.tail]);
+  }
+
+  /** GET /api/updates/keys: the whole chain, kept until it grows. */
+  keysAnswer(): Buffer {
+    const links = this.chain().links;
+    if (this.#keys?.links !== links) {
+      this.#keys = { links, bytes: Buffer.from(encodeKeysAnswer(links)) };
+    }
+    return this.#keys.bytes;
+  }
+
+  #frameNow(): Frame | undefined {
+    const release = this.releases.current;
+    const chain = this.chain();
+    const keysVersion = chain.newest?.version;
+    if (release === undefined || keysVersion === undefined) return undefined;
+    const held = this.#frame;
+    if (held?.release === release && held.keysVersion === keysVersion) return held;
+    const { head, tail } = answerFrame({
+      keys: chain.answerLinks,
+      release: release.envelope,
+      ...(release.legacy === undefined ? {} : { legacy: legacyOf(release.legacy) }),
+    });
+    const frame = { release, keysVersion, head: Buffer.from(head), tail: Buffer.from(tail) };
+    this.#frame = frame;
+    return frame;
+  }
+}
+
+function legacyOf(bytes: Buffer): DsseEnvelope {
+  const { payloadType, payload, signatures } = JSON.parse(bytes.toString('utf8')) as DsseEnvelope;
+  return { payloadType, payload, signatures };
+}
