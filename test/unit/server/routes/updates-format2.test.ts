@@ -7,8 +7,6 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BuiltApp } from '../../../../server/src/app.js';
-import { verifyAnswer } from '../../../../src/core/verify-answer.js';
-import { pinKeys } from '../../../../src/core/verify.js';
 import {
   encodeRelease,
   parseKeysAnswer,
@@ -19,6 +17,7 @@ import {
   type DsseEnvelope,
   type Signer,
 } from '../../../../src/protocol/index.js';
+import { checkAnswer } from '../../../helpers/answer-check.js';
 import { bearer, mintKey, testApp } from '../../../helpers/server-harness.js';
 
 const T0 = Date.parse('2026-03-01T00:00:00.000Z');
@@ -40,15 +39,8 @@ const get = (url = '/api/updates/manifest', headers = bearer(key)) =>
   built.app.inject({ method: 'GET', url, headers });
 const advance = (ms: number) =>
   built.app.inject({ method: 'POST', url: '/api/dev/clock', payload: { advance_ms: ms } });
-const check = (bytes: Buffer, nowMs: number, nonce?: string) =>
-  verifyAnswer(bytes, {
-    pinned: pinKeys([built.modules.updates.api.nodePubkey]),
-    trust: null,
-    nowMs,
-    maxManifestBytes: 1 << 20,
-    maxFutureSkewMs: 300_000,
-    ...(nonce === undefined ? {} : { nonce }),
-  });
+const check = (bytes: Buffer, nowMs: number) =>
+  checkAnswer(bytes, built.modules.updates.api.nodePubkey, nowMs);
 const keyFile = async (name: string): Promise<Signer> => {
   const text = await readFile(join(built.ctx.dataDir, name), 'utf8');
   const hex = (JSON.parse(text) as { secret_key_hex: string }).secret_key_hex;
@@ -60,10 +52,9 @@ describe('GET /api/updates/manifest (format 2)', () => {
   it('answers format 2 that a client pinning node_pubkey verifies', async () => {
     const res = await get();
     expect(res.statusCode).toBe(200);
-    const { format, vm, freshness } = check(res.rawPayload, T0);
-    expect(format).toBe(2);
-    expect(vm.manifest.registry_version).toBe('0.0.0');
-    expect(freshness?.expiresAtMs).toBe(T0 + DAY);
+    const { release, freshness } = check(res.rawPayload, T0);
+    expect(release.registry_version).toBe('0.0.0');
+    expect(freshness.expiresAtMs).toBe(T0 + DAY);
   });
 
   it('serves the same bytes until half the lifetime is gone, then a higher sequence', async () => {
@@ -72,22 +63,20 @@ describe('GET /api/updates/manifest (format 2)', () => {
     expect(Buffer.compare((await get()).rawPayload, first)).toBe(0);
     await advance(1);
     const later = check((await get()).rawPayload, T0 + 12 * HOUR);
-    expect(later.freshness?.sequence).toBe((check(first, T0).freshness?.sequence ?? 0) + 1);
+    expect(later.freshness.sequence).toBe(check(first, T0).freshness.sequence + 1);
   });
 
   it('stays valid eight days after the only publish (the freeze that bricked format 1)', async () => {
     await advance(8 * DAY);
-    expect(check((await get()).rawPayload, T0 + 8 * DAY).vm.manifest.registry_version).toBe(
-      '0.0.0',
-    );
+    expect(check((await get()).rawPayload, T0 + 8 * DAY).release.registry_version).toBe('0.0.0');
   });
 
   it('binds the statement to ?nonce= with the current sequence', async () => {
     const plain = check((await get()).rawPayload, T0);
     const res = await get(`/api/updates/manifest?nonce=${NONCE}`);
-    const bound = check(res.rawPayload, T0, NONCE);
-    expect(bound.freshness?.nonce).toBe(NONCE);
-    expect(bound.freshness?.sequence).toBe(plain.freshness?.sequence);
+    const bound = check(res.rawPayload, T0);
+    expect(bound.freshness.nonce).toBe(NONCE);
+    expect(bound.freshness.sequence).toBe(plain.freshness.sequence);
   });
 
   it('refuses a nonce of another shape with 400 INVALID_NONCE', async () => {
@@ -152,7 +141,7 @@ describe('publishing a bundle signed offline', () => {
     const answer = parseManifestAnswer((await get()).rawPayload);
     if (answer.format !== 2) throw new Error('format 2 expected');
     expect(Buffer.from(answer.release.payload).toString('base64')).toBe(bundle.payload);
-    expect(check((await get()).rawPayload, T0).vm.manifest.registry_version).toBe('1.0.0');
+    expect(check((await get()).rawPayload, T0).release.registry_version).toBe('1.0.0');
   });
 
   it('refuses a bundle signed by the freshness key with 400 THRESHOLD_NOT_MET', async () => {
