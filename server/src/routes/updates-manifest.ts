@@ -1,7 +1,8 @@
 /**
  * GET /api/updates/manifest: the format 2 answer (docs/PROTOCOL.md §2.7.6) for a machine key
- * with an active subscription (docs/INTERFACE.md §4.3, docs/PROTOCOL.md §3). `?nonce=` binds the freshness statement
- * to this request; the bearer is checked first, so an unauthenticated caller learns nothing.
+ * with an active subscription (docs/INTERFACE.md §4.3, docs/PROTOCOL.md §3). `?nonce=` binds
+ * the freshness statement to this request; the bearer is checked first, so an unauthenticated
+ * caller learns nothing.
  */
 import type { FastifyInstance } from 'fastify';
 import { isNonce } from '../../../src/protocol/index.js';
