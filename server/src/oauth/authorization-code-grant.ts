@@ -5,6 +5,7 @@
  * the code (T-20); a replay that fails any other check revokes nothing (T-21, OAuth 2.1 §7.5.2).
  */
 import type { AuthenticatedClient } from './client-auth.js';
+import { canonicalRedirect } from './clients.js';
 import { invalidGrant, invalidRequest } from './oauth-error.js';
 import type { OAuthParams } from './oauth-params.js';
 import { optionalString, requiredString } from './oauth-params.js';
@@ -35,7 +36,7 @@ export async function redeemAuthorizationCode(
     if (client.requireRedirectUriAtToken) {
       throw invalidRequest('REDIRECT_URI_MISSING', 'redirect_uri is required (RFC 6749 §4.1.3)');
     }
-  } else if (redirectUri !== record.redirectUri) {
+  } else if (canonicalRedirect(redirectUri) !== record.redirectUri) {
     throw invalidGrant('REDIRECT_URI_MISMATCH', 'redirect_uri does not match the code'); // T-13
   }
   if (record.codeChallenge === undefined) {

@@ -94,10 +94,22 @@ function stringList(value: unknown, what: string, fail: (m: string) => never): s
 export function isRegisteredRedirect(client: OAuthClient, uri: string): boolean {
   if (client.redirectUris.includes(uri)) return true;
   if (client.loopbackPaths.length === 0) return false;
-  const m = /^http:\/\/127\.0\.0\.1:([0-9]{1,5})(\/[^?#]*)$/.exec(uri);
+  const m = LOOPBACK.exec(uri);
   if (m === null) return false;
   const port = Number(m[1]);
   return port >= 1 && port <= 65535 && client.loopbackPaths.includes(m[2] ?? '');
+}
+
+const LOOPBACK = /^http:\/\/127\.0\.0\.1:([0-9]{1,5})(\/[^?#]*)$/;
+
+/**
+ * The one spelling of a redirect URI that a code is bound to and the token endpoint compares
+ * against (docs/PROTOCOL.md §4.4): a loopback URI's port as a URL parser writes it (`05000` is
+ * `5000`, as WHATWG URL and every client library spell it); any other URI exactly as given.
+ */
+export function canonicalRedirect(uri: string): string {
+  const m = LOOPBACK.exec(uri);
+  return m === null ? uri : `http://127.0.0.1:${Number(m[1])}${m[2] ?? ''}`;
 }
 
 /** Bound on registered clients (the dev API can add them at runtime). */

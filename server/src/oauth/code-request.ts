@@ -5,7 +5,7 @@
  * RFC 9700 §2.1.1, checklist T-18), bounded nonce and subject (OIDC Core §2: sub ≤ 255 ASCII).
  */
 import type { OAuthClient } from './clients.js';
-import { isRegisteredRedirect } from './clients.js';
+import { canonicalRedirect, isRegisteredRedirect } from './clients.js';
 import type { CodeBinding } from './code-store.js';
 import { invalidRequest, OAuthError } from './oauth-error.js';
 import type { OAuthState } from './oauth-state.js';
@@ -35,13 +35,13 @@ export function requireClient(state: OAuthState, clientId: string | undefined): 
   return client;
 }
 
-/** Checks the redirect URI is registered for the client, exactly. */
+/** Checks the redirect URI is registered for the client and returns its canonical spelling. */
 export function requireRedirect(client: OAuthClient, uri: string | undefined): string {
   if (uri === undefined) throw invalidRequest('REDIRECT_URI_MISSING', 'redirect_uri is required');
   if (!isRegisteredRedirect(client, uri)) {
     throw invalidRequest('REDIRECT_URI_UNREGISTERED', 'redirect_uri is not registered');
   }
-  return uri;
+  return canonicalRedirect(uri);
 }
 
 /** Validates the rest of a code request into a binding (throws OAuthError). */

@@ -31,7 +31,7 @@ export function registerOAuthRevoke(scope: FastifyInstance, state: OAuthState): 
       } catch {
         return ok(reply); // malformed or foreign bodies are a no-op
       }
-      await revokeToken(state, params);
+      await revokeToken(state, request.headers.authorization, params);
       return ok(reply);
     },
   );

@@ -195,3 +195,48 @@ describe('refusals redirected to the verified redirect_uri (RFC 6749 §4.1.2.1)'
     expectRedirectError(await get({ ...good(), nonce: 'n'.repeat(513) }), 'invalid_request');
   });
 });
+
+describe('a loopback redirect URI is normalised once, the same way at authorize and token', () => {
+  const redeem = (code: string, redirectUri: string) =>
+    postForm(h.app, '/api/oauth/token', {
+      grant_type: 'authorization_code',
+      client_id: 'desktop-app',
+      code,
+      redirect_uri: redirectUri,
+      code_verifier: VERIFIER,
+    });
+
+  it('a leading-zero port at authorize redeems with the port as URL parsers spell it', async () => {
+    const res = await get({
+      ...good(),
+      login_hint: 'alice',
+      redirect_uri: 'http://127.0.0.1:05000/callback',
+    });
+    const location = redirected(res);
+    expect(location.origin + location.pathname).toBe('http://127.0.0.1:5000/callback');
+    const code = location.searchParams.get('code') ?? '';
+    expect((await redeem(code, 'http://127.0.0.1:5000/callback')).statusCode).toBe(200);
+  });
+
+  it('a leading-zero port at authorize also redeems with the same spelling', async () => {
+    const res = await get({
+      ...good(),
+      login_hint: 'alice',
+      redirect_uri: 'http://127.0.0.1:05000/callback',
+    });
+    const code = redirected(res).searchParams.get('code') ?? '';
+    expect((await redeem(code, 'http://127.0.0.1:05000/callback')).statusCode).toBe(200);
+  });
+
+  it('another port is still REDIRECT_URI_MISMATCH', async () => {
+    const res = await get({
+      ...good(),
+      login_hint: 'alice',
+      redirect_uri: 'http://127.0.0.1:05000/callback',
+    });
+    const code = redirected(res).searchParams.get('code') ?? '';
+    const refused = await redeem(code, 'http://127.0.0.1:50000/callback');
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ error: 'invalid_grant', code: 'REDIRECT_URI_MISMATCH' });
+  });
+});

@@ -5,7 +5,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import type { OAuthHarness, TokenSet } from '../../../helpers/oauth-context.js';
-import { desktopTokens, oauthHarness, postForm } from '../../../helpers/oauth-context.js';
+import {
+  basic,
+  desktopTokens,
+  oauthHarness,
+  postForm,
+  QA_REDIRECT,
+  QA_SECRET,
+} from '../../../helpers/oauth-context.js';
 import { postJson } from '../../../helpers/post-json.js';
 
 const REVOKE = '/api/oauth/revoke';
@@ -25,9 +32,32 @@ function expectOk(res: LightMyRequestResponse): void {
   expect(res.json()).toEqual({ ok: true });
 }
 
-async function active(token: string): Promise<boolean> {
-  const res = await postForm(h.app, '/api/oauth/introspect', { client_id: 'desktop-app', token });
+async function active(
+  token: string,
+  client: 'desktop-app' | 'qa-web' = 'desktop-app',
+): Promise<boolean> {
+  const auth = client === 'qa-web' ? { authorization: basic('qa-web', QA_SECRET) } : {};
+  const body = client === 'qa-web' ? { token } : { client_id: 'desktop-app', token };
+  const res = await postForm(h.app, '/api/oauth/introspect', body, auth);
   return res.json<{ active: boolean }>().active;
+}
+
+/** Tokens of the confidential client qa-web (Basic at the token endpoint). */
+async function qaTokens(): Promise<TokenSet> {
+  const m = h.module.api.mintCode({ client_id: 'qa-web', redirect_uri: QA_REDIRECT });
+  const res = await postForm(
+    h.app,
+    '/api/oauth/token',
+    {
+      grant_type: 'authorization_code',
+      code: m.code,
+      redirect_uri: QA_REDIRECT,
+      code_verifier: m.code_verifier ?? '',
+    },
+    { authorization: basic('qa-web', QA_SECRET) },
+  );
+  if (res.statusCode !== 200) throw new Error(res.body);
+  return res.json<TokenSet>();
 }
 
 function refresh(token: string): Promise<LightMyRequestResponse> {
@@ -160,6 +190,57 @@ it('R-10 a client_id naming another client leaves the token alone, silently', as
 it('R-10 a client_id naming the owner revokes', async () => {
   expectOk(await postForm(h.app, REVOKE, { token: t.refresh_token, client_id: 'desktop-app' }));
   expect(await active(t.refresh_token)).toBe(false);
+});
+
+describe('R-10 the caller authenticates as at the token endpoint, Basic included', () => {
+  it("R-10 a confidential client with HTTP Basic cannot revoke another client's token", async () => {
+    expectOk(
+      await postForm(
+        h.app,
+        REVOKE,
+        { token: t.refresh_token },
+        { authorization: basic('qa-web', QA_SECRET) },
+      ),
+    );
+    expect(await active(t.refresh_token)).toBe(true);
+  });
+
+  it('R-10 the same with client_secret_post: the two methods behave alike', async () => {
+    const body = { token: t.refresh_token, client_id: 'qa-web', client_secret: QA_SECRET };
+    expectOk(await postForm(h.app, REVOKE, body));
+    expect(await active(t.refresh_token)).toBe(true);
+  });
+
+  it('R-10 a wrong Basic secret revokes nothing', async () => {
+    const qa = await qaTokens();
+    expectOk(
+      await postForm(
+        h.app,
+        REVOKE,
+        { token: qa.refresh_token },
+        { authorization: basic('qa-web', 'wrong-secret') },
+      ),
+    );
+    expect(await active(qa.refresh_token, 'qa-web')).toBe(true);
+  });
+
+  it('R-10 a confidential client with HTTP Basic revokes its own token', async () => {
+    const qa = await qaTokens();
+    expectOk(
+      await postForm(
+        h.app,
+        REVOKE,
+        { token: qa.refresh_token },
+        { authorization: basic('qa-web', QA_SECRET) },
+      ),
+    );
+    expect(await active(qa.refresh_token, 'qa-web')).toBe(false);
+  });
+
+  it('R-10 no client authentication at all: the endpoint stays public', async () => {
+    expectOk(await postForm(h.app, REVOKE, { token: t.refresh_token }));
+    expect(await active(t.refresh_token)).toBe(false);
+  });
 });
 
 it('R-11 revocation answers carry Cache-Control: no-store and cost one in-memory lookup', async () => {
