@@ -1,7 +1,7 @@
 /**
  * The companion server's command line (`npm run server -- ...`). Prints one JSON line
  * {"url", "node_pubkey", ...} first, then pino JSON logs; SIGINT/SIGTERM close it gracefully
- * (a temporary data directory is removed). `publish` signs a folder into a data directory.
+ * (a temporary data directory is removed), and so does the exit of npm when npm started it. `publish` signs a folder into a data directory.
  * Exit codes: 0 ok, 1 failure, 2 usage error.
  */
 import type { DestinationStream } from 'pino';
@@ -10,9 +10,10 @@ import { parseArgs, USAGE, UsageError, type Command } from './main-args.js';
 import { listFolder } from './updates/publish-folder.js';
 import { openUpdateState } from './updates/updates-module.js';
 import { DEFAULT_OPTIONS } from './options.js';
+import { startedByNpm, watchParent } from './parent-watch.js';
 import { createRandom } from './random.js';
 import { isServerError } from './server-error.js';
-import { startServer } from './start-server.js';
+import { startServer, type RunningServer } from './start-server.js';
 
 /** Holds log lines until the first stdout line is out, so it is always line one. */
 class GatedStdout implements DestinationStream {
@@ -30,12 +31,16 @@ class GatedStdout implements DestinationStream {
 
 async function serve(command: Extract<Command, { kind: 'serve' }>): Promise<void> {
   const out = new GatedStdout();
-  const server = await startServer(command.options, { logStream: out });
-  out.open(
-    `${JSON.stringify({ url: server.url, node_pubkey: server.nodePubkey, ...server.describe() })}\n`,
-  );
+  const started: { server?: RunningServer } = {};
+  let requested: string | undefined;
   let stopping = false;
-  const stop = (signal: string): void => {
+  const stop = (why: string): void => {
+    const { server } = started;
+    if (server === undefined) {
+      if (requested !== undefined) process.exit(1); // a second signal while starting
+      requested = why; // acted on once it has started
+      return;
+    }
     if (stopping) process.exit(1); // a second signal: stop now
     stopping = true;
     // Graceful, but bounded: a stuck connection must not keep the process alive forever.
@@ -43,13 +48,22 @@ async function serve(command: Extract<Command, { kind: 'serve' }>): Promise<void
     server.close().then(
       () => process.exit(0),
       (error: unknown) => {
-        process.stderr.write(`shutdown after ${signal} failed: ${String(error)}\n`);
+        process.stderr.write(`shutdown after ${why} failed: ${String(error)}\n`);
         process.exit(1);
       },
     );
   };
+  // Listen before starting: a harness may kill us while we start, and the temporary data
+  // directory must still be removed.
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  if (startedByNpm(process.env)) watchParent(() => stop('the parent process exited'));
+  const server = await startServer(command.options, { logStream: out });
+  started.server = server;
+  out.open(
+    `${JSON.stringify({ url: server.url, node_pubkey: server.nodePubkey, ...server.describe() })}\n`,
+  );
+  if (requested !== undefined) stop(requested);
 }
 
 async function publish(command: Extract<Command, { kind: 'publish' }>): Promise<void> {

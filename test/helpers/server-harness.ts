@@ -3,7 +3,10 @@
  * the CLI spawned as a child process (its first stdout line parsed).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type BuildDeps, type BuiltApp } from '../../server/src/app.js';
 import type { ServerOptions } from '../../server/src/options.js';
@@ -40,8 +43,25 @@ export interface CliServer {
 
 /** Runs `tsx server/src/main.ts ARGS` and waits (bounded) for its first stdout line. */
 export function spawnCli(args: readonly string[], timeoutMs = 20_000): Promise<CliServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts', ...args], {
+  return spawnServer(process.execPath, ['--import', 'tsx', 'server/src/main.ts', ...args], {
+    timeoutMs,
+  });
+}
+
+/**
+ * Starts any command that runs the server (the packaged bin, `npm run -s server`, npx) as a
+ * harness would, and waits (bounded) for its first stdout line.
+ */
+export function spawnServer(
+  command: string,
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<CliServer> {
+  const timeoutMs = options.timeoutMs ?? 20_000;
+  const child = spawn(command, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    ...(options.env === undefined ? {} : { env: options.env }),
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const lines: string[] = [];
@@ -104,4 +124,34 @@ export function runCli(
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** True once nothing accepts connections on the URL's port. */
+function portClosed(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port) });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
+}
+
+/**
+ * Waits (bounded, polling every 50 ms) until the server at `url` has stopped: its port refuses
+ * connections and its data directory is gone. Resolves with what it saw last.
+ */
+export async function waitStopped(
+  url: string,
+  dataDir: string,
+  timeoutMs = 10_000,
+): Promise<{ portClosed: boolean; dataDirGone: boolean }> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const seen = { portClosed: await portClosed(url), dataDirGone: !existsSync(dataDir) };
+    if ((seen.portClosed && seen.dataDirGone) || performance.now() > deadline) return seen;
+    await sleep(50);
+  }
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEnvelope } from '../../src/protocol/envelope.js';
 import { parseManifest } from '../../src/protocol/manifest.js';
-import { runCli, spawnCli } from '../helpers/server-harness.js';
+import { runCli, spawnCli, spawnServer, waitStopped } from '../helpers/server-harness.js';
 
 let work: string;
 beforeAll(async () => {
@@ -122,4 +122,45 @@ describe('npm run server (CLI)', () => {
       await cli.stop('SIGTERM');
     }
   });
+});
+
+describe('npm run server under a harness: the process it starts is the one it stops', () => {
+  const npmServer = () =>
+    spawnServer('npm', ['run', '-s', 'server', '--', '--port', '0', '--simulate', 'off'], {
+      timeoutMs: 60_000,
+    });
+
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'the JSON is the first stdout line, and %s to the npm process closes the port and removes the temporary data dir',
+    async (signal) => {
+      const cli = await npmServer();
+      try {
+        expect(cli.first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+        const dataDir = String(cli.first['data_dir']);
+        expect(existsSync(dataDir)).toBe(true);
+        await cli.stop(signal);
+        expect(await waitStopped(cli.first.url, dataDir)).toEqual({
+          portClosed: true,
+          dataDirGone: true,
+        });
+      } finally {
+        await cli.stop('SIGKILL');
+      }
+    },
+    90_000,
+  );
+
+  it('SIGKILL to the npm process still stops the server: it notices npm is gone', async () => {
+    const cli = await npmServer();
+    try {
+      const dataDir = String(cli.first['data_dir']);
+      await cli.stop('SIGKILL');
+      expect(await waitStopped(cli.first.url, dataDir)).toEqual({
+        portClosed: true,
+        dataDirGone: true,
+      });
+    } finally {
+      await cli.stop('SIGKILL');
+    }
+  }, 90_000);
 });

@@ -2,9 +2,7 @@
 // project outside the repository (test/integration/server-package.test.ts copies it there).
 // Plain JavaScript, only the package's public entry: what a newcomer would write.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { createInterface } from 'node:readline';
 import { test } from 'node:test';
 import { startServer, UpdateError, verifyManifest } from 'verified-updater-server';
 
@@ -82,35 +80,5 @@ test('an OAuth authorization code flow with PKCE, as a public client', async () 
     assert.equal(claims.nonce, 'n1');
   } finally {
     await server.close();
-  }
-});
-
-test('the bin: `npx verified-updater-server --port 0 --dev` prints its JSON line first', async () => {
-  // npx runs the bin under a shell; a harness stops the whole group it started.
-  const child = spawn(
-    'npx',
-    ['--no-install', 'verified-updater-server', '--port', '0', '--dev', '--simulate', 'off'],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      detached: true,
-    },
-  );
-  const exited = new Promise((resolve) =>
-    child.once('exit', (code, signal) => resolve(code ?? signal)),
-  );
-  const lines = createInterface({ input: child.stdout });
-  try {
-    const first = await Promise.race([
-      new Promise((resolve) => lines.once('line', resolve)),
-      exited.then((how) => assert.fail(`the bin exited (${how}) before its first line`)),
-    ]);
-    const info = JSON.parse(first);
-    assert.match(info.url, /^http:\/\/127\.0\.0\.1:\d+$/);
-    assert.match(info.node_pubkey, /^[0-9a-f]{64}$/);
-    assert.equal((await fetch(`${info.url}/api/dev/reset`, { method: 'POST' })).status, 200);
-  } finally {
-    lines.close();
-    process.kill(-child.pid, 'SIGTERM');
-    await exited;
   }
 });
