@@ -110,8 +110,12 @@ async function startTarget(label: string, which: 'quiet' | 'default' | 'oidc'): 
   });
   const next = (): Promise<ChildMessage> =>
     new Promise((resolve, reject) => {
-      child.once('message', (m: ChildMessage) => resolve(m));
-      child.once('exit', (code) => reject(new Error(`${label} exited (${code})`)));
+      const onExit = (code: number | null): void => reject(new Error(`${label} exited (${code})`));
+      child.once('exit', onExit);
+      child.once('message', (m: ChildMessage) => {
+        child.off('exit', onExit);
+        resolve(m);
+      });
     });
   const ready = await next();
   if (!('ready' in ready)) throw new Error(`${label}: unexpected first message`);
