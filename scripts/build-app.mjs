@@ -1,4 +1,4 @@
-// Bundles the desktop app with esbuild into dist/app (issue 6):
+// Bundles the desktop app with esbuild into dist/app (docs/DESKTOP.md §Layout):
 //   main/index.mjs     ESM, node platform; electron and node_modules stay external (electron-builder
 //                      packs the production dependencies next to it)
 //   preload/index.cjs  CommonJS: sandboxed preloads cannot be ESM

@@ -5,13 +5,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { startServer, type RunningServer } from '../../server/src/start-server.js';
 import { CONTENT_SECURITY_POLICY } from '../../src/main/app-protocol.js';
 import type { ActivityResponse } from '../../src/protocol/activity.js';
+import { rawRequest } from '../helpers/raw-http.js';
 import { startServeProcess, type ServeProcess } from '../helpers/serve-process.js';
 import { saveScreenshot, SCREENSHOT_DIR } from './screenshots.js';
 
@@ -60,40 +61,6 @@ async function watchProgress(page: Page): Promise<void> {
         seen.push({ visible: !row.hidden, value: bar.value, max: bar.max });
       }).observe(row, { attributes: true, subtree: true });
     });
-  });
-}
-
-/** One raw request, with full control of Host, Origin and Cookie. */
-function raw(
-  port: number,
-  options: { method?: string; path?: string; headers?: Record<string, string>; body?: string },
-): Promise<{ status: number; code: unknown; headers: Record<string, unknown> }> {
-  return new Promise((done, fail) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: options.method ?? 'GET',
-        path: options.path ?? '/',
-        headers: { host: `127.0.0.1:${port}`, ...options.headers },
-      },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (body += c));
-        res.on('end', () => {
-          let code: unknown;
-          try {
-            code = (JSON.parse(body) as { code?: unknown }).code;
-          } catch {
-            code = undefined;
-          }
-          done({ status: res.statusCode ?? 0, code, headers: res.headers });
-        });
-      },
-    );
-    req.on('error', fail);
-    req.end(options.body);
   });
 }
 
@@ -165,15 +132,15 @@ test('the widget matches the server’s ranking', async ({ page }) => {
 
 test('refused: no token, a foreign Host, a foreign Origin', async ({ page }) => {
   // Without the token: the page, a bridge call, the event stream.
-  expect((await raw(serve.port, {})).code).toBe('UNAUTHORIZED');
-  const noCookie = await raw(serve.port, {
+  expect((await rawRequest(serve.port, {})).code).toBe('UNAUTHORIZED');
+  const noCookie = await rawRequest(serve.port, {
     method: 'POST',
     path: '/api/bridge/checkNow',
     headers: { origin: serve.origin, 'content-type': 'application/json' },
     body: '{"args":[]}',
   });
   expect([noCookie.status, noCookie.code]).toEqual([401, 'UNAUTHORIZED']);
-  expect((await raw(serve.port, { path: '/api/events' })).code).toBe('UNAUTHORIZED');
+  expect((await rawRequest(serve.port, { path: '/api/events' })).code).toBe('UNAUTHORIZED');
   const fresh = await page.context().browser()?.newPage();
   const bare = await fresh?.goto(`${serve.origin}/`);
   expect(bare?.status()).toBe(401);
@@ -186,7 +153,7 @@ test('refused: no token, a foreign Host, a foreign Origin', async ({ page }) => 
   expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
   const cookie = `${session?.name}=${session?.value}`;
   const post = (headers: Record<string, string>) =>
-    raw(serve.port, {
+    rawRequest(serve.port, {
       method: 'POST',
       path: '/api/bridge/checkNow',
       headers: { cookie, 'content-type': 'application/json', ...headers },

@@ -3,13 +3,18 @@
  * fake handlers: every refusal of docs/SECURITY.md §6 has its own named test asserting its
  * code, and the security headers are on every answer, refusals included.
  */
-import { request } from 'node:http';
 import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AppStatus, BridgeHandlers } from '../../../src/preload/ipc-contract.js';
 import { CONTENT_SECURITY_POLICY } from '../../../src/main/app-protocol.js';
+import {
+  openRawStream,
+  rawRequest,
+  type RawAnswer,
+  type RawRequest,
+} from '../../helpers/raw-http.js';
 import {
   startWebWindow,
   withBridgeScript,
@@ -19,11 +24,7 @@ import {
 const TOKEN = 'test-token-0123456789';
 const STATUS = { phase: 'idle', installedVersion: '1.0.0' } as unknown as AppStatus;
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
+type Answer = RawAnswer;
 
 let dir: string;
 let win: WebWindow;
@@ -32,30 +33,7 @@ let logged: string[];
 let statusListeners: Set<(s: AppStatus) => void>;
 let checkNowImpl: () => Promise<void>;
 
-function send(
-  options: { method?: string; path?: string; headers?: Record<string, string>; body?: string },
-  port = win.port,
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: options.method ?? 'GET',
-        path: options.path ?? '/',
-        headers: { host: `127.0.0.1:${port}`, ...options.headers },
-      },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (body += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      },
-    );
-    req.on('error', reject);
-    req.end(options.body);
-  });
-}
+const send = (options: RawRequest): Promise<Answer> => rawRequest(win.port, options);
 
 const cookie = (): Record<string, string> => ({ cookie: `updater-session-${win.port}=${TOKEN}` });
 const own = (): Record<string, string> => ({
@@ -65,7 +43,7 @@ const own = (): Record<string, string> => ({
 });
 const call = (name: string, args: unknown[] = [], headers = own()): Promise<Answer> =>
   send({ method: 'POST', path: `/api/bridge/${name}`, headers, body: JSON.stringify({ args }) });
-const code = (answer: Answer): unknown => (JSON.parse(answer.body) as { code?: unknown }).code;
+const code = (answer: Answer): unknown => answer.code;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'web-window-'));
@@ -331,34 +309,18 @@ describe('web window: the page and its headers', () => {
 
 describe('web window: push events', () => {
   it('streams each push event of the contract as a server-sent event', async () => {
-    const frames = await new Promise<string>((resolve, reject) => {
-      const req = request(
-        {
-          host: '127.0.0.1',
-          port: win.port,
-          path: '/api/events',
-          headers: { host: `127.0.0.1:${win.port}`, ...cookie() },
-        },
-        (res) => {
-          expect(res.headers['content-type']).toContain('text/event-stream');
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => {
-            text += chunk;
-            if (text.includes('event: status')) {
-              req.destroy();
-              resolve(text);
-            }
-          });
-          // Opened: push one status.
-          setImmediate(() => {
-            for (const listener of statusListeners) listener(STATUS);
-          });
-        },
-      );
-      req.on('error', reject);
-      req.end();
+    let text = '';
+    let gotStatus: () => void = () => undefined;
+    const arrived = new Promise<void>((resolve) => (gotStatus = resolve));
+    const stream = await openRawStream(win.port, '/api/events', cookie(), (chunk) => {
+      text += chunk;
+      if (text.includes('event: status')) gotStatus();
     });
+    expect(stream.headers['content-type']).toContain('text/event-stream');
+    for (const listener of statusListeners) listener(STATUS);
+    await arrived;
+    stream.close();
+    const frames = text;
     expect(frames).toContain(`event: status\ndata: ${JSON.stringify(STATUS)}\n\n`);
   });
 
@@ -367,30 +329,18 @@ describe('web window: push events', () => {
   });
 
   it('TOO_MANY_STREAMS: one page more than the cap is refused', async () => {
-    const open: { destroy(): void }[] = [];
-    const openStream = (): Promise<number> =>
-      new Promise((resolve, reject) => {
-        const req = request(
-          {
-            host: '127.0.0.1',
-            port: win.port,
-            path: '/api/events',
-            headers: { host: `127.0.0.1:${win.port}`, ...cookie() },
-          },
-          (res) => {
-            open.push(req);
-            resolve(res.statusCode ?? 0);
-          },
-        );
-        req.on('error', reject);
-        req.end();
-      });
+    const open: { close(): void }[] = [];
+    const openStream = async (): Promise<number> => {
+      const stream = await openRawStream(win.port, '/api/events', cookie());
+      open.push(stream);
+      return stream.status;
+    };
     try {
       expect(await openStream()).toBe(200);
       expect(await openStream()).toBe(200);
       expect(await openStream()).toBe(503);
     } finally {
-      for (const req of open) req.destroy();
+      for (const stream of open) stream.close();
     }
   });
 });
