@@ -7,9 +7,20 @@
  * our own app:// scheme with a strict CSP header and meta tag, navigation and new windows
  * denied, every IPC sender and argument checked, permissions denied).
  */
+import { rm, writeFile, mkdir } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, nativeImage, Notification, protocol, safeStorage, session, Tray } from 'electron';
+import {
+  app,
+  Menu,
+  nativeImage,
+  Notification,
+  protocol,
+  safeStorage,
+  session,
+  Tray,
+} from 'electron';
 import { isUpdateError, type UpdateError } from '../core/errors.js';
 import { EVENT_NAMES, EVENTS, type EventName } from '../preload/ipc-contract.js';
 import { APP_ID } from './app-identity.js';
@@ -18,12 +29,14 @@ import { bridgeEvents, bridgeHandlers } from './bridge-handlers.js';
 import { startDemoServer } from './demo-server.js';
 import { registerIpcHandlers } from './ipc-handlers.js';
 import { openLogFile } from './log-file.js';
+import { applyStartAtLogin, type LoginItemDeps } from './login-item.js';
 import { createMainWindow } from './main-window.js';
 import { controllerFor, openUpdater } from './open-updater.js';
 import { createSecretStore } from './secret-store.js';
 import { memorySettings, openSettingsStore, type SettingsStore } from './settings.js';
-import { closeShell, emptyShell, refreshTray, showWindow } from './shell.js';
+import { closeShell, emptyShell, popUpTrayMenu, refreshTray, showWindow } from './shell.js';
 import { createTrayToggle } from './tray-toggle.js';
+import { attachWindowLifecycle } from './window-lifecycle.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** dist/app/main -> dist/app; inside the package, app.asar/dist/app. */
@@ -41,6 +54,23 @@ const trayToggle = createTrayToggle({
   hide: () => shell.window?.hide(),
 });
 
+/** Start at login through Electron (macOS, Windows) or an XDG autostart entry (Linux). */
+function loginItemDeps(): LoginItemDeps {
+  const configHome = process.env['XDG_CONFIG_HOME'] ?? join(homedir(), '.config');
+  return {
+    platform: process.platform,
+    setLoginItemSettings: (settings) => app.setLoginItemSettings(settings),
+    autostartDir: join(configHome, 'autostart'),
+    // An AppImage runs from a temporary mount: start the AppImage file itself.
+    executable: process.env['APPIMAGE'] ?? process.execPath,
+    writeFile: async (path, text) => {
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, text, { mode: 0o644 });
+    },
+    removeFile: (path) => rm(path, { force: true }),
+  };
+}
+
 /** Opens the settings file; a refused file leaves in-memory defaults and the refusal. */
 async function openSettings(): Promise<{ settings: SettingsStore; refusal: UpdateError | null }> {
   try {
@@ -57,6 +87,8 @@ async function openSettings(): Promise<{ settings: SettingsStore; refusal: Updat
 async function boot(): Promise<void> {
   const log = openLogFile({ dir: app.getPath('logs') });
   shell.log = log;
+  // Packaged builds have no application menu, so no Reload / Toggle DevTools shortcuts.
+  if (app.isPackaged) Menu.setApplicationMenu(null);
   // Deny every permission request (camera, notifications from the page, …).
   session.defaultSession.setPermissionRequestHandler((_wc, _perm, done) => done(false));
   session.defaultSession.setPermissionCheckHandler(() => false);
@@ -93,14 +125,30 @@ async function boot(): Promise<void> {
     shell.window === null || shell.window.isDestroyed() ? null : shell.window.webContents.id,
   );
 
+  // On: re-applied at every start (an AppImage may have moved). Off (the default) touches
+  // nothing; turning it off in the settings removes what was set.
+  if (settings.get('startAtLogin')) {
+    applyStartAtLogin(true, loginItemDeps()).catch((error: unknown) =>
+      log.write('warn', `start at login not applied: ${String(error)}`),
+    );
+  }
+
   shell.window = createMainWindow({
     preloadPath: join(appDir, 'preload', 'index.cjs'),
     onBlur: () => trayToggle.onBlur(),
+    // Packaged builds: no DevTools (and no default menu with its shortcuts, see launch()).
+    devTools: !app.isPackaged,
+  });
+  attachWindowLifecycle(shell.window, {
+    isQuitting: () => shell.quitting,
+    nowMs: () => Date.now(),
+    log: (level, message) => log.write(level, message),
   });
   // macOS draws template images in the menu bar's own colour.
   const trayIcon = process.platform === 'darwin' ? 'trayTemplate.png' : 'tray.png';
   shell.tray = new Tray(nativeImage.createFromPath(join(resourcesDir, trayIcon)));
   shell.tray.on('click', () => trayToggle.onTrayClick());
+  shell.tray.on('right-click', () => popUpTrayMenu(shell));
   // Every push event of the contract goes to the window; a status change also to the tray.
   const events = bridgeEvents(c);
   const forward = <K extends EventName>(name: K): void => {
@@ -138,6 +186,8 @@ function launch(): Promise<void> {
     return Promise.resolve();
   }
   app.on('second-instance', () => showWindow(shell));
+  // macOS: a relaunch from Finder or the Dock while running shows the window.
+  app.on('activate', () => showWindow(shell));
   // A tray app keeps running with its window hidden.
   app.on('window-all-closed', () => undefined);
   // Quit waits for the core to release its lock and the demo server to close.
@@ -145,6 +195,7 @@ function launch(): Promise<void> {
   app.on('before-quit', (event) => {
     if (quitting) return;
     quitting = true;
+    shell.quitting = true;
     event.preventDefault();
     void shutdown().finally(() => app.quit());
   });

@@ -15,6 +15,8 @@ export interface MainWindowOptions {
   readonly preloadPath: string;
   /** The window lost focus (the tray toggle hides it). */
   readonly onBlur: () => void;
+  /** Packaged builds have no DevTools (docs/DESKTOP.md "Lifecycle"). */
+  readonly devTools: boolean;
 }
 
 /** Creates the hidden window and starts loading the page. */
@@ -37,6 +39,7 @@ export function createMainWindow(options: MainWindowOptions): BrowserWindow {
       nodeIntegration: false,
       webSecurity: true,
       spellcheck: false,
+      devTools: options.devTools,
     },
   });
   // Navigation and new windows are denied: the window only ever shows our own page.

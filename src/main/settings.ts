@@ -14,6 +14,8 @@ export interface AppSettings {
   /** Interval between automatic checks (the scheduler adds jitter and backoff). */
   readonly checkIntervalMs: number;
   readonly paused: boolean;
+  /** Start the app when the user logs in (off by default; src/main/login-item.ts). */
+  readonly startAtLogin: boolean;
   /** safeStorage ciphertext of the machine key, base64 (src/main/secret-store.ts). */
   readonly machineKeyCiphertext: string;
 }
@@ -26,6 +28,7 @@ export const DEFAULT_SETTINGS: AppSettings = {
   pinnedKeys: [],
   checkIntervalMs: 60 * 60_000,
   paused: false,
+  startAtLogin: false,
   machineKeyCiphertext: '',
 };
 
@@ -39,6 +42,7 @@ export const SETTINGS_SCHEMA: Schema<AppSettings> = {
   },
   checkIntervalMs: { type: 'integer', minimum: MIN_CHECK_INTERVAL_MS, maximum: 7 * 24 * 3_600_000 },
   paused: { type: 'boolean' },
+  startAtLogin: { type: 'boolean' },
   machineKeyCiphertext: { type: 'string', maxLength: 4096 },
 };
 

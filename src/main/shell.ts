@@ -8,6 +8,7 @@ import type { AppController } from './app-controller.js';
 import type { DemoServer } from './first-run.js';
 import type { LogFile } from './log-file.js';
 import { showNearTray } from './main-window.js';
+import { trayMenuPolicy } from './tray-menu-policy.js';
 import { trayMenuTemplate, trayTooltip } from './tray-menu.js';
 
 export interface Shell {
@@ -19,6 +20,10 @@ export interface Shell {
   log: LogFile | null;
   /** Pauses or resumes the schedule and remembers the choice (set once settings are open). */
   setPaused: (paused: boolean) => void;
+  /** Set when the app quits: only then may the window really close (window-lifecycle.ts). */
+  quitting: boolean;
+  /** The tray menu as last built (popped up on right click where it is not set). */
+  trayMenu: Menu | null;
 }
 
 /** The record before boot: nothing open yet. */
@@ -30,6 +35,8 @@ export function emptyShell(): Shell {
     demo: null,
     log: null,
     setPaused: () => undefined,
+    quitting: false,
+    trayMenu: null,
   };
 }
 
@@ -45,16 +52,22 @@ export function refreshTray(shell: Shell): void {
   if (tray === null || controller === null) return;
   const status = controller.getStatus();
   tray.setToolTip(trayTooltip(status));
-  tray.setContextMenu(
-    Menu.buildFromTemplate(
-      trayMenuTemplate(status, {
-        checkNow: () => void controller.checkNow(),
-        open: () => showWindow(shell),
-        setPaused: (paused) => shell.setPaused(paused),
-        quit: () => app.quit(),
-      }),
-    ),
+  shell.trayMenu = Menu.buildFromTemplate(
+    trayMenuTemplate(status, {
+      checkNow: () => void controller.checkNow(),
+      open: () => showWindow(shell),
+      setPaused: (paused) => shell.setPaused(paused),
+      quit: () => app.quit(),
+    }),
   );
+  if (trayMenuPolicy(process.platform) === 'set-context-menu') tray.setContextMenu(shell.trayMenu);
+}
+
+/** Where the menu is not set (macOS), right click pops it up; left click stays the toggle. */
+export function popUpTrayMenu(shell: Shell): void {
+  if (shell.tray === null || shell.trayMenu === null) return;
+  if (trayMenuPolicy(process.platform) !== 'pop-up-on-right-click') return;
+  shell.tray.popUpContextMenu(shell.trayMenu);
 }
 
 /** Closes the core (releasing its state lock), then the in-process demo server. */

@@ -13,7 +13,7 @@ const h = vi.hoisted(() => ({
   userData: '',
   windows: [] as {
     options: Record<string, unknown>;
-    handlers: Map<string, (e: unknown) => void>;
+    handlers: Map<string, (...args: unknown[]) => void>;
     openHandler?: () => unknown;
   }[],
   ipc: new Map<string, (event: unknown, ...args: unknown[]) => Promise<unknown>>(),
@@ -29,29 +29,33 @@ const h = vi.hoisted(() => ({
   loaded: [] as string[],
   protocolHandlers: new Map<string, (request: Request) => Promise<Response>>(),
   privileged: [] as unknown[],
-  windowEvents: new Map<string, () => void>(),
+  windowEvents: new Map<string, (event?: unknown) => void>(),
   trayEvents: new Map<string, () => void>(),
   visible: false,
   appUserModelIds: [] as string[],
+  reloads: 0,
 }));
 
 vi.mock('electron', () => {
   class BrowserWindow {
     readonly webContents;
     constructor(options: Record<string, unknown>) {
-      const handlers = new Map<string, (e: unknown) => void>();
+      const handlers = new Map<string, (...args: unknown[]) => void>();
       const record: (typeof h.windows)[number] = { options, handlers };
       h.windows.push(record);
       this.webContents = {
         id: 41,
-        on: (name: string, fn: (e: unknown) => void) => handlers.set(name, fn),
+        on: (name: string, fn: (...args: unknown[]) => void) => handlers.set(name, fn),
         setWindowOpenHandler: (fn: () => unknown) => {
           record.openHandler = fn;
         },
         send: () => undefined,
+        reload: () => {
+          h.reloads += 1;
+        },
       };
     }
-    on(name: string, fn: () => void) {
+    on(name: string, fn: (event?: unknown) => void) {
       h.windowEvents.set(name, fn);
     }
     loadFile(path: string) {
@@ -259,6 +263,37 @@ describe('main process composition (electron mocked)', () => {
     expect(h.visible).toBe(false);
     h.trayEvents.get('click')?.();
     expect(h.visible).toBe(false);
+  });
+
+  it('closing the window (Alt+F4) hides it, and it can be shown again', () => {
+    const show = (): void => h.appHandlers.get('second-instance')?.({ preventDefault: vi.fn() });
+    show();
+    expect(h.visible).toBe(true);
+    const prevent = vi.fn();
+    h.windowEvents.get('close')?.({ preventDefault: prevent });
+    expect(prevent).toHaveBeenCalledTimes(1);
+    expect(h.visible).toBe(false);
+    show(); // the window object survived: no "destroyed" error, it shows again
+    expect(h.visible).toBe(true);
+    h.windowEvents.get('blur')?.();
+  });
+
+  it('macOS activate (a relaunch while running) shows the window', () => {
+    h.visible = false;
+    h.appHandlers.get('activate')?.({ preventDefault: () => undefined });
+    expect(h.visible).toBe(true);
+    h.windowEvents.get('blur')?.();
+  });
+
+  it('a renderer that is gone is reloaded', () => {
+    const before = h.reloads;
+    h.windows[0]?.handlers.get('render-process-gone')?.({}, { reason: 'crashed', exitCode: 11 });
+    expect(h.reloads).toBe(before + 1);
+  });
+
+  it('keeps DevTools in a development run (not packaged)', () => {
+    const prefs = h.windows[0]?.options['webPreferences'] as Record<string, unknown>;
+    expect(prefs['devTools']).toBe(true);
   });
 
   it("sets Windows' Application User Model ID to the installer's appId before ready, so its notifications show", () => {
