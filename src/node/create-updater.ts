@@ -67,11 +67,10 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
   let store: FileStore;
   try {
     const collect = options.collectGarbage;
-    store = await FileStore.open(
-      options.dir,
-      options.onStep,
-      collect === undefined ? undefined : gcPacer(collect),
-    );
+    store = await FileStore.open(options.dir, {
+      onStep: options.onStep,
+      onWritten: collect === undefined ? undefined : gcPacer(collect),
+    });
   } catch (error) {
     await lock.release();
     throw error;

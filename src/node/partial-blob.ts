@@ -50,6 +50,26 @@ async function hashPrefix(path: string, length: number): Promise<Hash> {
   return hash;
 }
 
+export interface PartialBlobOptions {
+  /** Called after each durable step (crash tests). */
+  readonly onStep?: StepHook | undefined;
+  /** Told the bytes of each append (read-buffer-gc.ts paces a GC on it). */
+  readonly onWritten?: ((bytes: number) => void) | undefined;
+  /** Drives the idle flush (default: the system timers). */
+  readonly timers?: Timers | undefined;
+}
+
+/** A partial file as opened: its open handle and the hash of the bytes already in it. */
+interface OpenedPartial extends PartialBlobOptions {
+  readonly paths: PartialPaths;
+  readonly sha256: string;
+  readonly size: number;
+  readonly handle: FileHandle;
+  readonly hash: Hash;
+  readonly offset: number;
+  readonly validator: string | undefined;
+}
+
 class FilePartialBlob implements PartialBlob {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
@@ -62,18 +82,29 @@ class FilePartialBlob implements PartialBlob {
   /** An idle flush that failed: reported by the next call. */
   private failure: Error | undefined;
 
-  constructor(
-    private readonly paths: PartialPaths,
-    private readonly sha256: string,
-    private readonly size: number,
-    private handle: FileHandle,
-    private hash: Hash,
-    public offset: number,
-    public validator: string | undefined,
-    private readonly onStep: StepHook | undefined,
-    private readonly onWritten: ((bytes: number) => void) | undefined,
-    private readonly timers: Timers,
-  ) {}
+  private readonly paths: PartialPaths;
+  private readonly sha256: string;
+  private readonly size: number;
+  private readonly handle: FileHandle;
+  private hash: Hash;
+  public offset: number;
+  public validator: string | undefined;
+  private readonly onStep: StepHook | undefined;
+  private readonly onWritten: ((bytes: number) => void) | undefined;
+  private readonly timers: Timers;
+
+  constructor(o: OpenedPartial) {
+    this.paths = o.paths;
+    this.sha256 = o.sha256;
+    this.size = o.size;
+    this.handle = o.handle;
+    this.hash = o.hash;
+    this.offset = o.offset;
+    this.validator = o.validator;
+    this.onStep = o.onStep;
+    this.onWritten = o.onWritten;
+    this.timers = o.timers ?? systemTimers;
+  }
 
   private get partPath(): string {
     return join(this.paths.partialDir, `${this.sha256}.part`);
@@ -224,9 +255,7 @@ export async function openPartialBlob(
   paths: PartialPaths,
   sha256: string,
   size: number,
-  onStep?: StepHook,
-  onWritten?: (bytes: number) => void,
-  timers: Timers = systemTimers,
+  options: PartialBlobOptions = {},
 ): Promise<PartialBlob> {
   const partPath = join(paths.partialDir, `${sha256}.part`);
   const metaPath = join(paths.partialDir, `${sha256}.meta`);
@@ -246,16 +275,6 @@ export async function openPartialBlob(
   const validator = length > 0 ? await readValidator(metaPath) : undefined;
   const hash = await hashPrefix(partPath, length);
   const handle = await open(partPath, length > 0 ? 'a' : 'w', 0o644);
-  return new FilePartialBlob(
-    paths,
-    sha256,
-    size,
-    handle,
-    hash,
-    length,
-    validator,
-    onStep,
-    onWritten,
-    timers,
-  );
+  const offset = length;
+  return new FilePartialBlob({ ...options, paths, sha256, size, handle, hash, offset, validator });
 }

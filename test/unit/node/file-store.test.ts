@@ -115,8 +115,10 @@ describe('FileStore', () => {
       await putBlob(first, A);
       const state = await install(first, setOf('1.0.0', { x: A }), EMPTY_STATE);
       await putBlob(first, B);
-      const crashing = await FileStore.open(dir, (s) => {
-        if (s === step) throw new Crash(s);
+      const crashing = await FileStore.open(dir, {
+        onStep: (s) => {
+          if (s === step) throw new Crash(s);
+        },
       });
       await expect(install(crashing, setOf('1.1.0', { x: B }), state)).rejects.toThrow();
       const reopened = await FileStore.open(dir);

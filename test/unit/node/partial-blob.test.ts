@@ -23,7 +23,9 @@ describe('partial blobs', () => {
   it('promotes verified bytes into the blob store as a read-only file', async () => {
     const p = await paths();
     const steps: string[] = [];
-    const partial = await openPartialBlob(p, SHA, CONTENT.length, (s) => steps.push(s));
+    const partial = await openPartialBlob(p, SHA, CONTENT.length, {
+      onStep: (s) => steps.push(s),
+    });
     await partial.write(CONTENT.subarray(0, 100));
     await partial.write(CONTENT.subarray(100));
     await partial.complete();
@@ -37,9 +39,9 @@ describe('partial blobs', () => {
   it('reports the bytes of every append, for GC pacing (read-buffer-gc.ts)', async () => {
     const p = await paths();
     const appended: number[] = [];
-    const partial = await openPartialBlob(p, SHA, CONTENT.length, undefined, (n) =>
-      appended.push(n),
-    );
+    const partial = await openPartialBlob(p, SHA, CONTENT.length, {
+      onWritten: (n) => appended.push(n),
+    });
     await partial.write(CONTENT.subarray(0, FLUSH_BYTES));
     expect(appended).toEqual([FLUSH_BYTES]);
     await partial.write(CONTENT.subarray(FLUSH_BYTES));
@@ -51,14 +53,10 @@ describe('partial blobs', () => {
     const p = await paths();
     const time = new FakeTime();
     const appended: number[] = [];
-    const partial = await openPartialBlob(
-      p,
-      SHA,
-      CONTENT.length,
-      undefined,
-      (n) => appended.push(n),
-      time,
-    );
+    const partial = await openPartialBlob(p, SHA, CONTENT.length, {
+      onWritten: (n) => appended.push(n),
+      timers: time,
+    });
     const part = join(p.partialDir, `${SHA}.part`);
     await partial.write(CONTENT.subarray(0, 1000));
     time.advance(IDLE_FLUSH_MS - 1);
@@ -83,11 +81,11 @@ describe('partial blobs', () => {
   it('leaves no idle append pending after close, and resumes from what was flushed', async () => {
     const p = await paths();
     const time = new FakeTime();
-    const first = await openPartialBlob(p, SHA, CONTENT.length, undefined, undefined, time);
+    const first = await openPartialBlob(p, SHA, CONTENT.length, { timers: time });
     await first.write(CONTENT.subarray(0, 5000));
     await first.close();
     expect(time.timerCount).toBe(0);
-    const second = await openPartialBlob(p, SHA, CONTENT.length, undefined, undefined, time);
+    const second = await openPartialBlob(p, SHA, CONTENT.length, { timers: time });
     expect(second.offset).toBe(5000);
     await second.close();
   });

@@ -1,0 +1,265 @@
+/**
+ * The commit protocol of a state directory (docs/UPDATER.md §3):
+ *   1. stage the complete new tree under sets/<dir> (hard links to verified blobs, fsync,
+ *      rename from a staging name): DIR/current is untouched;
+ *   2. write journal.json = { target set, the full next state } atomically: the intent;
+ *   3. swap DIR/current: a new symlink renamed over the old one (rename(2) is atomic);
+ *   4. write state.json atomically; 5. remove the journal; 6. GC unreferenced sets/blobs.
+ * A crash before 2 leaves the old set and old state; after 2, `recoverCommit` rolls the journal
+ * forward (steps 3-6 are idempotent). So DIR/current is always one complete set.
+ */
+import {
+  copyFile,
+  link,
+  mkdir,
+  readdir,
+  readFile,
+  readlink,
+  rename,
+  rm,
+  stat,
+  symlink,
+  utimes,
+} from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
+import { UpdateError } from '../core/errors.js';
+import type { StepHook } from '../core/install-steps.js';
+import {
+  EMPTY_STATE,
+  encodeState,
+  keepFloor,
+  parseState,
+  setDir,
+  type InstalledArtifact,
+  type UpdaterState,
+} from '../core/state.js';
+import { fsyncDir, writeFileAtomic } from '../shared/atomic-file.js';
+import { errno, exists } from './fs-errors.js';
+import { BLOB_MTIME_S, isIntactBlob } from './partial-blob.js';
+import type { StateDirPaths } from './state-dir.js';
+
+/** The intent of a commit: the set directory DIR/current is to name, and the state after. */
+interface Journal {
+  readonly setId: string;
+  readonly state: UpdaterState;
+}
+
+export interface CommitContext {
+  readonly paths: StateDirPaths;
+  readonly onStep: StepHook | undefined;
+}
+
+/** A set to commit: its id, the directory to stage it in (default: the id), its files. */
+export interface SetToCommit {
+  readonly setId: string;
+  readonly dir?: string;
+  readonly envelope: Uint8Array;
+  readonly artifacts: readonly InstalledArtifact[];
+}
+
+/** Reads state.json; EMPTY_STATE when there is none yet. */
+export async function readStateFile(path: string): Promise<UpdaterState> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (error) {
+    if (errno(error) === 'ENOENT') return EMPTY_STATE;
+    throw new UpdateError('IO', 'cannot read the state file', { cause: error });
+  }
+  return parseState(bytes);
+}
+
+/** Crash recovery: roll a journaled commit forward; drop half-built staging trees. */
+export async function recoverCommit(ctx: CommitContext): Promise<void> {
+  let bytes: Buffer | undefined;
+  try {
+    bytes = await readFile(ctx.paths.journal);
+  } catch (error) {
+    if (errno(error) !== 'ENOENT') throw error;
+  }
+  if (bytes !== undefined) await applyJournal(ctx, parseJournal(bytes), true);
+  for (const entry of await readdir(ctx.paths.sets)) {
+    if (entry.includes('.staging'))
+      await rm(join(ctx.paths.sets, entry), { recursive: true, force: true });
+  }
+}
+
+/** Steps 1-6 for a new set (an update or a repair). */
+export async function commitSet(
+  ctx: CommitContext,
+  set: SetToCommit,
+  next: UpdaterState,
+): Promise<void> {
+  const dir = set.dir ?? set.setId;
+  await stage(ctx, dir, set.artifacts);
+  ctx.onStep?.('set-staged');
+  await writeFileAtomic(join(ctx.paths.manifests, `${set.setId}.json`), set.envelope);
+  // The journal names the set's directory: that is what recovery swaps DIR/current to.
+  await writeJournal(ctx, { setId: dir, state: next });
+  await applyJournal(ctx, { setId: dir, state: next }, true);
+}
+
+/** Steps 2-5 for a set already on disk (rollback). */
+export async function switchToSet(
+  ctx: CommitContext,
+  dir: string,
+  next: UpdaterState,
+): Promise<void> {
+  if (!(await exists(join(ctx.paths.sets, dir)))) {
+    throw new UpdateError('STATE_CORRUPT', 'the set to switch to is missing on disk');
+  }
+  await writeJournal(ctx, { setId: dir, state: next });
+  // No GC: the set rolled away from stays until the next commit, so a re-update is local.
+  await applyJournal(ctx, { setId: dir, state: next }, false);
+}
+
+function parseJournal(bytes: Uint8Array): Journal {
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder().decode(bytes));
+  } catch (cause) {
+    throw new UpdateError('STATE_CORRUPT', 'journal is not JSON', { cause });
+  }
+  const o = json as { setId?: unknown; state?: unknown };
+  if (typeof o.setId !== 'string' || !/^[0-9a-f]{64}$/.test(o.setId)) {
+    throw new UpdateError('STATE_CORRUPT', 'journal has no valid set id');
+  }
+  const state = parseState(new TextEncoder().encode(JSON.stringify(o.state)));
+  return { setId: o.setId, state };
+}
+
+async function writeJournal(ctx: CommitContext, journal: Journal): Promise<void> {
+  await writeFileAtomic(ctx.paths.journal, new TextEncoder().encode(JSON.stringify(journal)));
+  ctx.onStep?.('journal-written');
+}
+
+/** Steps 3-6; idempotent, so recovery may run it again after any crash. */
+async function applyJournal(ctx: CommitContext, journal: Journal, gc: boolean): Promise<void> {
+  const { paths } = ctx;
+  if (!(await exists(join(paths.sets, journal.setId)))) {
+    // Never point DIR/current at nothing: the journal is only written after staging.
+    throw new UpdateError('STATE_CORRUPT', 'the journaled set is missing on disk');
+  }
+  await swapCurrent(paths, journal.setId);
+  ctx.onStep?.('current-swapped');
+  // Never lower the floor: the state file may be newer than the journal (keepFloor).
+  const onDisk = await readStateFile(paths.state).catch(() => EMPTY_STATE);
+  await writeFileAtomic(paths.state, encodeState(keepFloor(journal.state, onDisk)));
+  ctx.onStep?.('state-written');
+  await rm(paths.journal, { force: true });
+  await fsyncDir(paths.meta);
+  ctx.onStep?.('journal-removed');
+  if (gc) {
+    await collectGarbage(paths, journal.state);
+    ctx.onStep?.('gc-done');
+  }
+}
+
+/**
+ * Builds sets/<dir> from blobs. An existing directory is reused only when it is the live
+ * DIR/current; any other one (a set kept after a rollback) may have been written to since, and
+ * its hard links may share a tampered inode, so it is rebuilt from the verified blobs.
+ */
+async function stage(
+  ctx: CommitContext,
+  dir: string,
+  artifacts: readonly InstalledArtifact[],
+): Promise<void> {
+  const { paths } = ctx;
+  const target = join(paths.sets, dir);
+  const kept = await exists(target);
+  if (kept && (await isCurrent(paths, dir))) return;
+  const staging = `${target}.staging`;
+  await rm(staging, { recursive: true, force: true });
+  await mkdir(staging, { mode: 0o755 });
+  const dirs = new Set<string>([staging]);
+  for (const a of artifacts) {
+    // Names passed unsafeNameReason in parseManifest: relative, no "..", no backslash.
+    const path = join(staging, ...a.name.split('/'));
+    const parent = dirname(path);
+    if (!dirs.has(parent)) {
+      await mkdir(parent, { recursive: true, mode: 0o755 });
+      dirs.add(parent);
+    }
+    const blob = join(paths.blobs, a.sha256);
+    const info = await stat(blob).catch(() => undefined);
+    if (info === undefined || !isIntactBlob(info, a.size)) {
+      throw new UpdateError('IO', `blob of ${a.name} is missing or was modified`);
+    }
+    try {
+      await link(blob, path);
+    } catch {
+      // File systems without hard links: a copy, given the sentinel so quickCheck holds.
+      await copyFile(blob, path);
+      await utimes(path, BLOB_MTIME_S, BLOB_MTIME_S);
+    }
+  }
+  for (const d of dirs) await fsyncDir(d);
+  if (kept) {
+    // Moved aside, not deleted in place: recoverCommit drops any "*.staging*" left by a crash.
+    const old = `${target}.staging-old`;
+    await rm(old, { recursive: true, force: true });
+    await rename(target, old);
+    await rename(staging, target);
+    await rm(old, { recursive: true, force: true });
+  } else {
+    await rename(staging, target);
+  }
+  await fsyncDir(paths.sets);
+}
+
+function currentLinkTarget(paths: StateDirPaths, dir: string): string {
+  return relative(paths.root, join(paths.sets, dir));
+}
+
+async function isCurrent(paths: StateDirPaths, dir: string): Promise<boolean> {
+  try {
+    return (await readlink(paths.current)) === currentLinkTarget(paths, dir);
+  } catch {
+    return false;
+  }
+}
+
+async function swapCurrent(paths: StateDirPaths, dir: string): Promise<void> {
+  const linkTarget = currentLinkTarget(paths, dir);
+  try {
+    if ((await readlink(paths.current)) === linkTarget) return;
+  } catch (error) {
+    if (errno(error) === 'EINVAL') {
+      throw new UpdateError('IO', `${paths.current} exists and is not our symlink`);
+    }
+    if (errno(error) !== 'ENOENT') throw error;
+  }
+  const tmp = `${paths.current}.next`;
+  await rm(tmp, { force: true });
+  await symlink(linkTarget, tmp, 'dir');
+  await rename(tmp, paths.current);
+  await fsyncDir(paths.root);
+}
+
+/** Keeps what the installed and previous sets reference; removes the rest. */
+async function collectGarbage(paths: StateDirPaths, state: UpdaterState): Promise<void> {
+  const sets = new Set<string>();
+  const dirs = new Set<string>();
+  const blobs = new Set<string>();
+  for (const set of [state.installed, state.previous]) {
+    if (set === null) continue;
+    sets.add(set.setId);
+    dirs.add(setDir(set));
+    for (const a of set.artifacts) blobs.add(a.sha256);
+  }
+  for (const entry of await readdir(paths.sets)) {
+    if (!dirs.has(entry)) await rm(join(paths.sets, entry), { recursive: true, force: true });
+  }
+  for (const entry of await readdir(paths.manifests)) {
+    if (!sets.has(entry.replace(/\.json$/, '')))
+      await rm(join(paths.manifests, entry), { force: true });
+  }
+  for (const entry of await readdir(paths.blobs)) {
+    if (!blobs.has(entry)) await rm(join(paths.blobs, entry), { force: true });
+  }
+  // Every blob the new set needs is in place, so any partial left is stale.
+  for (const entry of await readdir(paths.partial)) {
+    await rm(join(paths.partial, entry), { force: true });
+  }
+}
