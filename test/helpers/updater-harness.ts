@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
 import type { UpdateErrorCode } from '../../src/core/errors.js';
+import type { UpdateResult, UpdaterApi } from '../../src/core/updater-api.js';
+import { createNodeUpdater, type NodeUpdaterOptions } from '../../src/node/create-updater.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 export const CLI_ENTRY = join(REPO_ROOT, 'src/cli/main.ts');
@@ -144,4 +146,41 @@ export function bytesOf(size: number, seed: number): Uint8Array {
     out[i] = x & 0xff;
   }
   return out;
+}
+
+/** What an updater needs to know of the registry it updates from. */
+export interface UpdaterServer {
+  readonly baseUrl: string;
+  readonly machineKey: string;
+  readonly pubkeyHex: string;
+}
+
+/** Opens an updater on `dir` against `server`, FAST_LIMITS under `overrides.limits`. */
+export function openUpdater(
+  server: UpdaterServer,
+  dir: string,
+  overrides: Partial<NodeUpdaterOptions> = {},
+): Promise<UpdaterApi> {
+  return createNodeUpdater({
+    baseUrl: server.baseUrl,
+    machineKey: server.machineKey,
+    pubkeys: [server.pubkeyHex],
+    dir,
+    ...overrides,
+    limits: { ...FAST_LIMITS, ...overrides.limits },
+  });
+}
+
+/** One update in its own updater, as one process run would: open, update, close. */
+export async function updateOnce(
+  server: UpdaterServer,
+  dir: string,
+  overrides: Partial<NodeUpdaterOptions> = {},
+): Promise<UpdateResult> {
+  const updater = await openUpdater(server, dir, overrides);
+  try {
+    return await updater.update();
+  } finally {
+    await updater.close();
+  }
 }

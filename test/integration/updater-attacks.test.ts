@@ -1,5 +1,5 @@
 /**
- * The adversarial suite (issue 5, "Proof"): one named test per attack, each against the hostile
+ * The adversarial suite (docs/UPDATER-PROOF.md §1, docs/SECURITY.md §2): one named test per attack, against the hostile
  * server. Every test installs an honest 1.0.0 first, then attacks, and asserts the error code
  * AND that DIR/current is byte-identical to before (names + SHA-256 of every file).
  */
@@ -8,11 +8,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { UpdaterApi } from '../../src/core/updater-api.js';
 import type { Limits } from '../../src/core/limits.js';
-import { createNodeUpdater } from '../../src/node/create-updater.js';
 import { generateKeyPair, pubkeyToHex, type Manifest } from '../../src/protocol/index.js';
 import { sha256Hex, startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
 import { filesOf, snapshotTree, snapshotObject } from '../helpers/tree-snapshot.js';
-import { bytesOf, expectRefusal, FAST_LIMITS, tempDirs } from '../helpers/updater-harness.js';
+import { bytesOf, expectRefusal, openUpdater, tempDirs } from '../helpers/updater-harness.js';
 
 const V1 = [
   { name: 'app.bin', content: bytesOf(48 * 1024, 1) },
@@ -41,13 +40,10 @@ async function updater(
   clockSkewMs = 0,
 ): Promise<UpdaterApi> {
   await Promise.all(updaters.splice(0).map((x) => x.close()));
-  const u = await createNodeUpdater({
-    baseUrl: server.baseUrl,
-    machineKey: machineKey ?? server.machineKey,
-    pubkeys: [server.pubkeyHex],
-    dir,
-    limits: { ...FAST_LIMITS, ...limits },
+  const u = await openUpdater(server, dir, {
+    limits,
     clock: { nowMs: () => Date.now() + clockSkewMs },
+    ...(machineKey === undefined ? {} : { machineKey }),
   });
   updaters.push(u);
   return u;
@@ -529,13 +525,7 @@ describe('pinned keys and local state', () => {
   it('accepts a manifest signed by the second of two pinned keys (rotation)', async () => {
     await server.publish({ version: '1.0.0', files: V1 });
     const other = pubkeyToHex(generateKeyPair().publicKey);
-    const u = await createNodeUpdater({
-      baseUrl: server.baseUrl,
-      machineKey: server.machineKey,
-      pubkeys: [other, server.pubkeyHex],
-      dir,
-      limits: FAST_LIMITS,
-    });
+    const u = await openUpdater(server, dir, { pubkeys: [other, server.pubkeyHex] });
     updaters.push(u);
     expect((await u.update()).outcome).toBe('applied');
   });
@@ -544,12 +534,8 @@ describe('pinned keys and local state', () => {
     const before = await installV1();
     await server.publish({ version: '2.0.0', files: V2 });
     await Promise.all(updaters.splice(0).map((x) => x.close()));
-    const u = await createNodeUpdater({
-      baseUrl: server.baseUrl,
-      machineKey: server.machineKey,
+    const u = await openUpdater(server, dir, {
       pubkeys: [pubkeyToHex(generateKeyPair().publicKey)],
-      dir,
-      limits: FAST_LIMITS,
     });
     updaters.push(u);
     await refusedAndUnchanged(before, u.update(), 'UNKNOWN_KEY');

@@ -1,15 +1,21 @@
 /**
- * kill -9 at each durable install step (issue 5, "Proof"): the CLI runs as a child process with
+ * kill -9 at each durable install step (docs/UPDATER.md §3, docs/UPDATER-PROOF.md §1): the CLI runs as a child process with
  * UPDATER_TEST_CRASH_AT=<step> and SIGKILLs itself right after that step. Then DIR/current must
  * be the complete old set or the complete new set, never a mix, and the next update completes.
  */
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { INSTALL_STEPS } from '../../src/core/install-steps.js';
-import { createNodeUpdater } from '../../src/node/create-updater.js';
 import { startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
 import { filesOf, snapshotTree } from '../helpers/tree-snapshot.js';
-import { bytesOf, cliArgs, FAST_LIMITS, runCli, tempDirs } from '../helpers/updater-harness.js';
+import {
+  bytesOf,
+  cliArgs,
+  openUpdater,
+  runCli,
+  tempDirs,
+  updateOnce,
+} from '../helpers/updater-harness.js';
 
 // Several chunks per artifact, so "partial-written" happens before the artifact completes.
 const V1 = [
@@ -32,18 +38,7 @@ let oldSet: Record<string, string>;
 let newSet: Record<string, string>;
 
 async function inProcessUpdate(): Promise<string> {
-  const u = await createNodeUpdater({
-    baseUrl: server.baseUrl,
-    machineKey: server.machineKey,
-    pubkeys: [server.pubkeyHex],
-    dir,
-    limits: FAST_LIMITS,
-  });
-  try {
-    return (await u.update()).outcome;
-  } finally {
-    await u.close();
-  }
+  return (await updateOnce(server, dir)).outcome;
 }
 
 async function currentFiles(): Promise<Record<string, string>> {
@@ -107,12 +102,7 @@ describe('kill -9 during an update from 1.0.0 to 2.0.0', () => {
       expect(await currentFiles()).toEqual(newSet);
 
       // And the installed set verifies against the signed manifest: no drift left behind.
-      const u = await createNodeUpdater({
-        baseUrl: server.baseUrl,
-        machineKey: server.machineKey,
-        pubkeys: [server.pubkeyHex],
-        dir,
-      });
+      const u = await openUpdater(server, dir);
       try {
         const report = await u.verify();
         expect(report.drift).toEqual([]);

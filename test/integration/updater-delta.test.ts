@@ -1,14 +1,13 @@
 /**
- * Pull only what changed (issue 5, pipeline steps 4-5), observed from the server side: the
+ * Pull only what changed (docs/UPDATER.md §1, steps 5-6), observed from the server side: the
  * hostile server counts every byte and request, so "only the changed bytes moved" is measured.
  */
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createNodeUpdater } from '../../src/node/create-updater.js';
 import type { UpdateResult } from '../../src/core/updater-api.js';
 import { sha256Hex, startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
 import { filesOf, snapshotTree } from '../helpers/tree-snapshot.js';
-import { bytesOf, FAST_LIMITS, tempDirs } from '../helpers/updater-harness.js';
+import { bytesOf, tempDirs, updateOnce } from '../helpers/updater-harness.js';
 
 const dirs = tempDirs();
 let server: HostileServer;
@@ -16,20 +15,7 @@ let dir: string;
 
 type Files = { name: string; content: Uint8Array }[];
 
-async function update(): Promise<UpdateResult> {
-  const u = await createNodeUpdater({
-    baseUrl: server.baseUrl,
-    machineKey: server.machineKey,
-    pubkeys: [server.pubkeyHex],
-    dir,
-    limits: FAST_LIMITS,
-  });
-  try {
-    return await u.update();
-  } finally {
-    await u.close();
-  }
-}
+const update = (): Promise<UpdateResult> => updateOnce(server, dir);
 
 async function installed(): Promise<Record<string, string>> {
   return filesOf(await snapshotTree(join(dir, 'current')));

@@ -1,17 +1,16 @@
 /**
- * Artifacts served by a real nginx on loopback (issue 5: artifact URLs may point at another
+ * Artifacts served by a real nginx on loopback (docs/UPDATER.md §8: artifact URLs may point at another
  * host; they are untrusted because every byte is checked against the signed digest). The
  * manifest is signed by the hostile server's key and lists absolute nginx URLs.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createNodeUpdater } from '../../src/node/create-updater.js';
 import { startServer } from '../../server/src/start-server.js';
 import { sha256Hex, startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
 import { startNginx, type Nginx } from '../helpers/nginx.js';
 import { filesOf, snapshotObject, snapshotTree } from '../helpers/tree-snapshot.js';
-import { bytesOf, expectRefusal, FAST_LIMITS, tempDirs } from '../helpers/updater-harness.js';
+import { bytesOf, expectRefusal, tempDirs, updateOnce } from '../helpers/updater-harness.js';
 
 const ARTIFACT_COUNT = 10;
 const ARTIFACT_BYTES = 32 * 1024;
@@ -45,20 +44,7 @@ async function publishViaNginx(version: string, files: Files): Promise<void> {
   });
 }
 
-async function update(): Promise<{ outcome: string; bytesDownloaded: number }> {
-  const u = await createNodeUpdater({
-    baseUrl: server.baseUrl,
-    machineKey: server.machineKey,
-    pubkeys: [server.pubkeyHex],
-    dir,
-    limits: FAST_LIMITS,
-  });
-  try {
-    return await u.update();
-  } finally {
-    await u.close();
-  }
-}
+const update = (): Promise<{ outcome: string; bytesDownloaded: number }> => updateOnce(server, dir);
 
 function expectedFiles(files: Files): Record<string, string> {
   return Object.fromEntries(files.map((f) => [f.name, sha256Hex(f.content)]));
@@ -155,20 +141,14 @@ describe('the companion server with artifact_base_url on nginx', () => {
         artifacts: files,
         artifact_base_url: `${nginx.baseUrl}/cdn`,
       });
-      const u = await createNodeUpdater({
+      const registry = {
         baseUrl: companion.url,
         machineKey: machine_key,
-        pubkeys: [companion.nodePubkey],
-        dir,
-        limits: FAST_LIMITS,
-      });
-      try {
-        const result = await u.update();
-        expect(result.outcome).toBe('applied');
-        expect(result.bytesDownloaded).toBe(ARTIFACT_COUNT * ARTIFACT_BYTES);
-      } finally {
-        await u.close();
-      }
+        pubkeyHex: companion.nodePubkey,
+      };
+      const result = await updateOnce(registry, dir);
+      expect(result.outcome).toBe('applied');
+      expect(result.bytesDownloaded).toBe(ARTIFACT_COUNT * ARTIFACT_BYTES);
       expect(filesOf(await snapshotTree(join(dir, 'current')))).toEqual(expectedFiles(files));
       const log = (await nginx.accessLog()).filter((a) => a.uri.startsWith('/cdn/'));
       expect(log.length).toBe(ARTIFACT_COUNT);
@@ -186,18 +166,7 @@ describe('the companion server with artifact_base_url on nginx', () => {
         artifacts: next,
         artifact_base_url: `${nginx.baseUrl}/cdn`,
       });
-      const again = await createNodeUpdater({
-        baseUrl: companion.url,
-        machineKey: machine_key,
-        pubkeys: [companion.nodePubkey],
-        dir,
-        limits: FAST_LIMITS,
-      });
-      try {
-        await expectRefusal(again.update(), 'HASH_MISMATCH');
-      } finally {
-        await again.close();
-      }
+      await expectRefusal(updateOnce(registry, dir), 'HASH_MISMATCH');
       expect(snapshotObject(await snapshotTree(join(dir, 'current')))).toEqual(before);
     } finally {
       await companion.close();

@@ -1,16 +1,15 @@
 /**
- * `update` repairs an installed set that is up to date on paper but damaged on disk (issue 5
- * follow-up): files under DIR/current missing, resized or written since install are restored,
+ * `update` repairs an installed set that is up to date on paper but damaged on disk
+ * (docs/UPDATER.md §3, Repair): files under DIR/current missing, resized or written since install are restored,
  * from their blobs when those are intact, else re-fetched, and committed atomically.
  */
 import { appendFile, chmod, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { UpdaterApi } from '../../src/core/updater-api.js';
-import { createNodeUpdater } from '../../src/node/create-updater.js';
 import { startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
 import { snapshotObject, snapshotTree } from '../helpers/tree-snapshot.js';
-import { bytesOf, FAST_LIMITS, tempDirs } from '../helpers/updater-harness.js';
+import { bytesOf, openUpdater, tempDirs } from '../helpers/updater-harness.js';
 
 const V1 = [
   { name: 'app.bin', content: bytesOf(48 * 1024, 1) },
@@ -25,13 +24,7 @@ const updaters: UpdaterApi[] = [];
 
 async function updater(): Promise<UpdaterApi> {
   await Promise.all(updaters.splice(0).map((x) => x.close()));
-  const u = await createNodeUpdater({
-    baseUrl: server.baseUrl,
-    machineKey: server.machineKey,
-    pubkeys: [server.pubkeyHex],
-    dir,
-    limits: FAST_LIMITS,
-  });
+  const u = await openUpdater(server, dir);
   updaters.push(u);
   return u;
 }

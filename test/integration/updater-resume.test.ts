@@ -1,5 +1,5 @@
 /**
- * Resume (issue 5, pipeline step 5): an interrupted pull continues from the partial file with
+ * Resume (docs/UPDATER.md §1, step 6): an interrupted pull continues from the partial file with
  * Range + If-Range (RFC 9110 §14.2, §13.1.5), within a run (retry) and across a restart. The
  * hostile server counts the bytes it writes, so re-fetched bytes are measured, not assumed.
  */
@@ -7,16 +7,15 @@ import { open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Limits } from '../../src/core/limits.js';
-import { createNodeUpdater } from '../../src/node/create-updater.js';
 import { sha256Hex, startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
 import { filesOf, snapshotTree } from '../helpers/tree-snapshot.js';
 import {
   bytesOf,
   cliArgs,
   expectRefusal,
-  FAST_LIMITS,
   runCli,
   tempDirs,
+  updateOnce,
 } from '../helpers/updater-harness.js';
 
 const SIZE = 4 * 1024 * 1024;
@@ -28,20 +27,8 @@ const dirs = tempDirs();
 let server: HostileServer;
 let dir: string;
 
-async function update(limits: Partial<Limits> = {}): Promise<{ outcome: string }> {
-  const u = await createNodeUpdater({
-    baseUrl: server.baseUrl,
-    machineKey: server.machineKey,
-    pubkeys: [server.pubkeyHex],
-    dir,
-    limits: { ...FAST_LIMITS, ...limits },
-  });
-  try {
-    return await u.update();
-  } finally {
-    await u.close();
-  }
-}
+const update = (limits: Partial<Limits> = {}): Promise<{ outcome: string }> =>
+  updateOnce(server, dir, { limits });
 
 /** Total size of the partial downloads under DIR/.updater/partial (0 when none). */
 async function partialBytes(): Promise<number> {
