@@ -15,7 +15,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChunkIndexBuilder, type BuiltChunkIndex } from '../src/protocol/chunk-index-builder.js';
-import { entryBytes, type NodeEntry, type Section } from '../src/protocol/chunk-index.js';
+import {
+  chunkEntries,
+  entryBytes,
+  entryHash,
+  entrySpan,
+  nodeAt,
+  type Section,
+} from '../src/protocol/chunk-index.js';
 import { FastCdc, type ChunkerParams } from '../src/protocol/fastcdc.js';
 import { mib, mibPerS, printTable, REPO_ROOT } from './updater-kit.js';
 
@@ -41,7 +48,7 @@ const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 function keysOf(built: BuiltChunkIndex): Set<string> {
   const keys = new Set<string>();
   for (const level of built.levels) {
-    for (const entry of level.entries) keys.add(`${level.level}:${hex(entry.sha256)}`);
+    for (let i = 0; i < level.count; i++) keys.add(`${level.level}:${hex(entryHash(level, i))}`);
   }
   return keys;
 }
@@ -63,34 +70,32 @@ function deltaCost(old: BuiltChunkIndex, next: BuiltChunkIndex): Cost {
     chunkBytes: 0,
     changedChunkBytes: 0,
   };
-  for (const chunk of (next.levels[0] as Section).entries) {
-    if (!known.has(`0:${hex(chunk.sha256)}`) && 'length' in chunk) {
-      cost.changedChunkBytes += chunk.length;
-    }
+  for (const chunk of chunkEntries(next.levels[0] as Section)) {
+    if (!known.has(`0:${hex(chunk.sha256)}`)) cost.changedChunkBytes += chunk.length;
   }
   // Children of node j at level l: a contiguous run of level l-1 starting at firstChild.
   const firstChild = next.levels.map((level) => {
     let at = 0;
-    return level.entries.map((e) => {
+    return Array.from({ length: level.count }, (_x, j) => {
       const first = at;
-      at += 'childCount' in e ? e.childCount : 0;
+      at += level.level === 0 ? 0 : nodeAt(level, j).childCount;
       return first;
     });
   });
   const visit = (level: number, j: number): void => {
-    const entry = (next.levels[level] as Section).entries[j] as NodeEntry | { length: number };
-    const key = `${level}:${hex((entry as { sha256: Uint8Array }).sha256)}`;
-    if (known.has(key)) return;
-    if ('length' in entry) {
-      cost.chunkBytes += entry.length;
+    const section = next.levels[level] as Section;
+    if (known.has(`${level}:${hex(entryHash(section, j))}`)) return;
+    if (level === 0) {
+      cost.chunkBytes += entrySpan(section, j);
       return;
     }
-    cost.sectionBytes += entry.childCount * entryBytes(level - 1);
+    const node = nodeAt(section, j);
+    cost.sectionBytes += node.childCount * entryBytes(level - 1);
     const first = (firstChild[level] as number[])[j] as number;
-    for (let k = 0; k < entry.childCount; k++) visit(level - 1, first + k);
+    for (let k = 0; k < node.childCount; k++) visit(level - 1, first + k);
   };
   const top = next.levels.length - 1;
-  for (let j = 0; j < (next.levels[top] as Section).entries.length; j++) visit(top, j);
+  for (let j = 0; j < (next.levels[top] as Section).count; j++) visit(top, j);
   return cost;
 }
 
@@ -125,7 +130,7 @@ function throughput(name: string, data: Uint8Array): void {
     started = performance.now();
     const built = build(data, params);
     const buildMs = performance.now() - started;
-    const chunks = (built.levels[0] as Section).entries.length;
+    const chunks = (built.levels[0] as Section).count;
     rows.push([
       `avg ${avg / KiB} KiB`,
       `cut ${mibPerS(data.length, cutMs)}, one pass ${mibPerS(data.length, buildMs)}, ` +

@@ -6,15 +6,16 @@
  * order, where its bytes come from. Pure: the I/O is the injected section fetcher.
  */
 import {
+  entryHash,
+  entrySpan,
   placeEntries,
   sectionLength,
-  type ChunkEntry,
   type ChunkIndex,
   type NodeEntry,
   type PlacedEntry,
   type Section,
 } from '../protocol/chunk-index.js';
-import type { LocalChunk, LocalChunks } from './local-chunks.js';
+import type { LocalChunks, LocalRun } from './local-chunks.js';
 
 /** A section of the chunk list to fetch: bytes `offset`..`offset+length-1` of the list. */
 export interface SectionRequest {
@@ -29,23 +30,32 @@ export interface SectionRequest {
 /** Fetches and verifies sections; answers in the order asked. */
 export type FetchSections = (requests: readonly SectionRequest[]) => Promise<readonly Section[]>;
 
-interface OpBase {
-  /** Where the chunk goes in the new artifact. */
-  readonly offset: number;
-  readonly length: number;
-  readonly sha256: Uint8Array;
-}
-
 export type ChunkOp =
-  /** Copy from a held blob (re-hashed on read). */
-  | (OpBase & { readonly kind: 'local'; readonly from: LocalChunk })
-  /** Fetch from the network. */
-  | (OpBase & { readonly kind: 'fetch' })
+  /** Copy a run of held chunks (each re-hashed on read) to `offset`. */
+  | {
+      readonly kind: 'local';
+      readonly offset: number;
+      readonly length: number;
+      readonly from: LocalRun;
+    }
+  /** Fetch one chunk from the network. */
+  | {
+      readonly kind: 'fetch';
+      readonly offset: number;
+      readonly length: number;
+      readonly sha256: Uint8Array;
+    }
   /** The same chunk is fetched for `sourceOffset` of this artifact: copy it from there. */
-  | (OpBase & { readonly kind: 'repeat'; readonly sourceOffset: number });
+  | {
+      readonly kind: 'repeat';
+      readonly offset: number;
+      readonly length: number;
+      readonly sha256: Uint8Array;
+      readonly sourceOffset: number;
+    };
 
 export interface DeltaPlan {
-  /** Every chunk of the artifact, in artifact order. */
+  /** The artifact, tiled in order: held runs and single fetched or repeated chunks. */
   readonly ops: readonly ChunkOp[];
   /** Artifact bytes to fetch (each distinct missing chunk once). */
   readonly fetchBytes: number;
@@ -66,36 +76,22 @@ export async function planChunkDelta(
   let sectionBytes = 0;
   let sectionRequests = 0;
 
-  const addChunk = (entry: ChunkEntry, offset: number): void => {
-    const base = { offset, length: entry.length, sha256: entry.sha256 };
-    const held = local.chunk(entry.sha256);
-    if (held !== undefined && held.length === entry.length) {
-      ops.push({ ...base, kind: 'local', from: held });
+  const addChunk = (section: Section, i: number, offset: number): void => {
+    const sha256 = entryHash(section, i);
+    const length = entrySpan(section, i);
+    const held = local.chunk(sha256);
+    if (held !== undefined && held.length === length) {
+      ops.push({ kind: 'local', offset, length, from: held });
       return;
     }
-    const hex = Buffer.from(entry.sha256).toString('hex');
+    const hex = Buffer.from(sha256).toString('hex');
     const first = fetched.get(hex);
     if (first !== undefined) {
-      ops.push({ ...base, kind: 'repeat', sourceOffset: first });
+      ops.push({ kind: 'repeat', offset, length, sha256, sourceOffset: first });
       return;
     }
     fetched.set(hex, offset);
-    ops.push({ ...base, kind: 'fetch' });
-  };
-
-  /** A held subtree becomes local chunk ops; false when it is not held (or does not fit). */
-  const addHeldSubtree = (level: number, node: NodeEntry, offset: number): boolean => {
-    const chunks = local.subtree(level, node.sha256);
-    if (chunks === undefined) return false;
-    let span = 0;
-    for (const c of chunks) span += c.length;
-    if (span !== node.span) return false;
-    let at = offset;
-    for (const c of chunks) {
-      ops.push({ offset: at, length: c.length, sha256: c.sha256, kind: 'local', from: c });
-      at += c.length;
-    }
-    return true;
+    ops.push({ kind: 'fetch', offset, length, sha256 });
   };
 
   let frontier: PlacedEntry[] = placeEntries(index.root, 0, 0, index.artifactSize);
@@ -103,10 +99,14 @@ export async function planChunkDelta(
     const needed: SectionRequest[] = [];
     for (const placed of frontier) {
       if (!('listOffset' in placed)) {
-        addChunk(placed.entry, placed.artifactOffset);
+        addChunk(placed.section, placed.index, placed.artifactOffset);
         continue;
       }
-      if (addHeldSubtree(placed.level, placed.entry, placed.artifactOffset)) continue;
+      const held = local.subtree(placed.level, placed.entry.sha256);
+      if (held !== undefined && held.length === placed.entry.span) {
+        ops.push({ kind: 'local', offset: placed.artifactOffset, length: held.length, from: held });
+        continue;
+      }
       needed.push({
         offset: placed.listOffset,
         length: sectionLength(placed.level, placed.entry),

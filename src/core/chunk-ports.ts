@@ -3,7 +3,7 @@
  * the held blobs seen as chunks, and a partial file written at chunk offsets with a durable
  * record of the chunks already verified into it.
  */
-import type { ChunkEntry } from '../protocol/chunk-index.js';
+import type { Section } from '../protocol/chunk-index.js';
 import type { ChunkerParams } from '../protocol/fastcdc.js';
 import type { LocalChunks } from './local-chunks.js';
 
@@ -13,10 +13,10 @@ export interface ChunkStore {
    * the trees it computes). Blobs under `minBlobBytes` are left out.
    */
   localChunks(params: ChunkerParams, fanoutBits: number): Promise<LocalChunks>;
-  /** Caches the tree of a blob just assembled from `chunks`, so it is never read to learn it. */
+  /** Caches the tree of a blob just assembled from `level0`, so it is never read to learn it. */
   rememberTree(
     sha256: string,
-    chunks: readonly ChunkEntry[],
+    level0: Section,
     size: number,
     params: ChunkerParams,
     fanoutBits: number,
@@ -36,24 +36,19 @@ export interface ChunkStore {
   ): Promise<ChunkedPartial>;
 }
 
-export interface VerifiedChunk {
-  readonly length: number;
-  readonly sha256: Uint8Array;
-}
-
 /** An artifact being assembled from chunks in a file of its final size. */
 export interface ChunkedPartial {
   /**
    * Chunks recorded by an earlier run, re-hashed on open (a record is never trusted alone):
-   * artifact offset -> chunk length.
+   * artifact offset -> chunk length. Fixed at open: what this run writes is not added.
    */
   readonly verified: ReadonlyMap<number, number>;
   /**
    * Writes a run of consecutive chunks at `offset`, whose bytes the caller verified against
-   * their SHA-256 (`chunks` lengths add up to `bytes.length`), then appends them to the
-   * record; data and record are fsynced (in that order) in batches and on close.
+   * their SHA-256 (`chunks`: their level 0 entries, lengths adding up to `bytes.length`), then
+   * appends them to the record; data and record are fsynced in batches and on close.
    */
-  write(offset: number, bytes: Uint8Array, chunks: readonly VerifiedChunk[]): Promise<void>;
+  write(offset: number, bytes: Uint8Array, chunks: Section): Promise<void>;
   /** Reads back bytes already written (for a chunk repeated inside the artifact). */
   read(offset: number, length: number): Promise<Uint8Array>;
   /**

@@ -11,7 +11,14 @@
 import { parseChunkIndex } from '../protocol/chunk-index-parse.js';
 import { ChunkIndexError } from '../protocol/chunk-index-error.js';
 import { parseSection } from '../protocol/chunk-index-parse.js';
-import type { ChunkIndex } from '../protocol/chunk-index.js';
+import {
+  CHUNK_ENTRY_BYTES,
+  entryHash,
+  entrySpan,
+  sliceSection,
+  type ChunkIndex,
+  type Section,
+} from '../protocol/chunk-index.js';
 import {
   MAX_CHUNK_INDEX_BYTES,
   resolveArtifactUrl,
@@ -38,6 +45,11 @@ export interface ChunkedContext {
   readonly onSourceFailure?: (failure: SourceFailure & { readonly artifact: string }) => void;
   readonly onNetworkBytes?: (count: number) => void;
   readonly throttle?: (count: number, signal: AbortSignal) => Promise<void>;
+  /**
+   * A cheap young-generation GC, run after every 1 MiB copied or fetched (read-buffer-gc.ts:
+   * the CLI passes one so peak RSS stays low; V8 otherwise frees read buffers late).
+   */
+  readonly collectGarbage?: () => void;
 }
 
 export interface ChunkedPlan {
@@ -200,35 +212,47 @@ export interface ApplyHooks {
   readonly onHave: (bytes: number) => void;
 }
 
-/** Local chunks are copied in runs of consecutive bytes of one held blob, up to this size. */
-const LOCAL_RUN_BYTES = 4 * 1024 * 1024;
+/** Held chunks are copied in runs of consecutive bytes of one blob, up to this size. */
+const COPY_BYTES = 1024 * 1024;
 
 type LocalOp = Extract<ChunkOp, { kind: 'local' }>;
+type SingleOp = Exclude<ChunkOp, LocalOp>;
 
-/** Consecutive local ops that read consecutive bytes of the same held blob. */
-function localRuns(ops: readonly ChunkOp[]): LocalOp[][] {
-  const runs: LocalOp[][] = [];
-  let run: LocalOp[] = [];
-  let bytes = 0;
+/** One chunk of a held run: where it goes and where it comes from. */
+interface HeldChunk {
+  readonly op: LocalOp;
+  readonly index: number;
+  readonly offset: number;
+  readonly from: number;
+  readonly length: number;
+}
+
+/** The chunks of the local ops not yet in the partial, in artifact order. */
+function* heldChunks(ops: readonly ChunkOp[], done: ReadonlyMap<number, number>) {
   for (const op of ops) {
     if (op.kind !== 'local') continue;
-    const last = run[run.length - 1];
-    const follows =
-      last !== undefined &&
-      last.from.blob === op.from.blob &&
-      last.from.offset + last.length === op.from.offset &&
-      last.offset + last.length === op.offset &&
-      bytes + op.length <= LOCAL_RUN_BYTES;
-    if (!follows && run.length > 0) {
-      runs.push(run);
-      run = [];
-      bytes = 0;
+    let at = 0;
+    for (let i = 0; i < op.from.chunks.count; i++) {
+      const length = entrySpan(op.from.chunks, i);
+      const chunk: HeldChunk = {
+        op,
+        index: i,
+        offset: op.offset + at,
+        from: op.from.offset + at,
+        length,
+      };
+      at += length;
+      if (done.get(chunk.offset) !== chunk.length) yield chunk;
     }
-    run.push(op);
-    bytes += op.length;
   }
-  if (run.length > 0) runs.push(run);
-  return runs;
+}
+
+/** The level 0 entries of one fetched or repeated chunk. */
+function singleChunk(op: SingleOp): Section {
+  const bytes = new Uint8Array(CHUNK_ENTRY_BYTES);
+  new DataView(bytes.buffer).setUint32(0, op.length);
+  bytes.set(op.sha256, 4);
+  return { level: 0, count: 1, bytes };
 }
 
 /** Assembles the artifact into the blob store following `plan`. */
@@ -238,86 +262,128 @@ export async function applyChunked(
   hooks: ApplyHooks,
 ): Promise<void> {
   const { artifact } = plan;
+  const what = `artifact ${artifact.name}`;
   const partial = await ctx.chunks.openChunkedPartial(artifact, plan.indexSha256);
   let have = 0;
-  const put = async (offset: number, bytes: Uint8Array, chunks: readonly ChunkOp[]) => {
+  let sinceGc = 0;
+  const put = async (offset: number, bytes: Uint8Array, chunks: Section) => {
     await partial.write(offset, bytes, chunks);
     have += bytes.length;
     hooks.onHave(have);
+    sinceGc += bytes.length;
+    if (sinceGc >= COPY_BYTES && ctx.collectGarbage !== undefined) {
+      sinceGc = 0;
+      ctx.collectGarbage();
+    }
   };
   try {
-    const todo = plan.delta.ops.filter((op) => {
-      const done = partial.verified.get(op.offset) === op.length;
-      if (done) have += op.length;
-      return !done;
-    });
+    for (const [offset, length] of partial.verified) {
+      if (offset + length <= artifact.size) have += length;
+    }
     hooks.onHave(have);
-    const fetch: ChunkOp[] = todo.filter((op) => op.kind === 'fetch');
-    const runs = localRuns(todo);
-    // One buffer for every run: a long copy allocates nothing (peak RSS).
-    const buffer = new Uint8Array(LOCAL_RUN_BYTES);
-    for (const run of runs) fetch.push(...(await copyRun(ctx, run, buffer, put)));
+    const pending = (op: SingleOp): boolean => partial.verified.get(op.offset) !== op.length;
+    const fetch: SingleOp[] = [];
+    for (const op of plan.delta.ops) if (op.kind === 'fetch' && pending(op)) fetch.push(op);
+    fetch.push(...(await copyHeld(ctx, heldChunks(plan.delta.ops, partial.verified), put)));
     const sources = blobSources(ctx, artifact.url, artifact.sha256);
-    const what = `artifact ${artifact.name}`;
-    await fetchPieces(rangeContext(ctx, artifact, sources, artifact.size, what), fetch, (op, b) =>
-      put(op.offset, b, [op]),
+    await fetchPieces(
+      rangeContext(ctx, artifact, sources, artifact.size, what),
+      fetch,
+      (op, bytes) => put(op.offset, bytes, singleChunk(op)),
     );
-    for (const op of todo) {
-      if (op.kind !== 'repeat') continue;
+    for (const op of plan.delta.ops) {
+      if (op.kind !== 'repeat' || !pending(op)) continue;
       const bytes = await partial.read(op.sourceOffset, op.length);
       if (!sha256Equals(bytes, op.sha256)) {
         throw new UpdateError('HASH_MISMATCH', `${what}: a repeated chunk changed`);
       }
-      await put(op.offset, bytes, [op]);
+      await put(op.offset, bytes, singleChunk(op));
     }
     await partial.complete();
   } catch (error) {
     await closeQuietly(partial);
     throw error;
   }
-  const chunks = plan.delta.ops.map((op) => ({ length: op.length, sha256: op.sha256 }));
   const { params, fanoutBits } = plan.index;
   // Best effort: without the cache the next delta reads the blob once to learn its chunks.
   await ctx.chunks
-    .rememberTree(artifact.sha256, chunks, artifact.size, params, fanoutBits)
+    .rememberTree(artifact.sha256, levelZero(plan.delta.ops), artifact.size, params, fanoutBits)
     .catch(() => undefined);
 }
 
-/**
- * Copies a run of held chunks with one read and one write; every chunk is re-hashed first.
- * Answers the chunks that did not verify (a held blob damaged on disk): they are fetched.
- */
-async function copyRun(
-  ctx: ChunkedContext,
-  run: readonly LocalOp[],
-  buffer: Uint8Array,
-  put: (offset: number, bytes: Uint8Array, chunks: readonly ChunkOp[]) => Promise<void>,
-): Promise<ChunkOp[]> {
-  const first = run[0] as LocalOp;
-  const total = run.reduce((n, op) => n + op.length, 0);
-  const bytes = await ctx.chunks
-    .readBlob(first.from.blob, first.from.offset, buffer.subarray(0, total))
-    .catch(() => new Uint8Array(0));
-  const refetch: ChunkOp[] = [];
-  let good: LocalOp[] = [];
-  let goodStart = 0;
-  const flush = async (): Promise<void> => {
-    if (good.length === 0) return;
-    const length = good.reduce((n, op) => n + op.length, 0);
-    await put((good[0] as LocalOp).offset, bytes.subarray(goodStart, goodStart + length), good);
-    good = [];
-  };
+/** The new artifact's chunks as one level 0 section (held runs' entries are copied as is). */
+function levelZero(ops: readonly ChunkOp[]): Section {
+  let count = 0;
+  for (const op of ops) count += op.kind === 'local' ? op.from.chunks.count : 1;
+  const bytes = new Uint8Array(count * CHUNK_ENTRY_BYTES);
   let at = 0;
-  for (const op of run) {
-    const piece = bytes.subarray(at, at + op.length);
-    if (piece.length === op.length && sha256Equals(piece, op.sha256)) {
-      if (good.length === 0) goodStart = at;
-      good.push(op);
-    } else {
-      await flush();
-      refetch.push({ kind: 'fetch', offset: op.offset, length: op.length, sha256: op.sha256 });
+  for (const op of ops) {
+    const entries = op.kind === 'local' ? op.from.chunks.bytes : singleChunk(op).bytes;
+    bytes.set(entries, at);
+    at += entries.length;
+  }
+  return { level: 0, count, bytes };
+}
+
+/**
+ * Copies held chunks in runs of up to 1 MiB (one read, one write per run, one reused buffer);
+ * every chunk is re-hashed first. Answers the chunks that did not verify (a held blob damaged
+ * on disk): they are fetched instead.
+ */
+async function copyHeld(
+  ctx: ChunkedContext,
+  chunks: Iterable<HeldChunk>,
+  put: (offset: number, bytes: Uint8Array, chunks: Section) => Promise<void>,
+): Promise<SingleOp[]> {
+  const buffer = new Uint8Array(COPY_BYTES);
+  const refetch: SingleOp[] = [];
+  let run: HeldChunk[] = [];
+  let runBytes = 0;
+  const flush = async (): Promise<void> => {
+    const first = run[0];
+    if (first === undefined) return;
+    const bytes = await ctx.chunks
+      .readBlob(first.op.from.blob, first.from, buffer.subarray(0, runBytes))
+      .catch(() => new Uint8Array(0));
+    let good: HeldChunk[] = [];
+    let goodAt = 0;
+    const writeGood = async (): Promise<void> => {
+      const head = good[0];
+      if (head === undefined) return;
+      const length = good.reduce((n, c) => n + c.length, 0);
+      const entries = good.map((c) => sliceSection(c.op.from.chunks, c.index, 1).bytes);
+      const section = { level: 0, count: good.length, bytes: Buffer.concat(entries) };
+      await put(head.offset, bytes.subarray(goodAt, goodAt + length), section);
+      good = [];
+    };
+    let at = 0;
+    for (const c of run) {
+      const piece = bytes.subarray(at, at + c.length);
+      const sha256 = entryHash(c.op.from.chunks, c.index);
+      if (piece.length === c.length && sha256Equals(piece, sha256)) {
+        if (good.length === 0) goodAt = at;
+        good.push(c);
+      } else {
+        await writeGood();
+        refetch.push({ kind: 'fetch', offset: c.offset, length: c.length, sha256 });
+      }
+      at += c.length;
     }
-    at += op.length;
+    await writeGood();
+    run = [];
+    runBytes = 0;
+  };
+  for (const c of chunks) {
+    const last = run[run.length - 1];
+    const follows =
+      last !== undefined &&
+      last.op.from.blob === c.op.from.blob &&
+      last.from + last.length === c.from &&
+      last.offset + last.length === c.offset &&
+      runBytes + c.length <= COPY_BYTES;
+    if (!follows) await flush();
+    run.push(c);
+    runBytes += c.length;
   }
   await flush();
   return refetch;

@@ -5,27 +5,30 @@
  * adapter computes over the blobs (or loads from its cache), with the parameters of the index
  * being applied, since only equal parameters cut equal chunks.
  *
- * Memory: keys are the first 48 bits of each SHA-256 as a number, values index typed arrays,
- * about 40 bytes per chunk. A hit is confirmed against the full SHA-256, so a key collision
- * only costs a miss; every local chunk is also re-hashed when it is copied (a blob damaged on
- * disk is fetched from the network instead).
+ * Memory: the trees stay as their wire bytes (36 bytes per chunk) plus a chunk offset table,
+ * and the lookup keys on the first 48 bits of each digest (a number, not a string): about
+ * 110 bytes per held chunk, 7 MB per GiB held at the default chunk size. A hit is confirmed
+ * against the full SHA-256, so a key collision only costs a miss.
  */
 import type { ChunkTree } from '../protocol/chunk-index-builder.js';
-import type { ChunkEntry, NodeEntry } from '../protocol/chunk-index.js';
+import { entryHash, entrySpan, sliceSection, type Section } from '../protocol/chunk-index.js';
 
-/** A chunk of a held blob. */
-export interface LocalChunk {
+/** Consecutive chunks of a held blob. */
+export interface LocalRun {
   readonly blob: string;
+  /** Offset of the first chunk in the blob. */
   readonly offset: number;
+  /** Bytes of the run (the chunks' lengths added). */
   readonly length: number;
-  readonly sha256: Uint8Array;
+  /** The chunks, as level 0 entries (length and SHA-256 each), to verify on copy. */
+  readonly chunks: Section;
 }
 
 export interface LocalChunks {
-  /** A held chunk with this SHA-256 (candidate: verify on read). */
-  chunk(sha256: Uint8Array): LocalChunk | undefined;
-  /** The chunks of a held subtree of `level` whose section hashes to `sha256`, in order. */
-  subtree(level: number, sha256: Uint8Array): readonly LocalChunk[] | undefined;
+  /** A held chunk with this SHA-256 (re-hashed when copied). */
+  chunk(sha256: Uint8Array): LocalRun | undefined;
+  /** The chunks of a held subtree of `level` whose section hashes to `sha256`. */
+  subtree(level: number, sha256: Uint8Array): LocalRun | undefined;
   /** Chunks known (for reports and tests). */
   readonly size: number;
 }
@@ -52,72 +55,64 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-interface NodeHit {
-  readonly value: number;
-  readonly count: number;
-  readonly sha256: Uint8Array;
-}
-
 interface HeldTree {
   readonly blob: string;
-  readonly chunks: readonly ChunkEntry[];
-  /** offsets[i]: offset of chunk i in the blob. */
+  readonly chunks: Section;
+  /** offsets[i]: offset of chunk i in the blob (offsets[count]: the blob's size). */
   readonly offsets: Float64Array;
 }
+
+/** Tree number and entry number packed in one number (both below 2^26 and 2^27). */
+const pack = (tree: number, entry: number): number => tree * 2 ** 27 + entry;
 
 export function buildLocalChunks(
   trees: readonly { readonly blob: string; readonly tree: ChunkTree }[],
 ): LocalChunks {
   const held: HeldTree[] = [];
-  // Value: tree number * 2^32 + chunk number (level 0) or first chunk number (subtrees).
   const chunkMap = new Map<number, number>();
-  const nodeMaps = new Map<number, Map<number, NodeHit>>();
+  // Per level: key -> packed (tree, first chunk); counts kept beside, per tree and level.
+  const nodeMaps = new Map<number, Map<number, number>>();
+  const nodeRanges: Map<number, Uint32Array>[] = [];
   trees.forEach(({ blob, tree }, t) => {
-    const chunks = (tree.levels[0]?.entries ?? []) as readonly ChunkEntry[];
-    const offsets = new Float64Array(chunks.length);
-    let at = 0;
-    chunks.forEach((c, i) => {
-      offsets[i] = at;
-      at += c.length;
-      const k = key48(c.sha256);
-      if (!chunkMap.has(k)) chunkMap.set(k, t * 2 ** 32 + i);
-    });
-    held.push({ blob, chunks, offsets });
-    // First chunk and chunk count of each node, level by level from the bottom.
-    let firstChunk = chunks.map((_c, i) => i);
-    let chunkCount = chunks.map(() => 1);
-    for (let level = 1; level < tree.levels.length; level++) {
-      const nodes = (tree.levels[level]?.entries ?? []) as readonly NodeEntry[];
-      const nextFirst: number[] = [];
-      const nextCount: number[] = [];
-      let child = 0;
-      const map = nodeMaps.get(level) ?? new Map<number, NodeHit>();
-      nodeMaps.set(level, map);
-      for (const node of nodes) {
-        const first = firstChunk[child] as number;
-        let count = 0;
-        for (let k = 0; k < node.childCount; k++) count += chunkCount[child + k] as number;
-        child += node.childCount;
-        nextFirst.push(first);
-        nextCount.push(count);
-        const k = key48(node.sha256);
-        if (!map.has(k)) map.set(k, { value: t * 2 ** 32 + first, count, sha256: node.sha256 });
-      }
-      firstChunk = nextFirst;
-      chunkCount = nextCount;
+    const chunks = tree.levels[0] as Section;
+    const offsets = new Float64Array(chunks.count + 1);
+    for (let i = 0; i < chunks.count; i++) {
+      offsets[i + 1] = (offsets[i] as number) + entrySpan(chunks, i);
+      const k = key48(entryHash(chunks, i));
+      if (!chunkMap.has(k)) chunkMap.set(k, pack(t, i));
     }
+    held.push({ blob, chunks, offsets });
+    // For each node: its first chunk and chunk count, level by level from the bottom.
+    const ranges = new Map<number, Uint32Array>();
+    let first = Uint32Array.from({ length: chunks.count + 1 }, (_x, i) => i);
+    for (let level = 1; level < tree.levels.length; level++) {
+      const nodes = tree.levels[level] as Section;
+      const next = new Uint32Array(nodes.count + 1);
+      const map = nodeMaps.get(level) ?? new Map<number, number>();
+      nodeMaps.set(level, map);
+      let child = 0;
+      const view = new DataView(nodes.bytes.buffer, nodes.bytes.byteOffset, nodes.bytes.byteLength);
+      for (let j = 0; j < nodes.count; j++) {
+        next[j] = first[child] as number;
+        child += view.getUint32(j * 52 + 16);
+        const k = key48(entryHash(nodes, j));
+        if (!map.has(k)) map.set(k, pack(t, j));
+      }
+      next[nodes.count] = first[child] as number;
+      ranges.set(level, next);
+      first = next;
+    }
+    nodeRanges.push(ranges);
   });
 
-  const chunkAt = (value: number): LocalChunk => {
-    const t = Math.floor(value / 2 ** 32);
-    const i = value % 2 ** 32;
+  const runOf = (t: number, firstChunk: number, count: number): LocalRun => {
     const tree = held[t] as HeldTree;
-    const c = tree.chunks[i] as ChunkEntry;
+    const offset = tree.offsets[firstChunk] as number;
     return {
       blob: tree.blob,
-      offset: tree.offsets[i] as number,
-      length: c.length,
-      sha256: c.sha256,
+      offset,
+      length: (tree.offsets[firstChunk + count] as number) - offset,
+      chunks: sliceSection(tree.chunks, firstChunk, count),
     };
   };
   return {
@@ -125,13 +120,22 @@ export function buildLocalChunks(
     chunk(sha256) {
       const value = chunkMap.get(key48(sha256));
       if (value === undefined) return undefined;
-      const hit = chunkAt(value);
-      return sameBytes(hit.sha256, sha256) ? hit : undefined;
+      const t = Math.floor(value / 2 ** 27);
+      const i = value % 2 ** 27;
+      const tree = held[t] as HeldTree;
+      return sameBytes(entryHash(tree.chunks, i), sha256) ? runOf(t, i, 1) : undefined;
     },
     subtree(level, sha256) {
-      const hit = nodeMaps.get(level)?.get(key48(sha256));
-      if (hit === undefined || !sameBytes(hit.sha256, sha256)) return undefined;
-      return Array.from({ length: hit.count }, (_x, k) => chunkAt(hit.value + k));
+      const value = nodeMaps.get(level)?.get(key48(sha256));
+      if (value === undefined) return undefined;
+      const t = Math.floor(value / 2 ** 27);
+      const j = value % 2 ** 27;
+      const ranges = nodeRanges[t]?.get(level);
+      const nodes = trees[t]?.tree.levels[level];
+      if (ranges === undefined || nodes === undefined) return undefined;
+      if (!sameBytes(entryHash(nodes, j), sha256)) return undefined;
+      const first = ranges[j] as number;
+      return runOf(t, first, (ranges[j + 1] as number) - first);
     },
   };
 }

@@ -20,8 +20,8 @@ import { parseChunkIndex, readWholeTree } from '../protocol/chunk-index-parse.js
 import {
   CHUNK_INDEX_HEADER_BYTES,
   entryBytes,
-  type ChunkEntry,
   type ChunkIndex,
+  type Section,
 } from '../protocol/chunk-index.js';
 import type { ChunkerParams } from '../protocol/fastcdc.js';
 import { SHA256_HEX } from '../protocol/manifest.js';
@@ -76,12 +76,12 @@ export class FileChunkStore implements ChunkStore {
 
   async rememberTree(
     sha256: string,
-    chunks: readonly ChunkEntry[],
+    level0: Section,
     size: number,
     params: ChunkerParams,
     fanoutBits: number,
   ): Promise<void> {
-    const built = buildChunkTree(chunks, size, sha256, params, fanoutBits);
+    const built = buildChunkTree(level0, size, sha256, params, fanoutBits);
     const dir = join(this.options.cacheDir, layoutKey(params, fanoutBits));
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await writeFileAtomic(

@@ -14,7 +14,8 @@ import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { chmod, open, rename, rm, utimes, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ChunkedPartial, VerifiedChunk } from '../core/chunk-ports.js';
+import type { ChunkedPartial } from '../core/chunk-ports.js';
+import { entrySpan, type Section } from '../protocol/chunk-index.js';
 import { UpdateError } from '../core/errors.js';
 import { fsyncDir } from '../shared/atomic-file.js';
 import { BLOB_MTIME_S } from './partial-blob.js';
@@ -107,26 +108,21 @@ class FileChunkedPartial implements ChunkedPartial {
     readonly verified: Map<number, number>,
   ) {}
 
-  write(offset: number, bytes: Uint8Array, chunks: readonly VerifiedChunk[]): Promise<void> {
+  write(offset: number, bytes: Uint8Array, chunks: Section): Promise<void> {
     const step = this.queue.then(async () => {
       await this.data.write(bytes, 0, bytes.length, offset);
-      const entries = Buffer.alloc(RECORD_BYTES * chunks.length);
+      // Each record entry: the chunk's offset, then its level 0 entry (length, SHA-256).
+      const entries = Buffer.alloc(RECORD_BYTES * chunks.count);
       let at = offset;
-      chunks.forEach((chunk, i) => {
+      for (let i = 0; i < chunks.count; i++) {
         const base = i * RECORD_BYTES;
         entries.writeUInt32BE(Math.floor(at / 2 ** 32), base);
         entries.writeUInt32BE(at >>> 0, base + 4);
-        entries.writeUInt32BE(chunk.length, base + 8);
-        entries.set(chunk.sha256, base + 12);
-        at += chunk.length;
-      });
+        entries.set(chunks.bytes.subarray(i * 36, i * 36 + 36), base + 8);
+        at += entrySpan(chunks, i);
+      }
       // Appended (the record is opened O_APPEND), whatever the position argument.
       await this.record.write(entries);
-      at = offset;
-      for (const chunk of chunks) {
-        this.verified.set(at, chunk.length);
-        at += chunk.length;
-      }
       this.unsynced += bytes.length;
       if (this.unsynced >= RECORD_SYNC_BYTES) this.syncInBackground();
       this.options.onRecorded?.();

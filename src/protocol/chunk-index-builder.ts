@@ -10,21 +10,24 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import {
+  CHUNK_ENTRY_BYTES,
   closesSection,
   DEFAULT_CHUNKER_PARAMS,
   DEFAULT_FANOUT_BITS,
   encodeChunkIndex,
-  encodeSection,
   entryBytes,
+  entryHash,
+  entrySpan,
   MAX_ROOT_ENTRIES,
-  type ChunkEntry,
+  nodeAt,
+  NODE_ENTRY_BYTES,
+  writeNodeEntry,
   type ChunkIndex,
-  type NodeEntry,
   type Section,
 } from './chunk-index.js';
 import { FastCdc, type ChunkerParams } from './fastcdc.js';
 
-/** Every level of a built tree; `levels[l]` lists level l's entries in artifact order. */
+/** Every level of a built tree: `levels[l]` is all of level l's entries, in artifact order. */
 export interface ChunkTree {
   readonly index: ChunkIndex;
   readonly levels: readonly Section[];
@@ -43,7 +46,10 @@ export class ChunkIndexBuilder {
   private readonly whole = createHash('sha256');
   private current: Hash = createHash('sha256');
   private readonly cuts: number[] = [];
-  private readonly chunks: ChunkEntry[] = [];
+  /** Level 0 as wire bytes (36 per chunk), grown by doubling. */
+  private chunks = new Uint8Array(36 * 1024);
+  private count = 0;
+  private pendingBytes = 0;
   private size = 0;
 
   constructor(
@@ -64,8 +70,7 @@ export class ChunkIndexBuilder {
     let at = 0;
     for (const cut of this.cuts) {
       // The first cut may close a chunk begun in earlier buffers: only its tail is here.
-      const pending = this.pendingBytes;
-      const take = cut - pending;
+      const take = cut - this.pendingBytes;
       this.current.update(bytes.subarray(at, at + take));
       at += take;
       this.closeChunk(cut);
@@ -76,10 +81,16 @@ export class ChunkIndexBuilder {
     }
   }
 
-  private pendingBytes = 0;
-
   private closeChunk(length: number): void {
-    this.chunks.push({ length, sha256: this.current.digest() });
+    const at = this.count * CHUNK_ENTRY_BYTES;
+    if (at + CHUNK_ENTRY_BYTES > this.chunks.length) {
+      const grown = new Uint8Array(this.chunks.length * 2);
+      grown.set(this.chunks);
+      this.chunks = grown;
+    }
+    new DataView(this.chunks.buffer).setUint32(at, length);
+    this.chunks.set(this.current.digest(), at + 4);
+    this.count++;
     this.current = createHash('sha256');
     this.pendingBytes = 0;
   }
@@ -88,71 +99,71 @@ export class ChunkIndexBuilder {
   finish(): BuiltChunkIndex {
     const tail = this.cutter.finish();
     if (tail > 0) this.closeChunk(tail);
-    if (this.chunks.length === 0) throw new RangeError('an empty artifact has no chunk index');
+    if (this.count === 0) throw new RangeError('an empty artifact has no chunk index');
+    const level0: Section = {
+      level: 0,
+      count: this.count,
+      bytes: this.chunks.subarray(0, this.count * CHUNK_ENTRY_BYTES),
+    };
     const artifactSha256 = this.whole.digest('hex');
-    return buildChunkTree(this.chunks, this.size, artifactSha256, this.params, this.fanoutBits);
+    return buildChunkTree(level0, this.size, artifactSha256, this.params, this.fanoutBits);
   }
 }
 
-interface Grouped {
-  readonly nodes: NodeEntry[];
-  /** For each node, its section's bytes (kept to write the list without encoding twice). */
-  readonly sections: Uint8Array[];
-}
-
-function groupLevel(below: Section, fanoutBits: number): Grouped {
-  const nodes: NodeEntry[] = [];
-  const sections: Uint8Array[] = [];
-  const entries: readonly (ChunkEntry | NodeEntry)[] = below.entries;
+/** The level above `below`, and for each of its nodes the index of its first child. */
+function groupLevel(
+  below: Section,
+  fanoutBits: number,
+): { level: Section; firstChild: Uint32Array } {
+  const size = entryBytes(below.level);
+  const out: Uint8Array[] = [];
+  const firsts: number[] = [];
   let start = 0;
-  for (let i = 0; i < entries.length; i++) {
-    const entry = entries[i] as ChunkEntry | NodeEntry;
-    if (i < entries.length - 1 && !closesSection(entry.sha256, i - start + 1, fanoutBits)) continue;
-    const run = entries.slice(start, i + 1);
-    const section =
-      below.level === 0
-        ? encodeSection({ level: 0, entries: run as ChunkEntry[] })
-        : encodeSection({ level: below.level, entries: run as NodeEntry[] });
+  for (let i = 0; i < below.count; i++) {
+    const last = i === below.count - 1;
+    if (!last && !closesSection(entryHash(below, i), i - start + 1, fanoutBits)) continue;
+    const section = below.bytes.subarray(start * size, (i + 1) * size);
     let span = 0;
     let subtreeBytes = section.length;
-    for (const e of run) {
-      span += 'length' in e ? e.length : e.span;
-      subtreeBytes += 'length' in e ? 0 : e.subtreeBytes;
+    for (let k = start; k <= i; k++) {
+      span += entrySpan(below, k);
+      if (below.level > 0) subtreeBytes += nodeAt(below, k).subtreeBytes;
     }
-    nodes.push({
-      span,
-      subtreeBytes,
-      childCount: run.length,
-      sha256: createHash('sha256').update(section).digest(),
-    });
-    sections.push(section);
+    const entry = new Uint8Array(NODE_ENTRY_BYTES);
+    const sha256 = createHash('sha256').update(section).digest();
+    writeNodeEntry(entry, 0, { span, subtreeBytes, childCount: i - start + 1, sha256 });
+    out.push(entry);
+    firsts.push(start);
     start = i + 1;
   }
-  return { nodes, sections };
+  const bytes = new Uint8Array(out.length * NODE_ENTRY_BYTES);
+  out.forEach((entry, j) => bytes.set(entry, j * NODE_ENTRY_BYTES));
+  return {
+    level: { level: below.level + 1, count: out.length, bytes },
+    firstChild: Uint32Array.from(firsts),
+  };
 }
 
 /**
- * The tree over chunks already cut and hashed (the updater knows every chunk of an artifact it
- * has just assembled, so it builds the same tree without reading the bytes again).
+ * The tree over chunks already cut and hashed, given as level 0 (the updater knows every chunk
+ * of an artifact it has just assembled, so it builds the same tree without reading it again).
  */
 export function buildChunkTree(
-  chunks: readonly ChunkEntry[],
+  level0: Section,
   artifactSize: number,
   artifactSha256: string,
   params: ChunkerParams,
   fanoutBits: number,
 ): BuiltChunkIndex {
-  const levels: Section[] = [{ level: 0, entries: chunks }];
-  // sectionsAt[l][j]: the section of node j of level l (l >= 1).
-  const sectionsAt: Uint8Array[][] = [[]];
-  while ((levels[levels.length - 1] as Section).entries.length > MAX_ROOT_ENTRIES) {
-    const below = levels[levels.length - 1] as Section;
-    const { nodes, sections } = groupLevel(below, fanoutBits);
-    levels.push({ level: below.level + 1, entries: nodes });
-    sectionsAt.push(sections);
+  const levels: Section[] = [level0];
+  const firstChild: Uint32Array[] = [new Uint32Array(0)];
+  while ((levels[levels.length - 1] as Section).count > MAX_ROOT_ENTRIES) {
+    const grouped = groupLevel(levels[levels.length - 1] as Section, fanoutBits);
+    levels.push(grouped.level);
+    firstChild.push(grouped.firstChild);
   }
   const root = levels[levels.length - 1] as Section;
-  const listBytes = writeList(levels, sectionsAt);
+  const listBytes = writeList(levels, firstChild);
   const index: ChunkIndex = {
     params,
     fanoutBits,
@@ -174,33 +185,24 @@ export function buildChunkTree(
 }
 
 /** Pre-order: each root node's section, then its children's subtrees, left to right. */
-function writeList(levels: readonly Section[], sectionsAt: readonly Uint8Array[][]): Uint8Array {
+function writeList(levels: readonly Section[], firstChild: readonly Uint32Array[]): Uint8Array {
   const top = levels.length - 1;
   const root = levels[top] as Section;
   if (root.level === 0) return new Uint8Array(0);
   let total = 0;
-  for (const node of root.entries as readonly NodeEntry[]) total += node.subtreeBytes;
+  for (let j = 0; j < root.count; j++) total += nodeAt(root, j).subtreeBytes;
   const out = new Uint8Array(total);
   let at = 0;
-  // firstChild[l][j]: index in level l-1 of node j's first child.
-  const firstChild = levels.map((level) => {
-    const starts: number[] = [];
-    let next = 0;
-    for (const entry of level.entries) {
-      starts.push(next);
-      next += 'childCount' in entry ? entry.childCount : 0;
-    }
-    return starts;
-  });
   const emit = (level: number, j: number): void => {
-    const section = (sectionsAt[level] as Uint8Array[])[j] as Uint8Array;
-    out.set(section, at);
-    at += section.length;
+    const node = nodeAt(levels[level] as Section, j);
+    const below = levels[level - 1] as Section;
+    const size = entryBytes(level - 1);
+    const first = (firstChild[level] as Uint32Array)[j] as number;
+    out.set(below.bytes.subarray(first * size, (first + node.childCount) * size), at);
+    at += node.childCount * size;
     if (level === 1) return;
-    const first = (firstChild[level] as number[])[j] as number;
-    const count = section.length / entryBytes(level - 1);
-    for (let k = 0; k < count; k++) emit(level - 1, first + k);
+    for (let k = 0; k < node.childCount; k++) emit(level - 1, first + k);
   };
-  for (let j = 0; j < root.entries.length; j++) emit(top, j);
+  for (let j = 0; j < root.count; j++) emit(top, j);
   return out;
 }

@@ -7,7 +7,6 @@
 import { createHash } from 'node:crypto';
 import { ChunkIndexError } from './chunk-index-error.js';
 import {
-  CHUNK_ENTRY_BYTES,
   CHUNK_INDEX_FORMAT,
   CHUNK_INDEX_HEADER_BYTES,
   CHUNK_INDEX_MAGIC,
@@ -17,11 +16,11 @@ import {
   MAX_LEVELS,
   MAX_ROOT_ENTRIES,
   maxFanout,
-  NODE_ENTRY_BYTES,
-  placeEntries,
+  entryHash,
+  entrySpan,
+  nodeAt,
   readU64,
   sectionLength,
-  type ChunkEntry,
   type ChunkIndex,
   type NodeEntry,
   type Section,
@@ -95,7 +94,7 @@ export function parseChunkIndex(
   if (rootLevel > 0) {
     // Canonical: the tree stops growing once a level fits in the root, never earlier.
     let below = 0;
-    for (const node of root.entries as readonly NodeEntry[]) below += node.childCount;
+    for (let i = 0; i < root.count; i++) below += nodeAt(root, i).childCount;
     if (below <= MAX_ROOT_ENTRIES) malformed('the tree has a level more than it needs');
   }
   if (rootLevel === 0) {
@@ -149,25 +148,7 @@ function sha256(bytes: Uint8Array): Uint8Array {
 }
 
 function decodeSection(body: Uint8Array, level: number, count: number): Section {
-  const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
-  if (level === 0) {
-    const entries: ChunkEntry[] = [];
-    for (let i = 0; i < count; i++) {
-      const at = i * CHUNK_ENTRY_BYTES;
-      entries.push({ length: view.getUint32(at), sha256: body.slice(at + 4, at + 36) });
-    }
-    return { level: 0, entries };
-  }
-  const entries: NodeEntry[] = [];
-  for (let i = 0; i < count; i++) {
-    const at = i * NODE_ENTRY_BYTES;
-    const span = readU64(view, at);
-    const subtreeBytes = readU64(view, at + 8);
-    if (span === undefined || subtreeBytes === undefined) malformed('a node size is too large');
-    const childCount = view.getUint32(at + 16);
-    entries.push({ span, subtreeBytes, childCount, sha256: body.slice(at + 20, at + 52) });
-  }
-  return { level, entries };
+  return { level, count, bytes: body.subarray(0, count * entryBytes(level)) };
 }
 
 /** Spans add up to the parent's, chunk and node bounds hold, subtrees fill the list exactly. */
@@ -178,19 +159,24 @@ function checkSums(
 ): void {
   let span = 0;
   let subtree = 0;
-  const last = section.entries.length - 1;
+  const last = section.count - 1;
   if (section.level === 0) {
     const { minSize, maxSize } = index.params;
-    (section.entries as readonly ChunkEntry[]).forEach((chunk, i) => {
+    for (let i = 0; i < section.count; i++) {
+      const length = entrySpan(section, i);
       const finalChunk = context.endsArtifact && i === last;
-      if (chunk.length > maxSize || chunk.length < (finalChunk ? 1 : minSize)) {
+      if (length > maxSize || length < (finalChunk ? 1 : minSize)) {
         malformed('a chunk length is out of bounds');
       }
-      span += chunk.length;
-    });
+      span += length;
+    }
   } else {
     const childBytes = entryBytes(section.level - 1);
-    for (const node of section.entries as readonly NodeEntry[]) {
+    for (let i = 0; i < section.count; i++) {
+      const node = nodeAt(section, i);
+      if (!Number.isSafeInteger(node.span) || !Number.isSafeInteger(node.subtreeBytes)) {
+        malformed('a node size is too large');
+      }
       if (node.childCount < 1 || node.childCount > maxFanout(index.fanoutBits)) {
         malformed('a node child count is out of range');
       }
@@ -207,37 +193,62 @@ function checkSums(
 
 /** Sections end where the grouping rule says (closesSection), so equal content groups equally. */
 function checkGrouping(section: Section, endsArtifact: boolean, fanoutBits: number): void {
-  const entries: readonly (ChunkEntry | NodeEntry)[] = section.entries;
-  const last = entries.length - 1;
-  entries.forEach((entry, i) => {
-    const closes = closesSection(entry.sha256, i + 1, fanoutBits);
+  const last = section.count - 1;
+  for (let i = 0; i < section.count; i++) {
+    const closes = closesSection(entryHash(section, i), i + 1, fanoutBits);
     if (i < last && closes) malformed('a section continues past its closing entry');
     if (i === last && !closes && !endsArtifact)
       malformed('a section ends before its closing entry');
-  });
+  }
+}
+
+/** A growable byte buffer (one level's entries, appended section by section). */
+class Bytes {
+  private buffer = new Uint8Array(4096);
+  length = 0;
+  append(bytes: Uint8Array): void {
+    if (this.length + bytes.length > this.buffer.length) {
+      const grown = new Uint8Array(Math.max(this.buffer.length * 2, this.length + bytes.length));
+      grown.set(this.buffer.subarray(0, this.length));
+      this.buffer = grown;
+    }
+    this.buffer.set(bytes, this.length);
+    this.length += bytes.length;
+  }
+  view(): Uint8Array {
+    return this.buffer.subarray(0, this.length);
+  }
 }
 
 /**
- * Every level of a tree from its index and whole chunk list (a client's cache of the trees of
- * the blobs it holds): each section is parsed and verified like a fetched one.
+ * Every level of a tree, each as one section in artifact order, from its index and whole
+ * chunk list (a client's cache of the trees of the blobs it holds): each section is parsed
+ * and verified like a fetched one, and no object is made per entry.
  */
 export function readWholeTree(index: ChunkIndex, list: Uint8Array): Section[] {
   if (list.length !== index.listSize) malformed('chunk list length does not match the index');
-  const levels: (ChunkEntry | NodeEntry)[][] = Array.from({ length: index.levels }, () => []);
+  const levels = Array.from({ length: index.levels }, () => new Bytes());
+  levels[index.levels - 1]?.append(index.root.bytes);
   const visit = (section: Section, subtreesAt: number, artifactAt: number): void => {
-    (levels[section.level] as (ChunkEntry | NodeEntry)[]).push(...section.entries);
-    for (const placed of placeEntries(section, subtreesAt, artifactAt, index.artifactSize)) {
-      if (!('listOffset' in placed)) continue;
-      const own = sectionLength(placed.level, placed.entry);
-      const bytes = list.subarray(placed.listOffset, placed.listOffset + own);
-      const child = parseSection(bytes, placed.entry, placed.level, placed.endsArtifact, index);
-      visit(child, placed.listOffset + own, placed.artifactOffset);
+    if (section.level === 0) return;
+    let listAt = subtreesAt;
+    let at = artifactAt;
+    for (let i = 0; i < section.count; i++) {
+      const node = nodeAt(section, i);
+      const own = sectionLength(section.level, node);
+      const bytes = list.subarray(listAt, listAt + own);
+      const ends = at + node.span === index.artifactSize;
+      const child = parseSection(bytes, node, section.level, ends, index);
+      levels[child.level]?.append(child.bytes);
+      visit(child, listAt + own, at);
+      listAt += node.subtreeBytes;
+      at += node.span;
     }
   };
   visit(index.root, 0, 0);
-  return levels.map((entries, level) =>
-    level === 0
-      ? { level: 0, entries: entries as ChunkEntry[] }
-      : { level, entries: entries as NodeEntry[] },
-  );
+  return levels.map((level, l) => ({
+    level: l,
+    count: level.length / entryBytes(l),
+    bytes: level.view(),
+  }));
 }

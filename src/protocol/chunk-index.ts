@@ -56,10 +56,58 @@ export interface NodeEntry {
   readonly sha256: Uint8Array;
 }
 
-/** A run of entries of one level: chunks (level 0) or nodes (level >= 1). */
-export type Section =
-  | { readonly level: 0; readonly entries: readonly ChunkEntry[] }
-  | { readonly level: number; readonly entries: readonly NodeEntry[] };
+/**
+ * A run of entries of one level, kept as its wire bytes (36 bytes per chunk, 52 per node) and
+ * read through the accessors below: a 4 GiB artifact's tree is about 250,000 entries, and one
+ * object per entry would cost the client more memory than everything else it holds.
+ */
+export interface Section {
+  readonly level: number;
+  readonly count: number;
+  readonly bytes: Uint8Array;
+}
+
+const viewOf = (s: Section): DataView =>
+  new DataView(s.bytes.buffer, s.bytes.byteOffset, s.bytes.byteLength);
+
+/** Entry i's SHA-256 (a view, no copy). */
+export function entryHash(s: Section, i: number): Uint8Array {
+  const at = i * entryBytes(s.level) + (s.level === 0 ? 4 : 20);
+  return s.bytes.subarray(at, at + 32);
+}
+
+/** A big-endian u32 read without making a DataView (called once per chunk on hot paths). */
+function u32(b: Uint8Array, at: number): number {
+  return (
+    (b[at] as number) * 2 ** 24 +
+    (((b[at + 1] as number) << 16) | ((b[at + 2] as number) << 8) | (b[at + 3] as number))
+  );
+}
+
+/** Entry i's artifact bytes: a chunk's length or a node's span. */
+export function entrySpan(s: Section, i: number): number {
+  if (s.level === 0) return u32(s.bytes, i * CHUNK_ENTRY_BYTES);
+  const at = i * NODE_ENTRY_BYTES;
+  const hi = u32(s.bytes, at);
+  return hi >= 2 ** 21 ? Number.NaN : hi * 2 ** 32 + u32(s.bytes, at + 4);
+}
+
+export function nodeAt(s: Section, i: number): NodeEntry {
+  const view = viewOf(s);
+  const at = i * NODE_ENTRY_BYTES;
+  return {
+    span: readU64(view, at) ?? Number.NaN,
+    subtreeBytes: readU64(view, at + 8) ?? Number.NaN,
+    childCount: view.getUint32(at + 16),
+    sha256: s.bytes.subarray(at + 20, at + 52),
+  };
+}
+
+/** Entries i .. i+count-1 of a section, as a section (a view, no copy). */
+export function sliceSection(s: Section, i: number, count: number): Section {
+  const size = entryBytes(s.level);
+  return { level: s.level, count, bytes: s.bytes.subarray(i * size, (i + count) * size) };
+}
 
 export interface ChunkIndex {
   readonly params: ChunkerParams;
@@ -106,30 +154,40 @@ export function readU64(view: DataView, at: number): number | undefined {
   return hi * TWO_32 + view.getUint32(at + 4);
 }
 
-export function encodeSection(section: Section): Uint8Array {
-  const size = entryBytes(section.level);
-  const out = new Uint8Array(section.entries.length * size);
-  const view = new DataView(out.buffer);
-  section.entries.forEach((entry, i) => {
-    const at = i * size;
-    if ('length' in entry) {
-      view.setUint32(at, entry.length);
-      out.set(entry.sha256, at + 4);
-    } else {
-      writeU64(view, at, entry.span);
-      writeU64(view, at + 8, entry.subtreeBytes);
-      view.setUint32(at + 16, entry.childCount);
-      out.set(entry.sha256, at + 20);
-    }
+/** Writes a chunk entry at `at` of `out`. */
+export function writeChunkEntry(out: Uint8Array, at: number, entry: ChunkEntry): void {
+  new DataView(out.buffer, out.byteOffset, out.byteLength).setUint32(at, entry.length);
+  out.set(entry.sha256, at + 4);
+}
+
+/** Writes a node entry at `at` of `out`. */
+export function writeNodeEntry(out: Uint8Array, at: number, entry: NodeEntry): void {
+  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  writeU64(view, at, entry.span);
+  writeU64(view, at + 8, entry.subtreeBytes);
+  view.setUint32(at + 16, entry.childCount);
+  out.set(entry.sha256, at + 20);
+}
+
+/** A section of entries given as objects (tests, small roots). */
+export function encodeSection(
+  level: number,
+  entries: readonly (ChunkEntry | NodeEntry)[],
+): Section {
+  const size = entryBytes(level);
+  const bytes = new Uint8Array(entries.length * size);
+  entries.forEach((entry, i) => {
+    if ('length' in entry) writeChunkEntry(bytes, i * size, entry);
+    else writeNodeEntry(bytes, i * size, entry);
   });
-  return out;
+  return { level, count: entries.length, bytes };
 }
 
 const hexToBytes = (hex: string): Uint8Array => Uint8Array.from(Buffer.from(hex, 'hex'));
 
 /** The index blob: header then the root section. */
 export function encodeChunkIndex(index: ChunkIndex): Uint8Array {
-  const root = encodeSection(index.root);
+  const root = index.root.bytes;
   const out = new Uint8Array(CHUNK_INDEX_HEADER_BYTES + root.length);
   const view = new DataView(out.buffer);
   out.set(new TextEncoder().encode(CHUNK_INDEX_MAGIC), 0);
@@ -144,7 +202,7 @@ export function encodeChunkIndex(index: ChunkIndex): Uint8Array {
   out.set(hexToBytes(index.artifactSha256), 28);
   writeU64(view, 60, index.listSize);
   if (index.listSha256 !== undefined) out.set(hexToBytes(index.listSha256), 68);
-  view.setUint32(100, index.root.entries.length);
+  view.setUint32(100, index.root.count);
   out.set(root, CHUNK_INDEX_HEADER_BYTES);
   return out;
 }
@@ -153,7 +211,9 @@ export function encodeChunkIndex(index: ChunkIndex): Uint8Array {
 export type PlacedEntry =
   | {
       readonly level: 0;
-      readonly entry: ChunkEntry;
+      /** The section holding the chunk, and its index there. */
+      readonly section: Section;
+      readonly index: number;
       readonly artifactOffset: number;
       readonly endsArtifact: boolean;
     }
@@ -179,19 +239,20 @@ export function placeEntries(
   const placed: PlacedEntry[] = [];
   let listAt = subtreesAt;
   let at = artifactOffset;
-  if (section.level === 0) {
-    for (const entry of section.entries as readonly ChunkEntry[]) {
+  for (let i = 0; i < section.count; i++) {
+    if (section.level === 0) {
+      const length = entrySpan(section, i);
       placed.push({
         level: 0,
-        entry,
+        section,
+        index: i,
         artifactOffset: at,
-        endsArtifact: at + entry.length === artifactSize,
+        endsArtifact: at + length === artifactSize,
       });
-      at += entry.length;
+      at += length;
+      continue;
     }
-    return placed;
-  }
-  for (const entry of section.entries as readonly NodeEntry[]) {
+    const entry = nodeAt(section, i);
     const endsArtifact = at + entry.span === artifactSize;
     placed.push({
       level: section.level,
@@ -209,4 +270,12 @@ export function placeEntries(
 /** The byte length of a node's own section in the chunk list. */
 export function sectionLength(level: number, node: NodeEntry): number {
   return node.childCount * entryBytes(level - 1);
+}
+
+/** A level 0 section's chunks as objects (tests and tools; hot paths use the accessors). */
+export function chunkEntries(s: Section): ChunkEntry[] {
+  return Array.from({ length: s.count }, (_x, i) => ({
+    length: entrySpan(s, i),
+    sha256: entryHash(s, i),
+  }));
 }

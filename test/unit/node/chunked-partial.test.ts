@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UpdateError } from '../../../src/core/errors.js';
 import { openChunkedPartial } from '../../../src/node/chunked-partial.js';
+import { encodeSection } from '../../../src/protocol/chunk-index.js';
 import { bytesOf, tempDirs } from '../../helpers/updater-harness.js';
 
 const dirs = tempDirs();
@@ -14,14 +15,14 @@ const SHA = createHash('sha256').update(CONTENT).digest('hex');
 const PLAN = 'ab'.repeat(32);
 const chunk = (offset: number, length: number) => ({
   bytes: CONTENT.subarray(offset, offset + length),
-  chunks: [
+  chunks: encodeSection(0, [
     {
       length,
       sha256: createHash('sha256')
         .update(CONTENT.subarray(offset, offset + length))
         .digest(),
     },
-  ],
+  ]),
 });
 
 async function setup(planId = PLAN) {

@@ -7,7 +7,10 @@ import {
 import { ChunkIndexError } from '../../../src/protocol/chunk-index-error.js';
 import { parseChunkIndex, parseSection } from '../../../src/protocol/chunk-index-parse.js';
 import {
+  chunkEntries,
   CHUNK_INDEX_HEADER_BYTES,
+  entryHash,
+  sliceSection,
   closesSection,
   encodeSection,
   MAX_INDEX_BYTES,
@@ -69,11 +72,10 @@ function walk(index: ChunkIndex, list: Uint8Array): ChunkEntry[] {
   const chunks: ChunkEntry[] = [];
   const visit = (section: Section, subtreesAt: number, artifactAt: number): void => {
     for (const placed of placeEntries(section, subtreesAt, artifactAt, index.artifactSize)) {
-      if (placed.level === 0) {
-        chunks.push(placed.entry as ChunkEntry);
+      if (!('listOffset' in placed)) {
+        chunks.push(...chunkEntries(sliceSection(placed.section, placed.index, 1)));
         continue;
       }
-      if (!('listOffset' in placed)) throw new Error('a node without a list offset');
       const own = sectionLength(placed.level, placed.entry);
       const bytes = list.subarray(placed.listOffset, placed.listOffset + own);
       const child = parseSection(bytes, placed.entry, placed.level, placed.endsArtifact, index);
@@ -95,7 +97,7 @@ describe('chunk index builder and parser (docs/PROTOCOL.md §2.6)', () => {
     const chunks = walk(index, bigBuilt.listBytes);
     const hexList = (list: readonly ChunkEntry[]): string[] =>
       list.map((c) => `${c.length}:${Buffer.from(c.sha256).toString('hex')}`);
-    expect(hexList(chunks)).toEqual(hexList(bigBuilt.levels[0]?.entries as ChunkEntry[]));
+    expect(hexList(chunks)).toEqual(hexList(chunkEntries(bigBuilt.levels[0] as Section)));
     let at = 0;
     for (const chunk of chunks) {
       expect(sha(big.subarray(at, at + chunk.length))).toBe(
@@ -120,7 +122,7 @@ describe('chunk index builder and parser (docs/PROTOCOL.md §2.6)', () => {
     expect(index.listSize).toBe(0);
     expect(index.listSha256).toBeUndefined();
     expect(small.listBytes.length).toBe(0);
-    expect(walk(index, small.listBytes).length).toBe(index.root.entries.length);
+    expect(walk(index, small.listBytes).length).toBe(index.root.count);
   });
 
   it('names equal content with equal nodes wherever it sits (subtrees are reusable)', () => {
@@ -130,11 +132,14 @@ describe('chunk index builder and parser (docs/PROTOCOL.md §2.6)', () => {
     const keys = (built: BuiltChunkIndex): Set<string> =>
       new Set(
         built.levels.flatMap((level) =>
-          level.entries.map((e) => `${level.level}:${Buffer.from(e.sha256).toString('hex')}`),
+          Array.from(
+            { length: level.count },
+            (_x, i) => `${level.level}:${Buffer.from(entryHash(level, i)).toString('hex')}`,
+          ),
         ),
       );
     const before = keys(bigBuilt);
-    const nodes = bigBuilt.levels[1]?.entries.length ?? 0;
+    const nodes = bigBuilt.levels[1]?.count ?? 0;
     const sharedNodes = [...keys(build(shifted))].filter(
       (k) => k.startsWith('1:') && before.has(k),
     );
@@ -226,16 +231,15 @@ describe('parseChunkIndex refusals', () => {
 
   it('refuses a tree with a level more than it needs (CHUNK_INDEX_MALFORMED)', () => {
     const small = build(counterBytes(100_000, 2));
-    const chunks = small.index.root.entries as readonly ChunkEntry[];
-    const section = encodeSection({ level: 0, entries: chunks });
+    const section = small.index.root.bytes;
     const node: NodeEntry = {
       span: small.index.artifactSize,
       subtreeBytes: section.length,
-      childCount: chunks.length,
+      childCount: small.index.root.count,
       sha256: createHash('sha256').update(section).digest(),
     };
     const bytes = small.indexBytes.subarray(0, CHUNK_INDEX_HEADER_BYTES);
-    const root = encodeSection({ level: 1, entries: [node] });
+    const root = encodeSection(1, [node]).bytes;
     const out = new Uint8Array(bytes.length + root.length);
     out.set(bytes, 0);
     out.set(root, bytes.length);
@@ -256,7 +260,7 @@ describe('parseSection refusals', () => {
   const bytes = bigBuilt.listBytes.subarray(first.listOffset, first.listOffset + own);
 
   it('accepts the published section', () => {
-    expect(parseSection(bytes, first.entry, first.level, false, index).entries.length).toBe(
+    expect(parseSection(bytes, first.entry, first.level, false, index).count).toBe(
       first.entry.childCount,
     );
   });
@@ -297,7 +301,7 @@ describe('parseSection refusals', () => {
       { length: 100, sha256: new Uint8Array(32).fill(0xff) },
       { length: 100, sha256: new Uint8Array(32) },
     ];
-    const section = encodeSection({ level: 0, entries: chunks });
+    const section = encodeSection(0, chunks).bytes;
     const node: NodeEntry = {
       span: 200,
       subtreeBytes: section.length,
@@ -318,7 +322,7 @@ describe('parseSection refusals', () => {
       { length: 5000, sha256: closing },
       { length: 5000, sha256: open },
     ];
-    const section = encodeSection({ level: 0, entries: chunks });
+    const section = encodeSection(0, chunks).bytes;
     const node: NodeEntry = {
       span: 15000,
       subtreeBytes: section.length,
@@ -334,7 +338,7 @@ describe('parseSection refusals', () => {
       { length: 5000, sha256: open },
       { length: 5000, sha256: open },
     ];
-    const section = encodeSection({ level: 0, entries: chunks });
+    const section = encodeSection(0, chunks).bytes;
     const node: NodeEntry = {
       span: 10000,
       subtreeBytes: section.length,
