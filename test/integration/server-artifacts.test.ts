@@ -100,8 +100,23 @@ describe('GET /api/updates/artifacts/:sha256 on a real port', () => {
     expect((await res.arrayBuffer()).byteLength).toBe(0);
   });
 
-  it('answers several ranges with the whole blob (200)', async () => {
+  it('answers several ranges as multipart/byteranges (docs/PROTOCOL.md §2.4)', async () => {
     const res = await artifact({ range: 'bytes=0-1,5-6' });
+    expect(res.status).toBe(206);
+    const type = res.headers.get('content-type') ?? '';
+    const boundary = /boundary=(\S+)/.exec(type)?.[1] ?? '';
+    expect(type.startsWith('multipart/byteranges')).toBe(true);
+    const body = Buffer.from(await res.arrayBuffer());
+    expect(body.length).toBe(Number(res.headers.get('content-length')));
+    const text = body.toString('latin1');
+    expect(text.split(`--${boundary}`).length).toBe(4);
+    expect(text).toContain('Content-Range: bytes 0-1/1000');
+    expect(text).toContain('Content-Range: bytes 5-6/1000');
+    expect(text.endsWith(`--${boundary}--\r\n`)).toBe(true);
+  });
+
+  it('answers overlapping or unordered ranges with the whole blob (200)', async () => {
+    const res = await artifact({ range: 'bytes=5-6,0-1' });
     expect(res.status).toBe(200);
     expect((await res.arrayBuffer()).byteLength).toBe(1000);
   });

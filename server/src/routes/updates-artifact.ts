@@ -1,9 +1,10 @@
 /**
  * GET|HEAD /api/updates/artifacts/:sha256: a content-addressed blob, streamed from disk
- * (memory stays flat whatever its size), with single-range support (RFC 9110 §14), If-Range,
+ * (memory stays flat whatever its size), with single and multipart ranges (RFC 9110 §14), If-Range,
  * If-None-Match and a strong ETag. Same bearer and subscription rule as the manifest.
  */
 import { close, createReadStream, fstat, open } from 'node:fs';
+import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SHA256_HEX } from '../../../src/protocol/index.js';
@@ -80,6 +81,8 @@ async function serveArtifact(
       headers: { 'content-range': `bytes */${size}` },
     });
   }
+  if (decision.kind === 'multipart')
+    return sendMultipart(request, reply, fd, size, decision.ranges);
   const start = decision.kind === 'partial' ? decision.start : 0;
   const end = decision.kind === 'partial' ? decision.end : size - 1;
   if (decision.kind === 'partial') {
@@ -91,6 +94,53 @@ async function serveArtifact(
     return reply.send();
   }
   return reply.send(createReadStream('', { fd, start, end, highWaterMark: 256 * 1024 }));
+}
+
+/** The boundary of multipart answers: never a byte sequence of the part headers (§14.6). */
+const BOUNDARY = 'verified-updater-byteranges-3d6f9c1e';
+
+/**
+ * 206 multipart/byteranges (RFC 9110 §14.6): each part its Content-Type and Content-Range,
+ * then the bytes, read from the descriptor one part at a time (memory stays flat).
+ */
+function sendMultipart(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  fd: number,
+  size: number,
+  ranges: readonly (readonly [number, number])[],
+): FastifyReply {
+  const heads = ranges.map(
+    ([start, end]) =>
+      `\r\n--${BOUNDARY}\r\nContent-Type: application/octet-stream\r\n` +
+      `Content-Range: bytes ${start}-${end}/${size}\r\n\r\n`,
+  );
+  const tail = `\r\n--${BOUNDARY}--\r\n`;
+  let length = Buffer.byteLength(tail);
+  ranges.forEach(([start, end], i) => {
+    length += Buffer.byteLength(heads[i] as string) + end - start + 1;
+  });
+  void reply
+    .code(206)
+    .type(`multipart/byteranges; boundary=${BOUNDARY}`)
+    .header('content-length', String(length));
+  if (request.method === 'HEAD') {
+    closeFd(fd);
+    return reply.send();
+  }
+  async function* parts(): AsyncGenerator<Buffer> {
+    try {
+      for (const [i, [start, end]] of ranges.entries()) {
+        yield Buffer.from(heads[i] as string);
+        const stream = createReadStream('', { fd, start, end, autoClose: false });
+        for await (const chunk of stream) yield chunk as Buffer;
+      }
+      yield Buffer.from(tail);
+    } finally {
+      closeFd(fd);
+    }
+  }
+  return reply.send(Readable.from(parts()));
 }
 
 // Duplicated headers arrive as arrays; a duplicated Range or If-Range is ambiguous, so ignored.

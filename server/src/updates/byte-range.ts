@@ -1,13 +1,19 @@
 /**
  * The Range header of the artifact route (RFC 9110 §14). One range is served as 206; several
- * ranges are answered with the whole representation (200), which §14.2 allows ("a server MAY
- * ignore the Range header field"); a syntactically invalid Range is ignored the same way.
+ * (at most MAX_RANGES, ascending and not overlapping, as a chunked download asks for them:
+ * docs/PROTOCOL.md §2.6) as 206 multipart/byteranges (§14.6). Anything else, a syntactically
+ * invalid Range, too many, overlapping or unordered ranges (the "many small overlapping
+ * ranges" attack of §14.2), is ignored: the whole representation (200), as §14.2 allows.
  */
 
 export type RangeDecision =
   | { readonly kind: 'full' }
   | { readonly kind: 'partial'; readonly start: number; readonly end: number }
+  | { readonly kind: 'multipart'; readonly ranges: readonly (readonly [number, number])[] }
   | { readonly kind: 'unsatisfiable' };
+
+/** Most ranges answered in one multipart response. */
+export const MAX_RANGES = 256;
 
 const SINGLE = /^bytes=(\d{0,16})-(\d{0,16})$/i;
 
@@ -17,6 +23,7 @@ const SINGLE = /^bytes=(\d{0,16})-(\d{0,16})$/i;
  */
 export function decideRange(range: string | undefined, size: number): RangeDecision {
   if (range === undefined) return { kind: 'full' };
+  if (range.includes(',')) return decideRanges(range, size);
   const m = SINGLE.exec(range.trim());
   if (m === null) return { kind: 'full' };
   const [, first = '', last = ''] = m;
@@ -34,6 +41,36 @@ export function decideRange(range: string | undefined, size: number): RangeDecis
   if (last !== '' && end < start) return { kind: 'full' }; // invalid: ignored (§14.1.1)
   if (start >= size) return { kind: 'unsatisfiable' };
   return { kind: 'partial', start, end: Math.min(end, size - 1) };
+}
+
+const SPEC = /^(\d{1,16})-(\d{1,16})$/;
+
+/**
+ * Several ranges: each `first-last` (no open or suffix ranges in a list), ascending and apart.
+ * Ranges past the end are dropped (§14.1.1: satisfiable if any is); one left is a plain 206.
+ */
+function decideRanges(range: string, size: number): RangeDecision {
+  const trimmed = range.trim();
+  if (!/^bytes=/i.test(trimmed)) return { kind: 'full' };
+  const specs = trimmed.slice(6).split(',');
+  if (specs.length > MAX_RANGES) return { kind: 'full' };
+  const ranges: [number, number][] = [];
+  let previousEnd = -1;
+  for (const spec of specs) {
+    const m = SPEC.exec(spec.trim());
+    if (m === null) return { kind: 'full' };
+    const start = Number(m[1]);
+    const end = Number(m[2]);
+    if (end < start || start <= previousEnd) return { kind: 'full' };
+    previousEnd = end;
+    if (start < size) ranges.push([start, Math.min(end, size - 1)]);
+  }
+  if (ranges.length === 0) return { kind: 'unsatisfiable' };
+  const [only] = ranges;
+  if (ranges.length === 1 && only !== undefined) {
+    return { kind: 'partial', start: only[0], end: only[1] };
+  }
+  return { kind: 'multipart', ranges };
 }
 
 /**

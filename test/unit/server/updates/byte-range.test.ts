@@ -22,7 +22,40 @@ describe('decideRange (RFC 9110 §14)', () => {
     // Content-Range can name zero bytes, so the Range is ignored: 200 with the (empty) body.
     ['bytes=-5', 0, { kind: 'full' }],
     ['bytes=-0', 0, { kind: 'unsatisfiable' }],
-    ['bytes=0-1,5-6', 100, { kind: 'full' }],
+    [
+      'bytes=0-1,5-6',
+      100,
+      {
+        kind: 'multipart',
+        ranges: [
+          [0, 1],
+          [5, 6],
+        ],
+      },
+    ],
+    [
+      'bytes=0-1, 5-6,95-200',
+      100,
+      {
+        kind: 'multipart',
+        ranges: [
+          [0, 1],
+          [5, 6],
+          [95, 99],
+        ],
+      },
+    ],
+    ['bytes=0-1,150-160', 100, { kind: 'partial', start: 0, end: 1 }],
+    ['bytes=150-160,170-180', 100, { kind: 'unsatisfiable' }],
+    ['bytes=5-6,0-1', 100, { kind: 'full' }],
+    ['bytes=0-5,5-6', 100, { kind: 'full' }],
+    ['bytes=0-1,-5', 100, { kind: 'full' }],
+    ['bytes=0-1,5-', 100, { kind: 'full' }],
+    [
+      `bytes=${Array.from({ length: 257 }, (_x, i) => `${i * 2}-${i * 2}`).join(',')}`,
+      1000,
+      { kind: 'full' },
+    ],
     ['bytes=9-1', 100, { kind: 'full' }],
     ['bytes=-', 100, { kind: 'full' }],
     ['items=0-1', 100, { kind: 'full' }],
