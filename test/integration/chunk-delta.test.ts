@@ -64,6 +64,33 @@ async function requestsSince(count: number) {
   return (await nginx.accessLog()).slice(count);
 }
 
+describe('chunk indexes through the companion server artifact route', () => {
+  it('fetches the changed chunks as multipart/byteranges from the authenticated route', async () => {
+    const mint = await fetch(`${server.url}/api/demo-key/mint`, { method: 'POST' });
+    const { machine_key: machineKey } = (await mint.json()) as { machine_key: string };
+    const v1 = bytesOf(3 * MiB, 71);
+    const v2 = Uint8Array.from(v1);
+    for (const at of [100_000, 1_500_000, 2_900_000]) v2.set(bytesOf(3000, at), at);
+    version++;
+    const result = await server.publish({
+      registry_version: `1.0.${version}`,
+      artifacts: [{ name: 'app.bin', content: v2 }],
+    });
+    const entry = result.artifacts[0] as ManifestArtifact;
+    expect(entry.chunk_index?.url).toBe(`api/updates/artifacts/${entry.chunk_index?.sha256}`);
+    const dir = await dirs.make('chunk-delta-state-');
+    await stateWithBlobs(dir, [v1]);
+    const since = server.requests.list().at(-1)?.seq ?? 0;
+    const run = await runChunked({ dir, baseUrl: server.url, machineKey, artifact: entry });
+    expect(run.blob && sha256Hex(run.blob)).toBe(sha256Hex(v2));
+    expect(run.failures).toEqual([]);
+    // All the changed chunks in one request, answered 206 multipart/byteranges.
+    const ranged = server.requests.list(since).filter((r) => r.url.endsWith(entry.sha256));
+    expect(ranged.map((r) => r.status)).toEqual([206]);
+    expect(run.plan?.delta.fetchBytes).toBeLessThan(6 * 64 * 1024);
+  });
+});
+
 describe('chunk indexes through artifact_base_url on nginx', () => {
   it('publishes a chunk index for a large artifact and none for a small one', async () => {
     const [big, small] = await publish([

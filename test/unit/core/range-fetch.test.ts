@@ -9,7 +9,13 @@ import {
   type VerifiedPiece,
 } from '../../../src/core/range-fetch.js';
 import { UpdateError } from '../../../src/core/errors.js';
-import { FakeTime, ScriptedFetcher, type ScriptedResponse, type SeenRequest } from './fakes.js';
+import {
+  FakeTime,
+  ScriptedFetcher,
+  text,
+  type ScriptedResponse,
+  type SeenRequest,
+} from './fakes.js';
 
 const RESOURCE = Uint8Array.from({ length: 40_000 }, (_x, i) => (i * 7 + (i >> 8)) & 0xff);
 const digest = (b: Uint8Array): Uint8Array => createHash('sha256').update(b).digest();
@@ -23,24 +29,50 @@ const PIECES = [piece(0, 5000), piece(5000, 5000), piece(30_000, 4000)];
 const PRIMARY = 'http://primary.test/blob';
 const MIRROR = 'http://mirror.test/blob';
 
-/** Serves RESOURCE honouring one Range `bytes=a-b`, with an optional corruption. */
-function serve(req: SeenRequest, corruptAt?: number): ScriptedResponse {
-  const m = /^bytes=(\d+)-(\d+)$/.exec(req.headers['range'] ?? '');
-  if (m === null) return { chunks: [RESOURCE] };
-  const start = Number(m[1]);
-  const end = Number(m[2]) + 1;
-  const body = Uint8Array.from(RESOURCE.subarray(start, end));
-  if (corruptAt !== undefined && corruptAt >= start && corruptAt < end) {
-    body[corruptAt - start] = (body[corruptAt - start] as number) ^ 0xff;
+const BOUNDARY = 'test-boundary';
+
+/** Serves RESOURCE honouring Range: one range as 206, several as multipart/byteranges. */
+function serve(req: SeenRequest, corruptAt?: number, multi = true): ScriptedResponse {
+  const spec = /^bytes=(.*)$/.exec(req.headers['range'] ?? '')?.[1];
+  if (spec === undefined) return { chunks: [RESOURCE] };
+  const ranges = spec.split(',').map((r) => r.split('-').map(Number) as [number, number]);
+  const body = (start: number, end: number): Uint8Array => {
+    const bytes = Uint8Array.from(RESOURCE.subarray(start, end + 1));
+    if (corruptAt !== undefined && corruptAt >= start && corruptAt <= end) {
+      bytes[corruptAt - start] = (bytes[corruptAt - start] as number) ^ 0xff;
+    }
+    return bytes;
+  };
+  if (ranges.length > 1 && !multi) return { chunks: [RESOURCE] };
+  if (ranges.length === 1) {
+    const [[start, end] = [0, 0]] = ranges;
+    const bytes = body(start, end);
+    return {
+      status: 206,
+      headers: {
+        'content-range': `bytes ${start}-${end}/${RESOURCE.length}`,
+        'content-length': String(bytes.length),
+      },
+      // Arrives in uneven slices, so pieces straddle network chunks.
+      chunks: [bytes.subarray(0, 777), bytes.subarray(777, 6000), bytes.subarray(6000)],
+    };
   }
+  const parts: Uint8Array[] = [];
+  for (const [start, end] of ranges) {
+    parts.push(
+      text(
+        `\r\n--${BOUNDARY}\r\nContent-Type: application/octet-stream\r\n` +
+          `Content-Range: bytes ${start}-${end}/${RESOURCE.length}\r\n\r\n`,
+      ),
+      body(start, end),
+    );
+  }
+  parts.push(text(`\r\n--${BOUNDARY}--\r\n`));
+  const all = Buffer.concat(parts);
   return {
     status: 206,
-    headers: {
-      'content-range': `bytes ${start}-${end - 1}/${RESOURCE.length}`,
-      'content-length': String(end - start),
-    },
-    // Arrives in uneven slices, so pieces straddle network chunks.
-    chunks: [body.subarray(0, 777), body.subarray(777, 6000), body.subarray(6000)],
+    headers: { 'content-type': `multipart/byteranges; boundary=${BOUNDARY}` },
+    chunks: [all.subarray(0, 100), all.subarray(100, 7000), all.subarray(7000)],
   };
 }
 
@@ -98,10 +130,8 @@ describe('fetchPieces (docs/UPDATER.md §9)', () => {
   it('fetches coalesced ranges and hands on each verified piece', async () => {
     const { fetcher, got, error } = await run((req) => serve(req));
     expect(error).toBeUndefined();
-    expect(fetcher.seen.map((r) => r.headers['range'])).toEqual([
-      'bytes=0-9999',
-      'bytes=30000-33999',
-    ]);
+    // Both ranges in one request, answered as multipart/byteranges.
+    expect(fetcher.seen.map((r) => r.headers['range'])).toEqual(['bytes=0-9999,30000-33999']);
     expect(offsets(got)).toEqual([0, 5000, 30_000]);
     for (const g of got) {
       expect(g.bytes).toEqual(RESOURCE.subarray(g.offset, g.offset + g.bytes.length));
@@ -114,10 +144,9 @@ describe('fetchPieces (docs/UPDATER.md §9)', () => {
     );
     expect(error).toBeUndefined();
     expect(fetcher.seen.map((r) => `${r.url} ${r.headers['range']}`)).toEqual([
-      `${PRIMARY} bytes=0-9999`,
-      // The first piece was verified and kept; only the tampered one is asked again.
-      `${MIRROR} bytes=5000-9999`,
-      `${PRIMARY} bytes=30000-33999`,
+      `${PRIMARY} bytes=0-9999,30000-33999`,
+      // The first piece was verified and kept; only the tampered one on is asked again.
+      `${MIRROR} bytes=5000-9999,30000-33999`,
     ]);
     expect(failures).toEqual([{ url: PRIMARY, code: 'HASH_MISMATCH', piece: PIECES[1] }]);
     expect(offsets(got)).toEqual([0, 5000, 30_000]);
@@ -157,13 +186,40 @@ describe('fetchPieces (docs/UPDATER.md §9)', () => {
     );
     expect(error).toBeUndefined();
     expect(failures[0]?.code).toBe('HTTP_STATUS');
-    expect(fetcher.seen.filter((r) => r.url === MIRROR).length).toBe(2);
+    // First asked for both ranges at once, then for one: two answers of 200 before the mirror.
+    expect(fetcher.seen.filter((r) => r.url === PRIMARY).length).toBe(2);
+    expect(fetcher.seen.filter((r) => r.url === MIRROR).length).toBe(1);
+  });
+
+  it('asks one range at a time from a source that answers several with the whole blob', async () => {
+    const { fetcher, got, error, failures } = await run((req) => serve(req, undefined, false));
+    expect(error).toBeUndefined();
+    expect(failures).toEqual([]);
+    expect(fetcher.seen.map((r) => r.headers['range'])).toEqual([
+      'bytes=0-9999,30000-33999',
+      'bytes=0-9999',
+      'bytes=30000-33999',
+    ]);
+    expect(offsets(got)).toEqual([0, 5000, 30_000]);
+  });
+
+  it('asks again for the ranges an answer left out (a server that sends only the first)', async () => {
+    const { fetcher, got, error } = await run((req) => {
+      const first = /^bytes=(\d+-\d+)/.exec(req.headers['range'] ?? '')?.[1] ?? '';
+      return serve({ ...req, headers: { range: `bytes=${first}` } });
+    });
+    expect(error).toBeUndefined();
+    expect(fetcher.seen.map((r) => r.headers['range'])).toEqual([
+      'bytes=0-9999,30000-33999',
+      'bytes=30000-33999',
+    ]);
+    expect(offsets(got)).toEqual([0, 5000, 30_000]);
   });
 
   it('leaves a source that answers another range for the next one', async () => {
     const { error, failures } = await run((req) =>
       req.url === PRIMARY
-        ? { ...serve(req), headers: { 'content-range': `bytes 1-10000/${RESOURCE.length}` } }
+        ? { ...serve(req), headers: { 'content-type': `multipart/byteranges; boundary=other` } }
         : serve(req),
     );
     expect(error).toBeUndefined();
@@ -174,17 +230,17 @@ describe('fetchPieces (docs/UPDATER.md §9)', () => {
     let dropped = false;
     const { fetcher, got, error } = await run((req) => {
       const r = serve(req);
-      if (!dropped && req.headers['range'] === 'bytes=0-9999') {
+      if (!dropped) {
         dropped = true;
-        return { ...r, chunks: [RESOURCE.subarray(0, 6000)], failAfter: new Error('reset') };
+        const cut = Buffer.concat(r.chunks ?? []).subarray(0, 6200);
+        return { ...r, chunks: [cut], failAfter: new Error('reset') };
       }
       return r;
     });
     expect(error).toBeUndefined();
     expect(fetcher.seen.map((r) => r.headers['range'])).toEqual([
-      'bytes=0-9999',
-      'bytes=5000-9999',
-      'bytes=30000-33999',
+      'bytes=0-9999,30000-33999',
+      'bytes=5000-9999,30000-33999',
     ]);
     expect(offsets(got)).toEqual([0, 5000, 30_000]);
   });
