@@ -86,7 +86,9 @@ async function main(): Promise<void> {
     if (bigArt === undefined || smallArt === undefined) throw new Error('publish failed');
     const key = (await server.updates.mintMachineKey()).machine_key;
     const auth = { authorization: `Bearer ${key}` };
-    const envelope = server.updates.currentRelease()?.envelope ?? Buffer.alloc(0);
+    // The exact answer bytes the server sends (docs/PROTOCOL.md §2.7.6), for the baseline.
+    const answer = await fetch(`${server.url}/api/updates/manifest`, { headers: auth });
+    const envelope = Buffer.from(await answer.arrayBuffer());
     const smallSize = (await stat(small)).size;
     const bigSize = (await stat(big)).size;
 

@@ -4,18 +4,32 @@
  * split by node:util parseArgs (as src/cli/args.ts does); the checks on its tokens keep this
  * CLI's refusals (docs/SERVER.md §Run it).
  */
-import { parseArgs as parseArgv } from 'node:util';
 import { DEFAULT_OPTIONS, type ServerOptions } from './options.js';
-import { errorClass } from './server-error.js';
+import { parseTrustCommand, type TrustCommand } from './trust-args.js';
+import {
+  httpUrl,
+  int,
+  nonEmpty,
+  refuseLeftovers,
+  scan,
+  take,
+  UsageError,
+  type OptionSpec,
+} from './cli-flags.js';
 
-/** A command line that cannot be run: main.ts prints it with the usage and exits 2. */
-export const UsageError = errorClass('UsageError', 'USAGE');
-export type UsageError = InstanceType<typeof UsageError>;
+export { UsageError } from './cli-flags.js';
 
 export const USAGE = `Usage:
   npm run server -- [options]
   npm run server -- publish --data-dir DIR --version X.Y.Z [--node-key FILE]
                     [--artifact-base-url URL] [--expires-in-s N] FOLDER
+  npm run server -- publish --data-dir DIR --bundle FILE [--expires-in-s N] FOLDER
+  npm run server -- sign-release --release-key FILE... --version X.Y.Z
+                    [--artifact-base-url URL] --out FILE FOLDER
+  npm run server -- sign-release --release-key FILE... --bundle FILE [--out FILE]
+  npm run server -- rotate-keys --data-dir DIR [--root-key FILE...] [--new-root-key FILE...]
+                    [--root-threshold K] [--release-pubkey HEX...] [--new-release-key]
+                    [--release-threshold K] [--new-freshness-key]
 
 Server options:
   --port N                 TCP port, 0 = any free port (default 0)
@@ -31,7 +45,11 @@ Server options:
   --issuer URL             OAuth/OIDC issuer (default: the server URL)
   --log-level L            fatal|error|warn|info|debug|trace|silent (default info)
   --max-body-bytes N       request body limit (default 16384)
+  --freshness-lifetime-s N freshness statement lifetime, re-signed at half (default 86400)
   --help                   print this help
+
+Keys (docs/PROTOCOL.md §2.7.8): publish signs with DIR/release-key.json when it is there, else
+takes a --bundle signed offline by sign-release; rotate-keys writes the next key set.
 `;
 
 export type Command =
@@ -40,16 +58,17 @@ export type Command =
   | {
       readonly kind: 'publish';
       readonly dataDir: string;
-      readonly version: string;
+      /** Absent with --bundle: the bundle names its version. */
+      readonly version: string | undefined;
+      readonly bundle: string | undefined;
       readonly folder: string;
       readonly nodeKeyFile: string | undefined;
       readonly artifactBaseUrl: string | undefined;
       readonly expiresInS: number | undefined;
-    };
+    }
+  | TrustCommand;
 
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
-type OptionSpec = Readonly<Record<string, { readonly type: 'string' | 'boolean' }>>;
-
 const SERVER_OPTIONS: OptionSpec = {
   port: { type: 'string' },
   host: { type: 'string' },
@@ -64,6 +83,7 @@ const SERVER_OPTIONS: OptionSpec = {
   issuer: { type: 'string' },
   'log-level': { type: 'string' },
   'max-body-bytes': { type: 'string' },
+  'freshness-lifetime-s': { type: 'string' },
 };
 const PUBLISH_OPTIONS: OptionSpec = {
   'data-dir': { type: 'string' },
@@ -71,91 +91,16 @@ const PUBLISH_OPTIONS: OptionSpec = {
   'node-key': { type: 'string' },
   'artifact-base-url': { type: 'string' },
   'expires-in-s': { type: 'string' },
+  bundle: { type: 'string' },
 };
-
-function int(flag: string, text: string, min: number, max: number): number {
-  if (!/^\d{1,15}$/.test(text) || Number(text) < min || Number(text) > max) {
-    throw new UsageError(`${flag} expects an integer from ${min} to ${max}, got "${text}"`);
-  }
-  return Number(text);
-}
-
-function httpUrl(flag: string, text: string): string {
-  try {
-    const url = new URL(text);
-    if (url.protocol === 'http:' || url.protocol === 'https:') return text;
-  } catch {
-    // fall through to the usage error
-  }
-  throw new UsageError(`${flag} expects an http(s) URL, got "${text}"`);
-}
-
-/**
- * Splits argv into flag values (`--x v` or `--x=v`) and positionals with node:util parseArgs.
- * Its lenient mode with tokens is used because strict mode lets a repeated flag win silently
- * and refuses a value that starts with a dash (`--port -1`, which must reach the range check);
- * the walk over the tokens refuses, in argv order: an unknown flag, a value given to a boolean
- * flag, a missing value and a repeated flag. Short options are not flags here: `-x` stays a word.
- */
-function scan(
-  argv: readonly string[],
-  options: OptionSpec,
-): { flags: Map<string, string>; rest: string[] } {
-  const { tokens } = parseArgv({
-    args: [...argv],
-    options,
-    strict: false,
-    allowPositionals: true,
-    tokens: true,
-  });
-  const flags = new Map<string, string>();
-  const rest: string[] = [];
-  let lastWord = -1;
-  for (const token of tokens) {
-    if (token.kind === 'positional') {
-      rest.push(token.value);
-      continue;
-    }
-    if (token.kind === 'option-terminator') throw new UsageError('unknown option --');
-    if (!token.rawName.startsWith('--')) {
-      // `-abc` yields one token per letter, all with the index of the one word.
-      if (token.index !== lastWord) rest.push(argv[token.index] ?? token.rawName);
-      lastWord = token.index;
-      continue;
-    }
-    const name = `--${token.name}`;
-    const spec = Object.hasOwn(options, token.name) ? options[token.name] : undefined;
-    if (spec === undefined) throw new UsageError(`unknown option ${name}`);
-    let value: string;
-    if (spec.type === 'boolean') {
-      if (token.inlineValue === true) throw new UsageError(`${name} takes no value`);
-      value = 'true';
-    } else {
-      if (token.value === undefined) throw new UsageError(`${name} needs a value`);
-      value = token.value;
-    }
-    if (flags.has(name)) throw new UsageError(`${name} is given twice`);
-    flags.set(name, value);
-  }
-  return { flags, rest };
-}
-
-function take(flags: Map<string, string>, name: string): string | undefined {
-  const v = flags.get(name);
-  flags.delete(name);
-  return v;
-}
-
-function refuseLeftovers(flags: Map<string, string>, rest: readonly string[]): void {
-  const unknown = [...flags.keys()][0];
-  if (unknown !== undefined) throw new UsageError(`unknown option ${unknown}`);
-  if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0] ?? ''}"`);
-}
 
 /** Parses the command line (without node and script). Throws UsageError on bad input. */
 export function parseArgs(argv: readonly string[]): Command {
   if (argv.includes('--help') || argv.includes('-h')) return { kind: 'help' };
   if (argv[0] === 'publish') return parsePublish(argv.slice(1));
+  if (argv[0] === 'sign-release' || argv[0] === 'rotate-keys') {
+    return parseTrustCommand(argv[0], argv.slice(1));
+  }
   const { flags, rest } = scan(argv, SERVER_OPTIONS);
   const o: { -readonly [K in keyof ServerOptions]: ServerOptions[K] } = { ...DEFAULT_OPTIONS };
   const v = (name: string): string | undefined => take(flags, name);
@@ -188,32 +133,39 @@ export function parseArgs(argv: readonly string[]): Command {
   if ((s = v('--max-body-bytes')) !== undefined) {
     o.maxBodyBytes = int('--max-body-bytes', s, 1024, 64 * 1024 * 1024);
   }
+  if ((s = v('--freshness-lifetime-s')) !== undefined) {
+    o.freshnessLifetimeS = int('--freshness-lifetime-s', s, 60, 31_536_000);
+  }
   refuseLeftovers(flags, rest);
   return { kind: 'serve', options: o };
-}
-
-function nonEmpty(flag: string, value: string): string {
-  if (value.length === 0) throw new UsageError(`${flag} needs a non-empty value`);
-  return value;
 }
 
 function parsePublish(argv: readonly string[]): Command {
   const { flags, rest } = scan(argv, PUBLISH_OPTIONS);
   const dataDir = take(flags, '--data-dir');
   const version = take(flags, '--version');
+  const bundle = take(flags, '--bundle');
   const nodeKeyFile = take(flags, '--node-key');
   const base = take(flags, '--artifact-base-url');
   const expires = take(flags, '--expires-in-s');
   const folder = rest.shift();
   refuseLeftovers(flags, rest);
   if (dataDir === undefined || dataDir === '') throw new UsageError('publish needs --data-dir DIR');
-  if (version === undefined || version === '')
-    throw new UsageError('publish needs --version X.Y.Z');
+  if (bundle !== undefined) {
+    // A bundle's version and URLs are signed (docs/PROTOCOL.md §2.7.8): they cannot change here.
+    if (version !== undefined || base !== undefined) {
+      throw new UsageError('publish --bundle takes neither --version nor --artifact-base-url');
+    }
+    nonEmpty('--bundle', bundle);
+  } else if (version === undefined || version === '') {
+    throw new UsageError('publish needs --version X.Y.Z (or --bundle FILE)');
+  }
   if (folder === undefined) throw new UsageError('publish needs a FOLDER');
   return {
     kind: 'publish',
     dataDir,
     version,
+    bundle,
     folder,
     nodeKeyFile,
     artifactBaseUrl: base === undefined ? undefined : httpUrl('--artifact-base-url', base),

@@ -1,19 +1,23 @@
 /**
  * The companion server's command line (`npm run server -- ...`). Prints one JSON line
  * {"url", "node_pubkey", ...} first, then pino JSON logs; SIGINT/SIGTERM close it gracefully
- * (a temporary data directory is removed), and so does the exit of npm when npm started it. `publish` signs a folder into a data directory.
+ * (a temporary data directory is removed), and so does the exit of npm when npm started it.
+ * `publish` signs a folder into a data directory (or uploads a bundle signed offline);
+ * `sign-release` and `rotate-keys` are the key commands.
  * Exit codes: 0 ok, 1 failure, 2 usage error.
  */
 import type { DestinationStream } from 'pino';
 import { ServerClock } from './clock.js';
 import { parseArgs, USAGE, UsageError, type Command } from './main-args.js';
 import { listFolder } from './updates/publish-folder.js';
+import { readBundleFile } from './updates/release-bundle.js';
 import { openUpdateState } from './updates/updates-module.js';
 import { DEFAULT_OPTIONS } from './options.js';
 import { startedByNpm, watchParent } from './parent-watch.js';
 import { createRandom } from './random.js';
 import { isServerError } from './server-error.js';
 import { startServer, type RunningServer } from './start-server.js';
+import { runTrustCommand } from './trust-commands.js';
 
 /** Holds log lines until the first stdout line is out, so it is always line one. */
 class GatedStdout implements DestinationStream {
@@ -74,20 +78,32 @@ async function publish(command: Extract<Command, { kind: 'publish' }>): Promise<
     clock,
     random: createRandom(undefined),
   });
-  const result = await state.publisher.publish({
-    registry_version: command.version,
-    artifacts: await listFolder(command.folder),
-    ...(command.expiresInS === undefined ? {} : { expires_in_s: command.expiresInS }),
-    ...(command.artifactBaseUrl === undefined
-      ? {}
-      : { artifact_base_url: command.artifactBaseUrl }),
-  });
+  const artifacts = await listFolder(command.folder);
+  const expiry = command.expiresInS === undefined ? {} : { expires_in_s: command.expiresInS };
+  const result = await state.publisher.publish(
+    command.bundle !== undefined
+      ? {
+          bundle: await readBundleFile(command.bundle),
+          artifacts,
+          ...expiry,
+        }
+      : {
+          registry_version: command.version ?? '',
+          artifacts,
+          ...expiry,
+          ...(command.artifactBaseUrl === undefined
+            ? {}
+            : { artifact_base_url: command.artifactBaseUrl }),
+        },
+  );
   process.stdout.write(
     `${JSON.stringify({
       ok: true,
       registry_version: result.registry_version,
       node_pubkey: state.trust().nodePubkeyHex,
       artifacts: result.artifacts.length,
+      release_sha256: result.release_sha256,
+      sequence: result.sequence,
       expires_at: result.expires_at,
     })}\n`,
   );
@@ -108,6 +124,10 @@ async function main(argv: readonly string[]): Promise<void> {
   }
   if (command.kind === 'publish') {
     await publish(command);
+    return;
+  }
+  if (command.kind === 'sign-release' || command.kind === 'rotate-keys') {
+    await runTrustCommand(command);
     return;
   }
   await serve(command);

@@ -89,12 +89,15 @@ export function walkKeyChain(start: ChainStart, links: readonly ParsedEnvelope[]
     );
     const newNames = new Map<string, string>(trusted === undefined ? [] : keyOwners(trusted));
     for (const k of next.root.keys) if (!newNames.has(k.keyid)) newNames.set(k.keyid, 'new root');
+    const verified = new Set<string>();
     verifyRole(link, root, KEYSET_PAYLOAD_TYPE, `${what} (previous root)`, {
       otherRoles: trusted === undefined ? new Map() : newNames,
       retired: new Set(retired),
+      verified,
     });
     verifyRole(link, next.root, KEYSET_PAYLOAD_TYPE, `${what} (its own root)`, {
       otherRoles: previousNames,
+      verified,
     });
     const current = new Set(allKeys(next).map((k) => k.keyid));
     retired = retired.filter((id) => !current.has(id));

@@ -21,6 +21,8 @@ export interface DsseEnvelope {
 export interface Signer {
   readonly publicKey: Uint8Array;
   readonly sign: (message: Uint8Array) => Uint8Array;
+  /** The key's keyid when already known (saves a SHA-256 per signature). */
+  readonly keyid?: string;
 }
 
 /** A Signer over a 32-byte secret seed (the portable implementation). */
@@ -34,10 +36,12 @@ export function signDsse(
   payloadType: string,
   signers: readonly Signer[],
 ): DsseEnvelope {
-  return addSignatures(
-    { payloadType, payload: Buffer.from(payload).toString('base64'), signatures: [] },
-    signers,
-  );
+  const envelope = {
+    payloadType,
+    payload: Buffer.from(payload).toString('base64'),
+    signatures: [],
+  };
+  return sign(envelope, pae(payloadType, payload), signers);
 }
 
 /**
@@ -46,9 +50,13 @@ export function signDsse(
  */
 export function addSignatures(envelope: DsseEnvelope, signers: readonly Signer[]): DsseEnvelope {
   const message = pae(envelope.payloadType, Buffer.from(envelope.payload, 'base64'));
+  return sign(envelope, message, signers);
+}
+
+function sign(envelope: DsseEnvelope, message: Uint8Array, signers: readonly Signer[]) {
   const signatures = [...envelope.signatures];
   for (const signer of signers) {
-    const keyid = keyIdOf(signer.publicKey);
+    const keyid = signer.keyid ?? keyIdOf(signer.publicKey);
     if (signatures.some((s) => s.keyid === keyid)) continue;
     signatures.push({ keyid, sig: Buffer.from(signer.sign(message)).toString('base64') });
   }
@@ -61,6 +69,12 @@ export interface KeyContext {
   readonly otherRoles?: ReadonlyMap<string, string>;
   /** Keyids that a newer key set retired. */
   readonly retired?: ReadonlySet<string>;
+  /**
+   * Keyids whose signature over this same envelope already verified (a key set link is
+   * checked under two root roles that often share keys): counted without a second check,
+   * and the keys verified here are added.
+   */
+  readonly verified?: Set<string>;
 }
 
 /**
@@ -84,8 +98,12 @@ export function verifyRole(
     if (valid.has(signature.keyid)) continue;
     const key: RoleKey | undefined = role.keys.find((k) => k.keyid === signature.keyid);
     if (key === undefined) continue;
-    if (verifyEd25519(signature.sig, message, key.publicKey)) {
+    if (
+      context.verified?.has(key.keyid) === true ||
+      verifyEd25519(signature.sig, message, key.publicKey)
+    ) {
       valid.add(key.keyid);
+      context.verified?.add(key.keyid);
       if (valid.size >= role.threshold) break;
     } else {
       failed = true;

@@ -3,6 +3,7 @@
  * Publishing one checks it as a client would (release role of the newest key set, the payload
  * rules) and checks every signed artifact against the bytes that come with it.
  */
+import { readFile } from 'node:fs/promises';
 import {
   envelopeFromJson,
   keyOwners,
@@ -64,6 +65,15 @@ export function checkBundle(bundle: unknown, keySet: KeySet): CheckedBundle {
     digest: releaseDigest(parsed.payload),
     keyids,
   };
+}
+
+/** Reads a bundle file (the `publish --bundle` CLI); a file that is not JSON is INVALID_BUNDLE. */
+export async function readBundleFile(path: string): Promise<unknown> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as unknown;
+  } catch (cause) {
+    throw new HttpError(400, 'INVALID_BUNDLE', `${path} is not a readable bundle`, { cause });
+  }
 }
 
 /**
