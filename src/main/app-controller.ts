@@ -1,15 +1,18 @@
 /**
  * The desktop app's logic without Electron: owns the status shown in the window and the tray,
- * runs the updater now or on the schedule, fetches the activity ranking and tells listeners.
- * src/main/index.ts wires it to IPC, the tray and notifications; the e2e test bridge wires the
+ * runs the updater now or on the schedule, cancels a pull, rolls back, verifies, fetches the
+ * activity ranking and tells listeners (docs/DESKTOP.md "Updates"). src/main/index.ts wires it
+ * to IPC, the tray and notifications, the web window to HTTP; the e2e test bridge wires the
  * very same controller to a browser page, so the e2e suite exercises this code for real.
  */
 import { isUpdateError } from '../core/errors.js';
 import type { UpdateEvent } from '../core/events.js';
 import type { UpdaterApi } from '../core/updater-api.js';
-import type { ActivityResult, AppStatus } from '../preload/ipc-contract.js';
-import { noticeFor, type Notice } from './notifications.js';
+import type { ActionResult, ActivityResult, AppStatus } from '../preload/ipc-contract.js';
+import { createNotifier, type Notice } from './notifications.js';
+import { describeError } from './refusal-words.js';
 import { applyCoreStatus, applyEvent, initialStatus } from './status-model.js';
+import { createRateMeter } from './transfer-rate.js';
 
 /** The schedule of automatic checks (src/core/scheduler.ts behind an adapter). */
 export interface CheckScheduler {
@@ -33,6 +36,17 @@ export interface AppControllerDeps {
   readonly notify?: (notice: Notice) => void;
   /** Errors that are not the core's own (bugs, I/O surprises) are logged, never thrown. */
   readonly log?: (message: string) => void;
+  /**
+   * Opens the same core again. Cancel closes the core (which aborts the run and keeps the
+   * verified partial bytes) and reopens it. Omitted: Cancel is refused.
+   */
+  readonly reopen?: () => Promise<UpdaterApi>;
+  /** Opens the log file in the system's viewer. Omitted: Open log is refused. */
+  readonly openLog?: () => Promise<void>;
+  /** Remembers the pause choice (the settings file). */
+  readonly persistPaused?: (paused: boolean) => void;
+  /** Clock for the download speed (default Date.now). */
+  readonly nowMs?: () => number;
 }
 
 export interface AppController {
@@ -42,17 +56,35 @@ export interface AppController {
   getActivity(): Promise<ActivityResult>;
   onStatus(listener: (status: AppStatus) => void): () => void;
   setPaused(paused: boolean): void;
+  /** Stops the run in flight; the next automatic check comes after the normal interval. */
+  cancel(): Promise<ActionResult>;
+  rollBack(): Promise<ActionResult>;
+  verify(): Promise<ActionResult>;
+  openLog(): Promise<ActionResult>;
   /** Reads the core's persisted status and starts the schedule. */
   start(): Promise<void>;
   close(): Promise<void>;
 }
 
+const UNEXPECTED = 'The update stopped unexpectedly; see the log file.';
+
+function failed(error: unknown, fallback: string): ActionResult {
+  if (isUpdateError(error)) return { ok: false, error: describeError(error.code, error.message) };
+  return { ok: false, error: { ...describeError('IO', fallback), words: fallback } };
+}
+
 /** Creates the controller; call start() once the window can listen. */
 export function createAppController(deps: AppControllerDeps): AppController {
   let status = initialStatus(deps.registryLabel);
+  let updater = deps.updater;
   let inFlight: Promise<void> | null = null;
+  /** Set while Cancel closes and reopens the core: the aborted run is not a failure. */
+  let cancelling: Promise<void> | null = null;
   let closed = false;
+  const nowMs = deps.nowMs ?? (() => Date.now());
   const listeners = new Set<(status: AppStatus) => void>();
+  const notifier = createNotifier();
+  const meter = createRateMeter();
   const scheduler = deps.createScheduler?.(() => runOnce(true));
 
   const withNextCheck = (next: AppStatus): AppStatus => ({
@@ -64,15 +96,30 @@ export function createAppController(deps: AppControllerDeps): AppController {
     for (const listener of listeners) listener(status);
   };
 
-  const unsubscribe = deps.updater.on((event: UpdateEvent) => {
-    publish(applyEvent(status, event));
-    const notice = noticeFor(event);
+  const onEvent = (event: UpdateEvent): void => {
+    const target = status.progress?.targetVersion ?? null;
+    let next = applyEvent(status, event);
+    if (event.type === 'progress' && next.progress !== null) {
+      meter.add(event.bytes, nowMs());
+      next = {
+        ...next,
+        progress: {
+          ...next.progress,
+          bytesPerSecond: meter.bytesPerSecond(),
+          remainingMs: meter.remainingMs(event.total),
+        },
+      };
+    }
+    publish(next);
+    const notice = notifier.noticeFor(event, target);
     if (notice !== null) deps.notify?.(notice);
-  });
+  };
+  let unsubscribe = updater.on(onEvent);
 
   async function refreshFromCore(): Promise<void> {
+    if (cancelling !== null) return; // the core is being closed and reopened
     try {
-      publish(applyCoreStatus(status, await deps.updater.status()));
+      publish(applyCoreStatus(status, await updater.status()));
     } catch (error) {
       deps.log?.(`status read failed: ${describe(error)}`);
     }
@@ -81,8 +128,9 @@ export function createAppController(deps: AppControllerDeps): AppController {
   function runOnce(rethrow: boolean): Promise<void> {
     if (inFlight === null) {
       inFlight = (async () => {
+        if (cancelling !== null) await cancelling;
         try {
-          await deps.updater.update();
+          await updater.update();
         } finally {
           await refreshFromCore();
         }
@@ -92,6 +140,8 @@ export function createAppController(deps: AppControllerDeps): AppController {
     }
     const run = inFlight;
     return run.catch((error: unknown) => {
+      // Cancelled on purpose: the next automatic check comes after the normal interval.
+      if (cancelling !== null) return;
       recordFailure(error);
       // The scheduler needs the failure (and its Retry-After) to back off.
       if (rethrow) throw error;
@@ -101,7 +151,8 @@ export function createAppController(deps: AppControllerDeps): AppController {
   function recordFailure(error: unknown): void {
     if (isUpdateError(error)) {
       // The core has already emitted an 'error' event; keep its code in the status anyway.
-      publish({ ...status, phase: 'idle', progress: null, lastError: error.toJSON() });
+      const lastError = describeError(error.code, error.message);
+      publish({ ...status, phase: 'idle', progress: null, lastError });
       return;
     }
     deps.log?.(`update failed unexpectedly: ${describe(error)}`);
@@ -109,8 +160,119 @@ export function createAppController(deps: AppControllerDeps): AppController {
       ...status,
       phase: 'idle',
       progress: null,
-      lastError: { code: 'IO', message: 'The update stopped unexpectedly; see the log file.' },
+      lastError: { ...describeError('IO', UNEXPECTED), words: UNEXPECTED },
     });
+  }
+
+  const setPaused = (paused: boolean): void => {
+    if (paused === status.paused || closed) return;
+    if (paused) scheduler?.stop();
+    else scheduler?.start();
+    deps.persistPaused?.(paused);
+    publish({ ...status, paused });
+  };
+
+  const busy = (what: string): ActionResult => ({
+    ok: false,
+    error: describeError('BUSY', `An update is running. Wait for it or cancel it, then ${what}.`),
+  });
+
+  async function cancel(): Promise<ActionResult> {
+    const run = inFlight;
+    if (run === null || closed) return { ok: true, words: 'No update is running.' };
+    if (deps.reopen === undefined) {
+      return failed(null, 'This window cannot cancel an update; it ends on its own.');
+    }
+    const reopen = deps.reopen;
+    const target = status.progress?.targetVersion ?? null;
+    let done: () => void = () => undefined;
+    cancelling = new Promise<void>((resolve) => (done = resolve));
+    try {
+      // close() aborts the run in flight and keeps the verified partial bytes.
+      await updater.close();
+      await run.catch(() => undefined);
+      unsubscribe();
+      updater = await reopen();
+      unsubscribe = updater.on(onEvent);
+    } catch (error) {
+      deps.log?.(`reopening after cancel failed: ${describe(error)}`);
+      return failed(error, 'The updater could not be reopened after cancelling.');
+    } finally {
+      cancelling = null;
+      done();
+    }
+    await refreshFromCore();
+    const words =
+      target === null ? 'The update was cancelled.' : `The update to ${target} was cancelled.`;
+    publish({
+      ...status,
+      phase: 'idle',
+      progress: null,
+      lastError: { ...describeError('ABORTED', words), words },
+    });
+    return { ok: true, words };
+  }
+
+  async function rollBack(): Promise<ActionResult> {
+    if (inFlight !== null) return busy('roll back');
+    const from = status.installedVersion;
+    try {
+      const result = await updater.rollback();
+      await refreshFromCore();
+      // Otherwise the next automatic check would install the newer version again.
+      setPaused(true);
+      const to = result.version ?? 'nothing installed';
+      publish({ ...status, lastUpdate: { fromVersion: from, toVersion: to, atMs: nowMs() } });
+      return {
+        ok: true,
+        words: `Rolled back from ${from ?? 'nothing'} to ${to}. Automatic updates are paused so it stays; resume them to get the newer version again.`,
+      };
+    } catch (error) {
+      return failed(error, 'Roll back stopped unexpectedly; see the log file.');
+    }
+  }
+
+  async function verify(): Promise<ActionResult> {
+    if (inFlight !== null) return busy('verify');
+    try {
+      const report = await updater.verify();
+      const version = report.version ?? 'the installed set';
+      if (report.ok) {
+        return {
+          ok: true,
+          words: `Every installed file of ${version} matches its signed checksum.`,
+        };
+      }
+      const shown = report.drift.slice(0, 5).map((d) => `${d.name} (${d.problem})`);
+      const more =
+        report.drift.length > shown.length
+          ? `, and ${report.drift.length - shown.length} more`
+          : '';
+      const count =
+        report.drift.length === 1 ? '1 file differs' : `${report.drift.length} files differ`;
+      return {
+        ok: false,
+        error: {
+          code: 'DRIFT',
+          message: `${count} from ${version}`,
+          words: `${count} from the signed ${version}: ${shown.join(', ')}${more}.`,
+          advice: 'Check for updates now: it restores them from verified copies.',
+          kind: 'local',
+        },
+      };
+    } catch (error) {
+      return failed(error, 'Verify stopped unexpectedly; see the log file.');
+    }
+  }
+
+  async function openLog(): Promise<ActionResult> {
+    if (deps.openLog === undefined) return failed(null, 'This window cannot open the log file.');
+    try {
+      await deps.openLog();
+      return { ok: true, words: 'The log file is open in your viewer.' };
+    } catch (error) {
+      return failed(error, 'The log file could not be opened.');
+    }
   }
 
   return {
@@ -131,13 +293,11 @@ export function createAppController(deps: AppControllerDeps): AppController {
         listeners.delete(listener);
       };
     },
-    setPaused(paused) {
-      if (paused === status.paused || closed) return;
-      if (paused) scheduler?.stop();
-      else scheduler?.start();
-      status = { ...status, paused };
-      publish(status);
-    },
+    setPaused,
+    cancel,
+    rollBack,
+    verify,
+    openLog,
     async start() {
       await refreshFromCore();
       if (!status.paused) scheduler?.start();
@@ -149,7 +309,8 @@ export function createAppController(deps: AppControllerDeps): AppController {
       scheduler?.stop();
       unsubscribe();
       listeners.clear();
-      await deps.updater.close();
+      await cancelling;
+      await updater.close();
     },
   };
 }

@@ -18,6 +18,11 @@ export function bridgeHandlers(c: AppController): BridgeHandlers {
     getStatus: () => c.getStatus(),
     checkNow: () => c.checkNow(),
     getActivity: () => c.getActivity(),
+    cancel: () => c.cancel(),
+    rollBack: () => c.rollBack(),
+    verify: () => c.verify(),
+    openLog: () => c.openLog(),
+    setPaused: (paused) => c.setPaused(paused),
   };
 }
 

@@ -19,6 +19,7 @@ import {
   protocol,
   safeStorage,
   session,
+  shell as electronShell,
   Tray,
 } from 'electron';
 import { isUpdateError, type UpdateError } from '../core/errors.js';
@@ -119,6 +120,11 @@ async function boot(): Promise<void> {
       if (Notification.isSupported()) new Notification(notice).show();
     },
     log: (level, message) => log.write(level, message),
+    openLog: async () => {
+      // shell.openPath answers '' on success, else the reason.
+      const problem = await electronShell.openPath(log.path);
+      if (problem !== '') throw new Error(problem);
+    },
   });
   shell.controller = c;
   registerIpcHandlers(bridgeHandlers(c), () =>
@@ -159,10 +165,8 @@ async function boot(): Promise<void> {
   };
   for (const name of EVENT_NAMES) forward(name);
   c.onStatus(() => refreshTray(shell));
-  shell.setPaused = (paused) => {
-    settings.set('paused', paused);
-    c.setPaused(paused);
-  };
+  // The controller remembers the choice in the settings (open-updater.ts).
+  shell.setPaused = (paused) => c.setPaused(paused);
   c.setPaused(settings.get('paused'));
   refreshTray(shell);
   await c.start();

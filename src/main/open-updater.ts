@@ -48,6 +48,8 @@ export interface OpenedUpdater {
   readonly baseUrl: string | null;
   /** The in-process demo registry, closed after the core on quit. */
   readonly demo: DemoServer | null;
+  /** Opens the same core again (Cancel closes it to abort a run); null when refused. */
+  readonly reopen: (() => Promise<UpdaterApi>) | null;
 }
 
 /** Reads resources/pinned-key.txt; null when the build ships none (or an empty one). */
@@ -90,18 +92,26 @@ export async function openUpdater(deps: OpenUpdaterDeps): Promise<OpenedUpdater>
     });
     demo = registry.demo;
     deps.log('info', `registry: ${registry.label}`);
-    const updater = await createNodeUpdater({
-      baseUrl: registry.baseUrl,
-      machineKey: registry.machineKey,
-      pubkeys: [...registry.pubkeys],
-      dir: join(deps.userDataDir, registry.demo === null ? 'install' : 'demo-install'),
-    });
-    return { updater, label: registry.label, baseUrl: registry.baseUrl, demo };
+    const open = (): Promise<UpdaterApi> =>
+      createNodeUpdater({
+        baseUrl: registry.baseUrl,
+        machineKey: registry.machineKey,
+        pubkeys: [...registry.pubkeys],
+        dir: join(deps.userDataDir, registry.demo === null ? 'install' : 'demo-install'),
+      });
+    const updater = await open();
+    return { updater, label: registry.label, baseUrl: registry.baseUrl, demo, reopen: open };
   } catch (error) {
     if (!isUpdateError(error)) throw error;
     deps.log('error', `configuration refused: ${error.code}: ${error.message}`);
     await demo?.close();
-    return { updater: refusingUpdater(error), label: 'Not configured', baseUrl: null, demo: null };
+    return {
+      updater: refusingUpdater(error),
+      label: 'Not configured',
+      baseUrl: null,
+      demo: null,
+      reopen: null,
+    };
   }
 }
 
@@ -109,6 +119,8 @@ export interface AppControllerWiring {
   readonly settings: SettingsStore;
   readonly notify: (notice: Notice) => void;
   readonly log: (level: LogLevel, message: string) => void;
+  /** Opens the log file in the system's viewer (the tray app; the web window has none). */
+  readonly openLog?: () => Promise<void>;
 }
 
 /**
@@ -142,5 +154,8 @@ export function controllerFor(opened: OpenedUpdater, wiring: AppControllerWiring
         }),
     notify: wiring.notify,
     log: (message) => wiring.log('info', message),
+    persistPaused: (paused) => wiring.settings.set('paused', paused),
+    ...(opened.reopen === null ? {} : { reopen: opened.reopen }),
+    ...(wiring.openLog === undefined ? {} : { openLog: wiring.openLog }),
   });
 }

@@ -5,6 +5,7 @@
 import type { UpdateEvent } from '../core/events.js';
 import type { UpdaterStatus } from '../core/updater-api.js';
 import type { AppStatus } from '../preload/ipc-contract.js';
+import { describeError } from './refusal-words.js';
 
 /** The status before anything is known. */
 export function initialStatus(registryLabel: string): AppStatus {
@@ -17,6 +18,8 @@ export function initialStatus(registryLabel: string): AppStatus {
     nextCheckAtMs: null,
     paused: false,
     lastError: null,
+    lastUpdate: null,
+    canRollBack: false,
   };
 }
 
@@ -37,14 +40,26 @@ export function applyEvent(status: AppStatus, event: UpdateEvent): AppStatus {
       return {
         ...status,
         phase: 'downloading',
-        progress: { bytes: 0, total: event.plan.bytesToFetch },
+        progress: {
+          bytes: 0,
+          total: event.plan.bytesToFetch,
+          targetVersion: event.plan.toVersion,
+          bytesPerSecond: null,
+          remainingMs: null,
+        },
       };
     case 'progress':
       // The last progress event of a run reaches the total; applying follows it.
       return {
         ...status,
         phase: event.bytes >= event.total ? 'applying' : 'downloading',
-        progress: { bytes: event.bytes, total: event.total },
+        progress: {
+          bytes: event.bytes,
+          total: event.total,
+          targetVersion: status.progress?.targetVersion ?? null,
+          bytesPerSecond: status.progress?.bytesPerSecond ?? null,
+          remainingMs: status.progress?.remainingMs ?? null,
+        },
       };
     case 'applied':
       return {
@@ -53,13 +68,19 @@ export function applyEvent(status: AppStatus, event: UpdateEvent): AppStatus {
         progress: null,
         installedVersion: event.version,
         lastError: null,
+        lastUpdate: {
+          fromVersion: event.previousVersion,
+          toVersion: event.version,
+          atMs: event.atMs,
+        },
+        canRollBack: event.previousVersion !== null || status.canRollBack,
       };
     case 'error':
       return {
         ...status,
         phase: 'idle',
         progress: null,
-        lastError: { code: event.code, message: event.message },
+        lastError: describeError(event.code, event.message),
       };
   }
 }
@@ -71,7 +92,9 @@ export function applyCoreStatus(status: AppStatus, core: UpdaterStatus): AppStat
     installedVersion: core.installedVersion,
     lastCheckAtMs: core.lastCheckAtMs ?? status.lastCheckAtMs,
     // The core is authoritative after a run: a success clears the error it recorded.
-    lastError: core.lastError,
+    lastError:
+      core.lastError === null ? null : describeError(core.lastError.code, core.lastError.message),
+    canRollBack: core.canRollBack,
   };
 }
 

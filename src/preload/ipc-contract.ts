@@ -17,19 +17,63 @@ export const API_GLOBAL = 'updater';
 
 export type UpdatePhase = 'idle' | 'checking' | 'downloading' | 'applying';
 
+/**
+ * What kind of trouble an error is, so the window can show each differently: a refusal of
+ * signed data (`security`) is never weather; network trouble retries on its own
+ * (docs/DESKTOP.md "Updates").
+ */
+export type ErrorKind = 'security' | 'network' | 'access' | 'settings' | 'local' | 'cancelled';
+
+/** An error as the window and the notifications show it (src/main/refusal-words.ts). */
+export interface ErrorView {
+  /** Stable code (src/core/errors.ts, or BRIDGE for the window's own bridge). */
+  readonly code: string;
+  /** The core's own message (for the log and support). */
+  readonly message: string;
+  /** The same in plain words. */
+  readonly words: string;
+  /** What the user can do about it. */
+  readonly advice: string;
+  readonly kind: ErrorKind;
+}
+
+/** A pull in progress. */
+export interface ProgressView {
+  /** Bytes verified so far of the run's total. */
+  readonly bytes: number;
+  readonly total: number;
+  /** The version being pulled (null before the plan is known). */
+  readonly targetVersion: string | null;
+  /** Recent speed; null until enough has arrived to tell. */
+  readonly bytesPerSecond: number | null;
+  /** Time left at that speed; null when unknown. */
+  readonly remainingMs: number | null;
+}
+
 /** What the window shows about the updater; built by src/main/status-model.ts. */
 export interface AppStatus {
   /** "Demo registry" or the configured registry's host. */
   readonly registryLabel: string;
   readonly installedVersion: string | null;
   readonly phase: UpdatePhase;
-  /** Set while pulling: bytes verified so far of the run's total. */
-  readonly progress: { readonly bytes: number; readonly total: number } | null;
+  readonly progress: ProgressView | null;
   readonly lastCheckAtMs: number | null;
   readonly nextCheckAtMs: number | null;
   readonly paused: boolean;
-  readonly lastError: { readonly code: string; readonly message: string } | null;
+  readonly lastError: ErrorView | null;
+  /** The last update this session applied ("Updated from 1.0.0 to 1.1.0 at 14:02"). */
+  readonly lastUpdate: {
+    readonly fromVersion: string | null;
+    readonly toVersion: string;
+    readonly atMs: number;
+  } | null;
+  /** A previous set is kept and Roll back can restore it. */
+  readonly canRollBack: boolean;
 }
+
+/** The answer of an action the window asked for (roll back, verify, open the log). */
+export type ActionResult =
+  { readonly ok: true; readonly words: string } | { readonly ok: false; readonly error: ErrorView };
 
 /** The activity widget's data, already classified by the main process. */
 export type ActivityResult =
@@ -54,6 +98,16 @@ export interface BridgeOperations {
   checkNow: { args: []; result: void };
   /** Top public machines of the current window, fetched by the app. */
   getActivity: { args: []; result: ActivityResult };
+  /** Stops the pull in flight; the bytes verified so far are kept for the next run. */
+  cancel: { args: []; result: ActionResult };
+  /** Restores the previous installed set. */
+  rollBack: { args: []; result: ActionResult };
+  /** Re-hashes the installed files against the last accepted signed manifest. */
+  verify: { args: []; result: ActionResult };
+  /** Opens the log file in the system's viewer. */
+  openLog: { args: []; result: ActionResult };
+  /** Pauses (true) or resumes (false) automatic checks, and remembers the choice. */
+  setPaused: { args: [paused: boolean]; result: void };
 }
 
 /** Push events (app -> window) and their payloads. */
@@ -84,6 +138,14 @@ export const OPERATIONS: { readonly [K in OperationName]: OperationSpec<K> } = {
   getStatus: { channel: 'updater:get-status', parseArgs: noArgs },
   checkNow: { channel: 'updater:check-now', parseArgs: noArgs },
   getActivity: { channel: 'activity:get', parseArgs: noArgs },
+  cancel: { channel: 'updater:cancel', parseArgs: noArgs },
+  rollBack: { channel: 'updater:roll-back', parseArgs: noArgs },
+  verify: { channel: 'updater:verify', parseArgs: noArgs },
+  openLog: { channel: 'app:open-log', parseArgs: noArgs },
+  setPaused: {
+    channel: 'updater:set-paused',
+    parseArgs: (raw) => (raw.length === 1 && typeof raw[0] === 'boolean' ? [raw[0]] : null),
+  },
 };
 
 /** Every push event: its Electron channel (the web transport uses its name as the SSE event). */

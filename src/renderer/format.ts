@@ -81,3 +81,14 @@ export function clockTime(iso: string, locale: string): string {
   if (Number.isNaN(atMs)) return '';
   return new Intl.DateTimeFormat(locale, { timeStyle: 'medium' }).format(atMs);
 }
+
+/** A duration in words: "5 s", "2 min", "1 h 5 min". */
+export function formatDuration(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  const rest = minutes % 60;
+  return rest === 0 ? `${hours} h` : `${hours} h ${rest} min`;
+}

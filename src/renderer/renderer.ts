@@ -5,6 +5,7 @@
 import type { AppStatus } from '../preload/ipc-contract.js';
 import { startActivityWidget, type ActivityElements } from './activity-widget.js';
 import { getApi } from './bridge.js';
+import { wireStatusActions } from './status-actions.js';
 import { findStatusElements, renderStatus, withBridgeError } from './status-view.js';
 
 /**
@@ -19,7 +20,7 @@ function main(): void {
   let current: AppStatus | null = null;
   const show = (status: AppStatus): void => {
     current = status;
-    renderStatus(statusElements, status, Date.now());
+    renderStatus(statusElements, status, Date.now(), document.documentElement.lang || 'en');
   };
   // The bridge itself failed (main process gone or refusing): say so with the BRIDGE code and
   // leave the button usable, rather than an unhandled rejection and a card stuck as it was.
@@ -38,6 +39,15 @@ function main(): void {
     statusElements.checkNow.disabled = true;
     void api.checkNow().then(refresh, bridgeFailed);
   });
+  wireStatusActions(
+    api,
+    statusElements,
+    {
+      openLog: document.getElementById('open-log') as HTMLButtonElement,
+      result: document.getElementById('action-result') as HTMLElement,
+    },
+    { confirm: (question) => window.confirm(question), refresh },
+  );
 
   const activity: ActivityElements = {
     list: document.getElementById('activity-list') as HTMLOListElement,

@@ -42,7 +42,17 @@ test('Electron smoke: the app starts, shows its window and wires the demo regist
       await window.evaluate(() =>
         Object.keys((window as unknown as { updater: object }).updater).sort(),
       ),
-    ).toEqual(['checkNow', 'getActivity', 'getStatus', 'onStatus']);
+    ).toEqual([
+      'cancel',
+      'checkNow',
+      'getActivity',
+      'getStatus',
+      'onStatus',
+      'openLog',
+      'rollBack',
+      'setPaused',
+      'verify',
+    ]);
   } finally {
     await app.close();
     await rm(userData, { recursive: true, force: true });

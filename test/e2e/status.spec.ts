@@ -45,7 +45,9 @@ test('the status follows a real update with progress, then shows the installed v
   harness.server.faults.add({ route: 'GET /api/updates/artifacts/:sha256', delay_ms: 700 });
 
   await page.getByRole('button', { name: 'Check now' }).click();
-  await expect(page.locator('#status-line')).toHaveText('Downloading the update…');
+  await expect(page.locator('#status-line')).toHaveText('Downloading version 2.1.0…');
+  await expect(page.locator('#progress-title')).toHaveText('Downloading 2.1.0');
+  await expect(page.locator('#progress-text')).toHaveText(/^\d+ % · .+ of 768\.0 KiB/);
   await expect(page.locator('#progress-row')).toBeVisible();
   await expect(page.getByRole('button', { name: 'Check now' })).toBeDisabled();
   await saveScreenshot(page, 'desktop-status-downloading');
@@ -106,13 +108,20 @@ test('the error state shows when the server stops', async ({ page }) => {
   await harness.server.close();
   await page.getByRole('button', { name: 'Check now' }).click();
 
-  const error = page.getByRole('alert');
+  // Network trouble is news, not an alarm: a status box titled as such, not an alert.
+  const error = page.locator('#error');
   await expect(error).toBeVisible();
+  await expect(error).toHaveAttribute('role', 'status');
+  await expect(error).toHaveAttribute('data-kind', 'network');
+  await expect(page.locator('#error-title')).toHaveText('Connection trouble');
   await expect(page.locator('#error-code')).toHaveText('NETWORK');
-  await expect(page.locator('#error-words')).toHaveText(
-    'The registry cannot be reached. Check the network connection.',
+  await expect(page.locator('#error-words')).toHaveText('The registry cannot be reached.');
+  await expect(page.locator('#error-advice')).toHaveText(
+    'The next check retries on its own. If this lasts, check the network connection or the proxy.',
   );
-  await expect(page.locator('#status-line')).toHaveText('The last check failed.');
+  await expect(page.locator('#status-line')).toHaveText(
+    'The last check could not reach the registry.',
+  );
   // The widget's next refresh says it is offline and keeps the last ranking it had.
   await page.clock.runFor(3_000);
   await expect(page.locator('#activity-state')).toHaveAttribute('data-state', 'offline');
@@ -137,7 +146,8 @@ test('a Check now the main process never answers shows BRIDGE and re-enables the
   await button.click();
   await expect(page.locator('#error-code')).toHaveText('BRIDGE');
   await expect(page.locator('#error-words')).toHaveText(
-    'The app’s background process did not answer. Try again, or restart the app.',
+    'The app’s background process did not answer.',
   );
+  await expect(page.locator('#error-advice')).toHaveText('Try again, or restart the app.');
   await expect(button).toBeEnabled();
 });

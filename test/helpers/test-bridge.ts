@@ -67,6 +67,8 @@ export interface Harness {
   readonly rendererUrl: string;
   /** How often the page called each bridge method. */
   readonly calls: Record<BridgeMethod, number>;
+  /** How often the window asked to open the log file. */
+  readonly logOpened: { count: number };
   /** Connects a page to the controller; call before page.goto. */
   attach(page: Page): Promise<void>;
   close(): Promise<void>;
@@ -74,7 +76,12 @@ export interface Harness {
 
 /** Starts server + core + controller + static renderer server. */
 export async function startHarness(
-  options: { activityTimeoutMs?: number; limits?: Partial<Limits> } = {},
+  options: {
+    activityTimeoutMs?: number;
+    limits?: Partial<Limits>;
+    /** Pins this key instead of the server's (a foreign key: every release is refused). */
+    pinnedKey?: string;
+  } = {},
 ): Promise<Harness> {
   const server = await startServer({ dev: true, simulate: false });
   const installDir = await mkdtemp(join(tmpdir(), 'desktop-e2e-'));
@@ -82,15 +89,23 @@ export async function startHarness(
   try {
     const mint = await fetch(`${server.url}/api/demo-key/mint`, { method: 'POST' });
     const minted = (await mint.json()) as { machine_key: string };
-    const updater = await createNodeUpdater({
-      baseUrl: server.url,
-      machineKey: minted.machine_key,
-      pubkeys: [server.nodePubkey],
-      dir: installDir,
-      ...(options.limits === undefined ? {} : { limits: options.limits }),
-    });
+    const open = () =>
+      createNodeUpdater({
+        baseUrl: server.url,
+        machineKey: minted.machine_key,
+        pubkeys: [options.pinnedKey ?? server.nodePubkey],
+        dir: installDir,
+        ...(options.limits === undefined ? {} : { limits: options.limits }),
+      });
+    const logOpened = { count: 0 };
     const controller = createAppController({
-      updater,
+      updater: await open(),
+      // As in the app: Cancel closes the core and opens it again (open-updater.ts).
+      reopen: open,
+      openLog: () => {
+        logOpened.count += 1;
+        return Promise.resolve();
+      },
       registryLabel: 'Demo registry',
       fetchActivity: () =>
         fetchActivity({ baseUrl: server.url, timeoutMs: options.activityTimeoutMs ?? 2_000 }),
@@ -127,6 +142,7 @@ export async function startHarness(
       installDir,
       rendererUrl: renderer.url,
       calls,
+      logOpened,
       async attach(page) {
         const handlers = bridgeHandlers(controller);
         await page.exposeFunction('__bridgeInvoke', (method: OperationName, args: unknown[]) => {

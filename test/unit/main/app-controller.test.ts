@@ -93,7 +93,7 @@ describe('app controller', () => {
       'idle',
       'idle',
     ]);
-    expect(seen[2]?.progress).toEqual({ bytes: 40, total: 100 });
+    expect(seen[2]?.progress).toMatchObject({ bytes: 40, total: 100, targetVersion: '1.0.0' });
     expect(app.getStatus()).toMatchObject({
       installedVersion: '1.0.0',
       lastError: null,
@@ -117,19 +117,24 @@ describe('app controller', () => {
     ];
     const { app, notices } = controller(fakeUpdater({ events, fail }));
     await expect(app.checkNow()).resolves.toBeUndefined();
-    expect(app.getStatus().lastError).toEqual({
+    expect(app.getStatus().lastError).toMatchObject({
       code: 'SIGNATURE_INVALID',
       message: 'The manifest signature does not verify.',
+      words: 'The update was refused: its signature does not match the pinned key.',
+      kind: 'security',
     });
-    expect(notices).toEqual(['Update refused']);
+    expect(app.getStatus().lastError?.advice).toMatch(/^Nothing was installed/);
+    expect(notices).toEqual(['Update refused for your safety']);
   });
 
   it('turns an unexpected failure into a plain IO error', async () => {
     const { app } = controller(fakeUpdater({ events: [], fail: new Error('boom') }));
     await app.checkNow();
-    expect(app.getStatus().lastError).toEqual({
+    expect(app.getStatus().lastError).toMatchObject({
       code: 'IO',
       message: 'The update stopped unexpectedly; see the log file.',
+      words: 'The update stopped unexpectedly; see the log file.',
+      kind: 'local',
     });
   });
 

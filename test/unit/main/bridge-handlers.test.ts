@@ -6,12 +6,15 @@ import { OPERATION_NAMES } from '../../../src/preload/ipc-contract.js';
 function fakeController(): AppController & {
   listeners: Set<(s: unknown) => void>;
   checks: ReturnType<typeof vi.fn>;
+  paused: ReturnType<typeof vi.fn>;
 } {
   const listeners = new Set<(s: unknown) => void>();
   const checks = vi.fn(() => Promise.resolve());
+  const paused = vi.fn();
   return {
     listeners,
     checks,
+    paused,
     getStatus: vi.fn(() => ({ phase: 'idle' }) as never),
     checkNow: checks,
     getActivity: vi.fn(() => Promise.resolve({ state: 'offline', message: 'x' }) as never),
@@ -19,7 +22,11 @@ function fakeController(): AppController & {
       listeners.add(listener as (s: unknown) => void);
       return () => listeners.delete(listener as (s: unknown) => void);
     },
-    setPaused: () => undefined,
+    setPaused: paused,
+    cancel: () => Promise.resolve({ ok: true, words: 'cancelled' }),
+    rollBack: () => Promise.resolve({ ok: true, words: 'rolled back' }),
+    verify: () => Promise.resolve({ ok: true, words: 'verified' }),
+    openLog: () => Promise.resolve({ ok: true, words: 'opened' }),
     start: () => Promise.resolve(),
     close: () => Promise.resolve(),
   };
@@ -33,6 +40,28 @@ describe('bridge handlers', () => {
     await expect(runOperation(handlers, 'getStatus', [])).resolves.toEqual({ phase: 'idle' });
     await runOperation(handlers, 'checkNow', []);
     expect(c.checks).toHaveBeenCalledTimes(1);
+  });
+
+  it('answers the actions of the window from the controller', async () => {
+    const c = fakeController();
+    const handlers = bridgeHandlers(c);
+    await expect(runOperation(handlers, 'cancel', [])).resolves.toEqual({
+      ok: true,
+      words: 'cancelled',
+    });
+    await expect(runOperation(handlers, 'rollBack', [])).resolves.toMatchObject({ ok: true });
+    await expect(runOperation(handlers, 'verify', [])).resolves.toMatchObject({ ok: true });
+    await expect(runOperation(handlers, 'openLog', [])).resolves.toMatchObject({ ok: true });
+    await runOperation(handlers, 'setPaused', [true]);
+    expect(c.paused).toHaveBeenCalledWith(true);
+  });
+
+  it('BAD_ARGUMENTS: setPaused takes exactly one boolean', () => {
+    const c = fakeController();
+    for (const args of [[], ['yes'], [1], [true, false], [null]]) {
+      expect(runOperation(bridgeHandlers(c), 'setPaused', args)).toBeNull();
+    }
+    expect(c.paused).not.toHaveBeenCalled();
   });
 
   it('BAD_ARGUMENTS: refuses arguments the contract does not take, without running anything', () => {

@@ -321,8 +321,13 @@ describe('main process composition (electron mocked)', () => {
   it('registers exactly the preload channels, each refusing a foreign sender', async () => {
     expect([...h.ipc.keys()].sort()).toEqual([
       'activity:get',
+      'app:open-log',
+      'updater:cancel',
       'updater:check-now',
       'updater:get-status',
+      'updater:roll-back',
+      'updater:set-paused',
+      'updater:verify',
     ]);
     for (const channel of h.ipc.keys()) {
       await expect(invoke(channel, foreign)).rejects.toMatchObject({ code: 'UNTRUSTED_SENDER' });

@@ -28,9 +28,10 @@ describe('refusing updater (configuration refused)', () => {
       fetchActivity: () => Promise.resolve({ state: 'offline', message: 'x' }),
     });
     await app.start();
-    expect(app.getStatus().lastError).toEqual({
+    expect(app.getStatus().lastError).toMatchObject({
       code: 'NO_PINNED_KEY',
       message: 'A configured registry needs a pinned public key.',
+      kind: 'settings',
     });
     await app.checkNow();
     expect(app.getStatus()).toMatchObject({ phase: 'idle', lastError: { code: 'NO_PINNED_KEY' } });

@@ -1,3 +1,4 @@
+import { describeError } from '../../../src/main/refusal-words.js';
 import { describe, expect, it, vi } from 'vitest';
 
 vi.mock('electron', () => ({}));
@@ -44,14 +45,24 @@ describe('tray menu from state', () => {
   });
 
   it('shows download progress and disables Check now while a run is in flight', () => {
-    const busy: AppStatus = { ...idle, phase: 'downloading', progress: { bytes: 50, total: 200 } };
+    const busy: AppStatus = {
+      ...idle,
+      phase: 'downloading',
+      progress: {
+        bytes: 50,
+        total: 200,
+        targetVersion: '2.0.0',
+        bytesPerSecond: null,
+        remainingMs: null,
+      },
+    };
     const template = trayMenuTemplate(busy, actions());
     expect(item(template, 'status').label).toBe('Demo registry: Downloading update… 25%');
     expect(item(template, 'check-now').enabled).toBe(false);
   });
 
   it('shows the last error code', () => {
-    const failed: AppStatus = { ...idle, lastError: { code: 'SIGNATURE_INVALID', message: 'x' } };
+    const failed: AppStatus = { ...idle, lastError: describeError('SIGNATURE_INVALID', 'x') };
     expect(item(trayMenuTemplate(failed, actions()), 'status').label).toBe(
       'Demo registry: Update failed (SIGNATURE_INVALID)',
     );

@@ -1,6 +1,19 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Api } from '../../../src/preload/index.js';
 
+/** Every method of window.updater: the contract's operations and onStatus. */
+const EXPOSED = [
+  'cancel',
+  'checkNow',
+  'getActivity',
+  'getStatus',
+  'onStatus',
+  'openLog',
+  'rollBack',
+  'setPaused',
+  'verify',
+];
+
 const h = vi.hoisted(() => ({
   exposed: new Map<string, unknown>(),
   invoked: [] as string[],
@@ -36,13 +49,19 @@ describe('preload bridge', () => {
     api = h.exposed.get('updater') as Api;
   });
 
-  it('exposes exactly four named functions as window.updater, never ipcRenderer', () => {
+  it('exposes exactly the named functions of the contract as window.updater, never ipcRenderer', () => {
     expect([...h.exposed.keys()]).toEqual(['updater']);
-    expect(Object.keys(api).sort()).toEqual(['checkNow', 'getActivity', 'getStatus', 'onStatus']);
+    expect(Object.keys(api).sort()).toEqual(EXPOSED);
     for (const value of Object.values(api)) expect(typeof value).toBe('function');
   });
 
+  it('passes the one argument of setPaused through, and nothing else', async () => {
+    await api.setPaused(true);
+    expect(h.invoked.at(-1)).toBe('updater:set-paused');
+  });
+
   it('maps each method to its invoke channel', async () => {
+    h.invoked.length = 0;
     await expect(api.getStatus()).resolves.toBe('answer:updater:get-status');
     await api.checkNow();
     await expect(api.getActivity()).resolves.toBe('answer:activity:get');

@@ -45,6 +45,8 @@ const TEXT_PAIRS: readonly [string, string][] = [
   ['accent-text', 'accent'],
   ['error-text', 'error-bg'],
   ['notice-text', 'notice-bg'],
+  ['accent-strong', 'card'],
+  ['error-text', 'card'],
 ];
 const GRAPHIC_PAIRS: readonly [string, string][] = [
   ['focus', 'card'],

@@ -66,6 +66,11 @@ beforeAll(async () => {
       return checkNowImpl();
     },
     getActivity: () => Promise.resolve({ state: 'offline', message: 'x' }),
+    cancel: () => Promise.resolve({ ok: true, words: 'No update is running.' }),
+    rollBack: () => Promise.resolve({ ok: true, words: '' }),
+    verify: () => Promise.resolve({ ok: true, words: '' }),
+    openLog: () => Promise.resolve({ ok: true, words: '' }),
+    setPaused: () => undefined,
   };
   win = await startWebWindow({
     listen: { host: '127.0.0.1', port: 0 },

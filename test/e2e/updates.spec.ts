@@ -1,0 +1,173 @@
+/**
+ * The updates part of the window (docs/DESKTOP.md "Updates"), against the real core and
+ * companion server: progress with target version, percent and Cancel; "Updated from X to Y";
+ * Roll back and Verify wired to the core; Open log; a security refusal shown differently from
+ * network trouble. axe-core on each state, screenshots under test-results/screenshots/.
+ */
+import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { startHarness, type Harness } from '../helpers/test-bridge.js';
+import { expectNoAxeViolations } from './axe.js';
+import { saveScreenshot } from './screenshots.js';
+
+let harness: Harness | undefined;
+
+test.afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const text = (s: string): Uint8Array => new TextEncoder().encode(s);
+
+async function open(h: Harness, page: Page): Promise<void> {
+  await h.attach(page);
+  await page.goto(h.rendererUrl);
+}
+
+async function install(h: Harness, page: Page, version: string, files: Record<string, string>) {
+  await h.server.publish({
+    registry_version: version,
+    artifacts: Object.entries(files).map(([name, content]) => ({ name, content: text(content) })),
+  });
+  await page.getByRole('button', { name: 'Check now' }).click();
+  await expect(page.locator('#installed-version')).toHaveText(version);
+}
+
+test('while pulling: target version, percent and Cancel; cancelled, then resumed later', async ({
+  page,
+}) => {
+  harness = await startHarness({ limits: { parallel: 1 } });
+  await harness.server.publish({
+    registry_version: '2.1.0',
+    artifacts: [
+      { name: 'app/core.bin', content: randomBytes(256 * 1024) },
+      { name: 'app/assets.bin', content: randomBytes(256 * 1024) },
+    ],
+  });
+  await open(harness, page);
+  // The second artifact waits long enough for a person to press Cancel.
+  harness.server.faults.add({ route: 'GET /api/updates/artifacts/:sha256', delay_ms: 300 });
+  harness.server.faults.add({ route: 'GET /api/updates/artifacts/:sha256', delay_ms: 5_000 });
+  await page.getByRole('button', { name: 'Check now' }).click();
+  await expect(page.locator('#progress-title')).toHaveText('Downloading 2.1.0');
+  await expect(page.locator('#progress-text')).toHaveText(/^\d+ % · .+ of 512\.0 KiB/);
+  const cancel = page.getByRole('button', { name: 'Cancel' });
+  await expect(cancel).toBeEnabled();
+  await expectNoAxeViolations(page, 'downloading');
+  await saveScreenshot(page, 'updates-downloading');
+
+  await cancel.click();
+  await expect(page.locator('#action-result')).toHaveText('The update to 2.1.0 was cancelled.');
+  await expect(page.locator('#status-line')).toHaveText('The update was cancelled.');
+  await expect(page.locator('#error')).toHaveAttribute('data-kind', 'cancelled');
+  await expect(page.locator('#error-advice')).toHaveText(
+    'What was downloaded is kept; the next check resumes from there.',
+  );
+  await expect(page.locator('#progress-row')).toBeHidden();
+  await expect(page.locator('#installed-version')).toHaveText('none yet');
+  await expectNoAxeViolations(page, 'cancelled');
+  await saveScreenshot(page, 'updates-cancelled');
+
+  // The core was reopened: a later check installs the release.
+  await page.getByRole('button', { name: 'Check now' }).click();
+  await expect(page.locator('#installed-version')).toHaveText('2.1.0');
+  await expect(page.locator('#error')).toBeHidden();
+});
+
+test('after an update: "Updated from X to Y" with the time; Roll back and Verify', async ({
+  page,
+}) => {
+  harness = await startHarness();
+  await open(harness, page);
+  await install(harness, page, '1.0.0', { 'a.txt': 'one\n' });
+  await expect(page.locator('#last-update')).toHaveText(
+    /^Updated from nothing to 1\.0\.0 at \d{1,2}:\d{2}:\d{2} [AP]M\.$/,
+  );
+  await expect(page.locator('#roll-back')).toBeDisabled(); // nothing to go back to yet
+  await install(harness, page, '1.1.0', { 'a.txt': 'two\n' });
+  await expect(page.locator('#last-update')).toHaveText(/^Updated from 1\.0\.0 to 1\.1\.0 at /);
+  await saveScreenshot(page, 'updates-updated');
+
+  // Verify: everything matches.
+  await page.getByText('More actions').click();
+  await page.getByRole('button', { name: 'Verify files' }).click();
+  await expect(page.locator('#action-result')).toHaveText(
+    'Every installed file of 1.1.0 matches its signed checksum.',
+  );
+  // A file changed behind the updater's back: Verify names it and says what to do.
+  await writeFile(join(harness.installDir, 'current', 'a.txt'), 'tampered\n');
+  await page.getByRole('button', { name: 'Verify files' }).click();
+  await expect(page.locator('#action-result')).toHaveText(
+    '1 file differs from the signed 1.1.0: a.txt (modified). Check for updates now: it restores them from verified copies. (DRIFT)',
+  );
+  await expect(page.locator('#action-result')).toHaveAttribute('data-ok', 'false');
+  await expectNoAxeViolations(page, 'verify drift');
+  await saveScreenshot(page, 'updates-verify-drift');
+
+  // Roll back asks first; declining does nothing.
+  page.once('dialog', (dialog) => void dialog.dismiss());
+  await page.getByRole('button', { name: 'Roll back' }).click();
+  await expect(page.locator('#installed-version')).toHaveText('1.1.0');
+  page.once('dialog', (dialog) => {
+    expect(dialog.message()).toBe('Roll back from 1.1.0 to the previous version?');
+    void dialog.accept();
+  });
+  await page.getByRole('button', { name: 'Roll back' }).click();
+  await expect(page.locator('#installed-version')).toHaveText('1.0.0');
+  await expect(page.locator('#action-result')).toHaveText(
+    /^Rolled back from 1\.1\.0 to 1\.0\.0\. Automatic updates are paused so it stays/,
+  );
+  // Paused, so the next automatic check does not put 1.1.0 back; Resume is one press away.
+  await expect(page.getByRole('button', { name: 'Resume' })).toHaveAttribute(
+    'aria-pressed',
+    'true',
+  );
+  await expect(page.locator('#next-check')).toHaveText('paused');
+  await expectNoAxeViolations(page, 'rolled back');
+  await saveScreenshot(page, 'updates-rolled-back');
+  await page.getByRole('button', { name: 'Resume' }).click();
+  await expect(page.getByRole('button', { name: 'Pause' })).toHaveAttribute(
+    'aria-pressed',
+    'false',
+  );
+});
+
+test('Open log asks the app to open its log file', async ({ page }) => {
+  harness = await startHarness();
+  await open(harness, page);
+  await page.getByText('More actions').click();
+  await page.getByRole('button', { name: 'Open log' }).click();
+  await expect(page.locator('#action-result')).toHaveText('The log file is open in your viewer.');
+  expect(harness.logOpened.count).toBe(1);
+});
+
+test('a security refusal reads differently from network trouble, with what to do', async ({
+  page,
+}) => {
+  // A key the registry does not sign with: every release it sends is refused.
+  harness = await startHarness({ pinnedKey: 'ab'.repeat(32) });
+  await harness.server.publish({
+    registry_version: '3.0.0',
+    artifacts: [{ name: 'a.txt', content: text('x\n') }],
+  });
+  await open(harness, page);
+  await page.getByRole('button', { name: 'Check now' }).click();
+  const error = page.locator('#error');
+  await expect(error).toHaveAttribute('data-kind', 'security');
+  await expect(error).toHaveAttribute('role', 'alert');
+  await expect(page.locator('#error-title')).toHaveText('Update refused for your safety');
+  await expect(page.locator('#status-line')).toHaveText(
+    'The last update was refused for your safety.',
+  );
+  await expect(page.locator('#error-advice')).toHaveText(
+    'Nothing was installed and the current version stays. Retrying will not help: tell the registry’s administrator, and do not turn verification off.',
+  );
+  await expect(page.locator('#installed-version')).toHaveText('none yet');
+  await expectNoAxeViolations(page, 'security refusal');
+  await saveScreenshot(page, 'updates-security-refusal');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await expectNoAxeViolations(page, 'security refusal dark');
+  await saveScreenshot(page, 'updates-security-refusal-dark');
+});
