@@ -169,6 +169,8 @@ const sharedBoundary = {
 export default tseslint.config(
   {
     ignores: [
+      // A deliberate violation that only test/unit/lint/gates.test.ts lints.
+      'test/fixtures/lint/',
       'node_modules/',
       'dist/',
       'packages/*/dist/',
@@ -200,6 +202,10 @@ export default tseslint.config(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
       ],
       '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': [
+        'error',
+        { considerDefaultExhaustiveForUnions: true, requireDefaultForNonUnion: false },
+      ],
       'no-console': 'off',
     },
   },
