@@ -79,8 +79,9 @@ test("the widget's order matches the server's ranking, top 10 with bars", async 
     'aria-label',
     /^Rank 1: \u2068Public machine \d+\u2069, 14 transitions$/,
   );
-  await page.getByRole('button', { name: 'Check now' }).focus();
-  await page.keyboard.press('Tab'); // from the button to the first row
+  // From the status card's last control (the "More actions" disclosure) to the first row.
+  await page.locator('.more summary').focus();
+  await page.keyboard.press('Tab');
   await expect(first).toBeFocused();
   await saveScreenshot(page, 'desktop-ranking-light');
   await page.emulateMedia({ colorScheme: 'dark' });

@@ -205,7 +205,7 @@ test('forced colours: the bars stay visible, in system colours', async ({ page }
   await saveScreenshot(page, 'widget-forced-colors');
 });
 
-test('fits the window at 100 %; at 200 % it scrolls inside itself, never sideways', async ({
+test('fits the window at 100 %, crowded or not; at 200 % it scrolls inside itself, never sideways', async ({
   page,
 }) => {
   seed(harness);
@@ -214,16 +214,52 @@ test('fits the window at 100 %; at 200 % it scrolls inside itself, never sideway
   const fit = () =>
     page.evaluate(() => {
       const main = document.querySelector('main') as HTMLElement;
+      const list = document.querySelector('#activity-list') as HTMLElement;
       return {
         vertical: main.scrollHeight <= main.clientHeight,
         sideways: main.scrollWidth > main.clientWidth,
         pageScrolls: document.documentElement.scrollHeight > window.innerHeight,
+        listScrolls: list.scrollHeight > list.clientHeight,
       };
     });
-  expect(await fit()).toEqual({ vertical: true, sideways: false, pageScrolls: false });
+  // At 100 % the window never scrolls as a whole, whatever the fonts make of the text: the
+  // ranking's list takes what room is left and scrolls inside itself when it lacks any.
+  expect(await fit()).toMatchObject({ vertical: true, sideways: false, pageScrolls: false });
+  // The most crowded status card: an error, the last update and the progress row at once.
+  await page.evaluate(() => {
+    for (const id of ['error', 'last-update', 'progress-row']) {
+      const el = document.getElementById(id) as HTMLElement;
+      el.hidden = false;
+    }
+    (document.getElementById('error-words') as HTMLElement).textContent =
+      'The registry could not be reached: the connection was refused.';
+    (document.getElementById('error-advice') as HTMLElement).textContent =
+      'Nothing to do: the next check retries.';
+    (document.getElementById('last-update') as HTMLElement).textContent =
+      'Updated from 1.0.0 to 1.1.0 at 12:48:11 PM.';
+  });
+  expect(await fit()).toEqual({
+    vertical: true,
+    sideways: false,
+    pageScrolls: false,
+    listScrolls: true,
+  });
+  const last = rows(page).last();
+  await last.focus(); // the list scrolls its last row into view
+  await expect(last).toBeInViewport();
+  await expectNoAxeViolations(page, 'crowded 100 %');
+  await saveScreenshot(page, 'widget-crowded');
+  await page.reload();
+  await expect(rows(page)).toHaveCount(10);
+
   // 200 % zoom of the 380 x 560 window is a 190 x 280 CSS-pixel viewport.
   await page.setViewportSize({ width: 190, height: 280 });
-  expect(await fit()).toEqual({ vertical: false, sideways: false, pageScrolls: false });
+  expect(await fit()).toEqual({
+    vertical: false,
+    sideways: false,
+    pageScrolls: false,
+    listScrolls: false,
+  });
   // Names keep room to be read: the bar moves under them rather than squeezing them out.
   const nameWidth = await rows(page)
     .first()
@@ -231,7 +267,6 @@ test('fits the window at 100 %; at 200 % it scrolls inside itself, never sideway
     .evaluate((el) => el.clientWidth);
   expect(nameWidth).toBeGreaterThanOrEqual(48);
   await saveScreenshot(page, 'widget-zoom-200-top');
-  const last = rows(page).last();
   await last.focus(); // keyboard users reach the last row: <main> scrolls it into view
   await expect(last).toBeInViewport();
   await expectNoAxeViolations(page, 'zoom 200 %');
