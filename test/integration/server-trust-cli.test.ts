@@ -90,7 +90,9 @@ describe('sign-release, publish --bundle and rotate-keys on the command line', (
     } finally {
       await cli.stop('SIGTERM');
     }
-  });
+    // Six CLI processes one after another (each a tsx start-up): about 8 s on a quiet machine,
+    // over 30 s on a loaded one.
+  }, 120_000);
 
   it('refuses a bundle file that is not JSON (INVALID_BUNDLE)', async () => {
     const bad = join(work, 'bad.json');
