@@ -3,7 +3,7 @@
  * object goes to stdout; everything else (logs, errors, progress) goes to stderr. Exit codes:
  * 0 success or up-to-date, 1 refused or failed (and verify drift), 2 usage or configuration.
  */
-import { toUpdateError } from '../core/errors.js';
+import { toUpdateError, type UpdateErrorDetails } from '../core/errors.js';
 import type { PlanSummary } from '../core/events.js';
 import type { StepHook } from '../core/install-steps.js';
 import type { Logger } from '../core/ports.js';
@@ -46,6 +46,16 @@ function planLine(plan: PlanSummary): string {
     `${plan.fetch.length} to fetch (${formatBytes(plan.bytesToFetch)}), ` +
     `${plan.reuse.length} reused (${formatBytes(plan.bytesToReuse)}), ${plan.remove.length} removed`
   );
+}
+
+/** An error's details as indented `name: value` lines under its `error CODE:` line. */
+export function detailLines(details: UpdateErrorDetails): string {
+  return Object.entries(details)
+    .map(([name, value]) => {
+      const text = typeof value === 'object' ? value.join(', ') || 'none' : String(value);
+      return `  ${name}: ${text}\n`;
+    })
+    .join('');
 }
 
 class Drift extends Error {
@@ -155,6 +165,8 @@ export async function runCli(argv: readonly string[], env: CliEnv, io: CliIo): P
   const json = argv.includes('--json');
   const fail = (code: string, message: string, extra: Json = {}): number => {
     io.stderr(`error ${code}: ${message}\n`);
+    const details = extra['details'];
+    if (details !== undefined) io.stderr(detailLines(details as UpdateErrorDetails));
     if (json) io.stdout(`${JSON.stringify({ ok: false, command, code, message, ...extra })}\n`);
     return code === 'CONFIG_INVALID' ? 2 : 1;
   };
@@ -198,7 +210,7 @@ export async function runCli(argv: readonly string[], env: CliEnv, io: CliIo): P
       return fail('DRIFT', error.message, error.report);
     }
     const e = toUpdateError(error);
-    return fail(e.code, e.message);
+    return fail(e.code, e.message, e.details === undefined ? {} : { details: e.details });
   } finally {
     await updater?.close();
   }

@@ -168,6 +168,46 @@ describe('updater CLI', () => {
     expect(r.stderr).toMatch(/^error UNAUTHORIZED: /m);
   });
 
+  it('an UNKNOWN_KEY names the keyids seen and pinned, in text and in --json', async () => {
+    registry.publish('1.0.0', V1);
+    const wrong = 'c'.repeat(64);
+    const args = common().map((a) => (a === registry.pubkeyHex ? wrong : a));
+    const text = await cli(['check', ...args]);
+    expect(text.code).toBe(1);
+    expect(text.stderr).toMatch(/^error UNKNOWN_KEY: no signature by a pinned key/m);
+    expect(text.stderr).toMatch(/^ {2}keyids_seen: [0-9a-f]{64}$/m);
+    expect(text.stderr).toMatch(/^ {2}keyids_pinned: [0-9a-f]{64}$/m);
+    const json = JSON.parse((await cli(['check', ...args, '--json'])).stdout) as {
+      details: { keyids_seen: string[]; keyids_pinned: string[] };
+    };
+    expect(json).toMatchObject({ ok: false, code: 'UNKNOWN_KEY' });
+    expect(json.details.keyids_seen).toHaveLength(1);
+    expect(json.details.keyids_pinned).toHaveLength(1);
+    expect(json.details.keyids_seen[0]).not.toBe(json.details.keyids_pinned[0]);
+  });
+
+  it('an HTTP_STATUS names the URL and status, never the machine key', async () => {
+    registry.publish('1.0.0', V1);
+    registry.hook = (req, res) => {
+      if (!(req.url ?? '').startsWith('/elsewhere/')) return false;
+      res.writeHead(404);
+      res.end();
+      return true;
+    };
+    const base = `${registry.baseUrl}/elsewhere/`;
+    const args = common().map((a) => (a === registry.baseUrl ? base : a));
+    const r = await cli(['check', ...args.map((a) => (a === 'mk' ? 'mk-s3cret' : a)), '--json']);
+    expect(r.code).toBe(1);
+    const url = `${base}api/updates/manifest`;
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      ok: false,
+      code: 'HTTP_STATUS',
+      details: { url, status: 404 },
+    });
+    expect(r.stderr).toContain(`  url: ${url}\n`);
+    expect(r.stdout + r.stderr).not.toContain('mk-s3cret');
+  });
+
   it('a usage error exits 2 with CONFIG_INVALID', async () => {
     const r = await cli(['update', '--dir', dir, '--json']);
     expect(r.code).toBe(2);
