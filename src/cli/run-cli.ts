@@ -3,7 +3,7 @@
  * object goes to stdout; everything else (logs, errors, progress) goes to stderr. Exit codes:
  * 0 success or up-to-date, 1 refused or failed (and verify drift), 2 usage or configuration.
  */
-import { toUpdateError, type UpdateErrorDetails } from '../core/errors.js';
+import { isUpdateError, toUpdateError, type UpdateErrorDetails } from '../core/errors.js';
 import type { PlanSummary } from '../core/events.js';
 import type { StepHook } from '../core/install-steps.js';
 import type { Logger } from '../core/ports.js';
@@ -173,8 +173,11 @@ export async function runCli(argv: readonly string[], env: CliEnv, io: CliIo): P
   try {
     options = parseCli(argv, env.machineKey);
   } catch (error) {
-    if (!json) io.stderr(`${USAGE}\n`);
-    return fail('CONFIG_INVALID', error instanceof Error ? error.message : 'bad arguments');
+    // An error with details is about a value (an unreadable key file), not the flags' shape.
+    const details = isUpdateError(error) ? error.details : undefined;
+    if (!json && details === undefined) io.stderr(`${USAGE}\n`);
+    const message = error instanceof Error ? error.message : 'bad arguments';
+    return fail('CONFIG_INVALID', message, details === undefined ? {} : { details });
   }
   command = options.command;
   let updater: UpdaterApi | undefined;

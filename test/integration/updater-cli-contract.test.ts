@@ -110,6 +110,18 @@ describe('updater CLI contract', () => {
     expect(r.json).toMatchObject({ ok: true, command: 'check', version: '1.0.0' });
   });
 
+  it('takes the machine key from --machine-key-file (never seen in ps)', async () => {
+    await server.publish({ version: '1.0.0', files: V1 });
+    const file = join(await dirs.make('qa-key-'), 'machine-key');
+    await writeFile(file, `${server.machineKey}\n`, { mode: 0o600 });
+    const args = cliArgs('check', target).filter(
+      (a, i, all) => a !== '--machine-key' && all[i - 1] !== '--machine-key',
+    );
+    const r = await runCli([...args, '--machine-key-file', file]);
+    expect(r.exitCode).toBe(0);
+    expect(r.json).toMatchObject({ ok: true, command: 'check', version: '1.0.0' });
+  });
+
   it('refuses with LOCKED while another updater holds the state directory', async () => {
     await server.publish({ version: '1.0.0', files: V1 });
     const holder = await createNodeUpdater({ ...target, pubkeys: [server.pubkeyHex] });

@@ -248,6 +248,24 @@ describe('updater CLI', () => {
     expect(r.code).toBe(0);
   });
 
+  it('takes the machine key from --machine-key-file, and refuses one others can read', async () => {
+    registry.publish('1.0.0', V1);
+    const file = join(await dirs.make(), 'machine-key');
+    await writeFile(file, 'mk\n', { mode: 0o600 });
+    await chmod(file, 0o600);
+    const args = common().filter(
+      (a, i, all) => a !== '--machine-key' && all[i - 1] !== '--machine-key',
+    );
+    const ok = await cli(['check', ...args, '--machine-key-file', file, '--json']);
+    expect(ok.code).toBe(0);
+    await chmod(file, 0o644);
+    const refused = await cli(['check', ...args, '--machine-key-file', file]);
+    expect(refused.code).toBe(2);
+    // One clear line (and the details), not the whole usage text.
+    expect(refused.stderr).toMatch(/^error CONFIG_INVALID: --machine-key-file .* chmod o-rwx /m);
+    expect(refused.stderr).not.toContain('usage:');
+  });
+
   it('draws a progress bar on a TTY, never with --json', async () => {
     registry.publish('1.0.0', V1);
     const tty = await cli(['update', ...common()], { tty: true });
