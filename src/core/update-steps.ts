@@ -91,11 +91,11 @@ export async function pullAndCommit(
 ): Promise<number> {
   const todo = await missingBlobs(run.store, vm.manifest.artifacts);
   let lastEmit = Number.NEGATIVE_INFINITY;
-  const downloaded = await pullBlobs(run, todo, (bytes, total, artifact) => {
+  const downloaded = await pullBlobs(run, todo, (bytes, total, artifact, received) => {
     const t = nowOf(run);
     if (t - lastEmit < PROGRESS_EVERY_MS && bytes !== total) return;
     lastEmit = t;
-    run.emit({ type: 'progress', bytes, total, artifact });
+    run.emit({ type: 'progress', bytes, total, artifact, received });
   });
   const dir = repair ? repairDir(vm.payloadSha256, nowOf(run)) : undefined;
   const set: InstalledSet = {
