@@ -26,7 +26,16 @@ export interface CliEnv {
   readonly onStep?: StepHook | undefined;
   /** A cheap GC for large pulls (read-buffer-gc.ts), set up by the entry point. */
   readonly collectGarbage?: (() => void) | undefined;
+  /** Aborted on Ctrl-C (SIGINT, main.ts): the run stops, the lock is released, exit 130. */
+  readonly interrupt?: AbortSignal | undefined;
 }
+
+/** The exit code of a run stopped by SIGINT (128 + 2, as shells report it). */
+export const EXIT_INTERRUPTED = 130;
+
+/** The one line printed on Ctrl-C: how to go on. */
+export const RESUME_HINT =
+  'interrupted: run the same command again to resume; partial downloads are kept';
 
 type Json = Record<string, unknown>;
 
@@ -181,6 +190,18 @@ export async function runCli(argv: readonly string[], env: CliEnv, io: CliIo): P
   }
   command = options.command;
   let updater: UpdaterApi | undefined;
+  let closing: Promise<void> | undefined;
+  // One close for Ctrl-C and the end of the run alike: both wait for the lock's release.
+  const close = (): Promise<void> => (closing ??= updater?.close() ?? Promise.resolve());
+  const onInterrupt = (): void => void close();
+  const interrupted = (): number => {
+    const message = options.command === 'update' ? RESUME_HINT : 'interrupted';
+    io.stderr(`${message}\n`);
+    if (options.json) {
+      io.stdout(`${JSON.stringify({ ok: false, command, code: 'ABORTED', message })}\n`);
+    }
+    return EXIT_INTERRUPTED;
+  };
   const bar =
     io.stderrIsTty && !options.json
       ? progressBar({ write: io.stderr, columns: io.columns, nowMs: io.nowMs })
@@ -199,6 +220,8 @@ export async function runCli(argv: readonly string[], env: CliEnv, io: CliIo): P
       ...(env.collectGarbage === undefined ? {} : { collectGarbage: env.collectGarbage }),
     });
     if (bar !== undefined) updater.on(bar.listener);
+    if (env.interrupt?.aborted === true) return interrupted();
+    env.interrupt?.addEventListener('abort', onInterrupt, { once: true });
     const { json: body, text } = await execute(options.command, updater);
     bar?.end();
     if (options.json) io.stdout(`${JSON.stringify({ ok: true, command, ...body })}\n`);
@@ -206,6 +229,10 @@ export async function runCli(argv: readonly string[], env: CliEnv, io: CliIo): P
     return 0;
   } catch (error) {
     bar?.end();
+    if (env.interrupt?.aborted === true) {
+      await close();
+      return interrupted();
+    }
     if (error instanceof Drift) {
       for (const d of error.report['drift'] as { name: string; problem: string }[]) {
         if (!options.json) io.stderr(`drift ${d.problem}: ${d.name}\n`);
@@ -215,6 +242,7 @@ export async function runCli(argv: readonly string[], env: CliEnv, io: CliIo): P
     const e = toUpdateError(error);
     return fail(e.code, e.message, e.details === undefined ? {} : { details: e.details });
   } finally {
-    await updater?.close();
+    env.interrupt?.removeEventListener('abort', onInterrupt);
+    await close();
   }
 }

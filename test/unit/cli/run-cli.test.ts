@@ -1,7 +1,7 @@
-import { chmod, rm, writeFile } from 'node:fs/promises';
+import { chmod, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../../src/cli/run-cli.js';
+import { RESUME_HINT, runCli } from '../../../src/cli/run-cli.js';
 import { text } from '../core/fakes.js';
 import { startLocalRegistry, type LocalRegistry } from '../node/local-registry.js';
 import { tempDirs } from '../node/temp-dir.js';
@@ -22,13 +22,13 @@ afterEach(async () => {
 
 async function cli(
   args: string[],
-  options: { tty?: boolean; env?: string; nowMs?: () => number } = {},
+  options: { tty?: boolean; env?: string; nowMs?: () => number; interrupt?: AbortSignal } = {},
 ) {
   let stdout = '';
   let stderr = '';
   const code = await runCli(
     args,
-    { machineKey: options.env },
+    { machineKey: options.env, interrupt: options.interrupt },
     {
       stdout: (t) => (stdout += t),
       stderr: (t) => (stderr += t),
@@ -54,6 +54,26 @@ function common(): string[] {
 }
 
 const V1 = [{ name: 'a.txt', content: text('one') }];
+
+/** Bytes of the partial downloads (`*.part`) under DIR/.updater/partial. */
+async function partialBytes(stateDir: string): Promise<number> {
+  const partial = join(stateDir, '.updater', 'partial');
+  let total = 0;
+  for (const name of await readdir(partial).catch(() => [])) {
+    if (!name.endsWith('.part')) continue;
+    total += (await stat(join(partial, name)).catch(() => ({ size: 0 }))).size;
+  }
+  return total;
+}
+
+/** Polls `condition` every 20 ms, for at most 10 s. */
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error('condition not met in 10 s');
+}
 
 describe('updater CLI', () => {
   it('check --json prints exactly one JSON object with the plan', async () => {
@@ -264,6 +284,48 @@ describe('updater CLI', () => {
     // One clear line (and the details), not the whole usage text.
     expect(refused.stderr).toMatch(/^error CONFIG_INVALID: --machine-key-file .* chmod o-rwx /m);
     expect(refused.stderr).not.toContain('usage:');
+  });
+
+  it('Ctrl-C during update: lock released, one line on how to resume, exit 130', async () => {
+    const big = new Uint8Array(1_000_000).map((_, i) => (i * 7) % 251);
+    registry.publish('1.0.0', [{ name: 'big.bin', content: big }]);
+    // The first artifact answer sends 600 kB and then holds the connection open.
+    let held = false;
+    registry.hook = (req, res) => {
+      if (held || req.url === '/api/updates/manifest') return false;
+      held = true;
+      res.writeHead(200, { 'content-length': big.length });
+      res.write(big.subarray(0, 600_000));
+      return true;
+    };
+    const interrupt = new AbortController();
+    const run = cli(['update', ...common(), '--json'], { interrupt: interrupt.signal });
+    await until(async () => (await partialBytes(dir)) > 0);
+    interrupt.abort();
+    const r = await run;
+    expect(r.code).toBe(130);
+    expect(r.stderr.split('\n')).toContain(RESUME_HINT);
+    expect(JSON.parse(r.stdout)).toEqual({
+      ok: false,
+      command: 'update',
+      code: 'ABORTED',
+      message: RESUME_HINT,
+    });
+    // The lock is free (no LOCKED) and the partial bytes are kept: the rerun resumes.
+    const again = await cli(['update', ...common(), '--json']);
+    expect(again.code).toBe(0);
+    const result = JSON.parse(again.stdout) as { outcome: string; bytes_downloaded: number };
+    expect(result.outcome).toBe('applied');
+    expect(result.bytes_downloaded).toBeLessThan(big.length);
+  });
+
+  it('Ctrl-C before a local command runs: exit 130, "interrupted"', async () => {
+    const interrupt = new AbortController();
+    interrupt.abort();
+    const r = await cli(['status', ...common()], { interrupt: interrupt.signal });
+    expect(r.code).toBe(130);
+    expect(r.stderr).toBe('interrupted\n');
+    expect(r.stdout).toBe('');
   });
 
   it('draws a progress bar on a TTY, never with --json', async () => {
