@@ -14,9 +14,11 @@ import {
   bytesOf,
   CLI_ENTRY,
   cliArgs,
+  openUpdater,
   REPO_ROOT,
   runCli,
   tempDirs,
+  updateOnce,
   type CliTarget,
 } from '../helpers/updater-harness.js';
 
@@ -235,6 +237,29 @@ describe('updater CLI contract', () => {
     expect(again.exitCode).toBe(0);
     expect(again.json).toMatchObject({ ok: true, outcome: 'applied' });
     expect(again.json?.['bytes_downloaded']).toBe(big.length - kept);
+  });
+
+  it('check after rollback reports the bytes update really moves (none: blobs are kept)', async () => {
+    // The set-up runs in-process (each CLI child costs seconds on a loaded machine).
+    await server.publish({ version: '1.0.0', files: V1 });
+    await updateOnce(server, target.dir);
+    await server.publish({ version: '2.0.0', files: V2 });
+    await updateOnce(server, target.dir);
+    const updater = await openUpdater(server, target.dir);
+    await updater.rollback().finally(() => updater.close());
+    const served = server.bytesServed();
+    const check = await runCli(cliArgs('check', target));
+    expect(check.json).toMatchObject({
+      ok: true,
+      version: '2.0.0',
+      installed_version: '1.0.0',
+      update_available: true,
+      plan: { fetch: [], bytes_to_fetch: 0, bytes_to_reuse: 60_000 },
+    });
+    const update = await runCli(cliArgs('update', target));
+    expect(update.json).toMatchObject({ ok: true, outcome: 'applied', version: '2.0.0' });
+    expect(update.json?.['bytes_downloaded']).toBe(0);
+    expect(server.bytesServed()).toBe(served);
   });
 
   it('verify reports a modified installed file as DRIFT (exit 1)', async () => {

@@ -260,6 +260,24 @@ describe('update loop', () => {
     await expect(updater.rollback()).rejects.toMatchObject({ code: 'NOTHING_TO_ROLL_BACK' });
   });
 
+  it('after a rollback, check reports the bytes update moves: none (the blobs are kept)', async () => {
+    const { reg, updater } = setup();
+    reg.publish('1.0.0', V1);
+    await updater.update();
+    reg.publish('1.1.0', V2);
+    await updater.update();
+    await updater.rollback();
+    const requestsBefore = reg.artifactRequests();
+    const plan = await updater.check();
+    expect(plan).toMatchObject({ fromVersion: '1.0.0', toVersion: '1.1.0', bytesToFetch: 0 });
+    expect(plan.fetch).toEqual([]);
+    expect(plan.reuse.map((r) => r.name)).toEqual(['app.bin', 'lib/util.js']);
+    const result = await updater.update();
+    expect(result).toMatchObject({ outcome: 'applied', version: '1.1.0', bytesDownloaded: 0 });
+    expect(result.plan?.bytesToFetch).toBe(result.bytesDownloaded);
+    expect(reg.artifactRequests()).toBe(requestsBefore);
+  });
+
   it('verify reports no drift on an intact set', async () => {
     const { reg, updater } = setup();
     reg.publish('1.0.0', V1);
