@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { UpdateError } from '../core/errors.js';
 import type { Limits } from '../core/limits.js';
+import { machineKeyOf } from './machine-key-file.js';
 
 export const COMMANDS = ['check', 'update', 'status', 'rollback', 'verify'] as const;
 export type Command = (typeof COMMANDS)[number];
@@ -34,7 +35,8 @@ const LIMIT_FLAGS = {
 
 export const USAGE = `usage: npm run updater -- <check|update|status|rollback|verify>
   --dir DIR --pubkey HEX [--pubkey HEX ...] [--json]
-  --base-url URL --machine-key KEY   (check, update; or env UPDATER_MACHINE_KEY)
+  --base-url URL --machine-key-file PATH   (check, update; or env UPDATER_MACHINE_KEY;
+          --machine-key KEY also works but shows the key in ps and shell history)
   limits (defaults): --parallel N (4) --retries N (3) --stall-timeout-ms N (30000)
           --min-bytes-per-s N (1024) --max-artifact-bytes N (4 GiB) --max-artifacts N (10000)
           --max-manifest-bytes N (8 MiB; unset, max(8 MiB, 512 B x max-artifacts + 3 MiB))
@@ -58,6 +60,7 @@ export function parseCli(argv: readonly string[], envMachineKey: string | undefi
         pubkey: { type: 'string', multiple: true },
         dir: { type: 'string' },
         json: { type: 'boolean' },
+        'machine-key-file': { type: 'string' },
         ...Object.fromEntries(
           Object.keys(LIMIT_FLAGS).map((k) => [k, { type: 'string' as const }]),
         ),
@@ -76,10 +79,11 @@ export function parseCli(argv: readonly string[], envMachineKey: string | undefi
   if (pubkeys.length === 0) usage('at least one --pubkey is required');
   const network = command === 'check' || command === 'update';
   const baseUrl = typeof values['base-url'] === 'string' ? values['base-url'] : '';
-  const machineKey =
-    typeof values['machine-key'] === 'string' ? values['machine-key'] : (envMachineKey ?? '');
+  const machineKey = machineKeyOf(values['machine-key'], values['machine-key-file'], envMachineKey);
   if (network && baseUrl === '') usage('--base-url is required');
-  if (network && machineKey === '') usage('--machine-key (or UPDATER_MACHINE_KEY) is required');
+  if (network && machineKey === '') {
+    usage('a machine key is required: --machine-key-file PATH or env UPDATER_MACHINE_KEY');
+  }
   const limits: Record<string, number> = {};
   for (const [flag, key] of Object.entries(LIMIT_FLAGS)) {
     const raw = (values as Record<string, unknown>)[flag];

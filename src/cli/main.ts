@@ -15,6 +15,25 @@ function crashHook(step: string | undefined): StepHook | undefined | 'invalid' {
   };
 }
 
+/**
+ * Ctrl-C (docs/UPDATER.md §7): the first SIGINT aborts the run, which closes the core and
+ * releases the lock before the CLI exits 130 with how to resume; a second one exits at once
+ * (a lock left behind is taken over by the next run, §8). `serve` handles its own signals.
+ */
+function interruptSignal(argv: readonly string[]): AbortSignal | undefined {
+  if (argv[0] === 'serve') return undefined;
+  const controller = new AbortController();
+  process.on('SIGINT', () => {
+    if (!controller.signal.aborted) {
+      controller.abort();
+      return;
+    }
+    process.stderr.write('interrupted again: exiting without waiting\n');
+    process.exit(130);
+  });
+  return controller.signal;
+}
+
 const hook = crashHook(process.env['UPDATER_TEST_CRASH_AT']);
 if (hook === 'invalid') {
   process.stderr.write('error CONFIG_INVALID: UPDATER_TEST_CRASH_AT names no install step\n');
@@ -25,6 +44,7 @@ if (hook === 'invalid') {
     {
       machineKey: process.env['UPDATER_MACHINE_KEY'],
       onStep: hook,
+      interrupt: interruptSignal(process.argv.slice(2)),
       // Keeps the peak RSS of a large pull under 100 MB (read-buffer-gc.ts).
       collectGarbage: exposeMinorGc(),
     },

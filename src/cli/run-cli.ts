@@ -3,7 +3,7 @@
  * object goes to stdout; everything else (logs, errors, progress) goes to stderr. Exit codes:
  * 0 success or up-to-date, 1 refused or failed (and verify drift), 2 usage or configuration.
  */
-import { toUpdateError } from '../core/errors.js';
+import { isUpdateError, toUpdateError, type UpdateErrorDetails } from '../core/errors.js';
 import type { PlanSummary } from '../core/events.js';
 import type { StepHook } from '../core/install-steps.js';
 import type { Logger } from '../core/ports.js';
@@ -26,7 +26,16 @@ export interface CliEnv {
   readonly onStep?: StepHook | undefined;
   /** A cheap GC for large pulls (read-buffer-gc.ts), set up by the entry point. */
   readonly collectGarbage?: (() => void) | undefined;
+  /** Aborted on Ctrl-C (SIGINT, main.ts): the run stops, the lock is released, exit 130. */
+  readonly interrupt?: AbortSignal | undefined;
 }
+
+/** The exit code of a run stopped by SIGINT (128 + 2, as shells report it). */
+export const EXIT_INTERRUPTED = 130;
+
+/** The one line printed on Ctrl-C: how to go on. */
+export const RESUME_HINT =
+  'interrupted: run the same command again to resume; partial downloads are kept';
 
 type Json = Record<string, unknown>;
 
@@ -46,6 +55,16 @@ function planLine(plan: PlanSummary): string {
     `${plan.fetch.length} to fetch (${formatBytes(plan.bytesToFetch)}), ` +
     `${plan.reuse.length} reused (${formatBytes(plan.bytesToReuse)}), ${plan.remove.length} removed`
   );
+}
+
+/** An error's details as indented `name: value` lines under its `error CODE:` line. */
+export function detailLines(details: UpdateErrorDetails): string {
+  return Object.entries(details)
+    .map(([name, value]) => {
+      const text = typeof value === 'object' ? value.join(', ') || 'none' : String(value);
+      return `  ${name}: ${text}\n`;
+    })
+    .join('');
 }
 
 class Drift extends Error {
@@ -155,17 +174,34 @@ export async function runCli(argv: readonly string[], env: CliEnv, io: CliIo): P
   const json = argv.includes('--json');
   const fail = (code: string, message: string, extra: Json = {}): number => {
     io.stderr(`error ${code}: ${message}\n`);
+    const details = extra['details'];
+    if (details !== undefined) io.stderr(detailLines(details as UpdateErrorDetails));
     if (json) io.stdout(`${JSON.stringify({ ok: false, command, code, message, ...extra })}\n`);
     return code === 'CONFIG_INVALID' ? 2 : 1;
   };
   try {
     options = parseCli(argv, env.machineKey);
   } catch (error) {
-    if (!json) io.stderr(`${USAGE}\n`);
-    return fail('CONFIG_INVALID', error instanceof Error ? error.message : 'bad arguments');
+    // An error with details is about a value (an unreadable key file), not the flags' shape.
+    const details = isUpdateError(error) ? error.details : undefined;
+    if (!json && details === undefined) io.stderr(`${USAGE}\n`);
+    const message = error instanceof Error ? error.message : 'bad arguments';
+    return fail('CONFIG_INVALID', message, details === undefined ? {} : { details });
   }
   command = options.command;
   let updater: UpdaterApi | undefined;
+  let closing: Promise<void> | undefined;
+  // One close for Ctrl-C and the end of the run alike: both wait for the lock's release.
+  const close = (): Promise<void> => (closing ??= updater?.close() ?? Promise.resolve());
+  const onInterrupt = (): void => void close();
+  const interrupted = (): number => {
+    const message = options.command === 'update' ? RESUME_HINT : 'interrupted';
+    io.stderr(`${message}\n`);
+    if (options.json) {
+      io.stdout(`${JSON.stringify({ ok: false, command, code: 'ABORTED', message })}\n`);
+    }
+    return EXIT_INTERRUPTED;
+  };
   const bar =
     io.stderrIsTty && !options.json
       ? progressBar({ write: io.stderr, columns: io.columns, nowMs: io.nowMs })
@@ -184,6 +220,8 @@ export async function runCli(argv: readonly string[], env: CliEnv, io: CliIo): P
       ...(env.collectGarbage === undefined ? {} : { collectGarbage: env.collectGarbage }),
     });
     if (bar !== undefined) updater.on(bar.listener);
+    if (env.interrupt?.aborted === true) return interrupted();
+    env.interrupt?.addEventListener('abort', onInterrupt, { once: true });
     const { json: body, text } = await execute(options.command, updater);
     bar?.end();
     if (options.json) io.stdout(`${JSON.stringify({ ok: true, command, ...body })}\n`);
@@ -191,6 +229,10 @@ export async function runCli(argv: readonly string[], env: CliEnv, io: CliIo): P
     return 0;
   } catch (error) {
     bar?.end();
+    if (env.interrupt?.aborted === true) {
+      await close();
+      return interrupted();
+    }
     if (error instanceof Drift) {
       for (const d of error.report['drift'] as { name: string; problem: string }[]) {
         if (!options.json) io.stderr(`drift ${d.problem}: ${d.name}\n`);
@@ -198,8 +240,9 @@ export async function runCli(argv: readonly string[], env: CliEnv, io: CliIo): P
       return fail('DRIFT', error.message, error.report);
     }
     const e = toUpdateError(error);
-    return fail(e.code, e.message);
+    return fail(e.code, e.message, e.details === undefined ? {} : { details: e.details });
   } finally {
-    await updater?.close();
+    env.interrupt?.removeEventListener('abort', onInterrupt);
+    await close();
   }
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { UpdateError } from '../core/errors.js';
 import { MIN_CHECK_INTERVAL_MS } from '../main/settings.js';
+import { machineKeyOf } from './machine-key-file.js';
 
 export interface ServeOptions {
   readonly port: number;
@@ -22,7 +23,7 @@ export interface ServeOptions {
 }
 
 export const SERVE_USAGE = `usage: npm run updater -- serve [--port N] [--listen ADDR] [--data-dir DIR]
-  [--base-url URL --pubkey HEX [--pubkey HEX ...] [--machine-key KEY]] [--interval-s N]
+  [--base-url URL --pubkey HEX [--pubkey HEX ...] [--machine-key-file PATH]] [--interval-s N]
   Runs the updater on its schedule and serves the tray window's page on http://ADDR:PORT.
   The first stdout line is {"url": "http://ADDR:PORT/?token=..."}: open it in a browser.
   --port N        0-65535 (0 = any free port; default 0)
@@ -30,7 +31,7 @@ export const SERVE_USAGE = `usage: npm run updater -- serve [--port N] [--listen
   --data-dir DIR  install state and demo registry (default: the tray app's own folder)
   --base-url URL  the registry (default: the embedded demo registry, on this machine)
   --pubkey HEX    the registry's pinned key(s) (default: resources/pinned-key.txt)
-  --machine-key   or env UPDATER_MACHINE_KEY
+  --machine-key-file PATH   or env UPDATER_MACHINE_KEY (--machine-key KEY shows in ps)
   --interval-s N  seconds between automatic checks (default 3600, at least 60)`;
 
 /** Where the tray app keeps its data (Electron's userData for the app's name). */
@@ -78,6 +79,7 @@ export function parseServeArgs(
         pubkey: { type: 'string', multiple: true },
         'machine-key': { type: 'string' },
         'interval-s': { type: 'string' },
+        'machine-key-file': { type: 'string' },
       },
     }));
   } catch (error) {
@@ -101,7 +103,7 @@ export function parseServeArgs(
     dataDir,
     baseUrl: values['base-url'] ?? '',
     pubkeys: values.pubkey ?? [],
-    machineKey: values['machine-key'] ?? env.machineKey ?? '',
+    machineKey: machineKeyOf(values['machine-key'], values['machine-key-file'], env.machineKey),
     checkIntervalMs: (intervalS ?? 3600) * 1000,
   };
 }

@@ -73,7 +73,7 @@ async function fetchIndexBytes(ctx: ChunkedContext, url: URL, what: string): Pro
   const { response } = exchange;
   try {
     if (response.status !== 200)
-      throw await errorForResponse(response, what, ctx.http.clock.nowMs());
+      throw await errorForResponse(response, what, ctx.http.clock.nowMs(), exchange.safeUrl);
     const parts: Uint8Array[] = [];
     let size = 0;
     for await (const chunk of response.body) {

@@ -74,9 +74,12 @@ export async function receive(
       }
     } else if (status === 416 && offset > 0) {
       await partial.reset();
-      throw new UpdateError('HTTP_STATUS', `${what}: range refused (416)`, { transient: true });
+      throw new UpdateError('HTTP_STATUS', `${what}: range refused (416)`, {
+        transient: true,
+        details: { url: exchange.safeUrl, status },
+      });
     } else {
-      throw await errorForResponse(response, what, ctx.clock.nowMs());
+      throw await errorForResponse(response, what, ctx.clock.nowMs(), exchange.safeUrl);
     }
     const validator = validatorOf(response.header('etag'), response.header('last-modified'));
     if (validator !== partial.validator) await partial.setValidator(validator);

@@ -38,6 +38,20 @@ export type UpdateErrorCode =
   | 'IO'
   | 'CONFIG_INVALID';
 
+/**
+ * What a refusal was about, for people and for `--json` (docs/UPDATER.md §7): `url` (scheme,
+ * host and path only: never a query, fragment or user info, never the machine key), `status`,
+ * `errno`, `path`, `keyids_seen`, `keyids_pinned`... Snake-case keys, plain values, no secrets.
+ */
+export type UpdateErrorDetails = Readonly<Record<string, string | number | readonly string[]>>;
+
+export interface UpdateErrorOptions {
+  readonly cause?: unknown;
+  readonly retryAfterMs?: number;
+  readonly transient?: boolean;
+  readonly details?: UpdateErrorDetails | undefined;
+}
+
 export class UpdateError extends Error {
   override readonly name = 'UpdateError';
   /** Milliseconds the server asked us to wait (Retry-After), when it did. */
@@ -47,21 +61,43 @@ export class UpdateError extends Error {
    * signed data (signature, hash, size, policy) are never transient: retrying cannot fix them.
    */
   readonly transient: boolean;
+  /** The context of the refusal (the URL, the keyids, the path and errno), when known. */
+  readonly details: UpdateErrorDetails | undefined;
 
   constructor(
     readonly code: UpdateErrorCode,
     message: string,
-    options?: { cause?: unknown; retryAfterMs?: number; transient?: boolean },
+    options?: UpdateErrorOptions,
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.retryAfterMs = options?.retryAfterMs;
     this.transient = options?.transient ?? false;
+    this.details = options?.details;
   }
 
   /** The plain, serialisable form shown to users and written by `--json`. */
-  toJSON(): { code: UpdateErrorCode; message: string } {
-    return { code: this.code, message: this.message };
+  toJSON(): { code: UpdateErrorCode; message: string; details?: UpdateErrorDetails } {
+    return {
+      code: this.code,
+      message: this.message,
+      ...(this.details === undefined ? {} : { details: this.details }),
+    };
   }
+}
+
+/**
+ * The file-system context of a Node errno error (`path`, `dest`, `errno`, `syscall`), read
+ * structurally so the core stays free of node:fs; undefined when there is none.
+ */
+export function errnoDetails(error: unknown): UpdateErrorDetails | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const fields = error as Record<string, unknown>;
+  const details: Record<string, string> = {};
+  if (typeof fields['path'] === 'string') details['path'] = fields['path'];
+  if (typeof fields['dest'] === 'string') details['dest'] = fields['dest'];
+  if (typeof fields['code'] === 'string') details['errno'] = fields['code'];
+  if (typeof fields['syscall'] === 'string') details['syscall'] = fields['syscall'];
+  return Object.keys(details).length === 0 ? undefined : details;
 }
 
 export function isUpdateError(value: unknown): value is UpdateError {
@@ -75,5 +111,5 @@ export function isUpdateError(value: unknown): value is UpdateError {
 export function toUpdateError(error: unknown): UpdateError {
   if (error instanceof UpdateError) return error;
   const message = error instanceof Error ? error.message : String(error);
-  return new UpdateError('IO', message, { cause: error });
+  return new UpdateError('IO', message, { cause: error, details: errnoDetails(error) });
 }

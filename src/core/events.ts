@@ -28,6 +28,11 @@ export type UpdateEvent =
       readonly total: number;
       /** Artifact name currently receiving bytes. */
       readonly artifact: string;
+      /**
+       * Bytes received from the network so far in this run: resumed partial bytes and chunks
+       * reused from local files are not counted, so a rate computed from it is the real one.
+       */
+      readonly received?: number;
     }
   | {
       readonly type: 'applied';

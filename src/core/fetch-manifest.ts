@@ -17,7 +17,7 @@ export async function fetchManifest(ctx: HttpContext, signal: AbortSignal): Prom
   const { response } = exchange;
   try {
     if (response.status !== 200) {
-      throw await errorForResponse(response, 'manifest', ctx.clock.nowMs());
+      throw await errorForResponse(response, 'manifest', ctx.clock.nowMs(), exchange.safeUrl);
     }
     const declared = Number(response.header('content-length') ?? Number.NaN);
     if (Number.isFinite(declared) && declared > max) {

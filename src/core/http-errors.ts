@@ -43,23 +43,32 @@ function bodyCode(bytes: Uint8Array): string | undefined {
   }
 }
 
-/** Turns a refused response into its UpdateError (reads a bounded error body). */
+/**
+ * Turns a refused response into its UpdateError (reads a bounded error body). `url` is the
+ * answering URL as errors may name it (http-get.ts `Exchange.safeUrl`); it goes into the
+ * error's details with the status (docs/UPDATER.md §7).
+ */
 export async function errorForResponse(
   response: FetchResponse,
   what: string,
   nowMs: number,
+  url: string,
 ): Promise<UpdateError> {
   const status = response.status;
+  const details = { url, status };
   const retryAfterMs = parseRetryAfter(response.header('retry-after'), nowMs);
   const retry = retryAfterMs === undefined ? {} : { retryAfterMs };
   if (status === 401 || status === 403) {
     const code = bodyCode(await readSmallBody(response, MAX_ERROR_BODY_BYTES));
     if (code === ServerErrorCode.SUBSCRIPTION_INACTIVE) {
-      return new UpdateError('SUBSCRIPTION_INACTIVE', `${what}: the subscription is not active`);
+      return new UpdateError('SUBSCRIPTION_INACTIVE', `${what}: the subscription is not active`, {
+        details,
+      });
     }
     return new UpdateError(
       'UNAUTHORIZED',
       `${what}: machine key refused (${code ?? `HTTP ${status}`})`,
+      { details },
     );
   }
   response.discard();
@@ -67,10 +76,12 @@ export async function errorForResponse(
     return new UpdateError('RATE_LIMITED', `${what}: rate limited (HTTP 429)`, {
       ...retry,
       transient: true,
+      details,
     });
   }
   return new UpdateError('HTTP_STATUS', `${what}: unexpected HTTP ${status}`, {
     ...retry,
     transient: status >= 500 || status === 408,
+    details,
   });
 }

@@ -7,6 +7,7 @@ import type { Endpoint } from './endpoint.js';
 import { UpdateError } from './errors.js';
 import type { Limits } from './limits.js';
 import type { Clock, Fetcher, FetchResponse, Timers } from './ports.js';
+import { safeUrl } from './safe-url.js';
 import { StallWatch } from './stall-watch.js';
 
 export interface HttpContext {
@@ -25,6 +26,8 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 export interface Exchange {
   readonly response: FetchResponse;
   readonly url: URL;
+  /** `url` as errors may name it (safe-url.ts: no query, no user info, no machine key). */
+  readonly safeUrl: string;
   readonly watch: StallWatch;
   /** Ends the exchange; maps an error thrown while reading to STALLED/ABORTED when due. */
   finish(error?: unknown): UpdateError | undefined;
@@ -52,18 +55,28 @@ export async function startGet(
       controller.abort();
     },
   });
+  let current = url;
+  const where = (u: URL): string => safeUrl(u, [ctx.endpoint.machineKey]);
   const finish = (error?: unknown): UpdateError | undefined => {
     watch.stop();
+    const details = { url: where(current) };
     if (stalled !== undefined) {
-      return new UpdateError('STALLED', `${what}: ${stalled}`, { cause: error, transient: true });
+      return new UpdateError('STALLED', `${what}: ${stalled}`, {
+        cause: error,
+        transient: true,
+        details,
+      });
     }
     if (parent.aborted) return new UpdateError('ABORTED', `${what}: aborted`, { cause: error });
     if (error === undefined) return undefined;
     if (error instanceof UpdateError) return error;
     const message = error instanceof Error ? error.message : 'request failed';
-    return new UpdateError('NETWORK', `${what}: ${message}`, { cause: error, transient: true });
+    return new UpdateError('NETWORK', `${what}: ${message}`, {
+      cause: error,
+      transient: true,
+      details,
+    });
   };
-  let current = url;
   try {
     for (let hop = 0; ; hop++) {
       const headers: Record<string, string> = {
@@ -77,15 +90,20 @@ export async function startGet(
       const response = await ctx.fetcher.get(current.href, { headers, signal });
       const location = response.header('location');
       if (!REDIRECTS.has(response.status) || location === undefined) {
-        return { response, url: current, watch, finish };
+        return { response, url: current, safeUrl: where(current), watch, finish };
       }
       response.discard();
+      const redirect = { url: where(current), status: response.status };
       if (hop >= ctx.limits.maxRedirects) {
-        throw new UpdateError('HTTP_STATUS', `${what}: more than ${hop} redirects`);
+        throw new UpdateError('HTTP_STATUS', `${what}: more than ${hop} redirects`, {
+          details: redirect,
+        });
       }
       const next = new URL(location, current);
       if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-        throw new UpdateError('HTTP_STATUS', `${what}: redirect to ${next.protocol} refused`);
+        throw new UpdateError('HTTP_STATUS', `${what}: redirect to ${next.protocol} refused`, {
+          details: redirect,
+        });
       }
       current = next;
     }

@@ -4,10 +4,11 @@
  * whose digest is already installed under any name is reused, and two entries with the same
  * digest are fetched once.
  *
- * The plan tells the user what an update changes; it does not list the downloads. What a pull
- * fetches is decided once, from the blob store (pull.ts `missingBlobs`): a repair must fetch a
- * blob that the installed set names but the store lost, and a blob kept for the previous set
- * is not fetched again although the installed set lacks it. Neither is visible from here.
+ * What a pull fetches is decided once, from the blob store (pull.ts `missingBlobs`). So that
+ * `check` reports the bytes `update` will move, the caller passes `stored`: digests new to the
+ * installed set that the store already holds (the newer set's blobs after a rollback, or a set
+ * kept as previous); those are reused, not fetched (update-steps.ts `accept`). A repair, which
+ * re-fetches a blob the installed set names but the store lost, has its own plan (repair.ts).
  */
 import type { PlanSummary } from './events.js';
 import type { InstalledSet } from './state.js';
@@ -20,7 +21,11 @@ export interface Plan {
 }
 
 /** Plans the move from `installed` to the verified manifest. */
-export function planUpdate(installed: InstalledSet | null, vm: VerifiedManifest): Plan {
+export function planUpdate(
+  installed: InstalledSet | null,
+  vm: VerifiedManifest,
+  stored: ReadonlySet<string> = new Set(),
+): Plan {
   const have = new Set<string>();
   const installedNames = new Set<string>();
   for (const a of installed?.artifacts ?? []) {
@@ -35,7 +40,7 @@ export function planUpdate(installed: InstalledSet | null, vm: VerifiedManifest)
   let bytesToReuse = 0;
   for (const a of vm.manifest.artifacts) {
     wanted.add(a.name);
-    if (have.has(a.sha256)) {
+    if (have.has(a.sha256) || stored.has(a.sha256)) {
       reuse.push({ name: a.name, size: a.size });
       bytesToReuse += a.size;
       continue;

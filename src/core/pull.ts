@@ -22,7 +22,8 @@ export interface PullContext {
 }
 
 export interface PullProgress {
-  (bytes: number, total: number, artifact: string): void;
+  /** `bytes` verified-in (resumed included); `received` from the network in this run only. */
+  (bytes: number, total: number, artifact: string, received: number): void;
 }
 
 /** Unique digests of `artifacts` not yet in the store: exactly what a pull fetches (plan.ts). */
@@ -65,7 +66,7 @@ export async function pullBlobs(
         onHave: (bytes: number): void => {
           sum += bytes - (have.get(artifact.sha256) ?? 0);
           have.set(artifact.sha256, bytes);
-          onProgress(sum, total, artifact.name);
+          onProgress(sum, total, artifact.name, network);
         },
         onNetworkBytes: (count: number): void => {
           network += count;

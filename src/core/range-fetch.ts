@@ -205,9 +205,11 @@ async function receive<P extends VerifiedPiece>(
     if (response.status !== 206) {
       if (response.status === 200) {
         // The server ignored Range: never read a whole artifact to pick a few chunks from it.
-        throw new UpdateError('HTTP_STATUS', `${what}: the server ignored the Range header`);
+        throw new UpdateError('HTTP_STATUS', `${what}: the server ignored the Range header`, {
+          details: { url: exchange.safeUrl, status: response.status },
+        });
       }
-      throw await errorForResponse(response, what, ctx.http.clock.nowMs());
+      throw await errorForResponse(response, what, ctx.http.clock.nowMs(), exchange.safeUrl);
     }
     const boundary = byterangesBoundary(response.header('content-type'));
     if (boundary !== undefined) {

@@ -3,6 +3,7 @@
  * verify, policy, plan, record), pull and commit, repair, and the failure record. The order
  * is the type-enforced pipeline of docs/ARCHITECTURE.md; update-loop.ts runs them one at a time.
  */
+import type { ManifestArtifact } from '../protocol/manifest.js';
 import { UpdateError } from './errors.js';
 import type { PlanSummary, UpdateEvent } from './events.js';
 import { fetchManifest } from './fetch-manifest.js';
@@ -44,6 +45,22 @@ export interface Accepted {
 
 const nowOf = (run: RunContext): number => run.http.clock.nowMs();
 
+/**
+ * Digests new to the installed set that the blob store already holds, so the plan counts them
+ * as reused (plan.ts): `check` after a rollback then reports the ~0 bytes `update` moves. Only
+ * new digests are looked up: an up-to-date check costs no lookup at all.
+ */
+async function storedNewBlobs(
+  store: LocalStore,
+  installed: InstalledSet | null,
+  artifacts: readonly ManifestArtifact[],
+): Promise<ReadonlySet<string>> {
+  const have = new Set(installed?.artifacts.map((a) => a.sha256));
+  const fresh = artifacts.filter((a) => !have.has(a.sha256));
+  const missing = new Set((await missingBlobs(store, fresh)).map((a) => a.sha256));
+  return new Set(fresh.map((a) => a.sha256).filter((digest) => !missing.has(digest)));
+}
+
 /** Fetch, verify, apply policy and persist the acceptance (audit entry, then state). */
 export async function accept(run: RunContext): Promise<Accepted> {
   const { http, store, limits } = run;
@@ -54,7 +71,8 @@ export async function accept(run: RunContext): Promise<Accepted> {
   const vm = verifyManifest(bytes, run.pinned, limits.maxManifestBytes);
   const loaded = await store.loadState();
   checkPolicy(vm, loaded, nowOf(run), limits, http.endpoint.base.href);
-  const plan = planUpdate(loaded.installed, vm);
+  const stored = await storedNewBlobs(store, loaded.installed, vm.manifest.artifacts);
+  const plan = planUpdate(loaded.installed, vm, stored);
   const state = { ...recordAcceptance(loaded, vm), lastCheckAtMs: nowOf(run) };
   // Audit first: a crash in between repeats an entry rather than losing one.
   if (loaded.acceptedDigests[vm.manifest.registry_version] === undefined) {
@@ -91,11 +109,11 @@ export async function pullAndCommit(
 ): Promise<number> {
   const todo = await missingBlobs(run.store, vm.manifest.artifacts);
   let lastEmit = Number.NEGATIVE_INFINITY;
-  const downloaded = await pullBlobs(run, todo, (bytes, total, artifact) => {
+  const downloaded = await pullBlobs(run, todo, (bytes, total, artifact, received) => {
     const t = nowOf(run);
     if (t - lastEmit < PROGRESS_EVERY_MS && bytes !== total) return;
     lastEmit = t;
-    run.emit({ type: 'progress', bytes, total, artifact });
+    run.emit({ type: 'progress', bytes, total, artifact, received });
   });
   const dir = repair ? repairDir(vm.payloadSha256, nowOf(run)) : undefined;
   const set: InstalledSet = {

@@ -70,6 +70,26 @@ export function fromProtocolError(error: unknown): UpdateError {
   throw error;
 }
 
+/** At most this many keyids of a refused envelope are named (a hostile one may carry many). */
+export const MAX_KEYIDS_NAMED = 8;
+
+/** The keyids an envelope was signed with and the pinned ones, for a refusal's details. */
+function keyidDetails(
+  signatures: readonly { readonly keyid: string }[],
+  pinned: readonly PinnedKey[],
+): { keyids_seen: readonly string[]; keyids_pinned: readonly string[] } {
+  const seen = [...new Set(signatures.map((s) => s.keyid))];
+  return {
+    keyids_seen: seen.slice(0, MAX_KEYIDS_NAMED),
+    keyids_pinned: pinned.map((k) => k.keyid),
+  };
+}
+
+/** "none", or the first 16 hex digits of each keyid (the details have them whole). */
+function describeKeyids(keyids: readonly string[]): string {
+  return keyids.length === 0 ? 'none' : keyids.map((k) => `${k.slice(0, 16)}…`).join(', ');
+}
+
 /**
  * Verifies envelope bytes. A signature by any one pinned key suffices; signatures under
  * unpinned keyids are ignored. UNKNOWN_KEY when no signature names a pinned key,
@@ -105,9 +125,19 @@ export function verifyManifest(
       break;
     }
   }
-  if (!named) throw new UpdateError('UNKNOWN_KEY', 'no signature by a pinned key');
+  if (!named) {
+    const details = keyidDetails(envelope.signatures, pinned);
+    throw new UpdateError(
+      'UNKNOWN_KEY',
+      `no signature by a pinned key (signed by ${describeKeyids(details.keyids_seen)}; ` +
+        `pinned ${describeKeyids(details.keyids_pinned)})`,
+      { details },
+    );
+  }
   if (acceptedKeyid === undefined) {
-    throw new UpdateError('SIGNATURE_INVALID', 'signature does not verify under the pinned key');
+    throw new UpdateError('SIGNATURE_INVALID', 'signature does not verify under the pinned key', {
+      details: keyidDetails(envelope.signatures, pinned),
+    });
   }
   // The type is inside the signed PAE, so it is checked after the signature, before parsing.
   if (envelope.payloadType !== MANIFEST_PAYLOAD_TYPE) {

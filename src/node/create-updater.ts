@@ -9,7 +9,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { parseEndpoint } from '../core/endpoint.js';
-import { UpdateError } from '../core/errors.js';
+import { errnoDetails, UpdateError } from '../core/errors.js';
 import type { StepHook } from '../core/install-steps.js';
 import { resolveLimits, type Limits } from '../core/limits.js';
 import { silentLogger, type Clock, type Logger } from '../core/ports.js';
@@ -61,7 +61,10 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
   try {
     await mkdir(paths.meta, { recursive: true, mode: 0o700 });
   } catch (cause) {
-    throw new UpdateError('IO', 'cannot create the state directory', { cause });
+    throw new UpdateError('IO', `cannot create the state directory ${paths.meta}`, {
+      cause,
+      details: errnoDetails(cause) ?? { path: paths.meta },
+    });
   }
   const lock = await acquireLock(paths.lock);
   let store: FileStore;

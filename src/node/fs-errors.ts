@@ -1,6 +1,6 @@
 /** Small file-system helpers of the state directory: errno codes, existence, IO wrapping. */
 import { lstat } from 'node:fs/promises';
-import { UpdateError } from '../core/errors.js';
+import { errnoDetails, UpdateError } from '../core/errors.js';
 
 export function errno(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
@@ -24,6 +24,10 @@ export async function io<T>(what: string, body: () => Promise<T>): Promise<T> {
   } catch (error) {
     if (error instanceof UpdateError) throw error;
     const message = error instanceof Error ? error.message : 'failed';
-    throw new UpdateError('IO', `${what}: ${message}`, { cause: error });
+    // The path and errno go into the details too (docs/UPDATER.md §7), for --json readers.
+    throw new UpdateError('IO', `${what}: ${message}`, {
+      cause: error,
+      details: errnoDetails(error),
+    });
   }
 }

@@ -6,19 +6,25 @@
 import got, { RequestError } from 'got';
 import { UpdateError } from '../core/errors.js';
 import type { Fetcher, FetchResponse } from '../core/ports.js';
+import { safeUrl } from '../core/safe-url.js';
 
 export interface GotFetcherOptions {
   readonly connectTimeoutMs: number;
 }
 
-function networkError(error: unknown): UpdateError {
+/** A failed request as NETWORK, naming the URL (without its query) and the errno code. */
+function networkError(error: unknown, url: string): UpdateError {
   if (error instanceof UpdateError) return error;
   if (error instanceof RequestError && error.name === 'AbortError') {
     return new UpdateError('ABORTED', 'request aborted', { cause: error });
   }
   const code = error instanceof RequestError ? error.code : 'ERR';
   const message = error instanceof Error ? error.message : 'request failed';
-  return new UpdateError('NETWORK', `${code}: ${message}`, { cause: error, transient: true });
+  return new UpdateError('NETWORK', `${code}: ${message}`, {
+    cause: error,
+    transient: true,
+    details: { url: safeUrl(url), errno: code },
+  });
 }
 
 /** Builds a got-based Fetcher. */
@@ -38,7 +44,7 @@ export function createGotFetcher(options: GotFetcherOptions): Fetcher {
     get(url, init) {
       return new Promise<FetchResponse>((resolve, reject) => {
         const stream = client.stream(url, { headers: { ...init.headers }, signal: init.signal });
-        const onError = (error: unknown): void => reject(networkError(error));
+        const onError = (error: unknown): void => reject(networkError(error, url));
         stream.once('error', onError);
         stream.once(
           'response',

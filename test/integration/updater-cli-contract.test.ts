@@ -3,13 +3,24 @@
  * 2 usage), exactly one JSON object on stdout with --json, `error <CODE>: <message>` on stderr,
  * the machine key from UPDATER_MACHINE_KEY, LOCKED while another process holds DIR, and DRIFT.
  */
-import { writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { access, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createNodeUpdater } from '../../src/node/create-updater.js';
 import { sha256Hex, startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
 import { filesOf, snapshotTree } from '../helpers/tree-snapshot.js';
-import { bytesOf, cliArgs, runCli, tempDirs, type CliTarget } from '../helpers/updater-harness.js';
+import {
+  bytesOf,
+  CLI_ENTRY,
+  cliArgs,
+  openUpdater,
+  REPO_ROOT,
+  runCli,
+  tempDirs,
+  updateOnce,
+  type CliTarget,
+} from '../helpers/updater-harness.js';
 
 const SHARED = bytesOf(20_000, 5);
 const V1 = [
@@ -22,6 +33,52 @@ const V2 = [
 ];
 
 const dirs = tempDirs();
+
+/** Bytes of the partial downloads (`*.part`) under DIR/.updater/partial. */
+async function partialBytes(dir: string): Promise<number> {
+  const partial = join(dir, '.updater', 'partial');
+  let total = 0;
+  for (const name of await readdir(partial).catch(() => [])) {
+    if (!name.endsWith('.part')) continue;
+    total += (await stat(join(partial, name)).catch(() => ({ size: 0 }))).size;
+  }
+  return total;
+}
+
+/**
+ * Runs the CLI as a child, sends it SIGINT once `ready()` holds (polled every 20 ms, at most
+ * 10 s), and resolves to its exit code and output.
+ */
+function interruptCli(
+  args: readonly string[],
+  ready: () => Promise<boolean>,
+): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI_ENTRY, ...args], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString('utf8')));
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.once('error', reject);
+    child.once('close', (exitCode) => {
+      clearTimeout(killer);
+      resolve({ exitCode, stdout, stderr });
+    });
+    void (async () => {
+      for (let i = 0; i < 500 && child.exitCode === null; i++) {
+        if (await ready()) {
+          child.kill('SIGINT');
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+  });
+}
 let server: HostileServer;
 let target: CliTarget;
 
@@ -110,6 +167,18 @@ describe('updater CLI contract', () => {
     expect(r.json).toMatchObject({ ok: true, command: 'check', version: '1.0.0' });
   });
 
+  it('takes the machine key from --machine-key-file (never seen in ps)', async () => {
+    await server.publish({ version: '1.0.0', files: V1 });
+    const file = join(await dirs.make('qa-key-'), 'machine-key');
+    await writeFile(file, `${server.machineKey}\n`, { mode: 0o600 });
+    const args = cliArgs('check', target).filter(
+      (a, i, all) => a !== '--machine-key' && all[i - 1] !== '--machine-key',
+    );
+    const r = await runCli([...args, '--machine-key-file', file]);
+    expect(r.exitCode).toBe(0);
+    expect(r.json).toMatchObject({ ok: true, command: 'check', version: '1.0.0' });
+  });
+
   it('refuses with LOCKED while another updater holds the state directory', async () => {
     await server.publish({ version: '1.0.0', files: V1 });
     const holder = await createNodeUpdater({ ...target, pubkeys: [server.pubkeyHex] });
@@ -144,6 +213,53 @@ describe('updater CLI contract', () => {
     expect(filesOf(await snapshotTree(join(target.dir, 'current')))['bin/app']).toBe(
       sha256Hex(V1[0]?.content ?? new Uint8Array()),
     );
+  });
+
+  it('Ctrl-C during update: releases the lock, says how to resume, exits 130; rerun resumes', async () => {
+    const big = bytesOf(2_000_000, 9);
+    await server.publish({ version: '1.0.0', files: [{ name: 'big.bin', content: big }] });
+    server.setArtifactAttack('big.bin', { kind: 'stall', afterBytes: 1_200_000, holdMs: 20_000 });
+    const r = await interruptCli(
+      cliArgs('update', target),
+      async () => (await partialBytes(target.dir)) > 0,
+    );
+    expect(r.exitCode).toBe(130);
+    expect(r.stderr).toContain(
+      'interrupted: run the same command again to resume; partial downloads are kept\n',
+    );
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, command: 'update', code: 'ABORTED' });
+    // Released, not left for a stale-lock takeover: the lock file is gone.
+    await expect(access(join(target.dir, '.updater', 'lock'))).rejects.toThrow();
+    const kept = await partialBytes(target.dir);
+    expect(kept).toBeGreaterThan(0);
+    server.setArtifactAttack('big.bin', undefined);
+    const again = await runCli(cliArgs('update', target));
+    expect(again.exitCode).toBe(0);
+    expect(again.json).toMatchObject({ ok: true, outcome: 'applied' });
+    expect(again.json?.['bytes_downloaded']).toBe(big.length - kept);
+  });
+
+  it('check after rollback reports the bytes update really moves (none: blobs are kept)', async () => {
+    // The set-up runs in-process (each CLI child costs seconds on a loaded machine).
+    await server.publish({ version: '1.0.0', files: V1 });
+    await updateOnce(server, target.dir);
+    await server.publish({ version: '2.0.0', files: V2 });
+    await updateOnce(server, target.dir);
+    const updater = await openUpdater(server, target.dir);
+    await updater.rollback().finally(() => updater.close());
+    const served = server.bytesServed();
+    const check = await runCli(cliArgs('check', target));
+    expect(check.json).toMatchObject({
+      ok: true,
+      version: '2.0.0',
+      installed_version: '1.0.0',
+      update_available: true,
+      plan: { fetch: [], bytes_to_fetch: 0, bytes_to_reuse: 60_000 },
+    });
+    const update = await runCli(cliArgs('update', target));
+    expect(update.json).toMatchObject({ ok: true, outcome: 'applied', version: '2.0.0' });
+    expect(update.json?.['bytes_downloaded']).toBe(0);
+    expect(server.bytesServed()).toBe(served);
   });
 
   it('verify reports a modified installed file as DRIFT (exit 1)', async () => {

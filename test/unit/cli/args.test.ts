@@ -1,5 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
 import { parseCli } from '../../../src/cli/args.js';
+import { tempDirs } from '../node/temp-dir.js';
+
+const dirs = tempDirs();
+afterEach(() => dirs.cleanup());
 
 const KEY = 'a'.repeat(64);
 const base = ['--dir', '/tmp/x', '--pubkey', KEY];
@@ -56,6 +62,18 @@ describe('parseCli', () => {
     expect(parseCli(['check', ...base, '--base-url', 'http://x'], 'from-env').machineKey).toBe(
       'from-env',
     );
+  });
+
+  it('takes the machine key from --machine-key-file before the environment', async () => {
+    const file = join(await dirs.make(), 'mk');
+    await writeFile(file, 'from-file\n', { mode: 0o600 });
+    const args = ['check', ...base, '--base-url', 'http://x', '--machine-key-file', file];
+    expect(parseCli(args, 'from-env').machineKey).toBe('from-file');
+  });
+
+  it('refuses --machine-key with --machine-key-file (CONFIG_INVALID)', () => {
+    const args = ['check', ...base, '--machine-key', 'k', '--machine-key-file', '/x'];
+    expect(code(() => parseCli(args, undefined))).toBe('CONFIG_INVALID');
   });
 
   it('needs no base URL or machine key for local commands', () => {

@@ -1,7 +1,7 @@
-import { chmod, rm, writeFile } from 'node:fs/promises';
+import { chmod, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../../src/cli/run-cli.js';
+import { RESUME_HINT, runCli } from '../../../src/cli/run-cli.js';
 import { text } from '../core/fakes.js';
 import { startLocalRegistry, type LocalRegistry } from '../node/local-registry.js';
 import { tempDirs } from '../node/temp-dir.js';
@@ -22,13 +22,13 @@ afterEach(async () => {
 
 async function cli(
   args: string[],
-  options: { tty?: boolean; env?: string; nowMs?: () => number } = {},
+  options: { tty?: boolean; env?: string; nowMs?: () => number; interrupt?: AbortSignal } = {},
 ) {
   let stdout = '';
   let stderr = '';
   const code = await runCli(
     args,
-    { machineKey: options.env },
+    { machineKey: options.env, interrupt: options.interrupt },
     {
       stdout: (t) => (stdout += t),
       stderr: (t) => (stderr += t),
@@ -54,6 +54,26 @@ function common(): string[] {
 }
 
 const V1 = [{ name: 'a.txt', content: text('one') }];
+
+/** Bytes of the partial downloads (`*.part`) under DIR/.updater/partial. */
+async function partialBytes(stateDir: string): Promise<number> {
+  const partial = join(stateDir, '.updater', 'partial');
+  let total = 0;
+  for (const name of await readdir(partial).catch(() => [])) {
+    if (!name.endsWith('.part')) continue;
+    total += (await stat(join(partial, name)).catch(() => ({ size: 0 }))).size;
+  }
+  return total;
+}
+
+/** Polls `condition` every 20 ms, for at most 10 s. */
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error('condition not met in 10 s');
+}
 
 describe('updater CLI', () => {
   it('check --json prints exactly one JSON object with the plan', async () => {
@@ -168,6 +188,46 @@ describe('updater CLI', () => {
     expect(r.stderr).toMatch(/^error UNAUTHORIZED: /m);
   });
 
+  it('an UNKNOWN_KEY names the keyids seen and pinned, in text and in --json', async () => {
+    registry.publish('1.0.0', V1);
+    const wrong = 'c'.repeat(64);
+    const args = common().map((a) => (a === registry.pubkeyHex ? wrong : a));
+    const text = await cli(['check', ...args]);
+    expect(text.code).toBe(1);
+    expect(text.stderr).toMatch(/^error UNKNOWN_KEY: no signature by a pinned key/m);
+    expect(text.stderr).toMatch(/^ {2}keyids_seen: [0-9a-f]{64}$/m);
+    expect(text.stderr).toMatch(/^ {2}keyids_pinned: [0-9a-f]{64}$/m);
+    const json = JSON.parse((await cli(['check', ...args, '--json'])).stdout) as {
+      details: { keyids_seen: string[]; keyids_pinned: string[] };
+    };
+    expect(json).toMatchObject({ ok: false, code: 'UNKNOWN_KEY' });
+    expect(json.details.keyids_seen).toHaveLength(1);
+    expect(json.details.keyids_pinned).toHaveLength(1);
+    expect(json.details.keyids_seen[0]).not.toBe(json.details.keyids_pinned[0]);
+  });
+
+  it('an HTTP_STATUS names the URL and status, never the machine key', async () => {
+    registry.publish('1.0.0', V1);
+    registry.hook = (req, res) => {
+      if (!(req.url ?? '').startsWith('/elsewhere/')) return false;
+      res.writeHead(404);
+      res.end();
+      return true;
+    };
+    const base = `${registry.baseUrl}/elsewhere/`;
+    const args = common().map((a) => (a === registry.baseUrl ? base : a));
+    const r = await cli(['check', ...args.map((a) => (a === 'mk' ? 'mk-s3cret' : a)), '--json']);
+    expect(r.code).toBe(1);
+    const url = `${base}api/updates/manifest`;
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      ok: false,
+      code: 'HTTP_STATUS',
+      details: { url, status: 404 },
+    });
+    expect(r.stderr).toContain(`  url: ${url}\n`);
+    expect(r.stdout + r.stderr).not.toContain('mk-s3cret');
+  });
+
   it('a usage error exits 2 with CONFIG_INVALID', async () => {
     const r = await cli(['update', '--dir', dir, '--json']);
     expect(r.code).toBe(2);
@@ -206,6 +266,66 @@ describe('updater CLI', () => {
     );
     const r = await cli(['check', ...args, '--json'], { env: 'mk' });
     expect(r.code).toBe(0);
+  });
+
+  it('takes the machine key from --machine-key-file, and refuses one others can read', async () => {
+    registry.publish('1.0.0', V1);
+    const file = join(await dirs.make(), 'machine-key');
+    await writeFile(file, 'mk\n', { mode: 0o600 });
+    await chmod(file, 0o600);
+    const args = common().filter(
+      (a, i, all) => a !== '--machine-key' && all[i - 1] !== '--machine-key',
+    );
+    const ok = await cli(['check', ...args, '--machine-key-file', file, '--json']);
+    expect(ok.code).toBe(0);
+    await chmod(file, 0o644);
+    const refused = await cli(['check', ...args, '--machine-key-file', file]);
+    expect(refused.code).toBe(2);
+    // One clear line (and the details), not the whole usage text.
+    expect(refused.stderr).toMatch(/^error CONFIG_INVALID: --machine-key-file .* chmod o-rwx /m);
+    expect(refused.stderr).not.toContain('usage:');
+  });
+
+  it('Ctrl-C during update: lock released, one line on how to resume, exit 130', async () => {
+    const big = new Uint8Array(1_000_000).map((_, i) => (i * 7) % 251);
+    registry.publish('1.0.0', [{ name: 'big.bin', content: big }]);
+    // The first artifact answer sends 600 kB and then holds the connection open.
+    let held = false;
+    registry.hook = (req, res) => {
+      if (held || req.url === '/api/updates/manifest') return false;
+      held = true;
+      res.writeHead(200, { 'content-length': big.length });
+      res.write(big.subarray(0, 600_000));
+      return true;
+    };
+    const interrupt = new AbortController();
+    const run = cli(['update', ...common(), '--json'], { interrupt: interrupt.signal });
+    await until(async () => (await partialBytes(dir)) > 0);
+    interrupt.abort();
+    const r = await run;
+    expect(r.code).toBe(130);
+    expect(r.stderr.split('\n')).toContain(RESUME_HINT);
+    expect(JSON.parse(r.stdout)).toEqual({
+      ok: false,
+      command: 'update',
+      code: 'ABORTED',
+      message: RESUME_HINT,
+    });
+    // The lock is free (no LOCKED) and the partial bytes are kept: the rerun resumes.
+    const again = await cli(['update', ...common(), '--json']);
+    expect(again.code).toBe(0);
+    const result = JSON.parse(again.stdout) as { outcome: string; bytes_downloaded: number };
+    expect(result.outcome).toBe('applied');
+    expect(result.bytes_downloaded).toBeLessThan(big.length);
+  });
+
+  it('Ctrl-C before a local command runs: exit 130, "interrupted"', async () => {
+    const interrupt = new AbortController();
+    interrupt.abort();
+    const r = await cli(['status', ...common()], { interrupt: interrupt.signal });
+    expect(r.code).toBe(130);
+    expect(r.stderr).toBe('interrupted\n');
+    expect(r.stdout).toBe('');
   });
 
   it('draws a progress bar on a TTY, never with --json', async () => {

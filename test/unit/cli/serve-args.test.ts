@@ -1,5 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
 import { defaultDataDir, parseServeArgs } from '../../../src/cli/serve-args.js';
+import { tempDirs } from '../node/temp-dir.js';
+
+const dirs = tempDirs();
+afterEach(() => dirs.cleanup());
 
 const env = { machineKey: undefined, defaultDataDir: '/data' };
 
@@ -14,6 +20,15 @@ describe('updater serve flags', () => {
       machineKey: '',
       checkIntervalMs: 3_600_000,
     });
+  });
+
+  it('reads the machine key from --machine-key-file (machine-key-file.ts)', async () => {
+    const file = join(await dirs.make(), 'mk');
+    await writeFile(file, 'from-file\n', { mode: 0o600 });
+    expect(parseServeArgs(['--machine-key-file', file], env).machineKey).toBe('from-file');
+    expect(() => parseServeArgs(['--machine-key', 'k', '--machine-key-file', file], env)).toThrow(
+      /not both/,
+    );
   });
 
   it('reads every flag, and the machine key from the environment', () => {

@@ -112,6 +112,44 @@ describe('fetchManifest', () => {
     });
   });
 
+  it('names the URL and status of a refused answer, never its query or the machine key', async () => {
+    // A signed CDN URL carries its secret in the query (and here the machine key, in case).
+    const location = 'http://user:pw@updates.test/signed/m.json?token=t&key=mk-secret';
+    const { http } = ctx((req) =>
+      req.url.endsWith('/manifest') ? { status: 302, headers: { location } } : { status: 404 },
+    );
+    const error = await fetchManifest(http, signal).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'HTTP_STATUS',
+      details: { url: 'http://updates.test/signed/m.json', status: 404 },
+    });
+    const text = JSON.stringify(error) + String((error as Error).message);
+    expect(text).not.toContain('token=t');
+    expect(text).not.toContain('mk-secret');
+    expect(text).not.toContain('pw');
+  });
+
+  it('names the URL of a 401 (UNAUTHORIZED) and of a 429 (RATE_LIMITED)', async () => {
+    const a = ctx(() => ({ status: 401, chunks: [text('{}')] }));
+    await expect(fetchManifest(a.http, signal)).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+      details: { url: 'http://updates.test/api/updates/manifest', status: 401 },
+    });
+    const b = ctx(() => ({ status: 429 }));
+    await expect(fetchManifest(b.http, signal)).rejects.toMatchObject({
+      code: 'RATE_LIMITED',
+      details: { status: 429 },
+    });
+  });
+
+  it('names the URL of a connection dropped mid-body (NETWORK)', async () => {
+    const { http } = ctx(() => ({ chunks: [text('{')], failAfter: new Error('ECONNRESET') }));
+    await expect(fetchManifest(http, signal)).rejects.toMatchObject({
+      code: 'NETWORK',
+      details: { url: 'http://updates.test/api/updates/manifest' },
+    });
+  });
+
   it('maps a connection dropped mid-body to a transient NETWORK', async () => {
     const { http } = ctx(() => ({ chunks: [text('{')], failAfter: new Error('ECONNRESET') }));
     await expect(fetchManifest(http, signal)).rejects.toMatchObject({
@@ -152,6 +190,10 @@ describe('fetchManifest', () => {
 
   it('refuses a redirect to a non-http scheme (HTTP_STATUS)', async () => {
     const { http } = ctx(() => ({ status: 302, headers: { location: 'file:///etc/passwd' } }));
-    await expect(fetchManifest(http, signal)).rejects.toMatchObject({ code: 'HTTP_STATUS' });
+    await expect(fetchManifest(http, signal)).rejects.toMatchObject({
+      code: 'HTTP_STATUS',
+      // The URL that redirected, not where it pointed.
+      details: { url: 'http://updates.test/api/updates/manifest', status: 302 },
+    });
   });
 });

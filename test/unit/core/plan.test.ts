@@ -63,6 +63,17 @@ describe('planUpdate', () => {
     expect(plan.summary.bytesToReuse).toBe(b1.length);
   });
 
+  it('reuses a new digest the blob store already holds (after a rollback): 0 bytes to fetch', () => {
+    const from = installed('1.0.0', [{ name: 'a', content: a1 }]);
+    const target = vm('1.1.0', [{ name: 'a', content: a2 }]);
+    const plan = planUpdate(from, target, new Set([sha256Hex(a2)]));
+    expect(plan.summary.fetch).toEqual([]);
+    expect(plan.summary.reuse).toEqual([{ name: 'a', size: a2.length }]);
+    expect(plan.summary.bytesToFetch).toBe(0);
+    expect(plan.summary.bytesToReuse).toBe(a2.length);
+    expect(plan.upToDate).toBe(false);
+  });
+
   it('lists names no longer in the manifest for removal', () => {
     const from = installed('1.0.0', [
       { name: 'a', content: a1 },

@@ -110,6 +110,26 @@ describe('update loop', () => {
     expect(status.canRollBack).toBe(false);
   });
 
+  it('progress counts resumed bytes in `bytes` but only network bytes in `received`', async () => {
+    const { reg, store, updater, events } = setup();
+    const big = text('x'.repeat(4000));
+    reg.publish('1.0.0', [{ name: 'big.bin', content: big }]);
+    // 3000 bytes left by an earlier run; the registry answers the resume with 206.
+    store.partials.set(sha256Hex(big), { bytes: big.subarray(0, 3000), validator: undefined });
+    reg.faults.artifact = (req) => {
+      const start = Number(/^bytes=(\d+)-$/.exec(req.headers['range'] ?? '')?.[1] ?? 0);
+      return {
+        status: start > 0 ? 206 : 200,
+        headers: { 'content-range': `bytes ${start}-3999/4000` },
+        chunks: [big.subarray(start)],
+      };
+    };
+    const result = await updater.update();
+    expect(result.bytesDownloaded).toBe(1000);
+    const last = events.filter((e) => e.type === 'progress').at(-1);
+    expect(last).toMatchObject({ bytes: 4000, total: 4000, received: 1000 });
+  });
+
   it('a second update is up to date and moves no byte', async () => {
     const { reg, updater } = setup();
     reg.publish('1.0.0', V1);
@@ -238,6 +258,24 @@ describe('update loop', () => {
     expect(contents(store)['app.bin']).toBe('app version one');
     expect((await updater.status()).highestAcceptedVersion).toBe('1.1.0');
     await expect(updater.rollback()).rejects.toMatchObject({ code: 'NOTHING_TO_ROLL_BACK' });
+  });
+
+  it('after a rollback, check reports the bytes update moves: none (the blobs are kept)', async () => {
+    const { reg, updater } = setup();
+    reg.publish('1.0.0', V1);
+    await updater.update();
+    reg.publish('1.1.0', V2);
+    await updater.update();
+    await updater.rollback();
+    const requestsBefore = reg.artifactRequests();
+    const plan = await updater.check();
+    expect(plan).toMatchObject({ fromVersion: '1.0.0', toVersion: '1.1.0', bytesToFetch: 0 });
+    expect(plan.fetch).toEqual([]);
+    expect(plan.reuse.map((r) => r.name)).toEqual(['app.bin', 'lib/util.js']);
+    const result = await updater.update();
+    expect(result).toMatchObject({ outcome: 'applied', version: '1.1.0', bytesDownloaded: 0 });
+    expect(result.plan?.bytesToFetch).toBe(result.bytesDownloaded);
+    expect(reg.artifactRequests()).toBe(requestsBefore);
   });
 
   it('verify reports no drift on an intact set', async () => {

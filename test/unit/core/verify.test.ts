@@ -44,6 +44,24 @@ describe('verifyManifest', () => {
     expect(codeOf(() => verifyManifest(bytes, pinKeys([key.hex]), MAX))).toBe('UNKNOWN_KEY');
   });
 
+  it('names the keyids seen and the keyids pinned in an UNKNOWN_KEY', () => {
+    const bytes = envelopeBytes(manifestOf('1.0.0', files), other);
+    const pinned = pinKeys([key.hex]);
+    const seen = pinKeys([other.hex]);
+    let thrown: unknown;
+    try {
+      verifyManifest(bytes, pinned, MAX);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toMatchObject({
+      code: 'UNKNOWN_KEY',
+      details: { keyids_seen: [seen[0]?.keyid], keyids_pinned: [pinned[0]?.keyid] },
+    });
+    expect((thrown as Error).message).toContain(seen[0]?.keyid.slice(0, 16));
+    expect((thrown as Error).message).toContain(pinned[0]?.keyid.slice(0, 16));
+  });
+
   it('refuses a signature by another key that claims the pinned keyid (SIGNATURE_INVALID)', () => {
     const env = envelopeJson(envelopeBytes(manifestOf('1.0.0', files), other));
     const sigs = env['signatures'] as { keyid: string; sig: string }[];

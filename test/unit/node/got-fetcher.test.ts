@@ -70,9 +70,13 @@ describe('got fetcher', () => {
     const s = server;
     server = undefined;
     await new Promise((resolve) => s?.close(resolve));
-    await expect(fetcher.get(`${base}/`, { headers: {}, signal: signal() })).rejects.toMatchObject({
+    await expect(
+      fetcher.get(`${base}/blob?sig=secret`, { headers: {}, signal: signal() }),
+    ).rejects.toMatchObject({
       code: 'NETWORK',
       transient: true,
+      // The URL without its query, and the errno code (docs/UPDATER.md §7).
+      details: { url: `${base}/blob`, errno: 'ECONNREFUSED' },
     });
   });
 
