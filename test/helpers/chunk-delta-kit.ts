@@ -6,7 +6,8 @@
 import { chmod, copyFile, mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseEndpoint } from '../../src/core/endpoint.js';
-import { applyChunked, planChunked, type ChunkedPlan } from '../../src/core/chunked-download.js';
+import { applyChunked } from '../../src/core/chunked-download.js';
+import { planChunked, type ChunkedPlan } from '../../src/core/chunked-plan.js';
 import { resolveLimits } from '../../src/core/limits.js';
 import type { SourceFailure } from '../../src/core/range-fetch.js';
 import { FileChunkStore } from '../../src/node/chunk-store.js';
