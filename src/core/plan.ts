@@ -9,7 +9,7 @@
  * blob that the installed set names but the store lost, and a blob kept for the previous set
  * is not fetched again although the installed set lacks it. Neither is visible from here.
  */
-import type { PlanSummary } from './events.js';
+import type { ArtifactPlan, PlanSummary } from './events.js';
 import type { InstalledSet } from './state.js';
 import type { VerifiedManifest } from './verify.js';
 
@@ -28,6 +28,7 @@ export function planUpdate(installed: InstalledSet | null, vm: VerifiedManifest)
     installedNames.add(a.name);
   }
   const fetch: { name: string; size: number }[] = [];
+  const artifacts: ArtifactPlan[] = [];
   const reuse: { name: string; size: number }[] = [];
   const queued = new Set<string>();
   const wanted = new Set<string>();
@@ -37,6 +38,7 @@ export function planUpdate(installed: InstalledSet | null, vm: VerifiedManifest)
     wanted.add(a.name);
     if (have.has(a.sha256)) {
       reuse.push({ name: a.name, size: a.size });
+      artifacts.push(reused(a));
       bytesToReuse += a.size;
       continue;
     }
@@ -44,6 +46,10 @@ export function planUpdate(installed: InstalledSet | null, vm: VerifiedManifest)
     if (!queued.has(a.sha256)) {
       queued.add(a.sha256);
       bytesToFetch += a.size;
+      artifacts.push({ ...reused(a), method: 'whole', fetchBytes: a.size, reusedBytes: 0 });
+    } else {
+      artifacts.push(reused(a));
+      bytesToReuse += a.size;
     }
   }
   const remove = [...installedNames].filter((name) => !wanted.has(name));
@@ -56,7 +62,20 @@ export function planUpdate(installed: InstalledSet | null, vm: VerifiedManifest)
       remove,
       bytesToFetch,
       bytesToReuse,
+      artifacts,
     },
     upToDate: installed !== null && installed.setId === vm.payloadSha256,
+  };
+}
+
+/** An artifact taken whole from what is held. */
+export function reused(a: { readonly name: string; readonly size: number }): ArtifactPlan {
+  return {
+    name: a.name,
+    size: a.size,
+    method: 'reuse',
+    fetchBytes: 0,
+    reusedBytes: a.size,
+    indexBytes: 0,
   };
 }
