@@ -23,7 +23,7 @@
  * Not run in CI. Needs Debian's zsync, casync and nginx:
  *   apt-get update && apt-get install -y zsync casync nginx-light
  *   npx tsx bench/updater-chunk-delta.ts      (ROUNDS=3, BENCH_SIZE_MIB=512, CASES=a,b,c,
- *                                              CONTENDERS=ours,zsync,casync)
+ *                                              CONTENDERS=ours,zsync,casync, NODE_ARGS=)
  */
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -58,6 +58,8 @@ const SIZE = envInt('BENCH_SIZE_MIB', 512) * MiB;
 const ROUNDS = envInt('ROUNDS', 3);
 const CASES = (process.env.CASES ?? 'a,b,c').split(',');
 const CONTENDERS = (process.env.CONTENDERS ?? 'ours,zsync,casync').split(',');
+/** Extra node flags for our CLI, e.g. NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'. */
+const NODE_ARGS = (process.env.NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 const CASE_TITLES: Record<string, string> = {
   a: '(a) 1 MiB changed in place',
   b: '(b) 64 KiB inserted at 1 MiB',
@@ -250,6 +252,7 @@ async function prepareOurs(baseFile: string, cases: readonly Case[]): Promise<Co
     runMeasured(
       process.execPath,
       [
+        ...NODE_ARGS,
         ...[cli, 'update', '--base-url', `${nginx.baseUrl}/ours/${release}/`],
         ...['--pubkey', pubkey, '--dir', dir, '--json'],
       ],

@@ -1,73 +1,25 @@
 /**
  * The second half of the chunked download path (docs/UPDATER.md §9): assemble the new blob
- * from a plan (chunked-plan.ts) out of verified local chunks and verified fetched ranges,
- * resuming from the durable record of an earlier run, and check the whole SHA-256 at the end.
+ * from a plan (chunked-plan.ts): first the missing chunks as verified ranges, then one pass in
+ * artifact order (chunk-sweep.ts) that copies the held chunks and hashes the whole file,
+ * resuming from the durable record of an earlier run; the whole SHA-256 is checked before the
+ * blob is promoted.
  */
-import { createHash } from 'node:crypto';
-import {
-  CHUNK_ENTRY_BYTES,
-  entryHash,
-  entrySpan,
-  sliceSection,
-  type Section,
-} from '../protocol/chunk-index.js';
+import { CHUNK_ENTRY_BYTES, type Section } from '../protocol/chunk-index.js';
 import type { ChunkOp } from './chunk-delta-plan.js';
 import type { ChunkedPartial } from './chunk-ports.js';
+import { COPY_BYTES, singleChunk, sweep, type SingleOp } from './chunk-sweep.js';
 import {
   blobSources,
   rangeContext,
   type ChunkedContext,
   type ChunkedPlan,
 } from './chunked-plan.js';
-import { UpdateError } from './errors.js';
 import { fetchPieces } from './range-fetch.js';
 
 export interface ApplyHooks {
   /** Artifact bytes now in place (resumed, copied and fetched). */
   readonly onHave: (bytes: number) => void;
-}
-
-/** Held chunks are copied in runs of consecutive bytes of one blob, up to this size. */
-const COPY_BYTES = 1024 * 1024;
-
-type LocalOp = Extract<ChunkOp, { kind: 'local' }>;
-type SingleOp = Exclude<ChunkOp, LocalOp>;
-
-/** One chunk of a held run: where it goes and where it comes from. */
-interface HeldChunk {
-  readonly op: LocalOp;
-  readonly index: number;
-  readonly offset: number;
-  readonly from: number;
-  readonly length: number;
-}
-
-/** The chunks of the local ops not yet in the partial, in artifact order. */
-function* heldChunks(ops: readonly ChunkOp[], done: ReadonlyMap<number, number>) {
-  for (const op of ops) {
-    if (op.kind !== 'local') continue;
-    let at = 0;
-    for (let i = 0; i < op.from.chunks.count; i++) {
-      const length = entrySpan(op.from.chunks, i);
-      const chunk: HeldChunk = {
-        op,
-        index: i,
-        offset: op.offset + at,
-        from: op.from.offset + at,
-        length,
-      };
-      at += length;
-      if (done.get(chunk.offset) !== chunk.length) yield chunk;
-    }
-  }
-}
-
-/** The level 0 entries of one fetched or repeated chunk. */
-function singleChunk(op: SingleOp): Section {
-  const bytes = new Uint8Array(CHUNK_ENTRY_BYTES);
-  new DataView(bytes.buffer).setUint32(0, op.length);
-  bytes.set(op.sha256, 4);
-  return { level: 0, count: 1, bytes };
 }
 
 /** Assembles the artifact into the blob store following `plan`. */
@@ -96,25 +48,29 @@ export async function applyChunked(
       if (offset + length <= artifact.size) have += length;
     }
     hooks.onHave(have);
-    const pending = (op: SingleOp): boolean => partial.verified.get(op.offset) !== op.length;
+    const done = (offset: number, length: number): boolean =>
+      partial.verified.get(offset) === length;
     const fetch: SingleOp[] = [];
-    for (const op of plan.delta.ops) if (op.kind === 'fetch' && pending(op)) fetch.push(op);
-    fetch.push(...(await copyHeld(ctx, heldChunks(plan.delta.ops, partial.verified), put)));
-    const sources = blobSources(ctx, artifact.url, artifact.sha256);
-    await fetchPieces(
-      rangeContext(ctx, artifact, sources, artifact.size, what),
-      fetch,
-      (op, bytes) => put(op.offset, bytes, singleChunk(op)),
-    );
     for (const op of plan.delta.ops) {
-      if (op.kind !== 'repeat' || !pending(op)) continue;
-      const bytes = await partial.read(op.sourceOffset, op.length);
-      if (!sha256Equals(bytes, op.sha256)) {
-        throw new UpdateError('HASH_MISMATCH', `${what}: a repeated chunk changed`);
-      }
-      await put(op.offset, bytes, singleChunk(op));
+      if (op.kind === 'fetch' && !done(op.offset, op.length)) fetch.push(op);
     }
-    await partial.complete();
+    const sources = blobSources(ctx, artifact.url, artifact.sha256);
+    const range = rangeContext(ctx, artifact, sources, artifact.size, what);
+    const fetchPut = (op: SingleOp, bytes: Uint8Array) => put(op.offset, bytes, singleChunk(op));
+    await fetchPieces(range, fetch, fetchPut);
+    const fetched = new Set(fetch.map((op) => op.offset));
+    const digest = await sweep(
+      {
+        chunks: ctx.chunks,
+        partial,
+        put,
+        refetch: (op) => fetchPieces(range, [op], fetchPut),
+        what,
+      },
+      plan.delta.ops,
+      (offset, length) => done(offset, length) || fetched.has(offset),
+    );
+    await partial.complete(digest);
   } catch (error) {
     await closeQuietly(partial);
     throw error;
@@ -140,78 +96,10 @@ function levelZero(ops: readonly ChunkOp[]): Section {
   return { level: 0, count, bytes };
 }
 
-/**
- * Copies held chunks in runs of up to 1 MiB (one read, one write per run, one reused buffer);
- * every chunk is re-hashed first. Answers the chunks that did not verify (a held blob damaged
- * on disk): they are fetched instead.
- */
-async function copyHeld(
-  ctx: ChunkedContext,
-  chunks: Iterable<HeldChunk>,
-  put: (offset: number, bytes: Uint8Array, chunks: Section) => Promise<void>,
-): Promise<SingleOp[]> {
-  const buffer = new Uint8Array(COPY_BYTES);
-  const refetch: SingleOp[] = [];
-  let run: HeldChunk[] = [];
-  let runBytes = 0;
-  const flush = async (): Promise<void> => {
-    const first = run[0];
-    if (first === undefined) return;
-    const bytes = await ctx.chunks
-      .readBlob(first.op.from.blob, first.from, buffer.subarray(0, runBytes))
-      .catch(() => new Uint8Array(0));
-    let good: HeldChunk[] = [];
-    let goodAt = 0;
-    const writeGood = async (): Promise<void> => {
-      const head = good[0];
-      if (head === undefined) return;
-      const length = good.reduce((n, c) => n + c.length, 0);
-      const entries = good.map((c) => sliceSection(c.op.from.chunks, c.index, 1).bytes);
-      const section = { level: 0, count: good.length, bytes: Buffer.concat(entries) };
-      await put(head.offset, bytes.subarray(goodAt, goodAt + length), section);
-      good = [];
-    };
-    let at = 0;
-    for (const c of run) {
-      const piece = bytes.subarray(at, at + c.length);
-      const sha256 = entryHash(c.op.from.chunks, c.index);
-      if (piece.length === c.length && sha256Equals(piece, sha256)) {
-        if (good.length === 0) goodAt = at;
-        good.push(c);
-      } else {
-        await writeGood();
-        refetch.push({ kind: 'fetch', offset: c.offset, length: c.length, sha256 });
-      }
-      at += c.length;
-    }
-    await writeGood();
-    run = [];
-    runBytes = 0;
-  };
-  for (const c of chunks) {
-    const last = run[run.length - 1];
-    const follows =
-      last !== undefined &&
-      last.op.from.blob === c.op.from.blob &&
-      last.from + last.length === c.from &&
-      last.offset + last.length === c.offset &&
-      runBytes + c.length <= COPY_BYTES;
-    if (!follows) await flush();
-    run.push(c);
-    runBytes += c.length;
-  }
-  await flush();
-  return refetch;
-}
-
 async function closeQuietly(partial: ChunkedPartial): Promise<void> {
   try {
     await partial.close();
   } catch {
     // The first failure is what the run reports; the record on disk stays consistent.
   }
-}
-
-function sha256Equals(bytes: Uint8Array, expected: Uint8Array): boolean {
-  return createHash('sha256').update(bytes).digest().equals(expected);
 }

@@ -61,6 +61,8 @@ export async function runChunked(options: {
   readonly artifact: ManifestArtifact;
   readonly mirrors?: readonly string[];
   readonly onRecorded?: () => void;
+  /** Runs between planning and assembly (a test damages a held blob there). */
+  readonly beforeApply?: () => Promise<void>;
 }): Promise<ChunkedRun> {
   const meta = join(options.dir, '.updater');
   const limits = resolveLimits(FAST_LIMITS);
@@ -93,6 +95,7 @@ export async function runChunked(options: {
   };
   const plan = await planChunked(ctx, options.artifact);
   if (plan === undefined) return { plan, failures, networkBytes, blob: undefined };
+  await options.beforeApply?.();
   await applyChunked(ctx, plan, { onHave: () => undefined });
   const blob = await readFile(join(meta, 'blobs', options.artifact.sha256));
   return { plan, failures, networkBytes, blob };
