@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { ChunkIndexBuilder, type BuiltChunkIndex } from '../src/protocol/chunk-index-builder.js';
 import {
   chunkEntries,
+  DEFAULT_FANOUT_BITS,
   entryBytes,
   entryHash,
   entrySpan,
@@ -28,7 +29,7 @@ import { mib, mibPerS, printTable, REPO_ROOT } from './updater-kit.js';
 
 const KiB = 1024;
 const AVERAGES = (process.env.BENCH_AVG_KIB ?? '8,16,32,64').split(',').map((k) => Number(k) * KiB);
-const FANOUT_BITS = Number(process.env.BENCH_FANOUT_BITS ?? '4');
+const FANOUT_BITS = Number(process.env.BENCH_FANOUT_BITS ?? String(DEFAULT_FANOUT_BITS));
 const paramsFor = (avg: number): ChunkerParams => ({
   minSize: avg / 4,
   avgSize: avg,

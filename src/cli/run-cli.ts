@@ -46,6 +46,14 @@ function planJson(plan: PlanSummary): Json {
     remove: plan.remove,
     bytes_to_fetch: plan.bytesToFetch,
     bytes_to_reuse: plan.bytesToReuse,
+    artifacts: plan.artifacts.map((a) => ({
+      name: a.name,
+      size: a.size,
+      method: a.method,
+      fetch_bytes: a.fetchBytes,
+      reused_bytes: a.reusedBytes,
+      index_bytes: a.indexBytes,
+    })),
   };
 }
 

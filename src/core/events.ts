@@ -5,6 +5,23 @@
  */
 import type { UpdateErrorCode } from './errors.js';
 
+/**
+ * How one artifact of the new set comes to be: `reuse` (its digest is held already, or fetched
+ * once for an earlier entry), `whole` (fetched as one file) or `chunks` (assembled from held
+ * chunks and fetched ranges, docs/UPDATER.md §9). `fetchBytes + reusedBytes = size`.
+ */
+export interface ArtifactPlan {
+  readonly name: string;
+  readonly size: number;
+  readonly method: 'reuse' | 'whole' | 'chunks';
+  /** Artifact bytes to fetch: 0, the size, or the bytes of the missing chunks. */
+  readonly fetchBytes: number;
+  /** Artifact bytes taken from what is held (installed files, kept blobs, held chunks). */
+  readonly reusedBytes: number;
+  /** Chunk index and chunk list bytes already fetched to plan (`chunks` only, else 0). */
+  readonly indexBytes: number;
+}
+
 /** What a plan will do, before any byte is pulled (the dry-run API). */
 export interface PlanSummary {
   readonly fromVersion: string | null;
@@ -12,8 +29,12 @@ export interface PlanSummary {
   readonly fetch: readonly { readonly name: string; readonly size: number }[];
   readonly reuse: readonly { readonly name: string; readonly size: number }[];
   readonly remove: readonly string[];
+  /** Artifact bytes to fetch: `artifacts[].fetchBytes` added up. */
   readonly bytesToFetch: number;
+  /** Artifact bytes reused: `artifacts[].reusedBytes` added up. */
   readonly bytesToReuse: number;
+  /** Every artifact of the new set, in manifest order. */
+  readonly artifacts: readonly ArtifactPlan[];
 }
 
 export type UpdateEvent =

@@ -10,7 +10,7 @@
  * kept as previous); those are reused, not fetched (update-steps.ts `accept`). A repair, which
  * re-fetches a blob the installed set names but the store lost, has its own plan (repair.ts).
  */
-import type { PlanSummary } from './events.js';
+import type { ArtifactPlan, PlanSummary } from './events.js';
 import type { InstalledSet } from './state.js';
 import type { VerifiedManifest } from './verify.js';
 
@@ -33,6 +33,7 @@ export function planUpdate(
     installedNames.add(a.name);
   }
   const fetch: { name: string; size: number }[] = [];
+  const artifacts: ArtifactPlan[] = [];
   const reuse: { name: string; size: number }[] = [];
   const queued = new Set<string>();
   const wanted = new Set<string>();
@@ -42,6 +43,7 @@ export function planUpdate(
     wanted.add(a.name);
     if (have.has(a.sha256) || stored.has(a.sha256)) {
       reuse.push({ name: a.name, size: a.size });
+      artifacts.push(reused(a));
       bytesToReuse += a.size;
       continue;
     }
@@ -49,6 +51,10 @@ export function planUpdate(
     if (!queued.has(a.sha256)) {
       queued.add(a.sha256);
       bytesToFetch += a.size;
+      artifacts.push({ ...reused(a), method: 'whole', fetchBytes: a.size, reusedBytes: 0 });
+    } else {
+      artifacts.push(reused(a));
+      bytesToReuse += a.size;
     }
   }
   const remove = [...installedNames].filter((name) => !wanted.has(name));
@@ -61,7 +67,20 @@ export function planUpdate(
       remove,
       bytesToFetch,
       bytesToReuse,
+      artifacts,
     },
     upToDate: installed !== null && installed.setId === vm.payloadSha256,
+  };
+}
+
+/** An artifact taken whole from what is held. */
+export function reused(a: { readonly name: string; readonly size: number }): ArtifactPlan {
+  return {
+    name: a.name,
+    size: a.size,
+    method: 'reuse',
+    fetchBytes: 0,
+    reusedBytes: a.size,
+    indexBytes: 0,
   };
 }

@@ -5,7 +5,7 @@
  */
 import { resolveArtifactUrl, type ManifestArtifact } from '../protocol/manifest.js';
 import { ProtocolError } from '../protocol/protocol-error.js';
-import { downloadArtifact } from './download.js';
+import { downloadArtifact, type DownloadHooks } from './download.js';
 import { UpdateError } from './errors.js';
 import type { HttpContext } from './http-get.js';
 import type { LocalStore, Logger, Random } from './ports.js';
@@ -41,11 +41,22 @@ export async function missingBlobs(
   return missing;
 }
 
+/**
+ * Brings one blob in another way (chunk-pull.ts: from held chunks and ranges) and answers
+ * true, or answers false and the whole-file download runs.
+ */
+export type BlobPuller = (
+  artifact: ManifestArtifact,
+  hooks: DownloadHooks,
+  signal: AbortSignal,
+) => Promise<boolean>;
+
 /** Downloads `todo`; resolves to the bytes received from the network. */
 export async function pullBlobs(
   ctx: PullContext,
   todo: readonly ManifestArtifact[],
   onProgress: PullProgress,
+  pullOther?: BlobPuller,
 ): Promise<number> {
   const total = todo.reduce((sum, a) => sum + a.size, 0);
   const have = new Map<string, number>();
@@ -74,6 +85,7 @@ export async function pullBlobs(
         throttle: (count: number, s: AbortSignal) => cap.take(count, s),
       };
       try {
+        if (pullOther !== undefined && (await pullOther(artifact, hooks, signal))) continue;
         // policy.ts already refused a URL that does not resolve; this cannot throw for those.
         const url = resolveArtifactUrl(ctx.http.endpoint.base.href, artifact.url);
         await withRetries(

@@ -4,6 +4,7 @@
  * is the type-enforced pipeline of docs/ARCHITECTURE.md; update-loop.ts runs them one at a time.
  */
 import type { ManifestArtifact } from '../protocol/manifest.js';
+import { chunkedPuller, planPull, type ChunkPorts, type PullPlan } from './chunk-pull.js';
 import { UpdateError } from './errors.js';
 import type { PlanSummary, UpdateEvent } from './events.js';
 import { fetchManifest } from './fetch-manifest.js';
@@ -34,6 +35,8 @@ export interface RunContext {
   readonly signal: AbortSignal;
   readonly emit: (event: UpdateEvent) => void;
   readonly onStep?: StepHook | undefined;
+  /** The chunked path (docs/UPDATER.md §9); without it every blob is fetched whole. */
+  readonly chunks?: ChunkPorts | undefined;
 }
 
 /** A manifest that passed verification and policy, with the state that records it. */
@@ -88,13 +91,22 @@ export async function accept(run: RunContext): Promise<Accepted> {
   return { vm, plan, state };
 }
 
-/** The dry run: accept, then tell what an update would do. */
+/** What the pull of an accepted manifest will do, each artifact's method and bytes told. */
+function planPullOf(run: RunContext, { vm, plan, state }: Accepted): Promise<PullPlan> {
+  return planPull(run, plan.summary, vm.manifest.artifacts, state);
+}
+
+/** The dry run: accept, then tell what an update would do (chunk indexes may be fetched). */
 export async function checkForUpdate(run: RunContext): Promise<PlanSummary> {
-  const { plan } = await accept(run);
-  const atMs = nowOf(run);
-  if (plan.upToDate) run.emit({ type: 'up-to-date', version: plan.summary.toVersion, atMs });
-  else run.emit({ type: 'update-available', plan: plan.summary, atMs });
-  return plan.summary;
+  const accepted = await accept(run);
+  const { plan } = accepted;
+  if (plan.upToDate) {
+    run.emit({ type: 'up-to-date', version: plan.summary.toVersion, atMs: nowOf(run) });
+    return plan.summary;
+  }
+  const { summary } = await planPullOf(run, accepted);
+  run.emit({ type: 'update-available', plan: summary, atMs: nowOf(run) });
+  return summary;
 }
 
 /**
@@ -106,15 +118,19 @@ export async function pullAndCommit(
   run: RunContext,
   { vm, state }: Accepted,
   repair = false,
+  planned?: PullPlan,
 ): Promise<number> {
-  const todo = await missingBlobs(run.store, vm.manifest.artifacts);
+  const todo = planned?.todo ?? (await missingBlobs(run.store, vm.manifest.artifacts));
   let lastEmit = Number.NEGATIVE_INFINITY;
-  const downloaded = await pullBlobs(run, todo, (bytes, total, artifact, received) => {
+  const onProgress = (bytes: number, total: number, artifact: string, received: number): void => {
     const t = nowOf(run);
     if (t - lastEmit < PROGRESS_EVERY_MS && bytes !== total) return;
     lastEmit = t;
     run.emit({ type: 'progress', bytes, total, artifact, received });
-  });
+  };
+  const other = planned === undefined ? undefined : chunkedPuller(run, planned.chunked);
+  const downloaded =
+    (await pullBlobs(run, todo, onProgress, other)) + (planned?.planningBytes ?? 0);
   const dir = repair ? repairDir(vm.payloadSha256, nowOf(run)) : undefined;
   const set: InstalledSet = {
     setId: vm.payloadSha256,
@@ -178,8 +194,9 @@ export async function install(run: RunContext, accepted: Accepted): Promise<Upda
       bytesDownloaded: 0,
     };
   }
-  run.emit({ type: 'update-available', plan: plan.summary, atMs: nowOf(run) });
-  const bytesDownloaded = await pullAndCommit(run, accepted);
+  const planned = await planPullOf(run, accepted);
+  run.emit({ type: 'update-available', plan: planned.summary, atMs: nowOf(run) });
+  const bytesDownloaded = await pullAndCommit(run, accepted, false, planned);
   run.emit({
     type: 'applied',
     version: vm.manifest.registry_version,
@@ -189,7 +206,7 @@ export async function install(run: RunContext, accepted: Accepted): Promise<Upda
   return {
     outcome: 'applied',
     version: vm.manifest.registry_version,
-    plan: plan.summary,
+    plan: planned.summary,
     bytesDownloaded,
   };
 }

@@ -174,17 +174,11 @@ class FileChunkedPartial implements ChunkedPartial {
     return bytesRead === length ? bytes : bytes.subarray(0, bytesRead);
   }
 
-  async complete(): Promise<void> {
+  async complete(sha256?: string): Promise<void> {
     await this.queue;
-    const hash = createHash('sha256');
-    const buffer = Buffer.alloc(1024 * 1024);
-    for (let at = 0; at < this.options.size; at += buffer.length) {
-      const { bytesRead } = await this.data.read(buffer, 0, buffer.length, at);
-      hash.update(buffer.subarray(0, bytesRead));
-    }
+    const digest = sha256 ?? (await this.hashData());
     // Durable before it can be promoted: a blob's name must never outlive its bytes.
     await this.close();
-    const digest = hash.digest('hex');
     if (digest !== this.options.sha256) {
       await this.discard();
       throw new UpdateError(
@@ -200,6 +194,16 @@ class FileChunkedPartial implements ChunkedPartial {
     await fsyncDir(this.options.blobDir);
     await rm(this.recordPath, { force: true });
     this.options.onPromoted?.();
+  }
+
+  private async hashData(): Promise<string> {
+    const hash = createHash('sha256');
+    const buffer = Buffer.alloc(1024 * 1024);
+    for (let at = 0; at < this.options.size; at += buffer.length) {
+      const { bytesRead } = await this.data.read(buffer, 0, buffer.length, at);
+      hash.update(buffer.subarray(0, bytesRead));
+    }
+    return hash.digest('hex');
   }
 
   async close(): Promise<void> {

@@ -8,6 +8,7 @@
  * try { await updater.update(); } finally { await updater.close(); }
  */
 import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { parseEndpoint } from '../core/endpoint.js';
 import { errnoDetails, UpdateError } from '../core/errors.js';
 import type { StepHook } from '../core/install-steps.js';
@@ -16,6 +17,7 @@ import { silentLogger, type Clock, type Logger } from '../core/ports.js';
 import { createUpdateLoop } from '../core/update-loop.js';
 import type { UpdaterApi } from '../core/updater-api.js';
 import { pinKeys } from '../core/verify.js';
+import { FileChunkStore } from './chunk-store.js';
 import { FileStore } from './file-store.js';
 import { createGotFetcher } from './got-fetcher.js';
 import { acquireLock } from './lock-file.js';
@@ -89,6 +91,14 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
     pinned,
     limits,
     ...(options.onStep === undefined ? {} : { onStep: options.onStep }),
+    chunks: {
+      store: new FileChunkStore({
+        blobDir: paths.blobs,
+        partialDir: paths.partial,
+        cacheDir: join(paths.meta, 'chunks'),
+      }),
+      ...(options.collectGarbage === undefined ? {} : { collectGarbage: options.collectGarbage }),
+    },
   });
   let closed = false;
   return {

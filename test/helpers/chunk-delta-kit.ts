@@ -6,7 +6,8 @@
 import { chmod, copyFile, mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseEndpoint } from '../../src/core/endpoint.js';
-import { applyChunked, planChunked, type ChunkedPlan } from '../../src/core/chunked-download.js';
+import { applyChunked } from '../../src/core/chunked-download.js';
+import { planChunked, type ChunkedPlan } from '../../src/core/chunked-plan.js';
 import { resolveLimits } from '../../src/core/limits.js';
 import type { SourceFailure } from '../../src/core/range-fetch.js';
 import { FileChunkStore } from '../../src/node/chunk-store.js';
@@ -60,6 +61,8 @@ export async function runChunked(options: {
   readonly artifact: ManifestArtifact;
   readonly mirrors?: readonly string[];
   readonly onRecorded?: () => void;
+  /** Runs between planning and assembly (a test damages a held blob there). */
+  readonly beforeApply?: () => Promise<void>;
 }): Promise<ChunkedRun> {
   const meta = join(options.dir, '.updater');
   const limits = resolveLimits(FAST_LIMITS);
@@ -92,6 +95,7 @@ export async function runChunked(options: {
   };
   const plan = await planChunked(ctx, options.artifact);
   if (plan === undefined) return { plan, failures, networkBytes, blob: undefined };
+  await options.beforeApply?.();
   await applyChunked(ctx, plan, { onHave: () => undefined });
   const blob = await readFile(join(meta, 'blobs', options.artifact.sha256));
   return { plan, failures, networkBytes, blob };

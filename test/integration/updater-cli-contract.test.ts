@@ -118,9 +118,45 @@ describe('updater CLI contract', () => {
         remove: [],
         bytes_to_fetch: 50_000,
         bytes_to_reuse: 0,
+        artifacts: [
+          { name: 'bin/app', size: 30_000, method: 'whole', fetch_bytes: 30_000, reused_bytes: 0 },
+          {
+            name: 'shared.dat',
+            size: 20_000,
+            method: 'whole',
+            fetch_bytes: 20_000,
+            reused_bytes: 0,
+          },
+        ],
       },
     });
     expect(server.bytesServed()).toBe(0);
+  });
+
+  it('check names each artifact fetched whole or reused once a release is installed', async () => {
+    await server.publish({ version: '1.0.0', files: V1 });
+    expect((await runCli(cliArgs('update', target))).exitCode).toBe(0);
+    await server.publish({ version: '2.0.0', files: V2 });
+    const r = await runCli(cliArgs('check', target));
+    expect(r.exitCode).toBe(0);
+    expect(r.json).toMatchObject({
+      ok: true,
+      update_available: true,
+      plan: {
+        bytes_to_fetch: 40_000,
+        bytes_to_reuse: 20_000,
+        artifacts: [
+          {
+            name: 'bin/app',
+            method: 'whole',
+            fetch_bytes: 40_000,
+            reused_bytes: 0,
+            index_bytes: 0,
+          },
+          { name: 'shared.dat', method: 'reuse', fetch_bytes: 0, reused_bytes: 20_000 },
+        ],
+      },
+    });
   });
 
   it('update installs, reports bytes_downloaded, then reports up-to-date', async () => {

@@ -93,6 +93,16 @@ describe('updater CLI', () => {
         remove: [],
         bytes_to_fetch: 3,
         bytes_to_reuse: 0,
+        artifacts: [
+          {
+            name: 'a.txt',
+            size: 3,
+            method: 'whole',
+            fetch_bytes: 3,
+            reused_bytes: 0,
+            index_bytes: 0,
+          },
+        ],
       },
     });
   });

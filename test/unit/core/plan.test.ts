@@ -103,6 +103,34 @@ describe('planUpdate', () => {
     expect(plan.summary.bytesToFetch).toBe(a1.length);
   });
 
+  it('tells per artifact how it comes: whole, reused, or a second entry of one digest', () => {
+    const from = installed('1.0.0', [{ name: 'b', content: b1 }]);
+    const plan = planUpdate(
+      from,
+      vm('1.1.0', [
+        { name: 'a', content: a2 },
+        { name: 'b', content: b1 },
+        { name: 'c', content: a2 },
+      ]),
+    );
+    const entry = (name: string, size: number, method: string, fetchBytes: number) => ({
+      name,
+      size,
+      method,
+      fetchBytes,
+      reusedBytes: size - fetchBytes,
+      indexBytes: 0,
+    });
+    expect(plan.summary.artifacts).toEqual([
+      entry('a', a2.length, 'whole', a2.length),
+      entry('b', b1.length, 'reuse', 0),
+      entry('c', a2.length, 'reuse', 0),
+    ]);
+    // The totals are the entries added up: every byte is either fetched or reused.
+    expect(plan.summary.bytesToFetch).toBe(a2.length);
+    expect(plan.summary.bytesToReuse).toBe(b1.length + a2.length);
+  });
+
   it('is up to date when the installed set came from this very manifest', () => {
     const files = [{ name: 'a', content: a1 }];
     const plan = planUpdate(installed('1.0.0', files), vm('1.0.0', files));

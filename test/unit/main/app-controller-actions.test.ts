@@ -17,6 +17,16 @@ const PLAN = {
   remove: [],
   bytesToFetch: 1000,
   bytesToReuse: 0,
+  artifacts: [
+    {
+      name: 'a.bin',
+      size: 1000,
+      method: 'whole' as const,
+      fetchBytes: 1000,
+      reusedBytes: 0,
+      indexBytes: 0,
+    },
+  ],
 };
 
 interface Fake extends UpdaterApi {

@@ -13,6 +13,16 @@ const PLAN = {
   remove: [],
   bytesToFetch: 100,
   bytesToReuse: 0,
+  artifacts: [
+    {
+      name: 'a.bin',
+      size: 100,
+      method: 'whole' as const,
+      fetchBytes: 100,
+      reusedBytes: 0,
+      indexBytes: 0,
+    },
+  ],
 };
 
 /** A scripted UpdaterApi: update() replays events, then resolves or rejects. */

@@ -121,6 +121,24 @@ describe('chunked partial (docs/UPDATER.md §9)', () => {
     await expect(stat(join(partialDir, `${SHA}.chunked`))).rejects.toThrow();
   });
 
+  it('trusts no digest handed to complete() that is not the signed one', async () => {
+    const { open, blobDir } = await setup();
+    const p = await open();
+    await writeChunk(p, 0, CONTENT.length);
+    const error = await p.complete('00'.repeat(32)).catch((e: unknown) => e);
+    expect((error as UpdateError).code).toBe('HASH_MISMATCH');
+    await expect(stat(join(blobDir, SHA))).rejects.toThrow();
+    // The caller's one-pass digest of the very bytes written promotes without a re-read.
+    const again = await open();
+    await writeChunk(again, 0, CONTENT.length);
+    await again.complete(SHA);
+    expect(
+      createHash('sha256')
+        .update(await readFile(join(blobDir, SHA)))
+        .digest('hex'),
+    ).toBe(SHA);
+  });
+
   it('reads back what was written (a chunk repeated inside the artifact)', async () => {
     const { open } = await setup();
     const p = await open();

@@ -1,0 +1,182 @@
+/**
+ * Chunk deltas through the updater itself (docs/UPDATER.md §9): the companion server publishes
+ * with `artifact_base_url` on nginx, a first install fetches whole files, and the next release
+ * is assembled from the chunks the blob store holds plus verified ranges. `check` and the
+ * `update-available` event tell per artifact what is fetched and what is reused, the CLI's
+ * `check --json` prints it, and an index that cannot be had falls back to the whole file.
+ */
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ArtifactPlan, PlanSummary, UpdateEvent } from '../../src/core/events.js';
+import { silentLogger } from '../../src/core/ports.js';
+import { startServer, type RunningServer } from '../../server/src/start-server.js';
+import type { ManifestArtifact } from '../../src/protocol/manifest.js';
+import { copyEntryBlobs } from '../helpers/chunk-delta-kit.js';
+import { sha256Hex } from '../helpers/hostile-server.js';
+import { startNginx, type Nginx } from '../helpers/nginx.js';
+import { filesOf, snapshotTree } from '../helpers/tree-snapshot.js';
+import {
+  bytesOf,
+  cliArgs,
+  openUpdater,
+  runCli,
+  tempDirs,
+  updateOnce,
+  type UpdaterServer,
+} from '../helpers/updater-harness.js';
+
+const MiB = 1024 * 1024;
+const dirs = tempDirs();
+let server: RunningServer;
+let nginx: Nginx;
+let registry: UpdaterServer;
+let version = 0;
+
+beforeAll(async () => {
+  server = await startServer({ simulate: false });
+  const root = await dirs.make('chunk-updater-www-');
+  nginx = await startNginx(root);
+  const { machine_key } = await server.updates.mintMachineKey();
+  registry = { baseUrl: server.url, machineKey: machine_key, pubkeyHex: server.nodePubkey };
+});
+
+afterAll(async () => {
+  await nginx.stop();
+  await server.close();
+  await dirs.cleanup();
+});
+
+type Files = { name: string; content: Uint8Array }[];
+
+/** Publishes `files` with their blobs (artifact, index, list) under nginx /cdn. */
+async function publish(files: Files): Promise<ManifestArtifact[]> {
+  version++;
+  const result = await server.publish({
+    registry_version: `1.0.${version}`,
+    artifacts: files,
+    artifact_base_url: `${nginx.baseUrl}/cdn`,
+  });
+  for (const entry of result.artifacts) {
+    await copyEntryBlobs(server.dataDir, entry, join(nginx.root, 'cdn'));
+  }
+  return [...result.artifacts];
+}
+
+const byName = (plan: PlanSummary | null | undefined, name: string): ArtifactPlan | undefined =>
+  plan?.artifacts.find((a) => a.name === name);
+
+function edited(base: Uint8Array, at: number, length: number, seed: number): Uint8Array {
+  const out = Uint8Array.from(base);
+  out.set(bytesOf(length, seed), at);
+  return out;
+}
+
+describe('chunk deltas in update()', () => {
+  it('reports chunks in check and the plan event, then fetches only them', async () => {
+    const dir = await dirs.make('chunk-updater-');
+    const v1: Files = [
+      { name: 'app.bin', content: bytesOf(4 * MiB, 1) },
+      { name: 'notes.txt', content: bytesOf(2000, 2) },
+    ];
+    await publish(v1);
+    const first = await updateOnce(registry, dir);
+    // Nothing held yet: whole files, no chunk index fetched.
+    expect(byName(first.plan, 'app.bin')).toMatchObject({ method: 'whole', indexBytes: 0 });
+    expect(first.bytesDownloaded).toBe(4 * MiB + 2000);
+
+    const v2: Files = [
+      { name: 'app.bin', content: edited(v1[0]?.content as Uint8Array, 2 * MiB, 100_000, 3) },
+      { name: 'notes.txt', content: v1[1]?.content as Uint8Array },
+    ];
+    await publish(v2);
+    const updater = await openUpdater(registry, dir);
+    const events: UpdateEvent[] = [];
+    updater.on((e) => events.push(e));
+    let checked: PlanSummary;
+    try {
+      checked = await updater.check();
+    } finally {
+      await updater.close();
+    }
+    const app = byName(checked, 'app.bin');
+    expect(app?.method).toBe('chunks');
+    expect(app?.fetchBytes).toBeGreaterThanOrEqual(100_000);
+    expect(app?.fetchBytes).toBeLessThan(100_000 + 3 * 64 * 1024);
+    expect((app?.fetchBytes ?? 0) + (app?.reusedBytes ?? 0)).toBe(4 * MiB);
+    expect(app?.indexBytes).toBeGreaterThan(0);
+    expect(byName(checked, 'notes.txt')).toMatchObject({ method: 'reuse', fetchBytes: 0 });
+    expect(checked.bytesToFetch).toBe(app?.fetchBytes);
+    expect(checked.bytesToReuse).toBe(4 * MiB - (app?.fetchBytes ?? 0) + 2000);
+    expect(events.find((e) => e.type === 'update-available')).toMatchObject({ plan: checked });
+
+    const before = (await nginx.accessLog()).length;
+    // No source skipped and no fallback to the whole file: the logger hears nothing.
+    const warnings: string[] = [];
+    const logger = { ...silentLogger, warn: (message: string) => warnings.push(message) };
+    const result = await updateOnce(registry, dir, { logger });
+    expect(warnings).toEqual([]);
+    expect(result.outcome).toBe('applied');
+    expect(result.plan).toEqual(checked);
+    const log = (await nginx.accessLog()).slice(before);
+    const ranged = log.filter((e) => e.uri.endsWith(sha256Hex(v2[0]?.content as Uint8Array)));
+    expect(ranged.length).toBeGreaterThan(0);
+    expect(ranged.every((e) => e.status === 206 && e.range.startsWith('bytes='))).toBe(true);
+    const served = log.reduce((n, e) => n + e.bodyBytesSent, 0);
+    expect(result.bytesDownloaded).toBe(served);
+    expect(served).toBeLessThan((app?.fetchBytes ?? 0) + (app?.indexBytes ?? 0) + 16 * 1024);
+    expect(filesOf(await snapshotTree(join(dir, 'current')))).toEqual({
+      'app.bin': sha256Hex(v2[0]?.content as Uint8Array),
+      'notes.txt': sha256Hex(v2[1]?.content as Uint8Array),
+    });
+  });
+
+  it('falls back to the whole file when the chunk list cannot be had', async () => {
+    const dir = await dirs.make('chunk-updater-');
+    const base = bytesOf(3 * MiB, 11);
+    await publish([{ name: 'app.bin', content: base }]);
+    await updateOnce(registry, dir);
+    const next = edited(base, MiB, 50_000, 12);
+    const [entry] = await publish([{ name: 'app.bin', content: next }]);
+    const list = entry?.chunk_index?.list_url?.split('/').pop();
+    if (list === undefined) throw new Error('no chunk list');
+    await rm(join(nginx.root, 'cdn', list));
+    const result = await updateOnce(registry, dir);
+    expect(byName(result.plan, 'app.bin')).toMatchObject({ method: 'whole', fetchBytes: 3 * MiB });
+    expect(filesOf(await snapshotTree(join(dir, 'current')))).toEqual({
+      'app.bin': sha256Hex(next),
+    });
+  });
+});
+
+describe('chunk deltas in the CLI', () => {
+  it('check --json prints each artifact with its method, fetch and reused bytes', async () => {
+    const dir = await dirs.make('chunk-updater-cli-');
+    const base = bytesOf(2 * MiB, 21);
+    await publish([{ name: 'app.bin', content: base }]);
+    await updateOnce(registry, dir);
+    await publish([{ name: 'app.bin', content: edited(base, 10_000, 4096, 22) }]);
+    const target = { ...registry, dir };
+    const r = await runCli(cliArgs('check', target));
+    expect(r.exitCode).toBe(0);
+    const plan = r.json?.['plan'] as { artifacts: Record<string, unknown>[] } & Record<
+      string,
+      unknown
+    >;
+    const [app] = plan.artifacts;
+    expect(Object.keys(app ?? {}).sort()).toEqual([
+      'fetch_bytes',
+      'index_bytes',
+      'method',
+      'name',
+      'reused_bytes',
+      'size',
+    ]);
+    expect(app).toMatchObject({ name: 'app.bin', size: 2 * MiB, method: 'chunks' });
+    const fetchBytes = app?.['fetch_bytes'] as number;
+    expect(fetchBytes).toBeGreaterThanOrEqual(4096);
+    expect(fetchBytes).toBeLessThanOrEqual(2 * 64 * 1024);
+    expect(app?.['reused_bytes']).toBe(2 * MiB - fetchBytes);
+    expect(plan['bytes_to_fetch']).toBe(fetchBytes);
+  });
+});
