@@ -8,6 +8,7 @@ import { ProtocolError } from '../protocol/protocol-error.js';
 import { downloadArtifact } from './download.js';
 import { UpdateError } from './errors.js';
 import type { HttpContext } from './http-get.js';
+import { linkedAbort } from './linked-abort.js';
 import type { LocalStore, Logger, Random } from './ports.js';
 import { RateLimit } from './rate-limit.js';
 import { withRetries } from './retry.js';
@@ -50,8 +51,8 @@ export async function pullBlobs(
   const have = new Map<string, number>();
   let sum = 0;
   let network = 0;
-  const controller = new AbortController();
-  const signal = AbortSignal.any([ctx.signal, controller.signal]);
+  const link = linkedAbort(ctx.signal);
+  const signal = link.signal;
   // Whatever a worker threw first, passed on untouched: the run's boundary types it.
   let firstError: unknown;
   let failed = false;
@@ -96,7 +97,7 @@ export async function pullBlobs(
         if (!failed) {
           failed = true;
           firstError = error instanceof ProtocolError ? fromProtocolError(error) : error;
-          controller.abort();
+          link.abort();
         }
       }
     }
@@ -104,6 +105,7 @@ export async function pullBlobs(
 
   const workers = Math.max(1, Math.min(ctx.http.limits.parallel, todo.length));
   await Promise.all(Array.from({ length: workers }, worker));
+  link.dispose();
   // A sibling's abort is reported as the refusal that caused it.
   if (failed) throw firstError;
   if (ctx.signal.aborted) throw new UpdateError('ABORTED', 'aborted');
