@@ -10,7 +10,7 @@ import type { AuditRecord } from '../core/audit-log.js';
 import type { StepHook } from '../core/install-steps.js';
 import type { LocalStore, PartialBlob } from '../core/ports.js';
 import { encodeState, type InstalledArtifact, type UpdaterState } from '../core/state.js';
-import { writeFileAtomic } from '../shared/atomic-file.js';
+import { fsyncDir, writeFileAtomic } from '../shared/atomic-file.js';
 import { appendAuditFile } from './audit-file.js';
 import {
   commitSet,
@@ -34,6 +34,8 @@ export interface FileStoreOptions {
 
 export class FileStore implements LocalStore {
   private readonly commit: CommitContext;
+  /** Blobs were renamed into blobs/ since it was last synced (partial-blob.ts `onPromoted`). */
+  private blobsUnsynced = false;
 
   private constructor(
     readonly paths: StateDirPaths,
@@ -79,12 +81,24 @@ export class FileStore implements LocalStore {
       openPartialBlob({ partialDir: this.paths.partial, blobDir: this.paths.blobs }, sha256, size, {
         onStep: this.options.onStep,
         onWritten: this.options.onWritten,
+        onPromoted: () => {
+          this.blobsUnsynced = true;
+        },
       }),
     );
   }
 
   commitSet(set: SetToCommit, next: UpdaterState): Promise<void> {
-    return io('commit', () => commitSet(this.commit, set, next));
+    return io('commit', async () => {
+      // One fsync of blobs/ for the whole batch, before the journal names a set built from
+      // it: every blob's data was synced before its rename (docs/UPDATER.md §3, Durability).
+      if (this.blobsUnsynced) {
+        this.blobsUnsynced = false;
+        await fsyncDir(this.paths.blobs);
+        this.options.onStep?.('blobs-synced');
+      }
+      await commitSet(this.commit, set, next);
+    });
   }
 
   switchSet(dir: string, next: UpdaterState): Promise<void> {

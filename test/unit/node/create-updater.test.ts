@@ -101,7 +101,8 @@ describe('createNodeUpdater', () => {
   });
 
   it('reports every durable step to onStep, in INSTALL_STEPS order', async () => {
-    registry.publish('1.0.0', V1);
+    // One artifact past the 256 KiB append buffer, so a partial append happens.
+    registry.publish('1.0.0', [...V1, { name: 'big.bin', content: new Uint8Array(300_000) }]);
     const steps: string[] = [];
     await (await make({ onStep: (s) => steps.push(s) })).update();
     const distinct = steps.filter((s, i) => steps.indexOf(s) === i);
@@ -109,6 +110,7 @@ describe('createNodeUpdater', () => {
       'accepted-recorded',
       'partial-written',
       'blob-promoted',
+      'blobs-synced',
       'set-staged',
       'journal-written',
       'current-swapped',
