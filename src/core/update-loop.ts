@@ -4,6 +4,7 @@
  * while one is in flight joins it (electron-updater's checkForUpdates model). Everything
  * outside is a port.
  */
+import type { AnswerCache } from './answer-cache.js';
 import { requireEndpoint, type Endpoint } from './endpoint.js';
 import { toUpdateError } from './errors.js';
 import type { UpdateEvent, UpdateListener } from './events.js';
@@ -37,6 +38,8 @@ export interface UpdateLoopDeps {
   readonly limits: Limits;
   readonly onStep?: StepHook;
   readonly userAgent?: string;
+  /** Keeps the last manifest answer for conditional requests (answer-cache.ts). */
+  readonly answers?: AnswerCache;
 }
 
 /** Builds the updater over its ports. `close()` aborts a run in flight. */
@@ -74,6 +77,7 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
     signal: controller.signal,
     emit,
     onStep: deps.onStep,
+    answers: deps.answers,
   });
 
   /** The one boundary of a network run: whatever was thrown is typed here, once. */

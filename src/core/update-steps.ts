@@ -3,6 +3,7 @@
  * verify, policy, plan, record), pull and commit, repair, and the failure record. The order
  * is the type-enforced pipeline of docs/ARCHITECTURE.md; update-loop.ts runs them one at a time.
  */
+import type { AnswerCache } from './answer-cache.js';
 import { UpdateError } from './errors.js';
 import type { PlanSummary, UpdateEvent } from './events.js';
 import { fetchManifest } from './fetch-manifest.js';
@@ -33,6 +34,8 @@ export interface RunContext {
   readonly signal: AbortSignal;
   readonly emit: (event: UpdateEvent) => void;
   readonly onStep?: StepHook | undefined;
+  /** The last manifest answer, for a conditional fetch (answer-cache.ts); none: always 200. */
+  readonly answers?: AnswerCache | undefined;
 }
 
 /** A manifest that passed verification and policy, with the state that records it. */
@@ -49,7 +52,7 @@ export async function accept(run: RunContext): Promise<Accepted> {
   const { http, store, limits } = run;
   const bytes = await withRetries(
     { limits, timers: http.timers, random: run.random, signal: run.signal },
-    () => fetchManifest(http, run.signal),
+    () => fetchManifest(http, run.signal, run.answers),
   );
   const vm = verifyManifest(bytes, run.pinned, limits.maxManifestBytes);
   const loaded = await store.loadState();

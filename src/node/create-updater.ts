@@ -16,6 +16,7 @@ import { silentLogger, type Clock, type Logger } from '../core/ports.js';
 import { createUpdateLoop } from '../core/update-loop.js';
 import type { UpdaterApi } from '../core/updater-api.js';
 import { pinKeys } from '../core/verify.js';
+import { AnswerFile } from './answer-file.js';
 import { FileStore } from './file-store.js';
 import { createGotFetcher } from './got-fetcher.js';
 import { acquireLock } from './lock-file.js';
@@ -85,6 +86,7 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
     endpoint,
     pinned,
     limits,
+    answers: new AnswerFile(paths.meta),
     ...(options.onStep === undefined ? {} : { onStep: options.onStep }),
   });
   let closed = false;
