@@ -95,6 +95,8 @@ class FilePartialBlob implements PartialBlob {
   private chain: Promise<void> = Promise.resolve();
   /** An idle flush that failed: reported by the next call. */
   private failure: Error | undefined;
+  /** The append `write` started last and has not waited for (read-while-write). */
+  private writing: Promise<void> = Promise.resolve();
 
   private readonly paths: PartialPaths;
   private readonly sha256: string;
@@ -172,8 +174,24 @@ class FilePartialBlob implements PartialBlob {
     this.pendingBytes += buffer.length;
     this.offset += buffer.length;
     this.writesSinceArm++;
-    if (this.pendingBytes >= FLUSH_BYTES) await this.flush();
+    if (this.pendingBytes >= FLUSH_BYTES) await this.flushBehind();
     else if (this.idle === undefined) this.arm();
+  }
+
+  /**
+   * Starts appending the full buffer and waits only for the append before it: the next
+   * FLUSH_BYTES are read from the socket (and hashed) while this one is written, and at most
+   * two buffers are held (one being written, one queued behind it).
+   */
+  private async flushBehind(): Promise<void> {
+    const before = this.writing;
+    const run = this.flush();
+    this.writing = run;
+    run.catch((error: unknown) => {
+      this.failure ??= error instanceof Error ? error : new UpdateError('IO', 'append failed');
+    });
+    await before;
+    this.rethrow();
   }
 
   private arm(): void {
@@ -244,6 +262,7 @@ class FilePartialBlob implements PartialBlob {
 
   async complete(): Promise<void> {
     this.disarm();
+    await this.chain; // an append `write` did not wait for (flushBehind)
     this.rethrow();
     // Nothing appended yet: the whole artifact is in memory, checked before a byte is written.
     const whole = this.handle === undefined;

@@ -68,8 +68,8 @@ describe('partial blobs', () => {
     const first = await openPartialBlob(p, SHA, CONTENT.length);
     await first.setValidator('"v1"');
     await first.write(CONTENT.subarray(0, FLUSH_BYTES));
-    expect((await readdir(p.partialDir)).sort()).toEqual([`${SHA}.meta`, `${SHA}.part`]);
     await first.close();
+    expect((await readdir(p.partialDir)).sort()).toEqual([`${SHA}.meta`, `${SHA}.part`]);
     const bad = await openPartialBlob(p, sha256Hex(new Uint8Array(10)), 10);
     await bad.write(new Uint8Array(10).fill(1));
     await expect(bad.complete()).rejects.toMatchObject({ code: 'HASH_MISMATCH' });
@@ -84,10 +84,28 @@ describe('partial blobs', () => {
       onWritten: (n) => appended.push(n),
     });
     await partial.write(CONTENT.subarray(0, FLUSH_BYTES));
-    expect(appended).toEqual([FLUSH_BYTES]);
     await partial.write(CONTENT.subarray(FLUSH_BYTES));
     await partial.complete();
     expect(appended).toEqual([FLUSH_BYTES, CONTENT.length - FLUSH_BYTES]);
+  });
+
+  it('reads on while a full buffer is written: write() waits only for the append before it', async () => {
+    const p = await paths();
+    const big = new Uint8Array(4 * FLUSH_BYTES).map((_, i) => (i * 7) % 253);
+    const appended: number[] = [];
+    const partial = await openPartialBlob(p, sha256Hex(big), big.length, {
+      onWritten: (n) => appended.push(n),
+    });
+    // The first full buffer is handed to the disk and write() returns before it is written.
+    await partial.write(big.subarray(0, FLUSH_BYTES));
+    expect(appended).toEqual([]);
+    // The second waits for the first append only: never more than two buffers held.
+    await partial.write(big.subarray(FLUSH_BYTES, 2 * FLUSH_BYTES));
+    expect(appended).toEqual([FLUSH_BYTES]);
+    await partial.write(big.subarray(2 * FLUSH_BYTES));
+    await partial.complete();
+    expect(appended.reduce((a, b) => a + b, 0)).toBe(big.length);
+    expect(new Uint8Array(await readFile(join(p.blobDir, sha256Hex(big))))).toEqual(big);
   });
 
   it('appends what is buffered once the bytes pause for IDLE_FLUSH_MS, not while they flow', async () => {
