@@ -4,7 +4,7 @@
  * (commit-journal.ts, docs/UPDATER.md §3), which `open` also uses to finish a commit a crash
  * interrupted. Every file-system failure leaves here as IO (fs-errors.ts `io`).
  */
-import { readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AuditRecord } from '../core/audit-log.js';
 import type { StepHook } from '../core/install-steps.js';
@@ -36,6 +36,11 @@ export class FileStore implements LocalStore {
   private readonly commit: CommitContext;
   /** Blobs were renamed into blobs/ since it was last synced (partial-blob.ts `onPromoted`). */
   private blobsUnsynced = false;
+  /**
+   * Digests that may have a partial file: those listed in partial/ at the first open, and every
+   * one opened since (a retry resumes). Others skip a stat each (only this process writes here).
+   */
+  private partials: Set<string> | undefined;
 
   private constructor(
     readonly paths: StateDirPaths,
@@ -77,15 +82,26 @@ export class FileStore implements LocalStore {
   }
 
   openPartial(sha256: string, size: number): Promise<PartialBlob> {
-    return io('open a partial download', () =>
-      openPartialBlob({ partialDir: this.paths.partial, blobDir: this.paths.blobs }, sha256, size, {
-        onStep: this.options.onStep,
-        onWritten: this.options.onWritten,
-        onPromoted: () => {
-          this.blobsUnsynced = true;
+    return io('open a partial download', async () => {
+      this.partials ??= new Set(
+        (await readdir(this.paths.partial)).map((name) => name.replace(/\.(part|meta)$/, '')),
+      );
+      const mayExist = this.partials.has(sha256);
+      this.partials.add(sha256);
+      return openPartialBlob(
+        { partialDir: this.paths.partial, blobDir: this.paths.blobs },
+        sha256,
+        size,
+        {
+          mayExist,
+          onStep: this.options.onStep,
+          onWritten: this.options.onWritten,
+          onPromoted: () => {
+            this.blobsUnsynced = true;
+          },
         },
-      }),
-    );
+      );
+    });
   }
 
   commitSet(set: SetToCommit, next: UpdaterState): Promise<void> {
