@@ -1,21 +1,41 @@
 /**
  * GET /api/updates/manifest with the bearer machine key (docs/INTERFACE.md §4.3), reading at most
  * maxManifestBytes: a longer declared or actual body is MANIFEST_TOO_LARGE at once, so an
- * endless manifest costs bounded memory (TUF "endless data").
+ * endless manifest costs bounded memory (TUF "endless data"). With an answer cache the request
+ * is conditional (If-None-Match) and a 304 answers the kept bytes (docs/PROTOCOL.md §2.7.6).
  */
+import type { AnswerCache, CachedAnswer } from './answer-cache.js';
 import { UpdateError } from './errors.js';
 import { errorForResponse } from './http-errors.js';
 import { startGet, type HttpContext } from './http-get.js';
 
 export const MANIFEST_PATH = 'api/updates/manifest';
 
-/** Fetches the raw envelope bytes. Nothing here trusts them: verify.ts does. */
-export async function fetchManifest(ctx: HttpContext, signal: AbortSignal): Promise<Uint8Array> {
+/**
+ * Fetches the raw answer bytes. Nothing here trusts them: verify.ts does, the same way for
+ * bytes that came in a 200 and for kept bytes a 304 confirmed. A request that must not be
+ * answered from the cache (a nonce) passes no `cache`.
+ */
+export async function fetchManifest(
+  ctx: HttpContext,
+  signal: AbortSignal,
+  cache?: AnswerCache,
+): Promise<Uint8Array> {
   const max = ctx.limits.maxManifestBytes;
   const url = new URL(MANIFEST_PATH, ctx.endpoint.base);
-  const exchange = await startGet(ctx, url, { accept: 'application/json' }, signal, 'manifest');
+  // A cache that cannot be read is no cache: the full answer is asked for.
+  const kept: CachedAnswer | undefined = await cache?.load().catch(() => undefined);
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (kept !== undefined) headers['if-none-match'] = kept.etag;
+  const exchange = await startGet(ctx, url, headers, signal, 'manifest');
   const { response } = exchange;
   try {
+    if (response.status === 304 && kept !== undefined) {
+      response.discard();
+      const failure = exchange.finish();
+      if (failure !== undefined) throw failure;
+      return kept.bytes;
+    }
     if (response.status !== 200) {
       throw await errorForResponse(response, 'manifest', ctx.clock.nowMs(), exchange.safeUrl);
     }
@@ -35,7 +55,13 @@ export async function fetchManifest(ctx: HttpContext, signal: AbortSignal): Prom
     }
     const failure = exchange.finish();
     if (failure !== undefined) throw failure;
-    return Buffer.concat(parts, total);
+    const bytes = Buffer.concat(parts, total);
+    const etag = response.header('etag');
+    // Kept whatever verification will say: on a 304 it is verified again, like this answer.
+    if (cache !== undefined && etag !== undefined) {
+      await cache.save({ etag, bytes }).catch(() => undefined);
+    }
+    return bytes;
   } catch (error) {
     response.discard();
     throw exchange.finish(error) ?? error;

@@ -6,6 +6,7 @@
 import type { Endpoint } from './endpoint.js';
 import { UpdateError } from './errors.js';
 import type { Limits } from './limits.js';
+import { linkedAbort } from './linked-abort.js';
 import type { Clock, Fetcher, FetchResponse, Timers } from './ports.js';
 import { safeUrl } from './safe-url.js';
 import { StallWatch } from './stall-watch.js';
@@ -41,8 +42,9 @@ export async function startGet(
   parent: AbortSignal,
   what: string,
 ): Promise<Exchange> {
-  const controller = new AbortController();
-  const signal = AbortSignal.any([parent, controller.signal]);
+  // Let go of `parent` in finish(): a link per request must not outlive it (linked-abort.ts).
+  const link = linkedAbort(parent);
+  const signal = link.signal;
   let stalled: string | undefined;
   const watch = new StallWatch({
     clock: ctx.clock,
@@ -52,7 +54,7 @@ export async function startGet(
     throughputWindowMs: ctx.limits.throughputWindowMs,
     onStall: (reason) => {
       stalled = reason;
-      controller.abort();
+      link.abort();
     },
   });
   let current = url;
@@ -60,6 +62,7 @@ export async function startGet(
   const finish = (error?: unknown): UpdateError | undefined => {
     watch.stop();
     const details = { url: where(current) };
+    link.dispose();
     if (stalled !== undefined) {
       return new UpdateError('STALLED', `${what}: ${stalled}`, {
         cause: error,

@@ -10,6 +10,8 @@ export const INSTALL_STEPS = [
   'partial-written',
   /** A verified partial was renamed into the blob store. */
   'blob-promoted',
+  /** The blob directory is synced: every rename of the batch is durable (once per commit). */
+  'blobs-synced',
   /** The complete new tree is staged under sets/ (fsynced, renamed into place). */
   'set-staged',
   /** The commit journal (the intent: target set and the state to write) is on disk. */

@@ -18,6 +18,7 @@ import {
 import { toUpdateError, UpdateError } from './errors.js';
 import { errorForResponse } from './http-errors.js';
 import { startGet, type HttpContext } from './http-get.js';
+import { linkedAbort } from './linked-abort.js';
 import { ByterangesReader, byterangesBoundary } from './multipart-ranges.js';
 import {
   checkSingleRange,
@@ -79,8 +80,8 @@ export async function fetchPieces<P extends VerifiedPiece>(
   if (ctx.sources.length === 0) throw new UpdateError('CONFIG_INVALID', `${ctx.what}: no source`);
   const batches = batchesOf(coalesceRanges(pieces, ctx.rule));
   const singleOnly = new Set<string>();
-  const controller = new AbortController();
-  const signal = AbortSignal.any([ctx.signal, controller.signal]);
+  const link = linkedAbort(ctx.signal);
+  const signal = link.signal;
   let firstError: UpdateError | undefined;
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -93,13 +94,14 @@ export async function fetchPieces<P extends VerifiedPiece>(
         // Never rethrow from a worker: siblings must stop before the call settles.
         if (firstError === undefined) {
           firstError = toUpdateError(error);
-          controller.abort();
+          link.abort();
         }
       }
     }
   };
   const workers = Math.max(1, Math.min(ctx.http.limits.parallel, batches.length));
   await Promise.all(Array.from({ length: workers }, worker));
+  link.dispose();
   if (firstError !== undefined) throw firstError;
   if (ctx.signal.aborted) throw new UpdateError('ABORTED', 'aborted');
 }

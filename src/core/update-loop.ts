@@ -5,6 +5,7 @@
  * outside is a port.
  */
 import type { ChunkPorts } from './chunk-pull.js';
+import type { AnswerCache } from './answer-cache.js';
 import { requireEndpoint, type Endpoint } from './endpoint.js';
 import { toUpdateError } from './errors.js';
 import type { UpdateEvent, UpdateListener } from './events.js';
@@ -40,6 +41,8 @@ export interface UpdateLoopDeps {
   readonly userAgent?: string;
   /** Chunk deltas (docs/UPDATER.md §9); without them every blob is fetched whole. */
   readonly chunks?: ChunkPorts;
+  /** Keeps the last manifest answer for conditional requests (answer-cache.ts). */
+  readonly answers?: AnswerCache;
 }
 
 /** Builds the updater over its ports. `close()` aborts a run in flight. */
@@ -78,6 +81,7 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
     emit,
     onStep: deps.onStep,
     chunks: deps.chunks,
+    answers: deps.answers,
   });
 
   /** The one boundary of a network run: whatever was thrown is typed here, once. */

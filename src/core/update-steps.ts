@@ -5,6 +5,7 @@
  */
 import type { ManifestArtifact } from '../protocol/manifest.js';
 import { chunkedPuller, planPull, type ChunkPorts, type PullPlan } from './chunk-pull.js';
+import type { AnswerCache } from './answer-cache.js';
 import { UpdateError } from './errors.js';
 import type { PlanSummary, UpdateEvent } from './events.js';
 import { fetchManifest } from './fetch-manifest.js';
@@ -37,6 +38,8 @@ export interface RunContext {
   readonly onStep?: StepHook | undefined;
   /** The chunked path (docs/UPDATER.md §9); without it every blob is fetched whole. */
   readonly chunks?: ChunkPorts | undefined;
+  /** The last manifest answer, for a conditional fetch (answer-cache.ts); none: always 200. */
+  readonly answers?: AnswerCache | undefined;
 }
 
 /** A manifest that passed verification and policy, with the state that records it. */
@@ -69,7 +72,7 @@ export async function accept(run: RunContext): Promise<Accepted> {
   const { http, store, limits } = run;
   const bytes = await withRetries(
     { limits, timers: http.timers, random: run.random, signal: run.signal },
-    () => fetchManifest(http, run.signal),
+    () => fetchManifest(http, run.signal, run.answers),
   );
   const vm = verifyManifest(bytes, run.pinned, limits.maxManifestBytes);
   const loaded = await store.loadState();

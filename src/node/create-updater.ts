@@ -18,6 +18,7 @@ import { createUpdateLoop } from '../core/update-loop.js';
 import type { UpdaterApi } from '../core/updater-api.js';
 import { pinKeys } from '../core/verify.js';
 import { FileChunkStore } from './chunk-store.js';
+import { AnswerFile } from './answer-file.js';
 import { FileStore } from './file-store.js';
 import { createGotFetcher } from './got-fetcher.js';
 import { acquireLock } from './lock-file.js';
@@ -90,6 +91,7 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
     endpoint,
     pinned,
     limits,
+    answers: new AnswerFile(paths.meta),
     ...(options.onStep === undefined ? {} : { onStep: options.onStep }),
     chunks: {
       store: new FileChunkStore({

@@ -4,13 +4,13 @@
  * (commit-journal.ts, docs/UPDATER.md §3), which `open` also uses to finish a commit a crash
  * interrupted. Every file-system failure leaves here as IO (fs-errors.ts `io`).
  */
-import { readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AuditRecord } from '../core/audit-log.js';
 import type { StepHook } from '../core/install-steps.js';
 import type { LocalStore, PartialBlob } from '../core/ports.js';
 import { encodeState, type InstalledArtifact, type UpdaterState } from '../core/state.js';
-import { writeFileAtomic } from '../shared/atomic-file.js';
+import { fsyncDir, writeFileAtomic } from '../shared/atomic-file.js';
 import { appendAuditFile } from './audit-file.js';
 import {
   commitSet,
@@ -34,6 +34,13 @@ export interface FileStoreOptions {
 
 export class FileStore implements LocalStore {
   private readonly commit: CommitContext;
+  /** Blobs were renamed into blobs/ since it was last synced (partial-blob.ts `onPromoted`). */
+  private blobsUnsynced = false;
+  /**
+   * Digests that may have a partial file: those listed in partial/ at the first open, and every
+   * one opened since (a retry resumes). Others skip a stat each (only this process writes here).
+   */
+  private partials: Set<string> | undefined;
 
   private constructor(
     readonly paths: StateDirPaths,
@@ -75,16 +82,39 @@ export class FileStore implements LocalStore {
   }
 
   openPartial(sha256: string, size: number): Promise<PartialBlob> {
-    return io('open a partial download', () =>
-      openPartialBlob({ partialDir: this.paths.partial, blobDir: this.paths.blobs }, sha256, size, {
-        onStep: this.options.onStep,
-        onWritten: this.options.onWritten,
-      }),
-    );
+    return io('open a partial download', async () => {
+      this.partials ??= new Set(
+        (await readdir(this.paths.partial)).map((name) => name.replace(/\.(part|meta)$/, '')),
+      );
+      const mayExist = this.partials.has(sha256);
+      this.partials.add(sha256);
+      return openPartialBlob(
+        { partialDir: this.paths.partial, blobDir: this.paths.blobs },
+        sha256,
+        size,
+        {
+          mayExist,
+          onStep: this.options.onStep,
+          onWritten: this.options.onWritten,
+          onPromoted: () => {
+            this.blobsUnsynced = true;
+          },
+        },
+      );
+    });
   }
 
   commitSet(set: SetToCommit, next: UpdaterState): Promise<void> {
-    return io('commit', () => commitSet(this.commit, set, next));
+    return io('commit', async () => {
+      // One fsync of blobs/ for the whole batch, before the journal names a set built from
+      // it: every blob's data was synced before its rename (docs/UPDATER.md §3, Durability).
+      if (this.blobsUnsynced) {
+        this.blobsUnsynced = false;
+        await fsyncDir(this.paths.blobs);
+        this.options.onStep?.('blobs-synced');
+      }
+      await commitSet(this.commit, set, next);
+    });
   }
 
   switchSet(dir: string, next: UpdaterState): Promise<void> {

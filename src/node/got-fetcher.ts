@@ -52,6 +52,10 @@ export function createGotFetcher(options: GotFetcherOptions): Fetcher {
             stream.off('error', onError);
             // Later errors surface while the body is iterated.
             stream.on('error', () => undefined);
+            // got streams are not auto-destroyed, and only destroy() removes got's listener
+            // on init.signal: without this, every completed request stayed reachable from
+            // the run's signal (src/core/linked-abort.ts).
+            stream.once('end', () => stream.destroy());
             resolve({
               status: response.statusCode,
               header(name) {

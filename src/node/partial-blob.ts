@@ -5,16 +5,36 @@
  * than the signed size is discarded. Writes are coalesced into 256 KiB appends, and what is
  * buffered is also appended once the bytes pause for IDLE_FLUSH_MS, so a transfer that hangs
  * and is then killed loses nothing it received (it is not fetched again on resume).
+ *
+ * Durability, decided per step (docs/UPDATER.md §3, Durability): the file is created at its
+ * first append, and an artifact that arrives whole before one (up to FLUSH_BYTES) is checked
+ * in memory and written once, read-only, straight to its final bytes: no .meta, no append. The
+ * one fsync per blob is of its data, before the rename into blobs/ (a blob named there is
+ * intact after a power cut); the rename itself is made durable by one fsync of blobs/ per
+ * batch, before the commit journal (`onPromoted`). Partial bytes and .meta are never trusted
+ * (the digest decides), so they are written without fsync.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { chmod, open, readFile, rename, rm, stat, utimes, type FileHandle } from 'node:fs/promises';
+import {
+  closeSync,
+  createReadStream,
+  fsync,
+  futimesSync,
+  openSync,
+  renameSync,
+  rmSync,
+  writevSync,
+} from 'node:fs';
+import { open, readFile, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { UpdateError } from '../core/errors.js';
 import type { StepHook } from '../core/install-steps.js';
 import type { PartialBlob, TimerHandle, Timers } from '../core/ports.js';
-import { fsyncDir, writeFileAtomic } from '../shared/atomic-file.js';
+import { errno } from './fs-errors.js';
 import { systemTimers } from './node-ports.js';
+
+const fsyncFd = promisify(fsync);
 
 /** mtime (epoch seconds) of every verified blob; see `isIntactBlob`. */
 export const BLOB_MTIME_S = 1_000_000_000;
@@ -57,6 +77,16 @@ export interface PartialBlobOptions {
   readonly onWritten?: ((bytes: number) => void) | undefined;
   /** Drives the idle flush (default: the system timers). */
   readonly timers?: Timers | undefined;
+  /**
+   * Told after a blob was renamed into the blob directory, before that directory is synced:
+   * the owner syncs it once per batch (FileStore, before the commit journal).
+   */
+  readonly onPromoted?: (() => void) | undefined;
+  /**
+   * False when the caller knows there is no partial file for this digest (FileStore lists the
+   * directory once): the stat is skipped. A wrong `false` only loses a resume, never a check.
+   */
+  readonly mayExist?: boolean | undefined;
 }
 
 /** A partial file as opened: its open handle and the hash of the bytes already in it. */
@@ -64,7 +94,8 @@ interface OpenedPartial extends PartialBlobOptions {
   readonly paths: PartialPaths;
   readonly sha256: string;
   readonly size: number;
-  readonly handle: FileHandle;
+  /** Open when the file has bytes (a resume); else created at the first append. */
+  readonly handle: FileHandle | undefined;
   readonly hash: Hash;
   readonly offset: number;
   readonly validator: string | undefined;
@@ -81,16 +112,21 @@ class FilePartialBlob implements PartialBlob {
   private chain: Promise<void> = Promise.resolve();
   /** An idle flush that failed: reported by the next call. */
   private failure: Error | undefined;
+  /** The append `write` started last and has not waited for (read-while-write). */
+  private writing: Promise<void> = Promise.resolve();
 
   private readonly paths: PartialPaths;
   private readonly sha256: string;
   private readonly size: number;
-  private readonly handle: FileHandle;
+  private handle: FileHandle | undefined;
   private hash: Hash;
   public offset: number;
   public validator: string | undefined;
+  /** The validator in the .meta file on disk (undefined: no .meta file). */
+  private metaOnDisk: string | undefined;
   private readonly onStep: StepHook | undefined;
   private readonly onWritten: ((bytes: number) => void) | undefined;
+  private readonly onPromoted: (() => void) | undefined;
   private readonly timers: Timers;
 
   constructor(o: OpenedPartial) {
@@ -101,8 +137,10 @@ class FilePartialBlob implements PartialBlob {
     this.hash = o.hash;
     this.offset = o.offset;
     this.validator = o.validator;
+    this.metaOnDisk = o.validator;
     this.onStep = o.onStep;
     this.onWritten = o.onWritten;
+    this.onPromoted = o.onPromoted;
     this.timers = o.timers ?? systemTimers;
   }
 
@@ -114,9 +152,32 @@ class FilePartialBlob implements PartialBlob {
     return join(this.paths.partialDir, `${this.sha256}.meta`);
   }
 
-  async setValidator(validator: string | undefined): Promise<void> {
+  /** Recorded now, written to .meta with the first bytes that reach the disk (`append`). */
+  setValidator(validator: string | undefined): Promise<void> {
     this.validator = validator;
-    await writeFileAtomic(this.metaPath, new TextEncoder().encode(JSON.stringify({ validator })));
+    return Promise.resolve();
+  }
+
+  /**
+   * The validator of the bytes about to be appended. Written whole then renamed, so a kill
+   * leaves the old or the new one; no fsync: a lost or stale validator only costs a re-fetch
+   * (a resume without If-Range is checked by the digest like any other).
+   */
+  private async writeMeta(): Promise<void> {
+    if (this.validator === this.metaOnDisk) return;
+    if (this.validator === undefined) {
+      await rm(this.metaPath, { force: true });
+    } else {
+      const temp = `${this.metaPath}.tmp`;
+      await writeFile(temp, JSON.stringify({ validator: this.validator }));
+      await rename(temp, this.metaPath);
+    }
+    this.metaOnDisk = this.validator;
+  }
+
+  private async openHandle(): Promise<FileHandle> {
+    this.handle ??= await open(this.partPath, 'w', 0o644);
+    return this.handle;
   }
 
   async write(chunk: Uint8Array): Promise<void> {
@@ -130,8 +191,24 @@ class FilePartialBlob implements PartialBlob {
     this.pendingBytes += buffer.length;
     this.offset += buffer.length;
     this.writesSinceArm++;
-    if (this.pendingBytes >= FLUSH_BYTES) await this.flush();
+    if (this.pendingBytes >= FLUSH_BYTES) await this.flushBehind();
     else if (this.idle === undefined) this.arm();
+  }
+
+  /**
+   * Starts appending the full buffer and waits only for the append before it: the next
+   * FLUSH_BYTES are read from the socket (and hashed) while this one is written, and at most
+   * two buffers are held (one being written, one queued behind it).
+   */
+  private async flushBehind(): Promise<void> {
+    const before = this.writing;
+    const run = this.flush();
+    this.writing = run;
+    run.catch((error: unknown) => {
+      this.failure ??= error instanceof Error ? error : new UpdateError('IO', 'append failed');
+    });
+    await before;
+    this.rethrow();
   }
 
   private arm(): void {
@@ -174,8 +251,10 @@ class FilePartialBlob implements PartialBlob {
     const total = this.pendingBytes;
     this.pending = [];
     this.pendingBytes = 0;
+    await this.writeMeta();
+    const handle = await this.openHandle();
     // writev: one syscall for the batch, and no concatenated copy (keeps peak RSS flat).
-    const { bytesWritten } = await this.handle.writev(buffers);
+    const { bytesWritten } = await handle.writev(buffers);
     if (bytesWritten !== total) {
       // A short write to a regular file means the disk is full; the bytes on disk are
       // re-hashed on the next open, so failing here loses nothing verified.
@@ -191,19 +270,21 @@ class FilePartialBlob implements PartialBlob {
     this.pendingBytes = 0;
     await this.chain; // no append may land after the truncate
     this.failure = undefined;
-    await this.handle.truncate(0);
+    await this.handle?.truncate(0);
     this.hash = createHash('sha256');
     this.offset = 0;
     this.validator = undefined;
-    await rm(this.metaPath, { force: true });
+    await this.writeMeta();
   }
 
   async complete(): Promise<void> {
     this.disarm();
-    await this.flush();
+    await this.chain; // an append `write` did not wait for (flushBehind)
     this.rethrow();
-    await this.handle.sync();
-    await this.close();
+    // Nothing appended yet: the whole artifact is in memory, checked before a byte is written.
+    const whole = this.handle === undefined;
+    if (!whole) await this.flush();
+    this.rethrow();
     const digest = this.hash.digest('hex');
     if (this.offset !== this.size) {
       await this.discard();
@@ -213,14 +294,60 @@ class FilePartialBlob implements PartialBlob {
       await this.discard();
       throw new UpdateError('HASH_MISMATCH', `SHA-256 ${digest} is not the signed ${this.sha256}`);
     }
-    const blobPath = join(this.paths.blobDir, this.sha256);
-    // Blobs are read-only (installed files are hard links to them) and carry a sentinel
-    // mtime: any later write changes it, so a tampered blob is never reused unverified.
-    await chmod(this.partPath, 0o444);
-    await utimes(this.partPath, BLOB_MTIME_S, BLOB_MTIME_S);
-    await rename(this.partPath, blobPath);
-    await fsyncDir(this.paths.blobDir);
-    await rm(this.metaPath, { force: true });
+    if (whole) {
+      await this.promoteWhole();
+      return;
+    }
+    const handle = this.handle as FileHandle;
+    try {
+      // Blobs are read-only (installed files are hard links to them) and carry a sentinel
+      // mtime: any later write changes it, so a tampered blob is never reused unverified.
+      await handle.chmod(0o444);
+      await handle.utimes(BLOB_MTIME_S, BLOB_MTIME_S);
+      // The data is durable before the name says "verified blob" (docs/UPDATER.md §3).
+      await handle.sync();
+    } finally {
+      await this.close();
+    }
+    await rename(this.partPath, join(this.paths.blobDir, this.sha256));
+    this.onPromoted?.();
+    if (this.metaOnDisk !== undefined) await rm(this.metaPath, { force: true });
+    this.onStep?.('blob-promoted');
+  }
+
+  /**
+   * Writes the buffered, verified artifact as a new read-only file with the sentinel mtime and
+   * promotes it. Direct calls of a few microseconds each: at 10,000 small artifacts a
+   * thread-pool round trip per call cost more than the calls; only the fsync leaves the loop.
+   */
+  private async promoteWhole(): Promise<void> {
+    const buffers = this.pending;
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.closed = true;
+    let fd: number;
+    try {
+      fd = openSync(this.partPath, 'wx', 0o444);
+    } catch (error) {
+      // A file left where no partial was found at open (exclusive create keeps the mode ours).
+      if (errno(error) !== 'EEXIST') throw error;
+      rmSync(this.partPath, { force: true });
+      fd = openSync(this.partPath, 'wx', 0o444);
+    }
+    try {
+      const written = writevSync(fd, buffers);
+      if (written !== this.size) {
+        throw new UpdateError('IO', `short write (${written} of ${this.size} bytes)`);
+      }
+      futimesSync(fd, BLOB_MTIME_S, BLOB_MTIME_S);
+      // The data is durable before the name says "verified blob" (docs/UPDATER.md §3).
+      await fsyncFd(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(this.partPath, join(this.paths.blobDir, this.sha256));
+    this.onWritten?.(this.size);
+    this.onPromoted?.();
     this.onStep?.('blob-promoted');
   }
 
@@ -231,13 +358,17 @@ class FilePartialBlob implements PartialBlob {
     try {
       await this.flush();
     } finally {
-      await this.handle.close();
+      await this.handle?.close();
     }
   }
 
   private async discard(): Promise<void> {
-    await rm(this.partPath, { force: true });
-    await rm(this.metaPath, { force: true });
+    // Refused bytes still buffered are dropped, never appended.
+    this.pending = [];
+    this.pendingBytes = 0;
+    await this.close();
+    if (this.handle !== undefined) await rm(this.partPath, { force: true });
+    if (this.metaOnDisk !== undefined) await rm(this.metaPath, { force: true });
   }
 }
 
@@ -260,8 +391,10 @@ export async function openPartialBlob(
   const partPath = join(paths.partialDir, `${sha256}.part`);
   const metaPath = join(paths.partialDir, `${sha256}.meta`);
   let length = 0;
-  try {
-    const info = await stat(partPath);
+  let found = false;
+  const info = options.mayExist === false ? undefined : await stat(partPath).catch(() => undefined);
+  if (info !== undefined) {
+    found = true;
     length = info.isFile() ? info.size : 0;
     if (!info.isFile() || info.size > size) {
       // Longer than signed: those bytes cannot all be right (docs/UPDATER.md §Resume).
@@ -269,12 +402,11 @@ export async function openPartialBlob(
       await rm(metaPath, { force: true });
       length = 0;
     }
-  } catch {
-    length = 0;
   }
   const validator = length > 0 ? await readValidator(metaPath) : undefined;
   const hash = await hashPrefix(partPath, length);
-  const handle = await open(partPath, length > 0 ? 'a' : 'w', 0o644);
+  // No partial on disk (the usual case): the file is created at its first append, if any.
+  const handle = found ? await open(partPath, length > 0 ? 'a' : 'w', 0o644) : undefined;
   const offset = length;
   return new FilePartialBlob({ ...options, paths, sha256, size, handle, hash, offset, validator });
 }

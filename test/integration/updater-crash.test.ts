@@ -115,7 +115,7 @@ describe('kill -9 during an update from 1.0.0 to 2.0.0', () => {
 });
 
 describe('kill -9 during the first install', () => {
-  for (const step of ['blob-promoted', 'current-swapped'] as const) {
+  for (const step of ['blob-promoted', 'blobs-synced', 'current-swapped'] as const) {
     it(`leaves no set or the complete set after a kill at "${step}"`, async () => {
       await server.publish({ version: '2.0.0', files: V2 });
       const crashed = await runCli(cliArgs('update', { ...server, dir }), {

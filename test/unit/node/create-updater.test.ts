@@ -101,14 +101,18 @@ describe('createNodeUpdater', () => {
   });
 
   it('reports every durable step to onStep, in INSTALL_STEPS order', async () => {
-    registry.publish('1.0.0', V1);
+    // One artifact past the 256 KiB append buffer, first of all and one at a time, so a
+    // partial append comes before any promotion.
+    registry.publish('1.0.0', [{ name: 'a-big.bin', content: new Uint8Array(300_000) }, ...V1]);
     const steps: string[] = [];
-    await (await make({ onStep: (s) => steps.push(s) })).update();
+    const limits = { retries: 1, stallTimeoutMs: 2000, parallel: 1 };
+    await (await make({ onStep: (s) => steps.push(s), limits })).update();
     const distinct = steps.filter((s, i) => steps.indexOf(s) === i);
     expect(distinct).toEqual([
       'accepted-recorded',
       'partial-written',
       'blob-promoted',
+      'blobs-synced',
       'set-staged',
       'journal-written',
       'current-swapped',

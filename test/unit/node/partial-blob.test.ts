@@ -1,7 +1,12 @@
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FLUSH_BYTES, IDLE_FLUSH_MS, openPartialBlob } from '../../../src/node/partial-blob.js';
+import {
+  BLOB_MTIME_S,
+  FLUSH_BYTES,
+  IDLE_FLUSH_MS,
+  openPartialBlob,
+} from '../../../src/node/partial-blob.js';
 import { FakeTime, sha256Hex } from '../core/fakes.js';
 import { tempDirs } from './temp-dir.js';
 
@@ -36,6 +41,42 @@ describe('partial blobs', () => {
     expect(steps.at(-1)).toBe('blob-promoted');
   });
 
+  it('writes an artifact that arrives whole once: no append, no .meta, read-only, sentinel mtime', async () => {
+    const p = await paths();
+    const small = CONTENT.subarray(0, 4096);
+    const steps: string[] = [];
+    let promoted = 0;
+    const partial = await openPartialBlob(p, sha256Hex(small), small.length, {
+      onStep: (s) => steps.push(s),
+      onPromoted: () => promoted++,
+    });
+    await partial.setValidator('"etag"');
+    await partial.write(small);
+    await partial.complete();
+    const blob = join(p.blobDir, sha256Hex(small));
+    expect(new Uint8Array(await readFile(blob))).toEqual(small);
+    const info = await stat(blob);
+    expect(info.mode & 0o777).toBe(0o444);
+    expect(info.mtimeMs).toBe(BLOB_MTIME_S * 1000);
+    expect(steps).toEqual(['blob-promoted']);
+    expect(promoted).toBe(1);
+    expect(await readdir(p.partialDir)).toEqual([]);
+  });
+
+  it('writes .meta with the first append, and a refused whole artifact leaves no file', async () => {
+    const p = await paths();
+    const first = await openPartialBlob(p, SHA, CONTENT.length);
+    await first.setValidator('"v1"');
+    await first.write(CONTENT.subarray(0, FLUSH_BYTES));
+    await first.close();
+    expect((await readdir(p.partialDir)).sort()).toEqual([`${SHA}.meta`, `${SHA}.part`]);
+    const bad = await openPartialBlob(p, sha256Hex(new Uint8Array(10)), 10);
+    await bad.write(new Uint8Array(10).fill(1));
+    await expect(bad.complete()).rejects.toMatchObject({ code: 'HASH_MISMATCH' });
+    expect((await readdir(p.partialDir)).sort()).toEqual([`${SHA}.meta`, `${SHA}.part`]);
+    expect(await readdir(p.blobDir)).toEqual([]);
+  });
+
   it('reports the bytes of every append, for GC pacing (read-buffer-gc.ts)', async () => {
     const p = await paths();
     const appended: number[] = [];
@@ -43,10 +84,28 @@ describe('partial blobs', () => {
       onWritten: (n) => appended.push(n),
     });
     await partial.write(CONTENT.subarray(0, FLUSH_BYTES));
-    expect(appended).toEqual([FLUSH_BYTES]);
     await partial.write(CONTENT.subarray(FLUSH_BYTES));
     await partial.complete();
     expect(appended).toEqual([FLUSH_BYTES, CONTENT.length - FLUSH_BYTES]);
+  });
+
+  it('reads on while a full buffer is written: write() waits only for the append before it', async () => {
+    const p = await paths();
+    const big = new Uint8Array(4 * FLUSH_BYTES).map((_, i) => (i * 7) % 253);
+    const appended: number[] = [];
+    const partial = await openPartialBlob(p, sha256Hex(big), big.length, {
+      onWritten: (n) => appended.push(n),
+    });
+    // The first full buffer is handed to the disk and write() returns before it is written.
+    await partial.write(big.subarray(0, FLUSH_BYTES));
+    expect(appended).toEqual([]);
+    // The second waits for the first append only: never more than two buffers held.
+    await partial.write(big.subarray(FLUSH_BYTES, 2 * FLUSH_BYTES));
+    expect(appended).toEqual([FLUSH_BYTES]);
+    await partial.write(big.subarray(2 * FLUSH_BYTES));
+    await partial.complete();
+    expect(appended.reduce((a, b) => a + b, 0)).toBe(big.length);
+    expect(new Uint8Array(await readFile(join(p.blobDir, sha256Hex(big))))).toEqual(big);
   });
 
   it('appends what is buffered once the bytes pause for IDLE_FLUSH_MS, not while they flow', async () => {
@@ -62,8 +121,8 @@ describe('partial blobs', () => {
     time.advance(IDLE_FLUSH_MS - 1);
     await partial.write(CONTENT.subarray(1000, 3000));
     time.advance(IDLE_FLUSH_MS - 1);
-    // Bytes kept coming within each window: still nothing on disk.
-    expect((await stat(part)).size).toBe(0);
+    // Bytes kept coming within each window: still nothing on disk (no file yet).
+    await expect(stat(part)).rejects.toMatchObject({ code: 'ENOENT' });
     // A pause of at most twice IDLE_FLUSH_MS after the last write flushes.
     time.advance(IDLE_FLUSH_MS + 1);
     // The append runs on the file system's own time: bounded wait for it.

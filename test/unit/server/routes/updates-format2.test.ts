@@ -95,6 +95,48 @@ describe('GET /api/updates/manifest (format 2)', () => {
   });
 });
 
+describe('GET /api/updates/manifest: ETag and 304 (docs/PROTOCOL.md §2.7.6)', () => {
+  const conditional = (tag: string, url?: string) =>
+    get(url, { ...bearer(key), 'if-none-match': tag });
+
+  it('tags the answer with a strong ETag of its bytes and answers 304 to it, without a body', async () => {
+    const first = await get();
+    const tag = String(first.headers.etag);
+    const digest = createHash('sha256').update(first.rawPayload).digest('base64url');
+    expect(tag).toBe(`"${digest}"`);
+    const again = await conditional(tag);
+    expect(again.statusCode).toBe(304);
+    expect(again.rawPayload.length).toBe(0);
+    expect(again.headers.etag).toBe(tag);
+    expect((await conditional(`"other", W/${tag}`)).statusCode).toBe(304);
+    expect((await conditional('*')).statusCode).toBe(304);
+  });
+
+  it('answers 200 with the new bytes once freshness is re-signed (the bytes, so the tag, change)', async () => {
+    const tag = String((await get()).headers.etag);
+    await advance(12 * HOUR);
+    const res = await conditional(tag);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers.etag).not.toBe(tag);
+    check(res.rawPayload, T0 + 12 * HOUR);
+  });
+
+  it('never answers 304 to a nonce request, and tags no nonce answer', async () => {
+    const tag = String((await get()).headers.etag);
+    const res = await conditional(tag, `/api/updates/manifest?nonce=${NONCE}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers.etag).toBeUndefined();
+    expect(check(res.rawPayload, T0).freshness.nonce).toBe(NONCE);
+  });
+
+  it('checks the bearer before If-None-Match (401, no tag)', async () => {
+    const tag = String((await get()).headers.etag);
+    const res = await get(undefined, { 'if-none-match': tag });
+    expect(res.statusCode).toBe(401);
+    expect(res.headers.etag).toBeUndefined();
+  });
+});
+
 describe('GET /api/updates/keys', () => {
   it('serves the whole chain behind the machine key', async () => {
     const res = await get('/api/updates/keys');

@@ -1,0 +1,52 @@
+/**
+ * The AnswerCache port over one file, `DIR/.updater/answer`: a line with the ETag, a line with
+ * the SHA-256 of the bytes, then the bytes. Written whole and renamed into place (a kill
+ * leaves the old or the new file); not fsynced, and a file whose bytes do not match their
+ * digest loads as no cache, so a power cut costs at most one full answer. The bytes are never
+ * trusted either way: every answer, kept or fresh, is verified (docs/PROTOCOL.md §2.7.6).
+ */
+import { createHash } from 'node:crypto';
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AnswerCache, CachedAnswer } from '../core/answer-cache.js';
+
+/** An ETag as RFC 9110 §8.8.3 spells it: printable, no line breaks, bounded. */
+const ETAG = /^(W\/)?"[\x21\x23-\x7e\x80-\xff]*"$/;
+const MAX_ETAG_CHARS = 256;
+
+const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+
+export class AnswerFile implements AnswerCache {
+  private readonly path: string;
+
+  /** `metaDir`: DIR/.updater (state-dir.ts). */
+  constructor(metaDir: string) {
+    this.path = join(metaDir, 'answer');
+  }
+
+  async load(): Promise<CachedAnswer | undefined> {
+    let file: Buffer;
+    try {
+      file = await readFile(this.path);
+    } catch {
+      return undefined;
+    }
+    const first = file.indexOf(0x0a);
+    const second = first < 0 ? -1 : file.indexOf(0x0a, first + 1);
+    if (second < 0) return undefined;
+    const etag = file.subarray(0, first).toString('latin1');
+    const digest = file.subarray(first + 1, second).toString('latin1');
+    const bytes = file.subarray(second + 1);
+    if (!ETAG.test(etag) || sha256(bytes) !== digest) return undefined;
+    return { etag, bytes };
+  }
+
+  async save(answer: CachedAnswer): Promise<void> {
+    // An ETag we could not send back verbatim is not kept.
+    if (answer.etag.length > MAX_ETAG_CHARS || !ETAG.test(answer.etag)) return;
+    const head = Buffer.from(`${answer.etag}\n${sha256(answer.bytes)}\n`, 'latin1');
+    const temp = `${this.path}.tmp`;
+    await writeFile(temp, Buffer.concat([head, answer.bytes]));
+    await rename(temp, this.path);
+  }
+}
