@@ -16,6 +16,8 @@ export interface CliOptions {
   readonly pubkeys: readonly string[];
   readonly dir: string;
   readonly json: boolean;
+  /** `--require-nonce`: nonce every manifest request (docs/PROTOCOL.md §2.7.5). */
+  readonly requireNonce: boolean;
   readonly limits: Partial<Limits>;
 }
 
@@ -35,6 +37,8 @@ const LIMIT_FLAGS = {
 export const USAGE = `usage: npm run updater -- <check|update|status|rollback|verify>
   --dir DIR --pubkey HEX [--pubkey HEX ...] [--json]
   --base-url URL --machine-key KEY   (check, update; or env UPDATER_MACHINE_KEY)
+  --require-nonce   send a fresh nonce with every manifest request and accept only an
+                    answer signed for it (NONCE_MISMATCH otherwise)
   limits (defaults): --parallel N (4) --retries N (3) --stall-timeout-ms N (30000)
           --min-bytes-per-s N (1024) --max-artifact-bytes N (4 GiB) --max-artifacts N (10000)
           --max-manifest-bytes N (8 MiB; unset, max(8 MiB, 512 B x max-artifacts + 3 MiB))
@@ -58,6 +62,7 @@ export function parseCli(argv: readonly string[], envMachineKey: string | undefi
         pubkey: { type: 'string', multiple: true },
         dir: { type: 'string' },
         json: { type: 'boolean' },
+        'require-nonce': { type: 'boolean' },
         ...Object.fromEntries(
           Object.keys(LIMIT_FLAGS).map((k) => [k, { type: 'string' as const }]),
         ),
@@ -96,6 +101,7 @@ export function parseCli(argv: readonly string[], envMachineKey: string | undefi
     pubkeys,
     dir,
     json: values.json === true,
+    requireNonce: values['require-nonce'] === true,
     limits,
   };
 }

@@ -9,10 +9,18 @@ import { startGet, type HttpContext } from './http-get.js';
 
 export const MANIFEST_PATH = 'api/updates/manifest';
 
-/** Fetches the raw envelope bytes. Nothing here trusts them: verify.ts does. */
-export async function fetchManifest(ctx: HttpContext, signal: AbortSignal): Promise<Uint8Array> {
+/**
+ * Fetches the raw answer bytes. Nothing here trusts them: verify.ts does. `nonce` (base64url)
+ * is sent as `?nonce=` (docs/PROTOCOL.md §2.7.6).
+ */
+export async function fetchManifest(
+  ctx: HttpContext,
+  signal: AbortSignal,
+  nonce?: string,
+): Promise<Uint8Array> {
   const max = ctx.limits.maxManifestBytes;
   const url = new URL(MANIFEST_PATH, ctx.endpoint.base);
+  if (nonce !== undefined) url.searchParams.set('nonce', nonce);
   const exchange = await startGet(ctx, url, { accept: 'application/json' }, signal, 'manifest');
   const { response } = exchange;
   try {
