@@ -9,7 +9,6 @@
 import semver from 'semver';
 import { MAX_RETIRED_KEYIDS } from '../protocol/key-chain.js';
 import {
-  encodeKeySet,
   keySetPayload,
   parseKeySet,
   type KeySet,
@@ -101,7 +100,7 @@ export function boundDigests(digests: Readonly<Record<string, string>>): Record<
 
 /** The trusted key set, parsed (the state was validated on load, so this cannot fail). */
 export function trustedKeySet(trust: TrustedKeys): KeySet {
-  return parseKeySet(encodeKeySet(trust.keySet));
+  return parseKeySet(new TextEncoder().encode(JSON.stringify(trust.keySet)));
 }
 
 /** The state form of a key set and its retired keyids. */
