@@ -17,6 +17,8 @@ export interface CliOptions {
   readonly pubkeys: readonly string[];
   readonly dir: string;
   readonly json: boolean;
+  /** `--require-nonce`: nonce every manifest request (docs/PROTOCOL.md §2.7.5). */
+  readonly requireNonce: boolean;
   readonly limits: Partial<Limits>;
 }
 
@@ -37,6 +39,8 @@ export const USAGE = `usage: npm run updater -- <check|update|status|rollback|ve
   --dir DIR --pubkey HEX [--pubkey HEX ...] [--json]
   --base-url URL --machine-key-file PATH   (check, update; or env UPDATER_MACHINE_KEY;
           --machine-key KEY also works but shows the key in ps and shell history)
+  --require-nonce   send a fresh nonce with every manifest request and accept only an
+                    answer signed for it (NONCE_MISMATCH otherwise)
   limits (defaults): --parallel N (4) --retries N (3) --stall-timeout-ms N (30000)
           --min-bytes-per-s N (1024) --max-artifact-bytes N (4 GiB) --max-artifacts N (10000)
           --max-manifest-bytes N (8 MiB; unset, max(8 MiB, 512 B x max-artifacts + 3 MiB))
@@ -61,6 +65,7 @@ export function parseCli(argv: readonly string[], envMachineKey: string | undefi
         dir: { type: 'string' },
         json: { type: 'boolean' },
         'machine-key-file': { type: 'string' },
+        'require-nonce': { type: 'boolean' },
         ...Object.fromEntries(
           Object.keys(LIMIT_FLAGS).map((k) => [k, { type: 'string' as const }]),
         ),
@@ -100,6 +105,7 @@ export function parseCli(argv: readonly string[], envMachineKey: string | undefi
     pubkeys,
     dir,
     json: values.json === true,
+    requireNonce: values['require-nonce'] === true,
     limits,
   };
 }

@@ -221,6 +221,7 @@ export async function runCli(argv: readonly string[], env: CliEnv, io: CliIo): P
       pubkeys: options.pubkeys,
       dir: options.dir,
       limits: options.limits,
+      requireNonce: options.requireNonce,
       logger: logger(io),
       // The entry point's clock drives expiry too, so a test can run the CLI at a frozen time.
       clock: { nowMs: io.nowMs },

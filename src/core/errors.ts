@@ -9,6 +9,14 @@ export type UpdateErrorCode =
   | 'NO_PINNED_KEY'
   | 'ENVELOPE_MALFORMED'
   | 'WRONG_PAYLOAD_TYPE'
+  // signature roles, key chain and freshness (answer format 2, docs/PROTOCOL.md §2.7.5)
+  | 'THRESHOLD_NOT_MET'
+  | 'KEY_RETIRED'
+  | 'KEY_CHAIN_GAP'
+  | 'FRESHNESS_MISMATCH'
+  | 'FRESHNESS_ROLLBACK'
+  | 'NONCE_MISMATCH'
+  | 'FORMAT_DOWNGRADE'
   // manifest content and policy
   | 'MANIFEST_MALFORMED'
   | 'MANIFEST_EXPIRED'

@@ -13,18 +13,22 @@ export const MANIFEST_PATH = 'api/updates/manifest';
 
 /**
  * Fetches the raw answer bytes. Nothing here trusts them: verify.ts does, the same way for
- * bytes that came in a 200 and for kept bytes a 304 confirmed. A request that must not be
- * answered from the cache (a nonce) passes no `cache`.
+ * bytes that came in a 200 and for kept bytes a 304 confirmed. `nonce` (base64url) is sent as
+ * `?nonce=` (docs/PROTOCOL.md §2.7.6); a request with a nonce is never conditional, since its
+ * answer is signed for that request alone.
  */
 export async function fetchManifest(
   ctx: HttpContext,
   signal: AbortSignal,
   cache?: AnswerCache,
+  nonce?: string,
 ): Promise<Uint8Array> {
   const max = ctx.limits.maxManifestBytes;
   const url = new URL(MANIFEST_PATH, ctx.endpoint.base);
+  if (nonce !== undefined) url.searchParams.set('nonce', nonce);
+  const usable = nonce === undefined ? cache : undefined;
   // A cache that cannot be read is no cache: the full answer is asked for.
-  const kept: CachedAnswer | undefined = await cache?.load().catch(() => undefined);
+  const kept: CachedAnswer | undefined = await usable?.load().catch(() => undefined);
   const headers: Record<string, string> = { accept: 'application/json' };
   if (kept !== undefined) headers['if-none-match'] = kept.etag;
   const exchange = await startGet(ctx, url, headers, signal, 'manifest');
@@ -58,8 +62,8 @@ export async function fetchManifest(
     const bytes = Buffer.concat(parts, total);
     const etag = response.header('etag');
     // Kept whatever verification will say: on a 304 it is verified again, like this answer.
-    if (cache !== undefined && etag !== undefined) {
-      await cache.save({ etag, bytes }).catch(() => undefined);
+    if (usable !== undefined && etag !== undefined) {
+      await usable.save({ etag, bytes }).catch(() => undefined);
     }
     return bytes;
   } catch (error) {

@@ -1,14 +1,15 @@
 /**
- * Policy over a verified manifest, applied before any plan or byte transfer: freshness
- * (expires_at, issued_at), rollback against the persisted highest-ever-accepted version (TUF
- * spec §5.4.3 style: monotonic, not just "newer than installed"), equivocation, and limits.
- * Names and digests were already checked by parseManifest inside verifyManifest.
+ * Policy over a verified manifest, applied before any plan or byte transfer: limits, rollback
+ * against the persisted highest-ever-accepted version (TUF spec §5.4.3 style: monotonic, not
+ * just "newer than installed"), equivocation, and for format 1 freshness (expires_at,
+ * issued_at; format 2 checked its freshness statement in verification, docs/PROTOCOL.md
+ * §2.7.5). Names and digests were already checked by the payload parsers inside verify.ts.
  */
 import semver from 'semver';
-import { resolveArtifactUrl } from '../protocol/manifest.js';
+import { resolveArtifactUrl, type ManifestArtifact } from '../protocol/manifest.js';
 import { UpdateError } from './errors.js';
 import type { Limits } from './limits.js';
-import { MAX_ACCEPTED_DIGESTS, type UpdaterState } from './state.js';
+import { boundDigests, type InstalledArtifact, type UpdaterState } from './state.js';
 import { fromProtocolError, type VerifiedManifest } from './verify.js';
 
 // A plain relative path (RFC 3986 §4.2: no colon, space or control character, so no scheme
@@ -18,8 +19,9 @@ import { fromProtocolError, type VerifiedManifest } from './verify.js';
 const PLAIN_RELATIVE = /^[A-Za-z0-9._~%/-]+$/;
 
 /**
- * Throws the first refusal, in this order: limits, rollback, equivocation, expiry, future.
- * Rollback comes before expiry so a replayed old manifest is named for what it is.
+ * Throws the first refusal, in this order: limits, rollback, equivocation, then for format 1
+ * expiry and future. Rollback comes before expiry so a replayed old manifest is named for
+ * what it is.
  */
 export function checkPolicy(
   vm: VerifiedManifest,
@@ -57,6 +59,10 @@ export function checkPolicy(
       `registry_version ${m.registry_version} is older than ${highest}, already accepted`,
     );
   }
+  if (vm.format === 2) {
+    checkReleaseEquivocation(vm, state);
+    return;
+  }
   const seen = state.acceptedDigests[m.registry_version];
   if (seen !== undefined && seen !== vm.payloadSha256) {
     throw new UpdateError(
@@ -72,22 +78,73 @@ export function checkPolicy(
   }
 }
 
-/** The state after accepting `vm`: raises the rollback floor and records its digest. */
+/**
+ * Format 2 (docs/PROTOCOL.md §2.7.5 step 6): one release digest per registry_version (a new
+ * freshness statement over the same release is normal). A version installed under format 1
+ * (§2.7.7) has no release digest yet: its format 2 release must carry the same artifact list
+ * (name, size, SHA-256) as the set installed from it.
+ */
+function checkReleaseEquivocation(vm: VerifiedManifest, state: UpdaterState): void {
+  const version = vm.manifest.registry_version;
+  const seen = state.releaseDigests[version];
+  if (seen !== undefined) {
+    if (seen !== vm.payloadSha256) {
+      throw new UpdateError(
+        'EQUIVOCATION',
+        `a different release was already accepted for ${version}`,
+      );
+    }
+    return;
+  }
+  for (const set of [state.installed, state.previous]) {
+    if (set === null || set.version !== version) continue;
+    if (state.acceptedDigests[version] !== set.setId) continue;
+    if (!sameArtifacts(set.artifacts, vm.manifest.artifacts)) {
+      throw new UpdateError(
+        'EQUIVOCATION',
+        `the release of ${version} lists other files than the format 1 manifest installed`,
+      );
+    }
+  }
+}
+
+function sameArtifacts(
+  installed: readonly InstalledArtifact[],
+  release: readonly ManifestArtifact[],
+): boolean {
+  if (installed.length !== release.length) return false;
+  const key = (a: InstalledArtifact): string => `${a.name}\n${a.size}\n${a.sha256}`;
+  const want = new Set(installed.map(key));
+  return release.every((a) => want.has(key(a)));
+}
+
+/**
+ * The state after accepting `vm`: raises the rollback floor and records its digest; for
+ * format 2 also the newest trusted key set, the retired keyids and the freshness floor, in the
+ * same state (one atomic write, docs/PROTOCOL.md §2.7.5).
+ */
 export function recordAcceptance(state: UpdaterState, vm: VerifiedManifest): UpdaterState {
   const version = vm.manifest.registry_version;
   const highest = state.highestAcceptedVersion;
-  const digests: Record<string, string> = { ...state.acceptedDigests, [version]: vm.payloadSha256 };
-  const versions = Object.keys(digests);
-  if (versions.length > MAX_ACCEPTED_DIGESTS) {
-    // Forget the oldest: versions below the floor are refused as ROLLBACK anyway.
-    versions.sort(semver.compare);
-    for (const old of versions.slice(0, versions.length - MAX_ACCEPTED_DIGESTS)) {
-      delete digests[old];
-    }
+  const floor = highest === null || semver.gt(version, highest) ? version : highest;
+  if (vm.trust === undefined) {
+    return {
+      ...state,
+      highestAcceptedVersion: floor,
+      acceptedDigests: boundDigests({ ...state.acceptedDigests, [version]: vm.payloadSha256 }),
+    };
   }
   return {
     ...state,
-    highestAcceptedVersion: highest === null || semver.gt(version, highest) ? version : highest,
-    acceptedDigests: digests,
+    highestAcceptedVersion: floor,
+    releaseDigests: boundDigests({ ...state.releaseDigests, [version]: vm.payloadSha256 }),
+    trust: vm.trust.trust,
+    freshness: vm.trust.floor,
   };
+}
+
+/** True when this version's digest is already recorded (no new audit entry then). */
+export function alreadyRecorded(state: UpdaterState, vm: VerifiedManifest): boolean {
+  const digests = vm.format === 1 ? state.acceptedDigests : state.releaseDigests;
+  return digests[vm.manifest.registry_version] === vm.payloadSha256;
 }

@@ -22,6 +22,9 @@ export interface Timers {
 /** Uniform random number in [0, 1), for jitter. */
 export type Random = () => number;
 
+/** `length` bytes from a CSPRNG (the request nonce, docs/PROTOCOL.md §2.7.5). */
+export type RandomBytes = (length: number) => Uint8Array;
+
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
   info(message: string, fields?: Record<string, unknown>): void;
@@ -107,6 +110,11 @@ export interface LocalStore {
   checkInstalled(artifacts: readonly InstalledArtifact[]): Promise<readonly string[]>;
   /** The signed envelope bytes a set was installed from. */
   loadEnvelope(setId: string): Promise<Uint8Array | undefined>;
+  /**
+   * Replaces the signed bytes kept for an installed set (atomically): the same release
+   * re-signed, e.g. co-signed by new release keys before a rotation (docs/PROTOCOL.md §2.7.5).
+   */
+  saveEnvelope(setId: string, envelope: Uint8Array): Promise<void>;
   /** Re-hashes every regular file under DIR/current (name -> size and SHA-256). */
   scanInstalled(): Promise<readonly InstalledArtifact[]>;
   /** Appends a newly accepted manifest to the hash-chained audit log (audit-log.ts). */

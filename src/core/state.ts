@@ -1,9 +1,19 @@
 /**
  * The persisted updater state (one JSON file, replaced atomically). What must survive a
  * restart: the rollback floor, the digest accepted per version (equivocation), the installed
- * and the previous set. Validated on load: a damaged file is STATE_CORRUPT, never guessed at.
+ * and the previous set, and since answer format 2 (docs/PROTOCOL.md §2.7.5) the newest trusted
+ * key set, the retired keyids and the freshness floor. Validated on load: a damaged file is
+ * STATE_CORRUPT, never guessed at. A schema 1 file (written before format 2) loads with no
+ * trusted key set (§2.7.7); every write is schema 2.
  */
 import semver from 'semver';
+import { MAX_RETIRED_KEYIDS } from '../protocol/key-chain.js';
+import {
+  keySetPayload,
+  parseKeySet,
+  type KeySet,
+  type KeySetPayload,
+} from '../protocol/key-set.js';
 import { isStrictSemver, SHA256_HEX } from '../protocol/manifest.js';
 import { UpdateError, type UpdateErrorCode } from './errors.js';
 
@@ -25,11 +35,31 @@ export interface InstalledSet {
   readonly artifacts: readonly InstalledArtifact[];
 }
 
+/** The newest trusted key set (docs/PROTOCOL.md §2.7.4) and the keys rotations dropped. */
+export interface TrustedKeys {
+  /** The key set in its wire form, as signed (parsed again with `trustedKeySet`). */
+  readonly keySet: KeySetPayload;
+  /** Keyids retired by rotations, newest last, at most MAX_RETIRED_KEYIDS (names KEY_RETIRED). */
+  readonly retired: readonly string[];
+}
+
+/** The highest freshness sequence accepted and the release digest it named (§2.7.5). */
+export interface FreshnessFloor {
+  readonly sequence: number;
+  readonly releaseSha256: string;
+}
+
 export interface UpdaterState {
-  readonly schema: 1;
+  readonly schema: 2;
   readonly highestAcceptedVersion: string | null;
-  /** registry_version -> payload SHA-256 of the manifest accepted for it. */
+  /** registry_version -> payload SHA-256 of the format 1 manifest accepted for it. */
   readonly acceptedDigests: Readonly<Record<string, string>>;
+  /** registry_version -> release digest of the format 2 release accepted for it. */
+  readonly releaseDigests: Readonly<Record<string, string>>;
+  /** The newest trusted key set; null until the first format 2 answer is accepted. */
+  readonly trust: TrustedKeys | null;
+  /** Null until a format 2 answer is accepted, and after nothing else. */
+  readonly freshness: FreshnessFloor | null;
   readonly installed: InstalledSet | null;
   readonly previous: InstalledSet | null;
   readonly lastCheckAtMs: number | null;
@@ -38,9 +68,12 @@ export interface UpdaterState {
 }
 
 export const EMPTY_STATE: UpdaterState = Object.freeze({
-  schema: 1,
+  schema: 2,
   highestAcceptedVersion: null,
   acceptedDigests: {},
+  releaseDigests: {},
+  trust: null,
+  freshness: null,
   installed: null,
   previous: null,
   lastCheckAtMs: null,
@@ -48,8 +81,32 @@ export const EMPTY_STATE: UpdaterState = Object.freeze({
   lastError: null,
 });
 
-/** Bounds the digest history so the state file cannot grow without end. */
+/** Bounds each digest history so the state file cannot grow without end. */
 export const MAX_ACCEPTED_DIGESTS = 1000;
+
+/**
+ * A digest history within MAX_ACCEPTED_DIGESTS: the oldest versions go first (they are under
+ * the rollback floor, so refused as ROLLBACK anyway). Returns a new object.
+ */
+export function boundDigests(digests: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = { ...digests };
+  const versions = Object.keys(out);
+  if (versions.length > MAX_ACCEPTED_DIGESTS) {
+    versions.sort(semver.compare);
+    for (const old of versions.slice(0, versions.length - MAX_ACCEPTED_DIGESTS)) delete out[old];
+  }
+  return out;
+}
+
+/** The trusted key set, parsed (the state was validated on load, so this cannot fail). */
+export function trustedKeySet(trust: TrustedKeys): KeySet {
+  return parseKeySet(new TextEncoder().encode(JSON.stringify(trust.keySet)));
+}
+
+/** The state form of a key set and its retired keyids. */
+export function trustedKeysOf(keySet: KeySet, retired: readonly string[]): TrustedKeys {
+  return { keySet: keySetPayload(keySet), retired: retired.slice(-MAX_RETIRED_KEYIDS) };
+}
 
 function corrupt(message: string): never {
   throw new UpdateError('STATE_CORRUPT', `state file: ${message}`);
@@ -94,7 +151,54 @@ export function setDir(set: InstalledSet): string {
   return set.dir ?? set.setId;
 }
 
-/** Parses and validates state file bytes. */
+function parseDigests(value: unknown, key: string): Record<string, string> {
+  if (!isObject(value)) corrupt(`${key} is not an object`);
+  const out: Record<string, string> = {};
+  for (const [version, digest] of Object.entries(value)) {
+    if (!isStrictSemver(version) || typeof digest !== 'string' || !SHA256_HEX.test(digest)) {
+      corrupt(`${key} has a bad entry`);
+    }
+    out[version] = digest;
+  }
+  return out;
+}
+
+function parseTrust(value: unknown): TrustedKeys | null {
+  if (value === null) return null;
+  if (!isObject(value)) corrupt('trust is not an object');
+  const { keySet, retired } = value;
+  let payload: KeySetPayload;
+  try {
+    payload = keySetPayload(parseKeySet(new TextEncoder().encode(JSON.stringify(keySet))));
+  } catch (cause) {
+    throw new UpdateError('STATE_CORRUPT', 'state file: trust.keySet is not a key set', { cause });
+  }
+  if (!Array.isArray(retired) || retired.length > MAX_RETIRED_KEYIDS) {
+    corrupt(`trust.retired is not a list of at most ${MAX_RETIRED_KEYIDS} keyids`);
+  }
+  for (const id of retired) {
+    if (typeof id !== 'string' || !SHA256_HEX.test(id)) corrupt('trust.retired has a bad keyid');
+  }
+  return { keySet: payload, retired: retired as string[] };
+}
+
+function parseFloor(value: unknown): FreshnessFloor | null {
+  if (value === null) return null;
+  if (!isObject(value)) corrupt('freshness is not an object');
+  const { sequence, releaseSha256 } = value;
+  if (typeof sequence !== 'number' || !Number.isSafeInteger(sequence) || sequence < 1) {
+    corrupt('freshness.sequence is not a positive integer');
+  }
+  if (typeof releaseSha256 !== 'string' || !SHA256_HEX.test(releaseSha256)) {
+    corrupt('freshness.releaseSha256 is bad');
+  }
+  return { sequence, releaseSha256 };
+}
+
+/**
+ * Parses and validates state file bytes. Schema 1 (format 1 installs) loads with no trusted
+ * key set, no freshness floor and no release digests (docs/PROTOCOL.md §2.7.7).
+ */
 export function parseState(bytes: Uint8Array): UpdaterState {
   let json: unknown;
   try {
@@ -102,19 +206,13 @@ export function parseState(bytes: Uint8Array): UpdaterState {
   } catch (cause) {
     throw new UpdateError('STATE_CORRUPT', 'state file is not UTF-8 JSON', { cause });
   }
-  if (!isObject(json) || json['schema'] !== 1) corrupt('unknown schema');
+  if (!isObject(json) || (json['schema'] !== 1 && json['schema'] !== 2)) {
+    corrupt('unknown schema');
+  }
+  const schema2 = json['schema'] === 2;
   const highest = json['highestAcceptedVersion'];
   if (highest !== null && (typeof highest !== 'string' || !isStrictSemver(highest))) {
     corrupt('highestAcceptedVersion is bad');
-  }
-  const digests = json['acceptedDigests'];
-  if (!isObject(digests)) corrupt('acceptedDigests is not an object');
-  const acceptedDigests: Record<string, string> = {};
-  for (const [version, digest] of Object.entries(digests)) {
-    if (!isStrictSemver(version) || typeof digest !== 'string' || !SHA256_HEX.test(digest)) {
-      corrupt('acceptedDigests has a bad entry');
-    }
-    acceptedDigests[version] = digest;
   }
   const lastError = json['lastError'];
   let parsedError: UpdaterState['lastError'] = null;
@@ -124,10 +222,16 @@ export function parseState(bytes: Uint8Array): UpdaterState {
     if (typeof code !== 'string' || typeof message !== 'string') corrupt('lastError is bad');
     parsedError = { code: code as UpdateErrorCode, message };
   }
+  const trust = schema2 ? parseTrust(json['trust']) : null;
+  const freshness = schema2 ? parseFloor(json['freshness']) : null;
+  if (freshness !== null && trust === null) corrupt('a freshness floor without a key set');
   return {
-    schema: 1,
+    schema: 2,
     highestAcceptedVersion: highest,
-    acceptedDigests,
+    acceptedDigests: parseDigests(json['acceptedDigests'], 'acceptedDigests'),
+    releaseDigests: schema2 ? parseDigests(json['releaseDigests'], 'releaseDigests') : {},
+    trust,
+    freshness,
     installed: parseSet(json['installed'], 'installed'),
     previous: parseSet(json['previous'], 'previous'),
     lastCheckAtMs: optionalMs(json['lastCheckAtMs'], 'lastCheckAtMs'),
@@ -137,25 +241,41 @@ export function parseState(bytes: Uint8Array): UpdaterState {
 }
 
 /**
- * `next` with the rollback floor and digest history of `current` kept where they are higher or
- * unknown to `next`. A commit journal holds the state computed when the commit began; if a
- * later check accepted a newer version before the journal was replayed, replaying it must not
- * lower the floor or forget that version's digest (TUF: the floor is monotonic).
+ * `next` with the rollback floor, the digest histories and the trust of `current` kept where
+ * they are newer or unknown to `next`. A commit journal holds the state computed when the
+ * commit began; if a later check accepted a newer version (or key set, or freshness
+ * statement) before the journal was replayed, replaying it must not lower the floor, forget a
+ * digest or go back to an older key set (TUF: trusted metadata only moves forward).
  */
 export function keepFloor(next: UpdaterState, current: UpdaterState): UpdaterState {
   const a = next.highestAcceptedVersion;
   const b = current.highestAcceptedVersion;
   const highest = a === null ? b : b === null ? a : semver.gt(b, a) ? b : a;
-  const digests: Record<string, string> = { ...current.acceptedDigests, ...next.acceptedDigests };
-  const versions = Object.keys(digests);
-  if (versions.length > MAX_ACCEPTED_DIGESTS) {
-    // Same bound as recordAcceptance: the oldest go first (they are under the floor anyway).
-    versions.sort(semver.compare);
-    for (const old of versions.slice(0, versions.length - MAX_ACCEPTED_DIGESTS)) {
-      delete digests[old];
-    }
+  const { trust, freshness } = newerTrust(next, current);
+  return {
+    ...next,
+    highestAcceptedVersion: highest,
+    acceptedDigests: boundDigests({ ...current.acceptedDigests, ...next.acceptedDigests }),
+    releaseDigests: boundDigests({ ...current.releaseDigests, ...next.releaseDigests }),
+    trust,
+    freshness,
+  };
+}
+
+/** The newer key set with its freshness floor; for one key set, the higher floor. */
+function newerTrust(
+  next: UpdaterState,
+  current: UpdaterState,
+): Pick<UpdaterState, 'trust' | 'freshness'> {
+  const versionOf = (s: UpdaterState): number => s.trust?.keySet.version ?? 0;
+  if (versionOf(current) > versionOf(next)) {
+    return { trust: current.trust, freshness: current.freshness };
   }
-  return { ...next, highestAcceptedVersion: highest, acceptedDigests: digests };
+  if (versionOf(current) < versionOf(next)) return { trust: next.trust, freshness: next.freshness };
+  const x = next.freshness;
+  const y = current.freshness;
+  const freshness = x === null ? y : y === null ? x : y.sequence > x.sequence ? y : x;
+  return { trust: next.trust, freshness };
 }
 
 /** The exact bytes written for a state. */

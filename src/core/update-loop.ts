@@ -7,11 +7,11 @@
 import type { ChunkPorts } from './chunk-pull.js';
 import type { AnswerCache } from './answer-cache.js';
 import { requireEndpoint, type Endpoint } from './endpoint.js';
-import { toUpdateError } from './errors.js';
+import { toUpdateError, UpdateError } from './errors.js';
 import type { UpdateEvent, UpdateListener } from './events.js';
 import type { StepHook } from './install-steps.js';
 import type { Limits } from './limits.js';
-import type { Clock, Fetcher, LocalStore, Logger, Random, Timers } from './ports.js';
+import type { Clock, Fetcher, LocalStore, Logger, Random, RandomBytes, Timers } from './ports.js';
 import { createRunQueue } from './run-queue.js';
 import {
   accept,
@@ -37,6 +37,13 @@ export interface UpdateLoopDeps {
   readonly endpoint?: Endpoint | undefined;
   readonly pinned: readonly PinnedKey[];
   readonly limits: Limits;
+  /**
+   * Send a fresh 16-byte nonce with every manifest request and refuse a freshness statement
+   * without exactly it, and any format 1 answer (NONCE_MISMATCH, docs/PROTOCOL.md §2.7.5).
+   */
+  readonly requireNonce?: boolean;
+  /** The CSPRNG the nonce comes from; required with `requireNonce`. */
+  readonly randomBytes?: RandomBytes;
   readonly onStep?: StepHook;
   readonly userAgent?: string;
   /** Chunk deltas (docs/UPDATER.md §9); without them every blob is fetched whole. */
@@ -45,12 +52,22 @@ export interface UpdateLoopDeps {
   readonly answers?: AnswerCache;
 }
 
+/** Without requireNonce no nonce is made; reaching this would be a wiring bug. */
+const noRandomBytes: RandomBytes = () => {
+  throw new UpdateError('CONFIG_INVALID', 'no randomBytes port');
+};
+
 /** Builds the updater over its ports. `close()` aborts a run in flight. */
 export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
   const listeners = new Set<UpdateListener>();
   const controller = new AbortController();
   const runs = createRunQueue(controller.signal);
   const now = (): number => deps.clock.nowMs();
+  const requireNonce = deps.requireNonce === true;
+  const randomBytes = deps.randomBytes;
+  if (requireNonce && randomBytes === undefined) {
+    throw new UpdateError('CONFIG_INVALID', 'requireNonce needs a randomBytes port');
+  }
 
   const emit = (event: UpdateEvent): void => {
     for (const listener of listeners) {
@@ -77,6 +94,8 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
     logger: deps.logger,
     pinned: deps.pinned,
     limits: deps.limits,
+    requireNonce,
+    randomBytes: randomBytes ?? noRandomBytes,
     signal: controller.signal,
     emit,
     onStep: deps.onStep,
@@ -102,7 +121,7 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
     update: () => runs.run('update', () => guarded(async (run) => install(run, await accept(run)))),
     status: () => statusOf(deps.store, runs.running),
     rollback: () => runs.run('rollback', () => rollBack(deps.store)),
-    verify: () => runs.run('verify', () => verifyInstalled(deps.store, deps.pinned, deps.limits)),
+    verify: () => runs.run('verify', () => verifyInstalled(deps.store, deps.pinned)),
     on(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

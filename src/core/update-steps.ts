@@ -8,19 +8,28 @@ import { chunkedPuller, planPull, type ChunkPorts, type PullPlan } from './chunk
 import type { AnswerCache } from './answer-cache.js';
 import { UpdateError } from './errors.js';
 import type { PlanSummary, UpdateEvent } from './events.js';
+import { fetchKeyChain } from './fetch-keys.js';
 import { fetchManifest } from './fetch-manifest.js';
 import type { HttpContext } from './http-get.js';
 import type { StepHook } from './install-steps.js';
 import type { Limits } from './limits.js';
 import { planUpdate, type Plan } from './plan.js';
-import { checkPolicy, recordAcceptance } from './policy.js';
-import type { LocalStore, Logger, Random } from './ports.js';
+import { alreadyRecorded, checkPolicy, recordAcceptance } from './policy.js';
+import type { LocalStore, Logger, Random, RandomBytes } from './ports.js';
 import { missingBlobs, pullBlobs } from './pull.js';
 import { repairDir, repairPlan } from './repair.js';
 import { withRetries } from './retry.js';
 import { setDir, type InstalledSet, type UpdaterState } from './state.js';
 import type { UpdateResult, UpdaterStatus } from './updater-api.js';
-import { verifyManifest, type PinnedKey, type VerifiedManifest } from './verify.js';
+import {
+  needsKeyChain,
+  parseAnswer,
+  trustInputOf,
+  verifyParsedAnswer,
+  type AnswerInput,
+  type PinnedKey,
+  type VerifiedManifest,
+} from './verify.js';
 
 /** Progress events are emitted at most this often (plus the final one of each artifact). */
 const PROGRESS_EVERY_MS = 100;
@@ -33,6 +42,12 @@ export interface RunContext {
   readonly logger: Logger;
   readonly pinned: readonly PinnedKey[];
   readonly limits: Limits;
+  /**
+   * Send a fresh nonce with every manifest request and accept only a freshness statement that
+   * carries it (docs/PROTOCOL.md §2.7.5); `randomBytes` makes it.
+   */
+  readonly requireNonce: boolean;
+  readonly randomBytes: RandomBytes;
   readonly signal: AbortSignal;
   readonly emit: (event: UpdateEvent) => void;
   readonly onStep?: StepHook | undefined;
@@ -67,21 +82,58 @@ async function storedNewBlobs(
   return new Set(fresh.map((a) => a.sha256).filter((digest) => !missing.has(digest)));
 }
 
+/** Bytes of a request nonce: 128 bits, 22 base64url characters (docs/PROTOCOL.md §2.7.5). */
+export const NONCE_BYTES = 16;
+
+/** A fresh nonce from the injected CSPRNG, base64url without padding. */
+export function newNonce(randomBytes: RandomBytes): string {
+  return Buffer.from(randomBytes(NONCE_BYTES)).toString('base64url');
+}
+
+/**
+ * Fetches the answer (with a fresh nonce per attempt under requireNonce) and verifies it
+ * against the state, fetching the whole key chain when the answer's links cannot reach the
+ * trusted key set (docs/PROTOCOL.md §2.7.4). Nothing is written.
+ */
+export async function fetchVerified(
+  run: RunContext,
+  state: UpdaterState,
+): Promise<VerifiedManifest> {
+  const { http, limits } = run;
+  const retry = { limits, timers: http.timers, random: run.random, signal: run.signal };
+  const { bytes, nonce } = await withRetries(retry, async () => {
+    const sent = run.requireNonce ? newNonce(run.randomBytes) : undefined;
+    return { bytes: await fetchManifest(http, run.signal, run.answers, sent), nonce: sent };
+  });
+  const input: AnswerInput = {
+    pinned: run.pinned,
+    ...trustInputOf(state),
+    nowMs: nowOf(run),
+    maxFutureSkewMs: limits.maxFutureSkewMs,
+    nonce,
+    maxManifestBytes: limits.maxManifestBytes,
+  };
+  const answer = parseAnswer(bytes, limits.maxManifestBytes);
+  let chain;
+  if (answer.format === 2 && needsKeyChain(answer.keys, input)) {
+    run.logger.info("the answer's key links do not reach the trusted key set: fetching the chain");
+    chain = await withRetries(retry, () => fetchKeyChain(http, run.signal));
+  }
+  return verifyParsedAnswer(answer, bytes, input, chain);
+}
+
 /** Fetch, verify, apply policy and persist the acceptance (audit entry, then state). */
 export async function accept(run: RunContext): Promise<Accepted> {
   const { http, store, limits } = run;
-  const bytes = await withRetries(
-    { limits, timers: http.timers, random: run.random, signal: run.signal },
-    () => fetchManifest(http, run.signal, run.answers),
-  );
-  const vm = verifyManifest(bytes, run.pinned, limits.maxManifestBytes);
   const loaded = await store.loadState();
+  const vm = await fetchVerified(run, loaded);
   checkPolicy(vm, loaded, nowOf(run), limits, http.endpoint.base.href);
   const stored = await storedNewBlobs(store, loaded.installed, vm.manifest.artifacts);
   const plan = planUpdate(loaded.installed, vm, stored);
+  // The trusted key set, retired keyids and freshness floor go in this same write.
   const state = { ...recordAcceptance(loaded, vm), lastCheckAtMs: nowOf(run) };
   // Audit first: a crash in between repeats an entry rather than losing one.
-  if (loaded.acceptedDigests[vm.manifest.registry_version] === undefined) {
+  if (!alreadyRecorded(loaded, vm)) {
     await store.appendAudit({
       version: vm.manifest.registry_version,
       payloadSha256: vm.payloadSha256,
@@ -188,6 +240,7 @@ export async function install(run: RunContext, accepted: Accepted): Promise<Upda
     return repairInstalled(run, accepted, installed, damaged);
   }
   if (plan.upToDate) {
+    await refreshEnvelope(run.store, vm);
     await run.store.saveState({ ...state, lastSuccessAtMs: nowOf(run), lastError: null });
     run.emit({ type: 'up-to-date', version: plan.summary.toVersion, atMs: nowOf(run) });
     return {
@@ -212,6 +265,18 @@ export async function install(run: RunContext, accepted: Accepted): Promise<Upda
     plan: planned.summary,
     bytesDownloaded,
   };
+}
+
+/**
+ * Keeps the signed bytes of the installed release current: the same release (same digest) may
+ * come back with other signatures, e.g. co-signed by new release keys before a rotation, and
+ * `verify` checks them under the newest key set (docs/PROTOCOL.md §2.7.5).
+ */
+async function refreshEnvelope(store: LocalStore, vm: VerifiedManifest): Promise<void> {
+  if (vm.format !== 2) return;
+  const stored = await store.loadEnvelope(vm.payloadSha256);
+  if (stored !== undefined && Buffer.from(stored).equals(vm.envelope)) return;
+  await store.saveEnvelope(vm.payloadSha256, vm.envelope);
 }
 
 /** Records a failed run as last_error (never for a state it could not read or own). */

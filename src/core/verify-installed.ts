@@ -1,19 +1,18 @@
 /**
- * Installed-tree audit: re-verifies the signed envelope the installed set came from (under
- * today's pinned keys) and re-hashes every file under DIR/current against it. Reports each
- * missing, modified or unexpected file; changes nothing.
+ * Installed-tree audit: re-verifies the signed bytes the installed set came from (a format 1
+ * envelope under today's pinned keys, a format 2 release under the trusted key set's release
+ * role) and re-hashes every file under DIR/current against them. Reports each missing,
+ * modified or unexpected file; changes nothing.
  */
 import { UpdateError } from './errors.js';
-import type { Limits } from './limits.js';
 import type { LocalStore } from './ports.js';
 import type { VerifyReport } from './updater-api.js';
-import { verifyManifest, type PinnedKey } from './verify.js';
+import { verifyStoredManifest, type PinnedKey } from './verify.js';
 
 /** Compares DIR/current with the manifest of the installed set. */
 export async function verifyInstalled(
   store: LocalStore,
   pinned: readonly PinnedKey[],
-  limits: Limits,
 ): Promise<VerifyReport> {
   const state = await store.loadState();
   const installed = state.installed;
@@ -22,13 +21,13 @@ export async function verifyInstalled(
   if (envelope === undefined) {
     throw new UpdateError('STATE_CORRUPT', 'the installed set has no signed manifest on disk');
   }
-  const vm = verifyManifest(envelope, pinned, Math.max(limits.maxManifestBytes, envelope.length));
-  if (vm.payloadSha256 !== installed.setId) {
+  const record = verifyStoredManifest(envelope, state, pinned);
+  if (record.digest !== installed.setId) {
     throw new UpdateError('STATE_CORRUPT', 'stored manifest does not match the installed set');
   }
   const onDisk = new Map((await store.scanInstalled()).map((f) => [f.name, f]));
   const drift: { name: string; problem: 'missing' | 'modified' | 'unexpected' }[] = [];
-  for (const a of vm.manifest.artifacts) {
+  for (const a of record.artifacts) {
     const file = onDisk.get(a.name);
     onDisk.delete(a.name);
     if (file === undefined) drift.push({ name: a.name, problem: 'missing' });
@@ -37,5 +36,5 @@ export async function verifyInstalled(
     }
   }
   for (const name of onDisk.keys()) drift.push({ name, problem: 'unexpected' });
-  return { version: vm.manifest.registry_version, ok: drift.length === 0, drift };
+  return { version: record.version, ok: drift.length === 0, drift };
 }

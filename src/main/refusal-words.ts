@@ -66,6 +66,34 @@ const TABLE: Readonly<Record<string, Entry>> = {
     kind: 'security',
     words: 'The update was refused: the registry sent two different releases with one version.',
   },
+  THRESHOLD_NOT_MET: {
+    kind: 'security',
+    words: 'The update was refused: it is not signed by enough of the registry’s keys.',
+  },
+  KEY_RETIRED: {
+    kind: 'security',
+    words: 'The update was refused: it is signed by a key the registry has retired.',
+  },
+  KEY_CHAIN_GAP: {
+    kind: 'security',
+    words: 'The update was refused: the registry’s key changes cannot be followed one by one.',
+  },
+  FRESHNESS_MISMATCH: {
+    kind: 'security',
+    words: 'The update was refused: its freshness signature is for another release.',
+  },
+  FRESHNESS_ROLLBACK: {
+    kind: 'security',
+    words: 'The update was refused: it is older than one already seen; it may be replayed.',
+  },
+  NONCE_MISMATCH: {
+    kind: 'security',
+    words: 'The update was refused: the answer was not signed for this request.',
+  },
+  FORMAT_DOWNGRADE: {
+    kind: 'security',
+    words: 'The update was refused: the registry sent an older kind of signature than before.',
+  },
   MANIFEST_TOO_LARGE: { kind: 'security', words: 'The update description is larger than allowed.' },
   TOO_MANY_ARTIFACTS: { kind: 'security', words: 'The update has more files than allowed.' },
   ARTIFACT_TOO_LARGE: { kind: 'security', words: 'A file in the update is larger than allowed.' },

@@ -23,7 +23,7 @@ import { FileStore } from './file-store.js';
 import { createGotFetcher } from './got-fetcher.js';
 import { acquireLock } from './lock-file.js';
 import { gcPacer } from './read-buffer-gc.js';
-import { systemClock, systemRandom, systemTimers } from './node-ports.js';
+import { systemClock, systemRandom, systemRandomBytes, systemTimers } from './node-ports.js';
 import { stateDirPaths } from './state-dir.js';
 
 export interface NodeUpdaterOptions {
@@ -50,6 +50,12 @@ export interface NodeUpdaterOptions {
    * `exposeMinorGc()`). Default: none, V8 paces itself.
    */
   readonly collectGarbage?: () => void;
+  /**
+   * Send a fresh 16-byte nonce (`?nonce=`) with every manifest request and refuse a freshness
+   * statement that does not carry exactly it, and any format 1 answer: NONCE_MISMATCH
+   * (docs/PROTOCOL.md §2.7.5). Default false. CLI: `--require-nonce`.
+   */
+  readonly requireNonce?: boolean;
 }
 
 /** Creates an updater over `options.dir`; throws LOCKED when another process holds it. */
@@ -87,6 +93,8 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
     clock: options.clock ?? systemClock,
     timers: systemTimers,
     random: systemRandom,
+    randomBytes: systemRandomBytes,
+    requireNonce: options.requireNonce === true,
     logger: options.logger ?? silentLogger,
     endpoint,
     pinned,

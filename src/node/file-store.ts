@@ -133,6 +133,12 @@ export class FileStore implements LocalStore {
     }
   }
 
+  saveEnvelope(setId: string, envelope: Uint8Array): Promise<void> {
+    return io('write a signed manifest', () =>
+      writeFileAtomic(join(this.paths.manifests, `${setId}.json`), envelope),
+    );
+  }
+
   scanInstalled(): Promise<readonly InstalledArtifact[]> {
     return io('scan the installed set', () => scanTree(this.paths.current));
   }

@@ -50,6 +50,17 @@ describe('parseCli', () => {
     expect(o.limits).toEqual({ parallel: 2, minBytesPerS: 0 });
   });
 
+  it('--require-nonce turns on the request nonce (off by default; a flag, no value)', () => {
+    const net = ['--base-url', 'http://x', '--machine-key', 'k'];
+    expect(parseCli(['update', ...base, ...net], undefined).requireNonce).toBe(false);
+    expect(parseCli(['update', ...base, ...net, '--require-nonce'], undefined).requireNonce).toBe(
+      true,
+    );
+    expect(
+      code(() => parseCli(['update', ...base, ...net, '--require-nonce=yes'], undefined)),
+    ).toBe('CONFIG_INVALID');
+  });
+
   it('accepts the bandwidth cap flag', () => {
     expect(parseCli(['status', ...base, '--max-bytes-per-s', '1048576'], undefined).limits).toEqual(
       {

@@ -249,6 +249,11 @@ export class MemoryStore implements LocalStore {
     return Promise.resolve(this.envelopes.get(setId));
   }
 
+  saveEnvelope(setId: string, envelope: Uint8Array): Promise<void> {
+    this.envelopes.set(setId, envelope);
+    return Promise.resolve();
+  }
+
   readonly audit: AuditRecord[] = [];
 
   appendAudit(record: AuditRecord): Promise<void> {

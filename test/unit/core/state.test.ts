@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { EMPTY_STATE, encodeState, parseState } from '../../../src/core/state.js';
+import {
+  EMPTY_STATE,
+  encodeState,
+  keepFloor,
+  parseState,
+  trustedKeySet,
+  trustedKeysOf,
+} from '../../../src/core/state.js';
+import { encodeKeySet, parseKeySet } from '../../../src/protocol/index.js';
+import { newKeys, payloadOf, TestChain } from '../../helpers/trust-kit.js';
 import { text } from './fakes.js';
 
 const SET = {
@@ -38,7 +47,7 @@ describe('state file', () => {
   });
 
   it('refuses an unknown schema (STATE_CORRUPT)', () => {
-    expect(() => parseState(text('{"schema":2}'))).toThrow(
+    expect(() => parseState(text('{"schema":3}'))).toThrow(
       expect.objectContaining({ code: 'STATE_CORRUPT' }),
     );
   });
@@ -58,5 +67,86 @@ describe('state file', () => {
     expect(() => parseState(text(JSON.stringify(bad)))).toThrow(
       expect.objectContaining({ code: 'STATE_CORRUPT' }),
     );
+  });
+});
+
+describe('state schema 2 (docs/PROTOCOL.md §2.7.5, §2.7.7)', () => {
+  const chain = new TestChain();
+  const trust = trustedKeysOf(parseKeySet(encodeKeySet(payloadOf(chain.current))), [
+    'c'.repeat(64),
+  ]);
+  const TRUSTED = {
+    ...EMPTY_STATE,
+    highestAcceptedVersion: '1.0.0',
+    releaseDigests: { '1.0.0': 'd'.repeat(64) },
+    trust,
+    freshness: { sequence: 42, releaseSha256: 'd'.repeat(64) },
+  };
+
+  it('round-trips the trusted key set, retired keyids and freshness floor', () => {
+    expect(parseState(encodeState(TRUSTED))).toEqual(TRUSTED);
+    expect(JSON.parse(new TextDecoder().decode(encodeState(TRUSTED)))).toMatchObject({ schema: 2 });
+    expect(trustedKeySet(trust).version).toBe(1);
+  });
+
+  it('loads a schema 1 file with no trusted key set', () => {
+    const schemaOne = {
+      schema: 1,
+      highestAcceptedVersion: '1.0.0',
+      acceptedDigests: { '1.0.0': 'a'.repeat(64) },
+      installed: SET,
+      previous: null,
+      lastCheckAtMs: 1,
+      lastSuccessAtMs: 1,
+      lastError: null,
+    };
+    const state = parseState(text(JSON.stringify(schemaOne)));
+    expect(state).toEqual({
+      ...schemaOne,
+      schema: 2,
+      releaseDigests: {},
+      trust: null,
+      freshness: null,
+    });
+  });
+
+  it('refuses a key set that is not one, too many retired keyids, or a floor without a key set (STATE_CORRUPT)', () => {
+    const bad = [
+      { ...TRUSTED, trust: { ...trust, keySet: { ...trust.keySet, version: 0 } } },
+      {
+        ...TRUSTED,
+        trust: { ...trust, retired: Array.from({ length: 257 }, () => 'c'.repeat(64)) },
+      },
+      { ...TRUSTED, trust: { ...trust, retired: ['nope'] } },
+      { ...TRUSTED, trust: null },
+      { ...TRUSTED, freshness: { sequence: 0, releaseSha256: 'd'.repeat(64) } },
+      { ...TRUSTED, releaseDigests: { v1: 'd'.repeat(64) } },
+    ];
+    for (const state of bad) {
+      expect(() => parseState(text(JSON.stringify(state)))).toThrow(
+        expect.objectContaining({ code: 'STATE_CORRUPT' }),
+      );
+    }
+  });
+
+  it('keepFloor keeps the newer key set with its floor, and the higher floor of one key set', () => {
+    const older = { ...TRUSTED, freshness: { sequence: 40, releaseSha256: 'd'.repeat(64) } };
+    expect(keepFloor(older, TRUSTED).freshness?.sequence).toBe(42);
+    expect(keepFloor(TRUSTED, older).freshness?.sequence).toBe(42);
+    chain.rotate({ freshness: newKeys(1) });
+    const newer = {
+      ...TRUSTED,
+      trust: trustedKeysOf(parseKeySet(encodeKeySet(payloadOf(chain.current))), []),
+      freshness: { sequence: 1, releaseSha256: 'd'.repeat(64) },
+    };
+    expect(keepFloor(TRUSTED, newer)).toMatchObject({
+      trust: newer.trust,
+      freshness: newer.freshness,
+    });
+    expect(keepFloor(newer, TRUSTED)).toMatchObject({
+      trust: newer.trust,
+      freshness: newer.freshness,
+    });
+    expect(keepFloor(EMPTY_STATE, TRUSTED).releaseDigests).toEqual(TRUSTED.releaseDigests);
   });
 });
