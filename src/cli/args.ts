@@ -5,8 +5,10 @@
 import { parseArgs } from 'node:util';
 import { UpdateError } from '../core/errors.js';
 import type { Limits } from '../core/limits.js';
+import { isSwapStrategy, type SwapStrategy } from '../node/current-set.js';
+import type { NodeHealthOption } from '../node/create-updater.js';
 
-export const COMMANDS = ['check', 'update', 'status', 'rollback', 'verify'] as const;
+export const COMMANDS = ['check', 'update', 'status', 'rollback', 'verify', 'confirm'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export interface CliOptions {
@@ -17,6 +19,10 @@ export interface CliOptions {
   readonly dir: string;
   readonly json: boolean;
   readonly limits: Partial<Limits>;
+  /** --swap: force a swap strategy (default: the platform's). */
+  readonly swap?: SwapStrategy;
+  /** --health-cmd / --health confirm, with --health-timeout-s. */
+  readonly health?: NodeHealthOption;
 }
 
 /** Flag name -> limit it sets. */
@@ -32,9 +38,15 @@ const LIMIT_FLAGS = {
   'connect-timeout-ms': 'connectTimeoutMs',
 } as const satisfies Record<string, keyof Limits>;
 
-export const USAGE = `usage: npm run updater -- <check|update|status|rollback|verify>
+export const USAGE = `usage: npm run updater -- <check|update|status|rollback|verify|confirm>
   --dir DIR --pubkey HEX [--pubkey HEX ...] [--json]
   --base-url URL --machine-key KEY   (check, update; or env UPDATER_MACHINE_KEY)
+  --swap symlink|pointer   how DIR's live set is switched (default: symlink, pointer on Windows)
+  --health-cmd "CMD"       after an update, run CMD (UPDATER_SET_PATH = the new set); a failure
+                           reverts to the previous set and never installs that version again
+  --health confirm         instead: the software must run \`confirm\` before the deadline, or
+                           the next run reverts
+  --health-timeout-s N     the check's deadline (60), or confirm's (600)
   limits (defaults): --parallel N (4) --retries N (3) --stall-timeout-ms N (30000)
           --min-bytes-per-s N (1024) --max-artifact-bytes N (4 GiB) --max-artifacts N (10000)
           --max-manifest-bytes N (8 MiB; unset, max(8 MiB, 512 B x max-artifacts + 3 MiB))
@@ -58,6 +70,10 @@ export function parseCli(argv: readonly string[], envMachineKey: string | undefi
         pubkey: { type: 'string', multiple: true },
         dir: { type: 'string' },
         json: { type: 'boolean' },
+        swap: { type: 'string' },
+        health: { type: 'string' },
+        'health-cmd': { type: 'string' },
+        'health-timeout-s': { type: 'string' },
         ...Object.fromEntries(
           Object.keys(LIMIT_FLAGS).map((k) => [k, { type: 'string' as const }]),
         ),
@@ -89,6 +105,9 @@ export function parseCli(argv: readonly string[], envMachineKey: string | undefi
     }
     limits[key] = Number(raw);
   }
+  const swap = values.swap;
+  if (swap !== undefined && !isSwapStrategy(swap)) usage('--swap must be symlink or pointer');
+  const health = healthOption(values);
   return {
     command,
     baseUrl,
@@ -97,5 +116,40 @@ export function parseCli(argv: readonly string[], envMachineKey: string | undefi
     dir,
     json: values.json === true,
     limits,
+    ...(swap === undefined ? {} : { swap }),
+    ...(health === undefined ? {} : { health }),
   };
+}
+
+/** --health-cmd "CMD" | --health command|confirm, and --health-timeout-s N. */
+function healthOption(values: {
+  health?: string | undefined;
+  'health-cmd'?: string | undefined;
+  'health-timeout-s'?: string | undefined;
+}): NodeHealthOption | undefined {
+  const mode = values.health;
+  const command = values['health-cmd'];
+  const rawTimeout = values['health-timeout-s'];
+  if (mode !== undefined && mode !== 'command' && mode !== 'confirm') {
+    usage('--health must be command or confirm');
+  }
+  if (mode === 'confirm' && command !== undefined) {
+    usage('--health confirm and --health-cmd exclude each other');
+  }
+  if (mode === 'command' && command === undefined) usage('--health command needs --health-cmd');
+  if (command !== undefined && command.trim() === '') usage('--health-cmd is empty');
+  let timeoutMs: number | undefined;
+  if (rawTimeout !== undefined) {
+    if (!/^\d{1,7}$/.test(rawTimeout) || Number(rawTimeout) < 1) {
+      usage('--health-timeout-s must be a positive integer');
+    }
+    if (mode === undefined && command === undefined) {
+      usage('--health-timeout-s needs --health-cmd or --health confirm');
+    }
+    timeoutMs = Number(rawTimeout) * 1000;
+  }
+  const timeout = timeoutMs === undefined ? {} : { timeoutMs };
+  if (mode === 'confirm') return { mode: 'confirm', ...timeout };
+  if (command !== undefined) return { mode: 'command', command, ...timeout };
+  return undefined;
 }

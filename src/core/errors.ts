@@ -36,7 +36,9 @@ export type UpdateErrorCode =
   | 'NOTHING_TO_ROLL_BACK'
   | 'NOT_INSTALLED'
   | 'IO'
-  | 'CONFIG_INVALID';
+  | 'CONFIG_INVALID'
+  // health check (docs/UPDATER.md §3): the new set failed it and the previous one is back
+  | 'HEALTH_CHECK_FAILED';
 
 export class UpdateError extends Error {
   override readonly name = 'UpdateError';

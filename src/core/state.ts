@@ -6,6 +6,7 @@
 import semver from 'semver';
 import { isStrictSemver, SHA256_HEX } from '../protocol/manifest.js';
 import { UpdateError, type UpdateErrorCode } from './errors.js';
+import { EMPTY_HEALTH, keepBadVersions, parseHealth, type HealthState } from './health-state.js';
 
 export interface InstalledArtifact {
   readonly name: string;
@@ -35,6 +36,8 @@ export interface UpdaterState {
   readonly lastCheckAtMs: number | null;
   readonly lastSuccessAtMs: number | null;
   readonly lastError: { readonly code: UpdateErrorCode; readonly message: string } | null;
+  // --- health check (health-state.ts): probation and bad versions; `health` absent = empty ---
+  readonly health: HealthState;
 }
 
 export const EMPTY_STATE: UpdaterState = Object.freeze({
@@ -46,6 +49,7 @@ export const EMPTY_STATE: UpdaterState = Object.freeze({
   lastCheckAtMs: null,
   lastSuccessAtMs: null,
   lastError: null,
+  health: EMPTY_HEALTH,
 });
 
 /** Bounds the digest history so the state file cannot grow without end. */
@@ -133,6 +137,7 @@ export function parseState(bytes: Uint8Array): UpdaterState {
     lastCheckAtMs: optionalMs(json['lastCheckAtMs'], 'lastCheckAtMs'),
     lastSuccessAtMs: optionalMs(json['lastSuccessAtMs'], 'lastSuccessAtMs'),
     lastError: parsedError,
+    health: parseHealth(json['health']),
   };
 }
 
@@ -155,7 +160,12 @@ export function keepFloor(next: UpdaterState, current: UpdaterState): UpdaterSta
       delete digests[old];
     }
   }
-  return { ...next, highestAcceptedVersion: highest, acceptedDigests: digests };
+  return {
+    ...next,
+    highestAcceptedVersion: highest,
+    acceptedDigests: digests,
+    health: keepBadVersions(next.health, current.health),
+  };
 }
 
 /** The exact bytes written for a state. */
