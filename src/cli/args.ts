@@ -6,8 +6,10 @@ import { parseArgs } from 'node:util';
 import { UpdateError } from '../core/errors.js';
 import type { Limits } from '../core/limits.js';
 import { machineKeyOf } from './machine-key-file.js';
+import { isSwapStrategy, type SwapStrategy } from '../node/current-set.js';
+import type { NodeHealthOption } from '../node/create-updater.js';
 
-export const COMMANDS = ['check', 'update', 'status', 'rollback', 'verify'] as const;
+export const COMMANDS = ['check', 'update', 'status', 'rollback', 'verify', 'confirm'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export interface CliOptions {
@@ -20,6 +22,10 @@ export interface CliOptions {
   /** `--require-nonce`: nonce every manifest request (docs/PROTOCOL.md §2.7.5). */
   readonly requireNonce: boolean;
   readonly limits: Partial<Limits>;
+  /** --swap: force a swap strategy (default: the platform's). */
+  readonly swap?: SwapStrategy;
+  /** --health-cmd / --health confirm, with --health-timeout-s. */
+  readonly health?: NodeHealthOption;
 }
 
 /** Flag name -> limit it sets. */
@@ -35,12 +41,18 @@ const LIMIT_FLAGS = {
   'connect-timeout-ms': 'connectTimeoutMs',
 } as const satisfies Record<string, keyof Limits>;
 
-export const USAGE = `usage: npm run updater -- <check|update|status|rollback|verify>
+export const USAGE = `usage: npm run updater -- <check|update|status|rollback|verify|confirm>
   --dir DIR --pubkey HEX [--pubkey HEX ...] [--json]
   --base-url URL --machine-key-file PATH   (check, update; or env UPDATER_MACHINE_KEY;
           --machine-key KEY also works but shows the key in ps and shell history)
   --require-nonce   send a fresh nonce with every manifest request and accept only an
                     answer signed for it (NONCE_MISMATCH otherwise)
+  --swap symlink|pointer   how DIR's live set is switched (default: symlink, pointer on Windows)
+  --health-cmd "CMD"       after an update, run CMD (UPDATER_SET_PATH = the new set); a failure
+                           reverts to the previous set and never installs that version again
+  --health confirm         instead: the software must run \`confirm\` before the deadline, or
+                           the next run reverts
+  --health-timeout-s N     the check's deadline (60), or confirm's (600)
   limits (defaults): --parallel N (4) --retries N (3) --stall-timeout-ms N (30000)
           --min-bytes-per-s N (1024) --max-artifact-bytes N (4 GiB) --max-artifacts N (10000)
           --max-manifest-bytes N (8 MiB; unset, max(8 MiB, 512 B x max-artifacts + 3 MiB))
@@ -66,6 +78,10 @@ export function parseCli(argv: readonly string[], envMachineKey: string | undefi
         json: { type: 'boolean' },
         'machine-key-file': { type: 'string' },
         'require-nonce': { type: 'boolean' },
+        swap: { type: 'string' },
+        health: { type: 'string' },
+        'health-cmd': { type: 'string' },
+        'health-timeout-s': { type: 'string' },
         ...Object.fromEntries(
           Object.keys(LIMIT_FLAGS).map((k) => [k, { type: 'string' as const }]),
         ),
@@ -98,6 +114,9 @@ export function parseCli(argv: readonly string[], envMachineKey: string | undefi
     }
     limits[key] = Number(raw);
   }
+  const swap = values.swap;
+  if (swap !== undefined && !isSwapStrategy(swap)) usage('--swap must be symlink or pointer');
+  const health = healthOption(values);
   return {
     command,
     baseUrl,
@@ -107,5 +126,40 @@ export function parseCli(argv: readonly string[], envMachineKey: string | undefi
     json: values.json === true,
     requireNonce: values['require-nonce'] === true,
     limits,
+    ...(swap === undefined ? {} : { swap }),
+    ...(health === undefined ? {} : { health }),
   };
+}
+
+/** --health-cmd "CMD" | --health command|confirm, and --health-timeout-s N. */
+function healthOption(values: {
+  health?: string | undefined;
+  'health-cmd'?: string | undefined;
+  'health-timeout-s'?: string | undefined;
+}): NodeHealthOption | undefined {
+  const mode = values.health;
+  const command = values['health-cmd'];
+  const rawTimeout = values['health-timeout-s'];
+  if (mode !== undefined && mode !== 'command' && mode !== 'confirm') {
+    usage('--health must be command or confirm');
+  }
+  if (mode === 'confirm' && command !== undefined) {
+    usage('--health confirm and --health-cmd exclude each other');
+  }
+  if (mode === 'command' && command === undefined) usage('--health command needs --health-cmd');
+  if (command !== undefined && command.trim() === '') usage('--health-cmd is empty');
+  let timeoutMs: number | undefined;
+  if (rawTimeout !== undefined) {
+    if (!/^\d{1,7}$/.test(rawTimeout) || Number(rawTimeout) < 1) {
+      usage('--health-timeout-s must be a positive integer');
+    }
+    if (mode === undefined && command === undefined) {
+      usage('--health-timeout-s needs --health-cmd or --health confirm');
+    }
+    timeoutMs = Number(rawTimeout) * 1000;
+  }
+  const timeout = timeoutMs === undefined ? {} : { timeoutMs };
+  if (mode === 'confirm') return { mode: 'confirm', ...timeout };
+  if (command !== undefined) return { mode: 'command', command, ...timeout };
+  return undefined;
 }

@@ -1,17 +1,21 @@
 /**
  * Entry point of `npm run updater`. The only place that reads process.env and argv: the
  * machine key may come from UPDATER_MACHINE_KEY (so it need not appear in `ps`), and the crash
- * tests set UPDATER_TEST_CRASH_AT=<install step> to SIGKILL this process right after it.
+ * tests set UPDATER_TEST_CRASH_AT=<step> to SIGKILL this process right after it (an install or
+ * health step; `<step>@<n>`: its n-th time, e.g. current-swapped@2 is the revert's switch).
  */
-import { isInstallStep, type StepHook } from '../core/install-steps.js';
+import { isStep, type StepHook } from '../core/install-steps.js';
 import { exposeMinorGc } from '../node/read-buffer-gc.js';
 import { runCli } from './run-cli.js';
 
-function crashHook(step: string | undefined): StepHook | undefined | 'invalid' {
-  if (step === undefined || step === '') return undefined;
-  if (!isInstallStep(step)) return 'invalid';
+function crashHook(spec: string | undefined): StepHook | undefined | 'invalid' {
+  if (spec === undefined || spec === '') return undefined;
+  const match = /^([a-z-]+)(?:@([1-9]\d{0,2}))?$/.exec(spec);
+  const step = match?.[1];
+  if (step === undefined || !isStep(step)) return 'invalid';
+  let left = Number(match?.[2] ?? '1');
   return (reached) => {
-    if (reached === step) process.kill(process.pid, 'SIGKILL');
+    if (reached === step && --left === 0) process.kill(process.pid, 'SIGKILL');
   };
 }
 

@@ -7,8 +7,9 @@ import { isUpdateError, toUpdateError, type UpdateErrorDetails } from '../core/e
 import type { PlanSummary } from '../core/events.js';
 import type { StepHook } from '../core/install-steps.js';
 import type { Logger } from '../core/ports.js';
-import type { UpdaterApi } from '../core/updater-api.js';
+import type { UpdateResult, UpdaterApi, UpdaterStatus } from '../core/updater-api.js';
 import { createNodeUpdater } from '../node/create-updater.js';
+import { resolveCurrentSet } from '../node/current-set.js';
 import { parseCli, USAGE, type CliOptions, type Command } from './args.js';
 import { formatBytes, progressBar } from './progress-bar.js';
 import type { runServe as RunServe } from './serve.js';
@@ -81,28 +82,48 @@ class Drift extends Error {
   }
 }
 
+function probationJson(p: UpdaterStatus['probation']): Json | null {
+  return p === null
+    ? null
+    : {
+        version: p.version,
+        mode: p.mode,
+        started_at_ms: p.startedAtMs,
+        deadline_at_ms: p.deadlineAtMs,
+      };
+}
+
 async function execute(
   command: Command,
   updater: UpdaterApi,
+  dir: string,
 ): Promise<{ json: Json; text: string }> {
   switch (command) {
     case 'check': {
       const plan = await updater.check();
       const status = await updater.status();
+      const skipped = plan.skipped;
       const available =
-        status.installedVersion !== plan.toVersion ||
-        plan.fetch.length > 0 ||
-        plan.remove.length > 0;
+        skipped === undefined &&
+        (status.installedVersion !== plan.toVersion ||
+          plan.fetch.length > 0 ||
+          plan.remove.length > 0);
       return {
         json: {
           version: plan.toVersion,
           installed_version: status.installedVersion,
           update_available: available,
           plan: planJson(plan),
+          ...(skipped === undefined
+            ? {}
+            : { skipped: { version: plan.toVersion, reason: skipped.reason } }),
         },
-        text: available
-          ? `update available: ${status.installedVersion ?? 'nothing'} -> ${plan.toVersion}; ${planLine(plan)}`
-          : `up to date at ${plan.toVersion}`,
+        text:
+          skipped !== undefined
+            ? `skipped ${plan.toVersion}: ${skipped.reason}`
+            : available
+              ? `update available: ${status.installedVersion ?? 'nothing'} -> ${plan.toVersion}; ${planLine(plan)}`
+              : `up to date at ${plan.toVersion}`,
       };
     }
     case 'update': {
@@ -114,14 +135,21 @@ async function execute(
           bytes_downloaded: result.bytesDownloaded,
           plan: result.plan === null ? null : planJson(result.plan),
           ...(result.repaired === undefined ? {} : { repaired: result.repaired }),
+          ...(result.skipped === undefined ? {} : { skipped: result.skipped }),
+          ...(result.probation === undefined
+            ? {}
+            : { awaiting_confirmation: { deadline_at_ms: result.probation.deadlineAtMs } }),
         },
-        text:
-          result.repaired !== undefined
-            ? `repaired ${result.version ?? ''}: ${result.repaired.length} file(s) restored, ` +
-              `${formatBytes(result.bytesDownloaded)} downloaded`
-            : result.outcome === 'applied'
-              ? `applied ${result.version ?? ''}: ${formatBytes(result.bytesDownloaded)} downloaded`
-              : `up to date at ${result.version ?? ''}`,
+        text: updateLine(result),
+      };
+    }
+    case 'confirm': {
+      const r = await updater.confirm();
+      return {
+        json: { version: r.version, confirmed: r.confirmed },
+        text: r.confirmed
+          ? `confirmed ${r.version ?? ''}: no longer on probation`
+          : `nothing on probation (installed ${r.version ?? 'nothing'})`,
       };
     }
     case 'status': {
@@ -132,10 +160,19 @@ async function execute(
           highest_accepted_version: s.highestAcceptedVersion,
           can_roll_back: s.canRollBack,
           last_error: s.lastError,
+          // The one documented way to find the live set, whatever the swap strategy.
+          current_path: await resolveCurrentSet(dir),
+          probation: probationJson(s.probation),
+          bad_versions: s.badVersions.map((b) => ({
+            version: b.version,
+            reason: b.reason,
+            at_ms: b.atMs,
+          })),
         },
         text:
           `installed ${s.installedVersion ?? 'nothing'}, highest accepted ` +
           `${s.highestAcceptedVersion ?? 'none'}, can roll back: ${s.canRollBack ? 'yes' : 'no'}` +
+          (s.probation === null ? '' : `, on probation (${s.probation.mode})`) +
           (s.lastError === null ? '' : `, last error ${s.lastError.code}`),
       };
     }
@@ -150,6 +187,23 @@ async function execute(
       return { json, text: `verified ${report.version ?? ''}: no drift` };
     }
   }
+}
+
+function updateLine(result: UpdateResult): string {
+  if (result.repaired !== undefined) {
+    return (
+      `repaired ${result.version ?? ''}: ${result.repaired.length} file(s) restored, ` +
+      `${formatBytes(result.bytesDownloaded)} downloaded`
+    );
+  }
+  if (result.skipped !== undefined) {
+    return `skipped ${result.skipped.version}: ${result.skipped.reason}`;
+  }
+  if (result.outcome !== 'applied') return `up to date at ${result.version ?? ''}`;
+  const line = `applied ${result.version ?? ''}: ${formatBytes(result.bytesDownloaded)} downloaded`;
+  return result.probation === undefined
+    ? line
+    : `${line}; run \`confirm\` before ${new Date(result.probation.deadlineAtMs).toISOString()}`;
 }
 
 function logger(io: CliIo): Logger {
@@ -227,11 +281,13 @@ export async function runCli(argv: readonly string[], env: CliEnv, io: CliIo): P
       clock: { nowMs: io.nowMs },
       ...(env.onStep === undefined ? {} : { onStep: env.onStep }),
       ...(env.collectGarbage === undefined ? {} : { collectGarbage: env.collectGarbage }),
+      ...(options.swap === undefined ? {} : { swap: options.swap }),
+      ...(options.health === undefined ? {} : { health: options.health }),
     });
     if (bar !== undefined) updater.on(bar.listener);
     if (env.interrupt?.aborted === true) return interrupted();
     env.interrupt?.addEventListener('abort', onInterrupt, { once: true });
-    const { json: body, text } = await execute(options.command, updater);
+    const { json: body, text } = await execute(options.command, updater, options.dir);
     bar?.end();
     if (options.json) io.stdout(`${JSON.stringify({ ok: true, command, ...body })}\n`);
     else io.stdout(`${text}\n`);

@@ -9,8 +9,16 @@ import { createHash } from 'node:crypto';
 export interface AuditRecord {
   readonly version: string;
   readonly payloadSha256: string;
+  /** The key that signed the accepted manifest ('' on a `marked-bad` entry). */
   readonly keyid: string;
   readonly atMs: number;
+  /**
+   * Absent: a newly accepted manifest. `marked-bad`: that version failed its health check here
+   * and was reverted (docs/UPDATER.md §3), with `reason`. Hashed only when present, so entries
+   * written before these fields existed keep their hashes.
+   */
+  readonly event?: 'marked-bad';
+  readonly reason?: string;
 }
 
 export interface AuditEntry extends AuditRecord {
@@ -31,6 +39,7 @@ function digest(body: Omit<AuditEntry, 'hash'>): string {
     body.payloadSha256,
     body.keyid,
     body.atMs,
+    ...(body.event === undefined ? [] : [body.event, body.reason ?? '']),
   ]);
   return createHash('sha256').update(text).digest('hex');
 }
@@ -44,6 +53,7 @@ export function nextAuditEntry(last: AuditEntry | undefined, record: AuditRecord
     payloadSha256: record.payloadSha256,
     keyid: record.keyid,
     atMs: record.atMs,
+    ...(record.event === undefined ? {} : { event: record.event, reason: record.reason ?? '' }),
   };
   return { ...body, hash: digest(body) };
 }

@@ -44,7 +44,9 @@ export type UpdateErrorCode =
   | 'NOTHING_TO_ROLL_BACK'
   | 'NOT_INSTALLED'
   | 'IO'
-  | 'CONFIG_INVALID';
+  | 'CONFIG_INVALID'
+  // health check (docs/UPDATER.md §3): the new set failed it and the previous one is back
+  | 'HEALTH_CHECK_FAILED';
 
 /**
  * What a refusal was about, for people and for `--json` (docs/UPDATER.md §7): `url` (scheme,

@@ -1,6 +1,9 @@
 /**
  * Typed events of one update run, in the order they can occur:
- * checking -> (up-to-date | update-available -> progress* -> applied) | error.
+ * checking -> [healthy | reverted] -> (up-to-date | version-skipped
+ *   | update-available -> progress* -> applied -> [probation -> (healthy | reverted)]) | error.
+ * The bracketed health events (docs/UPDATER.md §3, Health check) come only with a health check
+ * configured; the first pair settles a probation left by an earlier run.
  * The desktop app and the CLI render these; nothing else crosses the core's boundary.
  */
 import type { UpdateErrorCode } from './errors.js';
@@ -35,6 +38,8 @@ export interface PlanSummary {
   readonly bytesToReuse: number;
   /** Every artifact of the new set, in manifest order. */
   readonly artifacts: readonly ArtifactPlan[];
+  /** Set when `toVersion` failed its health check here: it will not be installed. */
+  readonly skipped?: { readonly reason: string };
 }
 
 export type UpdateEvent =
@@ -59,6 +64,36 @@ export type UpdateEvent =
       readonly type: 'applied';
       readonly version: string;
       readonly previousVersion: string | null;
+      readonly atMs: number;
+    }
+  | {
+      /** A set just installed is on probation: checked now, or awaiting confirm(). */
+      readonly type: 'probation';
+      readonly version: string;
+      readonly mode: 'check' | 'confirm';
+      /** confirm mode: revert at the next run after this time unless confirmed. */
+      readonly deadlineAtMs: number | null;
+      readonly atMs: number;
+    }
+  | {
+      /** The set on probation passed its check or was confirmed. */
+      readonly type: 'healthy';
+      readonly version: string;
+      readonly atMs: number;
+    }
+  | {
+      /** The set on probation failed; `restoredVersion` is live again (null: nothing to restore). */
+      readonly type: 'reverted';
+      readonly version: string;
+      readonly restoredVersion: string | null;
+      readonly reason: string;
+      readonly atMs: number;
+    }
+  | {
+      /** The registry offers a version that failed its health check here: not installed. */
+      readonly type: 'version-skipped';
+      readonly version: string;
+      readonly reason: string;
       readonly atMs: number;
     }
   | {

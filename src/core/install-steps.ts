@@ -28,9 +28,31 @@ export const INSTALL_STEPS = [
 
 export type InstallStep = (typeof INSTALL_STEPS)[number];
 
+/**
+ * The durable steps of a health check and its revert (docs/UPDATER.md §3, Health check), after
+ * the install steps. The revert's own switch reports journal-written, current-swapped,
+ * state-written and journal-removed again (a crash test names the second with `step@2`).
+ */
+export const HEALTH_STEPS = [
+  /** The set just committed is on probation and its check is about to run. */
+  'health-check-started',
+  /** A failed verdict is on disk: from here a crash reverts at the next run, unchecked. */
+  'health-verdict-recorded',
+  /** The version is marked bad in the audit log (the revert's switch follows). */
+  'health-bad-audited',
+  /** The previous set is live again and the version recorded bad. */
+  'health-reverted',
+] as const;
+
+export type HealthStep = (typeof HEALTH_STEPS)[number];
+
 /** Called synchronously right after a step is durable (tests kill the process here). */
-export type StepHook = (step: InstallStep) => void;
+export type StepHook = (step: InstallStep | HealthStep) => void;
 
 export function isInstallStep(value: string): value is InstallStep {
   return (INSTALL_STEPS as readonly string[]).includes(value);
+}
+
+export function isStep(value: string): value is InstallStep | HealthStep {
+  return isInstallStep(value) || (HEALTH_STEPS as readonly string[]).includes(value);
 }

@@ -79,6 +79,25 @@ export interface PartialBlob {
   close(): Promise<void>;
 }
 
+/** What a health check is told about the set it judges (now the live one). */
+export interface HealthTarget {
+  readonly version: string;
+  readonly setId: string;
+  /** The set's directory name (the node adapter turns it into a path). */
+  readonly dir: string;
+}
+
+export type HealthVerdict = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+
+/**
+ * Runs a health check against a set just installed (docs/UPDATER.md §3, Health check): the
+ * node adapter spawns a command or calls a function. The core owns the deadline: at its end it
+ * aborts `signal`, and the probe must then stop what it started (kill the process) and settle.
+ */
+export interface HealthProbe {
+  check(target: HealthTarget, signal: AbortSignal): Promise<HealthVerdict>;
+}
+
 /** The local state directory: state file, content-addressed blobs, installed sets. */
 export interface LocalStore {
   loadState(): Promise<UpdaterState>;

@@ -5,7 +5,7 @@
  */
 import { UpdateError } from './errors.js';
 
-export type RunKind = 'check' | 'update' | 'rollback' | 'verify';
+export type RunKind = 'check' | 'update' | 'rollback' | 'verify' | 'confirm';
 
 export interface RunQueue {
   /** Runs `body` after any run in flight; a call of the same kind joins the running one. */

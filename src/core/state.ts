@@ -16,6 +16,7 @@ import {
 } from '../protocol/key-set.js';
 import { isStrictSemver, SHA256_HEX } from '../protocol/manifest.js';
 import { UpdateError, type UpdateErrorCode } from './errors.js';
+import { EMPTY_HEALTH, keepBadVersions, parseHealth, type HealthState } from './health-state.js';
 
 export interface InstalledArtifact {
   readonly name: string;
@@ -65,6 +66,8 @@ export interface UpdaterState {
   readonly lastCheckAtMs: number | null;
   readonly lastSuccessAtMs: number | null;
   readonly lastError: { readonly code: UpdateErrorCode; readonly message: string } | null;
+  // --- health check (health-state.ts): probation and bad versions; `health` absent = empty ---
+  readonly health: HealthState;
 }
 
 export const EMPTY_STATE: UpdaterState = Object.freeze({
@@ -79,6 +82,7 @@ export const EMPTY_STATE: UpdaterState = Object.freeze({
   lastCheckAtMs: null,
   lastSuccessAtMs: null,
   lastError: null,
+  health: EMPTY_HEALTH,
 });
 
 /** Bounds each digest history so the state file cannot grow without end. */
@@ -237,6 +241,7 @@ export function parseState(bytes: Uint8Array): UpdaterState {
     lastCheckAtMs: optionalMs(json['lastCheckAtMs'], 'lastCheckAtMs'),
     lastSuccessAtMs: optionalMs(json['lastSuccessAtMs'], 'lastSuccessAtMs'),
     lastError: parsedError,
+    health: parseHealth(json['health']),
   };
 }
 
@@ -259,6 +264,7 @@ export function keepFloor(next: UpdaterState, current: UpdaterState): UpdaterSta
     releaseDigests: boundDigests({ ...current.releaseDigests, ...next.releaseDigests }),
     trust,
     freshness,
+    health: keepBadVersions(next.health, current.health),
   };
 }
 

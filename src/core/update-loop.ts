@@ -9,6 +9,12 @@ import type { AnswerCache } from './answer-cache.js';
 import { requireEndpoint, type Endpoint } from './endpoint.js';
 import { toUpdateError, UpdateError } from './errors.js';
 import type { UpdateEvent, UpdateListener } from './events.js';
+import {
+  confirmInstalled,
+  settleProbation,
+  type HealthConfig,
+  type HealthContext,
+} from './health-check.js';
 import type { StepHook } from './install-steps.js';
 import type { Limits } from './limits.js';
 import type { Clock, Fetcher, LocalStore, Logger, Random, RandomBytes, Timers } from './ports.js';
@@ -50,6 +56,8 @@ export interface UpdateLoopDeps {
   readonly chunks?: ChunkPorts;
   /** Keeps the last manifest answer for conditional requests (answer-cache.ts). */
   readonly answers?: AnswerCache;
+  /** Health check of new sets (docs/UPDATER.md §3); none when absent. */
+  readonly health?: HealthConfig | undefined;
 }
 
 /** Without requireNonce no nonce is made; reaching this would be a wiring bug. */
@@ -79,6 +87,17 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
     }
   };
 
+  const healthContext = (): HealthContext => ({
+    store: deps.store,
+    clock: deps.clock,
+    timers: deps.timers,
+    logger: deps.logger,
+    signal: controller.signal,
+    emit,
+    onStep: deps.onStep,
+    config: deps.health,
+  });
+
   /** The one run context (and HTTP context) of a network run. */
   const runContext = (): RunContext => ({
     http: {
@@ -101,13 +120,17 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
     onStep: deps.onStep,
     chunks: deps.chunks,
     answers: deps.answers,
+    health: healthContext(),
   });
 
   /** The one boundary of a network run: whatever was thrown is typed here, once. */
   const guarded = async <T>(body: (run: RunContext) => Promise<T>): Promise<T> => {
     emit({ type: 'checking', atMs: now() });
     try {
-      return await body(runContext());
+      const run = runContext();
+      // A probation an earlier run left open (crash, passed deadline) is decided first.
+      await settleProbation(run.health);
+      return await body(run);
     } catch (thrown) {
       const error = toUpdateError(thrown);
       await recordFailure(deps.store, deps.logger, error, now());
@@ -122,6 +145,7 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
     status: () => statusOf(deps.store, runs.running),
     rollback: () => runs.run('rollback', () => rollBack(deps.store)),
     verify: () => runs.run('verify', () => verifyInstalled(deps.store, deps.pinned)),
+    confirm: () => runs.run('confirm', () => confirmInstalled(healthContext())),
     on(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -10,6 +10,7 @@ import { UpdateError } from './errors.js';
 import type { PlanSummary, UpdateEvent } from './events.js';
 import { fetchKeyChain } from './fetch-keys.js';
 import { fetchManifest } from './fetch-manifest.js';
+import { badReason, judgeNewSet, probationFor, type HealthContext } from './health-check.js';
 import type { HttpContext } from './http-get.js';
 import type { StepHook } from './install-steps.js';
 import type { Limits } from './limits.js';
@@ -55,6 +56,8 @@ export interface RunContext {
   readonly chunks?: ChunkPorts | undefined;
   /** The last manifest answer, for a conditional fetch (answer-cache.ts); none: always 200. */
   readonly answers?: AnswerCache | undefined;
+  /** The health check of new sets (health-check.ts), with its config when one is set. */
+  readonly health: HealthContext;
 }
 
 /** A manifest that passed verification and policy, with the state that records it. */
@@ -154,13 +157,20 @@ function planPullOf(run: RunContext, { vm, plan, state }: Accepted): Promise<Pul
 /** The dry run: accept, then tell what an update would do (chunk indexes may be fetched). */
 export async function checkForUpdate(run: RunContext): Promise<PlanSummary> {
   const accepted = await accept(run);
-  const { plan } = accepted;
+  const { plan, state } = accepted;
+  const atMs = nowOf(run);
+  const version = plan.summary.toVersion;
+  const reason = plan.upToDate ? undefined : badReason(state, version);
+  if (reason !== undefined) {
+    run.emit({ type: 'version-skipped', version, reason, atMs });
+    return { ...plan.summary, skipped: { reason } };
+  }
   if (plan.upToDate) {
-    run.emit({ type: 'up-to-date', version: plan.summary.toVersion, atMs: nowOf(run) });
+    run.emit({ type: 'up-to-date', version, atMs });
     return plan.summary;
   }
   const { summary } = await planPullOf(run, accepted);
-  run.emit({ type: 'update-available', plan: summary, atMs: nowOf(run) });
+  run.emit({ type: 'update-available', plan: summary, atMs });
   return summary;
 }
 
@@ -199,6 +209,11 @@ export async function pullAndCommit(
     previous: repair ? state.previous : (state.installed ?? state.previous),
     lastSuccessAtMs: nowOf(run),
     lastError: null,
+    // On probation from the very commit that makes it live: no crash can skip the check. A
+    // repair keeps the setId, so its probation (if any) carries on.
+    health: repair
+      ? state.health
+      : { ...state.health, probation: probationFor(run.health.config, set, nowOf(run)) },
   };
   await run.store.commitSet({ ...set, envelope: vm.envelope }, next);
   return downloaded;
@@ -239,6 +254,20 @@ export async function install(run: RunContext, accepted: Accepted): Promise<Upda
   if (installed !== null && damaged.length > 0) {
     return repairInstalled(run, accepted, installed, damaged);
   }
+  const reason = plan.upToDate ? undefined : badReason(state, vm.manifest.registry_version);
+  if (reason !== undefined) {
+    // A version reverted by its health check is never installed again; a newer one is.
+    const version = vm.manifest.registry_version;
+    await run.store.saveState({ ...state, lastSuccessAtMs: nowOf(run), lastError: null });
+    run.emit({ type: 'version-skipped', version, reason, atMs: nowOf(run) });
+    return {
+      outcome: 'skipped',
+      version,
+      plan: { ...plan.summary, skipped: { reason } },
+      bytesDownloaded: 0,
+      skipped: { version, reason },
+    };
+  }
   if (plan.upToDate) {
     await refreshEnvelope(run.store, vm);
     await run.store.saveState({ ...state, lastSuccessAtMs: nowOf(run), lastError: null });
@@ -253,17 +282,28 @@ export async function install(run: RunContext, accepted: Accepted): Promise<Upda
   const planned = await planPullOf(run, accepted);
   run.emit({ type: 'update-available', plan: planned.summary, atMs: nowOf(run) });
   const bytesDownloaded = await pullAndCommit(run, accepted, false, planned);
+  const version = vm.manifest.registry_version;
   run.emit({
     type: 'applied',
-    version: vm.manifest.registry_version,
+    version,
     previousVersion: state.installed?.version ?? null,
     atMs: nowOf(run),
   });
+  const judged = await judgeNewSet(run.health);
+  if (judged.kind === 'reverted') {
+    const restored = judged.restoredVersion;
+    throw new UpdateError(
+      'HEALTH_CHECK_FAILED',
+      `${version} failed its health check (${judged.reason}); ` +
+        (restored === null ? 'there was no previous set to restore' : `${restored} restored`),
+    );
+  }
   return {
     outcome: 'applied',
-    version: vm.manifest.registry_version,
+    version,
     plan: planned.summary,
     bytesDownloaded,
+    ...(judged.kind === 'awaiting' ? { probation: { deadlineAtMs: judged.deadlineAtMs } } : {}),
   };
 }
 
@@ -312,6 +352,20 @@ export async function statusOf(store: LocalStore, running: boolean): Promise<Upd
     lastError: state.lastError,
     running,
     canRollBack: state.previous !== null,
+    probation:
+      state.health.probation === null
+        ? null
+        : {
+            version: state.health.probation.version,
+            mode: state.health.probation.mode,
+            startedAtMs: state.health.probation.startedAtMs,
+            deadlineAtMs: state.health.probation.deadlineAtMs,
+          },
+    badVersions: Object.entries(state.health.badVersions).map(([version, bad]) => ({
+      version,
+      reason: bad.reason,
+      atMs: bad.atMs,
+    })),
   };
 }
 
@@ -322,6 +376,12 @@ export async function rollBack(store: LocalStore): Promise<{ version: string | n
   if (target === null) throw new UpdateError('NOTHING_TO_ROLL_BACK', 'no previous set kept');
   // The rollback floor stays where it is: rolling back the files is not accepting an old
   // manifest, and the next update() re-applies the newest accepted one.
-  await store.switchSet(setDir(target), { ...state, installed: target, previous: null });
+  await store.switchSet(setDir(target), {
+    ...state,
+    installed: target,
+    previous: null,
+    // A set rolled away from is no longer on probation (nor is the one restored).
+    health: { ...state.health, probation: null },
+  });
   return { version: target.version };
 }

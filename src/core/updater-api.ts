@@ -4,6 +4,10 @@
  */
 import type { UpdateErrorCode } from './errors.js';
 import type { PlanSummary, UpdateListener } from './events.js';
+import type { ConfirmResult } from './health-check.js';
+import type { HealthMode } from './health-state.js';
+
+export type { ConfirmResult } from './health-check.js';
 
 export interface UpdaterStatus {
   /** registry_version of the installed set, or null before the first install. */
@@ -17,10 +21,25 @@ export interface UpdaterStatus {
   readonly running: boolean;
   /** A previous set is kept and `rollback()` can restore it. */
   readonly canRollBack: boolean;
+  /** The installed set awaiting its health verdict (docs/UPDATER.md §3), or null. */
+  readonly probation: {
+    readonly version: string;
+    readonly mode: HealthMode;
+    readonly startedAtMs: number;
+    /** confirm mode: reverted at the first run after this time unless confirmed. */
+    readonly deadlineAtMs: number | null;
+  } | null;
+  /** Versions that failed their health check here; check and update skip them. */
+  readonly badVersions: readonly {
+    readonly version: string;
+    readonly reason: string;
+    readonly atMs: number;
+  }[];
 }
 
 export interface UpdateResult {
-  readonly outcome: 'up-to-date' | 'applied';
+  /** `skipped`: the offered version failed its health check here before (see `skipped`). */
+  readonly outcome: 'up-to-date' | 'applied' | 'skipped';
   readonly version: string | null;
   readonly plan: PlanSummary | null;
   /** Bytes actually received from the network in this run. */
@@ -30,6 +49,10 @@ export interface UpdateResult {
    * resized or written files): their names; the set was re-staged and committed atomically.
    */
   readonly repaired?: readonly string[];
+  /** outcome `skipped`: the version offered and why it is not installed. */
+  readonly skipped?: { readonly version: string; readonly reason: string };
+  /** confirm mode: the set applied is on probation until confirm() (or reverted after this). */
+  readonly probation?: { readonly deadlineAtMs: number };
 }
 
 export interface VerifyReport {
@@ -51,6 +74,11 @@ export interface UpdaterApi {
   rollback(): Promise<{ readonly version: string | null }>;
   /** Re-hashes the installed set against the last accepted signed manifest. */
   verify(): Promise<VerifyReport>;
+  /**
+   * The consuming software says the installed set works (health mode `confirm`): ends its
+   * probation. `confirmed: false` when nothing was on probation (safe to call at every start).
+   */
+  confirm(): Promise<ConfirmResult>;
   /** Subscribes to events; returns the unsubscribe function. */
   on(listener: UpdateListener): () => void;
   /** Aborts a run in flight and releases the state-directory lock. */

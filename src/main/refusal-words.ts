@@ -158,6 +158,12 @@ const TABLE: Readonly<Record<string, Entry>> = {
     words: 'No trusted key is configured, so no update can be accepted.',
   },
   CONFIG_INVALID: { kind: 'settings', words: 'The updater settings are incomplete or invalid.' },
+  HEALTH_CHECK_FAILED: {
+    kind: 'local',
+    words: 'The new version failed its health check; the previous version was restored.',
+    advice:
+      'That version will not be installed again; a newer one will. Open the log for the reason.',
+  },
 };
 
 /** The error as the window shows it; an unknown code keeps the core's message. */

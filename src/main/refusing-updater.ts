@@ -17,6 +17,8 @@ export function refusingUpdater(error: UpdateError): UpdaterApi {
     lastError: error.toJSON(),
     running: false,
     canRollBack: false,
+    probation: null,
+    badVersions: [],
   };
   const refuse = (): Promise<never> => Promise.reject(error);
   return {
@@ -24,6 +26,7 @@ export function refusingUpdater(error: UpdateError): UpdaterApi {
     update: refuse,
     rollback: refuse,
     verify: refuse,
+    confirm: refuse,
     status: () => Promise.resolve(status),
     on: () => () => undefined,
     close: () => Promise.resolve(),

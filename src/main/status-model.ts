@@ -75,6 +75,20 @@ export function applyEvent(status: AppStatus, event: UpdateEvent): AppStatus {
         },
         canRollBack: event.previousVersion !== null || status.canRollBack,
       };
+    case 'probation':
+    case 'healthy':
+      return status;
+    case 'reverted':
+      return {
+        ...status,
+        phase: 'idle',
+        progress: null,
+        installedVersion: event.restoredVersion ?? status.installedVersion,
+        lastError: describeError('HEALTH_CHECK_FAILED', event.reason),
+        canRollBack: false,
+      };
+    case 'version-skipped':
+      return { ...status, phase: 'idle', progress: null };
     case 'error':
       return {
         ...status,

@@ -3,10 +3,11 @@
  *   1. stage the complete new tree under sets/<dir> (hard links to verified blobs, fsync,
  *      rename from a staging name): DIR/current is untouched;
  *   2. write journal.json = { target set, the full next state } atomically: the intent;
- *   3. swap DIR/current: a new symlink renamed over the old one (rename(2) is atomic);
+ *   3. switch the live set (current-set.ts): a new DIR/current symlink renamed over the old
+ *      one, or a new DIR/current.json renamed over the old one (rename is atomic either way);
  *   4. write state.json atomically; 5. remove the journal; 6. GC unreferenced sets/blobs.
  * A crash before 2 leaves the old set and old state; after 2, `recoverCommit` rolls the journal
- * forward (steps 3-6 are idempotent). So DIR/current is always one complete set.
+ * forward (steps 3-6 are idempotent). So the live set is always one complete set.
  */
 import {
   copyFile,
@@ -14,14 +15,12 @@ import {
   mkdir,
   readdir,
   readFile,
-  readlink,
   rename,
   rm,
   stat,
-  symlink,
   utimes,
 } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { UpdateError } from '../core/errors.js';
 import type { StepHook } from '../core/install-steps.js';
 import {
@@ -34,6 +33,7 @@ import {
   type UpdaterState,
 } from '../core/state.js';
 import { fsyncDir, writeFileAtomic } from '../shared/atomic-file.js';
+import type { CurrentSet } from './current-set.js';
 import { errno, exists } from './fs-errors.js';
 import { BLOB_MTIME_S, isIntactBlob } from './partial-blob.js';
 import type { StateDirPaths } from './state-dir.js';
@@ -46,6 +46,8 @@ interface Journal {
 
 export interface CommitContext {
   readonly paths: StateDirPaths;
+  /** The swap strategy's view of the live set (symlink or pointer). */
+  readonly current: CurrentSet;
   readonly onStep: StepHook | undefined;
 }
 
@@ -69,8 +71,12 @@ export async function readStateFile(path: string): Promise<UpdaterState> {
   return parseState(bytes);
 }
 
-/** Crash recovery: roll a journaled commit forward; drop half-built staging trees. */
+/**
+ * Crash recovery: migrate a DIR written under the other swap strategy (first, so the journal is
+ * replayed in the form it will stay in), roll a journaled commit forward, drop staging trees.
+ */
 export async function recoverCommit(ctx: CommitContext): Promise<void> {
+  await ctx.current.adopt();
   let bytes: Buffer | undefined;
   try {
     bytes = await readFile(ctx.paths.journal);
@@ -140,7 +146,7 @@ async function applyJournal(ctx: CommitContext, journal: Journal, gc: boolean): 
     // Never point DIR/current at nothing: the journal is only written after staging.
     throw new UpdateError('STATE_CORRUPT', 'the journaled set is missing on disk');
   }
-  await swapCurrent(paths, journal.setId);
+  await ctx.current.switchTo(journal.setId);
   ctx.onStep?.('current-swapped');
   // Never lower the floor: the state file may be newer than the journal (keepFloor).
   const onDisk = await readStateFile(paths.state).catch(() => EMPTY_STATE);
@@ -168,7 +174,7 @@ async function stage(
   const { paths } = ctx;
   const target = join(paths.sets, dir);
   const kept = await exists(target);
-  if (kept && (await isCurrent(paths, dir))) return;
+  if (kept && (await ctx.current.live()) === dir) return;
   const staging = `${target}.staging`;
   await rm(staging, { recursive: true, force: true });
   await mkdir(staging, { mode: 0o755 });
@@ -206,35 +212,6 @@ async function stage(
     await rename(staging, target);
   }
   await fsyncDir(paths.sets);
-}
-
-function currentLinkTarget(paths: StateDirPaths, dir: string): string {
-  return relative(paths.root, join(paths.sets, dir));
-}
-
-async function isCurrent(paths: StateDirPaths, dir: string): Promise<boolean> {
-  try {
-    return (await readlink(paths.current)) === currentLinkTarget(paths, dir);
-  } catch {
-    return false;
-  }
-}
-
-async function swapCurrent(paths: StateDirPaths, dir: string): Promise<void> {
-  const linkTarget = currentLinkTarget(paths, dir);
-  try {
-    if ((await readlink(paths.current)) === linkTarget) return;
-  } catch (error) {
-    if (errno(error) === 'EINVAL') {
-      throw new UpdateError('IO', `${paths.current} exists and is not our symlink`);
-    }
-    if (errno(error) !== 'ENOENT') throw error;
-  }
-  const tmp = `${paths.current}.next`;
-  await rm(tmp, { force: true });
-  await symlink(linkTarget, tmp, 'dir');
-  await rename(tmp, paths.current);
-  await fsyncDir(paths.root);
 }
 
 /** Keeps what the installed and previous sets reference; removes the rest. */

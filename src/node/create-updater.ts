@@ -11,6 +11,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseEndpoint } from '../core/endpoint.js';
 import { errnoDetails, UpdateError } from '../core/errors.js';
+import { DEFAULT_HEALTH_TIMEOUT_MS, type HealthConfig } from '../core/health-check.js';
 import type { StepHook } from '../core/install-steps.js';
 import { resolveLimits, type Limits } from '../core/limits.js';
 import { silentLogger, type Clock, type Logger } from '../core/ports.js';
@@ -19,12 +20,28 @@ import type { UpdaterApi } from '../core/updater-api.js';
 import { pinKeys } from '../core/verify.js';
 import { FileChunkStore } from './chunk-store.js';
 import { AnswerFile } from './answer-file.js';
+import { chooseSwap, type SwapStrategy } from './current-set.js';
 import { FileStore } from './file-store.js';
 import { createGotFetcher } from './got-fetcher.js';
+import { commandProbe, functionProbe, type HealthFunction } from './health-probe.js';
 import { acquireLock } from './lock-file.js';
 import { gcPacer } from './read-buffer-gc.js';
 import { systemClock, systemRandom, systemRandomBytes, systemTimers } from './node-ports.js';
-import { stateDirPaths } from './state-dir.js';
+import { stateDirPaths, type StateDirPaths } from './state-dir.js';
+
+/**
+ * The health check of new sets (docs/UPDATER.md §3, Health check): a shell command (exit 0 =
+ * healthy; UPDATER_SET_PATH is the set's path), a function, or `confirm`: the consuming software
+ * calls `confirm()` before the deadline or the next run reverts. `timeoutMs` defaults to 60 s
+ * for a command or function, 600 s for confirm.
+ */
+export type NodeHealthOption =
+  | { readonly mode: 'command'; readonly command: string; readonly timeoutMs?: number }
+  | { readonly mode: 'function'; readonly check: HealthFunction; readonly timeoutMs?: number }
+  | { readonly mode: 'confirm'; readonly timeoutMs?: number };
+
+/** The longest deadline accepted (a week): longer is a typo, not a plan. */
+const MAX_HEALTH_TIMEOUT_MS = 7 * 86_400_000;
 
 export interface NodeUpdaterOptions {
   /** Base URL of the update service ('' for local-only commands: status, rollback, verify). */
@@ -56,6 +73,42 @@ export interface NodeUpdaterOptions {
    * (docs/PROTOCOL.md §2.7.5). Default false. CLI: `--require-nonce`.
    */
   readonly requireNonce?: boolean;
+  /**
+   * How the live set is switched (docs/UPDATER.md §2): `symlink` (DIR/current, POSIX default)
+   * or `pointer` (DIR/current.json, Windows default; no privilege needed). A DIR written under
+   * the other strategy is migrated when opened. `symlink` on Windows is CONFIG_INVALID.
+   */
+  readonly swap?: SwapStrategy;
+  /** The platform the swap strategy is chosen for (default process.platform; tests inject it). */
+  readonly platform?: NodeJS.Platform;
+  /** Health check of each new set; none by default. */
+  readonly health?: NodeHealthOption;
+}
+
+/** The core's HealthConfig for the option; CONFIG_INVALID for a bad one. */
+export function healthConfig(
+  option: NodeHealthOption | undefined,
+  paths: StateDirPaths,
+  platform: NodeJS.Platform = process.platform,
+): HealthConfig | undefined {
+  if (option === undefined) return undefined;
+  const kind = option.mode === 'confirm' ? 'confirm' : 'check';
+  const timeoutMs = option.timeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS[kind];
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_HEALTH_TIMEOUT_MS) {
+    throw new UpdateError('CONFIG_INVALID', 'the health timeout must be 1 ms to 7 days');
+  }
+  const pathOf = (dir: string): string => join(paths.sets, dir);
+  switch (option.mode) {
+    case 'confirm':
+      return { mode: 'confirm', timeoutMs };
+    case 'command':
+      if (option.command.trim() === '') {
+        throw new UpdateError('CONFIG_INVALID', 'the health command is empty');
+      }
+      return { mode: 'check', timeoutMs, probe: commandProbe(option.command, pathOf, platform) };
+    case 'function':
+      return { mode: 'check', timeoutMs, probe: functionProbe(option.check, pathOf) };
+  }
 }
 
 /** Creates an updater over `options.dir`; throws LOCKED when another process holds it. */
@@ -67,6 +120,8 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
     options.baseUrl === '' ? undefined : parseEndpoint(options.baseUrl, options.machineKey);
   if (options.dir === '') throw new UpdateError('CONFIG_INVALID', 'a state directory is required');
   const paths = stateDirPaths(options.dir);
+  chooseSwap(options.swap, options.platform ?? process.platform);
+  const health = healthConfig(options.health, paths, options.platform);
   try {
     await mkdir(paths.meta, { recursive: true, mode: 0o700 });
   } catch (cause) {
@@ -82,6 +137,8 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
     store = await FileStore.open(options.dir, {
       onStep: options.onStep,
       onWritten: collect === undefined ? undefined : gcPacer(collect),
+      swap: options.swap,
+      platform: options.platform,
     });
   } catch (error) {
     await lock.release();
@@ -109,6 +166,7 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
       }),
       ...(options.collectGarbage === undefined ? {} : { collectGarbage: options.collectGarbage }),
     },
+    health,
   });
   let closed = false;
   return {

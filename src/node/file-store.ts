@@ -20,6 +20,7 @@ import {
   type CommitContext,
   type SetToCommit,
 } from './commit-journal.js';
+import { CurrentSet, type SwapStrategy } from './current-set.js';
 import { exists, io } from './fs-errors.js';
 import { isIntactBlob, openPartialBlob } from './partial-blob.js';
 import { ensureStateDirs, stateDirPaths, type StateDirPaths } from './state-dir.js';
@@ -30,6 +31,10 @@ export interface FileStoreOptions {
   readonly onStep?: StepHook | undefined;
   /** Told the bytes of each append to a partial download (read-buffer-gc.ts paces a GC). */
   readonly onWritten?: ((bytes: number) => void) | undefined;
+  /** How the live set is switched (current-set.ts); default: the platform's. */
+  readonly swap?: SwapStrategy | undefined;
+  /** The platform the strategy is chosen for (default process.platform; injected in tests). */
+  readonly platform?: NodeJS.Platform | undefined;
 }
 
 export class FileStore implements LocalStore {
@@ -41,15 +46,22 @@ export class FileStore implements LocalStore {
    * one opened since (a retry resumes). Others skip a stat each (only this process writes here).
    */
   private partials: Set<string> | undefined;
+  /** The live set under the chosen swap strategy. */
+  readonly current: CurrentSet;
 
   private constructor(
     readonly paths: StateDirPaths,
     private readonly options: FileStoreOptions,
   ) {
-    this.commit = { paths, onStep: options.onStep };
+    this.current = CurrentSet.of(paths, options.swap, options.platform);
+    this.commit = { paths, current: this.current, onStep: options.onStep };
   }
 
-  /** Opens DIR (creating it), then finishes any commit a crash interrupted. */
+  /**
+   * Opens DIR (creating it), then finishes any commit a crash interrupted (after migrating a
+   * DIR written under the other swap strategy). CONFIG_INVALID for a strategy that cannot be
+   * atomic on this platform (the symlink swap on Windows).
+   */
   static async open(dir: string, options: FileStoreOptions = {}): Promise<FileStore> {
     const store = new FileStore(stateDirPaths(dir), options);
     await io('prepare the state directory', () => ensureStateDirs(store.paths));
@@ -122,7 +134,9 @@ export class FileStore implements LocalStore {
   }
 
   checkInstalled(artifacts: readonly InstalledArtifact[]): Promise<readonly string[]> {
-    return io('check the installed set', () => quickCheck(this.paths.current, artifacts));
+    return io('check the installed set', async () =>
+      quickCheck(await this.current.path(), artifacts),
+    );
   }
 
   async loadEnvelope(setId: string): Promise<Uint8Array | undefined> {
@@ -140,7 +154,7 @@ export class FileStore implements LocalStore {
   }
 
   scanInstalled(): Promise<readonly InstalledArtifact[]> {
-    return io('scan the installed set', () => scanTree(this.paths.current));
+    return io('scan the installed set', async () => scanTree(await this.current.path()));
   }
 
   appendAudit(record: AuditRecord): Promise<void> {

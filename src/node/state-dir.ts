@@ -1,7 +1,9 @@
 /**
  * The layout of a state directory (docs/UPDATER.md §State directory):
  *
- *   DIR/current            -> .updater/sets/<setId>   (symlink, swapped with rename(2))
+ *   DIR/current            -> .updater/sets/<setId>   (symlink strategy: swapped with rename(2);
+ *                                                     pointer strategy on Windows: a junction)
+ *   DIR/current.json        {"set": ".updater/sets/<setId>"} (pointer strategy, atomic replace)
  *   DIR/.updater/lock       PID of the process that owns DIR
  *   DIR/.updater/state.json the persisted UpdaterState (atomic replace)
  *   DIR/.updater/journal.json  commit intent while a commit is in flight
@@ -17,6 +19,8 @@ import { join, resolve } from 'node:path';
 export interface StateDirPaths {
   readonly root: string;
   readonly current: string;
+  /** The pointer file of the pointer swap strategy (current-set.ts). */
+  readonly pointer: string;
   readonly meta: string;
   readonly lock: string;
   readonly state: string;
@@ -34,6 +38,7 @@ export function stateDirPaths(dir: string): StateDirPaths {
   return {
     root,
     current: join(root, 'current'),
+    pointer: join(root, 'current.json'),
     meta,
     lock: join(meta, 'lock'),
     state: join(meta, 'state.json'),

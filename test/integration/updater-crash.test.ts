@@ -1,11 +1,19 @@
 /**
  * kill -9 at each durable install step (docs/UPDATER.md §3, docs/UPDATER-PROOF.md §1): the CLI runs as a child process with
- * UPDATER_TEST_CRASH_AT=<step> and SIGKILLs itself right after that step. Then DIR/current must
- * be the complete old set or the complete new set, never a mix, and the next update completes.
+ * UPDATER_TEST_CRASH_AT=<step> and SIGKILLs itself right after that step. Then the live set
+ * must be the complete old set or the complete new set, never a mix, and the next update
+ * completes. Run once per swap strategy (docs/UPDATER.md §2): the DIR/current symlink and the
+ * DIR/current.json pointer; the live set is found with resolveCurrentSet either way.
  */
+import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { INSTALL_STEPS } from '../../src/core/install-steps.js';
+import {
+  resolveCurrentSet,
+  SWAP_STRATEGIES,
+  type SwapStrategy,
+} from '../../src/node/current-set.js';
 import { startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
 import { filesOf, snapshotTree } from '../helpers/tree-snapshot.js';
 import {
@@ -37,12 +45,26 @@ let dir: string;
 let oldSet: Record<string, string>;
 let newSet: Record<string, string>;
 
-async function inProcessUpdate(): Promise<string> {
-  return (await updateOnce(server, dir)).outcome;
+async function inProcessUpdate(swap?: SwapStrategy): Promise<string> {
+  return (await updateOnce(server, dir, swap === undefined ? {} : { swap })).outcome;
 }
 
+/** The files of the live set, wherever the strategy keeps it (none: an empty map). */
 async function currentFiles(): Promise<Record<string, string>> {
-  return filesOf(await snapshotTree(join(dir, 'current')));
+  return filesOf(await snapshotTree((await resolveCurrentSet(dir)) ?? join(dir, 'current')));
+}
+
+async function present(name: string): Promise<boolean> {
+  return lstat(join(dir, name)).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Only the chosen strategy's form is on disk (a leftover of the other would go stale). */
+async function expectForm(swap: SwapStrategy): Promise<void> {
+  expect(await present('current.json')).toBe(swap === 'pointer');
+  expect(await present('current')).toBe(swap === 'symlink');
 }
 
 beforeAll(async () => {
@@ -71,60 +93,103 @@ afterAll(async () => {
   await dirs.cleanup();
 });
 
-describe('kill -9 during an update from 1.0.0 to 2.0.0', () => {
-  it('knows every install step and the expected sets differ', () => {
-    expect(INSTALL_STEPS.length).toBeGreaterThanOrEqual(5);
-    expect(Object.keys(oldSet)).toEqual(['app.bin', 'data/a.dat', 'old-only.txt']);
-    expect(Object.keys(newSet)).toEqual(['app.bin', 'data/a.dat', 'data/b.dat']);
+describe.each(SWAP_STRATEGIES)('swap %s', (swap) => {
+  describe('kill -9 during an update from 1.0.0 to 2.0.0', () => {
+    it('knows every install step and the expected sets differ', () => {
+      expect(INSTALL_STEPS.length).toBeGreaterThanOrEqual(5);
+      expect(Object.keys(oldSet)).toEqual(['app.bin', 'data/a.dat', 'old-only.txt']);
+      expect(Object.keys(newSet)).toEqual(['app.bin', 'data/a.dat', 'data/b.dat']);
+    });
+
+    for (const step of INSTALL_STEPS) {
+      it(`leaves the old or the new set after a kill at "${step}", and the next update completes`, async () => {
+        await server.publish({ version: '1.0.0', files: V1 });
+        expect(await inProcessUpdate(swap)).toBe('applied');
+        await server.publish({ version: '2.0.0', files: V2 });
+
+        const target = { ...server, dir };
+        const crashed = await runCli(
+          cliArgs('update', target, ['--stall-timeout-ms', '2000', '--swap', swap]),
+          { env: { UPDATER_TEST_CRASH_AT: step } },
+        );
+        expect(crashed.signal, `the child must reach "${step}" and die there`).toBe('SIGKILL');
+
+        const afterKill = await currentFiles();
+        expect([oldSet, newSet]).toContainEqual(afterKill);
+        // The swap is the one commit point: before it the old set, from it on the new set.
+        const swapped = INSTALL_STEPS.indexOf(step) >= INSTALL_STEPS.indexOf('current-swapped');
+        expect(afterKill).toEqual(swapped ? newSet : oldSet);
+
+        // The next run recovers (stale lock, journal, partials) and completes the update.
+        const outcome = await inProcessUpdate(swap);
+        expect(['applied', 'up-to-date']).toContain(outcome);
+        expect(await currentFiles()).toEqual(newSet);
+        await expectForm(swap);
+
+        // And the installed set verifies against the signed manifest: no drift left behind.
+        const u = await openUpdater(server, dir, { swap });
+        try {
+          const report = await u.verify();
+          expect(report.drift).toEqual([]);
+          expect(report.version).toBe('2.0.0');
+        } finally {
+          await u.close();
+        }
+      });
+    }
   });
 
-  for (const step of INSTALL_STEPS) {
-    it(`leaves the old or the new set after a kill at "${step}", and the next update completes`, async () => {
-      await server.publish({ version: '1.0.0', files: V1 });
-      expect(await inProcessUpdate()).toBe('applied');
-      await server.publish({ version: '2.0.0', files: V2 });
-
-      const target = { ...server, dir };
-      const crashed = await runCli(cliArgs('update', target, ['--stall-timeout-ms', '2000']), {
-        env: { UPDATER_TEST_CRASH_AT: step },
+  describe('kill -9 during the first install', () => {
+    for (const step of ['blob-promoted', 'blobs-synced', 'current-swapped'] as const) {
+      it(`leaves no set or the complete set after a kill at "${step}"`, async () => {
+        await server.publish({ version: '2.0.0', files: V2 });
+        const crashed = await runCli(cliArgs('update', { ...server, dir }, ['--swap', swap]), {
+          env: { UPDATER_TEST_CRASH_AT: step },
+        });
+        expect(crashed.signal).toBe('SIGKILL');
+        expect([{}, newSet]).toContainEqual(await currentFiles());
+        await inProcessUpdate(swap);
+        expect(await currentFiles()).toEqual(newSet);
       });
-      expect(crashed.signal, `the child must reach "${step}" and die there`).toBe('SIGKILL');
-
-      const afterKill = await currentFiles();
-      expect([oldSet, newSet]).toContainEqual(afterKill);
-      // The swap is the one commit point: before it the old set, from it on the new set.
-      const swapped = INSTALL_STEPS.indexOf(step) >= INSTALL_STEPS.indexOf('current-swapped');
-      expect(afterKill).toEqual(swapped ? newSet : oldSet);
-
-      // The next run recovers (stale lock, journal, partials) and completes the update.
-      const outcome = await inProcessUpdate();
-      expect(['applied', 'up-to-date']).toContain(outcome);
-      expect(await currentFiles()).toEqual(newSet);
-
-      // And the installed set verifies against the signed manifest: no drift left behind.
-      const u = await openUpdater(server, dir);
-      try {
-        const report = await u.verify();
-        expect(report.drift).toEqual([]);
-        expect(report.version).toBe('2.0.0');
-      } finally {
-        await u.close();
-      }
-    });
-  }
+    }
+  });
 });
 
-describe('kill -9 during the first install', () => {
-  for (const step of ['blob-promoted', 'blobs-synced', 'current-swapped'] as const) {
-    it(`leaves no set or the complete set after a kill at "${step}"`, async () => {
+describe('switching the swap strategy of an existing DIR', () => {
+  for (const [from, to] of [
+    ['symlink', 'pointer'],
+    ['pointer', 'symlink'],
+  ] as const) {
+    it(`migrates ${from} -> ${to} when opened: same live set, then updates under ${to}`, async () => {
+      await server.publish({ version: '1.0.0', files: V1 });
+      expect(await inProcessUpdate(from)).toBe('applied');
+      await expectForm(from);
       await server.publish({ version: '2.0.0', files: V2 });
-      const crashed = await runCli(cliArgs('update', { ...server, dir }), {
-        env: { UPDATER_TEST_CRASH_AT: step },
-      });
-      expect(crashed.signal).toBe('SIGKILL');
-      expect([{}, newSet]).toContainEqual(await currentFiles());
-      await inProcessUpdate();
+      expect(await inProcessUpdate(to)).toBe('applied');
+      await expectForm(to);
       expect(await currentFiles()).toEqual(newSet);
     });
+
+    // The journal is replayed in the new form: the migration runs first, naming the live set.
+    for (const step of ['journal-written', 'current-swapped'] as const) {
+      it(`finishes a ${from} commit killed at "${step}" when reopened under ${to}`, async () => {
+        await server.publish({ version: '1.0.0', files: V1 });
+        expect(await inProcessUpdate(from)).toBe('applied');
+        await server.publish({ version: '2.0.0', files: V2 });
+        const crashed = await runCli(cliArgs('update', { ...server, dir }, ['--swap', from]), {
+          env: { UPDATER_TEST_CRASH_AT: step },
+        });
+        expect(crashed.signal).toBe('SIGKILL');
+        const u = await openUpdater(server, dir, { swap: to });
+        try {
+          // Opening alone (migration, then journal replay) completes the commit.
+          expect(await currentFiles()).toEqual(newSet);
+          expect((await u.status()).installedVersion).toBe('2.0.0');
+          await expectForm(to);
+        } finally {
+          await u.close();
+        }
+      });
+    }
   }
 });

@@ -16,3 +16,6 @@ export {
   type UpdateErrorCode,
   type VerifiedManifest,
 } from './verify.js';
+// Where an updater's state directory has its live set, whatever the swap strategy
+// (docs/UPDATER.md §2): for QA tests that inspect what the updater installed.
+export { resolveCurrentSet } from '../../../src/node/current-set.js';

@@ -117,4 +117,38 @@ describe('parseCli', () => {
       'CONFIG_INVALID',
     );
   });
+
+  it('parses --swap and the health flags', () => {
+    expect(parseCli(['confirm', ...base, '--swap', 'pointer'], undefined)).toMatchObject({
+      command: 'confirm',
+      swap: 'pointer',
+    });
+    expect(parseCli(['status', ...base, '--health-cmd', 'true'], undefined).health).toEqual({
+      mode: 'command',
+      command: 'true',
+    });
+    expect(
+      parseCli(['status', ...base, '--health', 'confirm', '--health-timeout-s', '90'], undefined)
+        .health,
+    ).toEqual({ mode: 'confirm', timeoutMs: 90_000 });
+    expect(parseCli(['status', ...base], undefined).health).toBeUndefined();
+  });
+
+  it('refuses bad --swap and health flags (CONFIG_INVALID)', () => {
+    for (const extra of [
+      ['--swap', 'junction'],
+      ['--health', 'maybe'],
+      ['--health', 'command'],
+      ['--health', 'confirm', '--health-cmd', 'true'],
+      ['--health-cmd', ' '],
+      ['--health-timeout-s', '5'],
+      ['--health-cmd', 'true', '--health-timeout-s', '0'],
+      ['--health-cmd', 'true', '--health-timeout-s', '1.5'],
+    ]) {
+      expect(
+        code(() => parseCli(['status', ...base, ...extra], undefined)),
+        extra.join(' '),
+      ).toBe('CONFIG_INVALID');
+    }
+  });
 });

@@ -1,5 +1,5 @@
-import { chmod, readdir, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, readdir, readlink, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RESUME_HINT, runCli } from '../../../src/cli/run-cli.js';
 import { text } from '../core/fakes.js';
@@ -173,6 +173,9 @@ describe('updater CLI', () => {
       highest_accepted_version: '1.1.0',
       can_roll_back: true,
       last_error: null,
+      current_path: join(dir, '.updater', 'sets', basename(await readlink(join(dir, 'current')))),
+      probation: null,
+      bad_versions: [],
     });
     const verify = JSON.parse((await cli(['verify', ...common(), '--json'])).stdout) as Record<
       string,

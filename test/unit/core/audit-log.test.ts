@@ -49,4 +49,29 @@ describe('audit log', () => {
   it('detects a line that is not JSON', () => {
     expect(verifyAuditLog(`${text(log('1.0.0'))}garbage\n`)).toEqual({ ok: false, brokenAt: 1 });
   });
+
+  it('chains marked-bad entries (health check) and detects an edited reason', () => {
+    const [a] = log('1.0.0');
+    const bad = nextAuditEntry(a, {
+      ...record('2.0.0'),
+      keyid: '',
+      event: 'marked-bad',
+      reason: 'exit 1',
+    });
+    expect(verifyAuditLog(text([a!, bad]))).toMatchObject({ ok: true });
+    expect(verifyAuditLog(text([a!, { ...bad, reason: 'fine' }]))).toEqual({
+      ok: false,
+      brokenAt: 1,
+    });
+    // An entry without the new fields hashes exactly as before they existed.
+    expect(Object.keys(a!)).toEqual([
+      'seq',
+      'prev',
+      'version',
+      'payloadSha256',
+      'keyid',
+      'atMs',
+      'hash',
+    ]);
+  });
 });

@@ -10,6 +10,7 @@ import {
 import { encodeKeySet, parseKeySet } from '../../../src/protocol/index.js';
 import { newKeys, payloadOf, TestChain } from '../../helpers/trust-kit.js';
 import { text } from './fakes.js';
+import { EMPTY_HEALTH } from '../../../src/core/health-state.js';
 
 const SET = {
   setId: 'a'.repeat(64),
@@ -107,6 +108,7 @@ describe('state schema 2 (docs/PROTOCOL.md §2.7.5, §2.7.7)', () => {
       releaseDigests: {},
       trust: null,
       freshness: null,
+      health: EMPTY_HEALTH,
     });
   });
 

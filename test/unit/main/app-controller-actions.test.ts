@@ -47,6 +47,8 @@ function hangingUpdater(options: { verify?: VerifyReport; rollback?: Error } = {
     lastError: null,
     running: false,
     canRollBack: true,
+    probation: null,
+    badVersions: [],
   };
   const fake: Fake = {
     closed: 0,
@@ -64,6 +66,7 @@ function hangingUpdater(options: { verify?: VerifyReport; rollback?: Error } = {
       });
     },
     status: () => Promise.resolve(core),
+    confirm: () => Promise.resolve({ version: null, confirmed: false }),
     rollback: () =>
       options.rollback === undefined
         ? Promise.resolve({ version: '0.9.0' })

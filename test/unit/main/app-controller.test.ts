@@ -36,6 +36,8 @@ function fakeUpdater(script: { events: UpdateEvent[]; fail?: Error }) {
     lastError: null,
     running: false,
     canRollBack: false,
+    probation: null,
+    badVersions: [],
   };
   const updater: UpdaterApi & { updates: number; closed: number } = {
     updates: 0,
@@ -53,6 +55,7 @@ function fakeUpdater(script: { events: UpdateEvent[]; fail?: Error }) {
       return { outcome: 'applied', version: '1.0.0', plan: PLAN, bytesDownloaded: 100 };
     },
     status: () => Promise.resolve(core),
+    confirm: () => Promise.resolve({ version: null, confirmed: false }),
     rollback: () => Promise.resolve({ version: null }),
     verify: () => Promise.resolve({ version: null, ok: true, drift: [] }),
     on(listener) {

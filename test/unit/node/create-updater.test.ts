@@ -121,4 +121,16 @@ describe('createNodeUpdater', () => {
       'gc-done',
     ]);
   });
+
+  it('refuses the symlink swap on Windows and a bad health option (CONFIG_INVALID)', async () => {
+    await expect(make({ swap: 'symlink', platform: 'win32' })).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+    });
+    await expect(make({ health: { mode: 'command', command: '' } })).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+    });
+    await expect(make({ health: { mode: 'confirm', timeoutMs: 0 } })).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+    });
+  });
 });
