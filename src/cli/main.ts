@@ -56,7 +56,10 @@ if (hook === 'invalid') {
       stdout: (text) => process.stdout.write(text),
       stderr: (text) => process.stderr.write(text),
       stderrIsTty: process.stderr.isTTY,
-      columns: process.stderr.columns ?? 80,
+      // A getter: the progress bar follows a resized terminal (progress-bar.ts).
+      get columns() {
+        return process.stderr.columns ?? 80;
+      },
       nowMs: () => Date.now(),
     },
   );

@@ -266,7 +266,14 @@ export async function runCli(argv: readonly string[], env: CliEnv, io: CliIo): P
   };
   const bar =
     io.stderrIsTty && !options.json
-      ? progressBar({ write: io.stderr, columns: io.columns, nowMs: io.nowMs })
+      ? progressBar({
+          write: io.stderr,
+          // Read per frame: a resized terminal gets a bar of its new width.
+          get columns() {
+            return io.columns;
+          },
+          nowMs: io.nowMs,
+        })
       : undefined;
   try {
     updater = await createNodeUpdater({

@@ -46,16 +46,16 @@ function bodyCode(bytes: Uint8Array): string | undefined {
 /**
  * Turns a refused response into its UpdateError (reads a bounded error body). `url` is the
  * answering URL as errors may name it (http-get.ts `Exchange.safeUrl`); it goes into the
- * error's details with the status (docs/UPDATER.md §7).
+ * error's details with the status (docs/UPDATER.md §7). Every caller in src/core passes it.
  */
 export async function errorForResponse(
   response: FetchResponse,
   what: string,
   nowMs: number,
-  url: string,
+  url?: string,
 ): Promise<UpdateError> {
   const status = response.status;
-  const details = { url, status };
+  const details = url === undefined ? { status } : { url, status };
   const retryAfterMs = parseRetryAfter(response.header('retry-after'), nowMs);
   const retry = retryAfterMs === undefined ? {} : { retryAfterMs };
   if (status === 401 || status === 403) {

@@ -86,6 +86,26 @@ describe('progress bar', () => {
     expect(line).toContain('ETA 17m04s');
   });
 
+  it('follows a resized terminal: the width is read on every frame', () => {
+    const frames: string[] = [];
+    let columns = 120;
+    const bar = progressBar({
+      write: (t) => frames.push(t),
+      get columns() {
+        return columns;
+      },
+      nowMs: () => 0,
+    });
+    const event = { type: 'progress', ...WIDE } as const;
+    bar.listener(event);
+    columns = 40;
+    bar.listener(event);
+    const lines = frames.map((f) => f.slice('\r'.length, -'\u001b[K'.length));
+    expect(lines[0]).toMatch(/^\[/);
+    expect(lines[1]).not.toMatch(/^\[/);
+    expect(lines[1]?.length).toBeLessThanOrEqual(39);
+  });
+
   it('draws on progress events only, at the sink width, and ends the line', () => {
     let out = '';
     let now = 0;

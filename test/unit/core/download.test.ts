@@ -121,6 +121,34 @@ describe('downloadArtifact', () => {
     expect(store.blobs.size).toBe(0);
   });
 
+  it('names the artifact URL (without its signed query) in an HTTP_STATUS', async () => {
+    const signed = { ...ART, url: 'http://cdn.test/app.bin?X-Amz-Signature=s3cret' };
+    const fetcher = new ScriptedFetcher(() => ({ status: 404 }));
+    const time = new FakeTime();
+    const http: HttpContext = {
+      fetcher,
+      clock: time,
+      timers: time,
+      limits: DEFAULT_LIMITS,
+      endpoint: parseEndpoint('http://updates.test', 'mk'),
+      userAgent: 'test',
+    };
+    const hooks = { onHave: () => undefined, onNetworkBytes: () => undefined };
+    const error = await downloadArtifact(
+      http,
+      new MemoryStore(),
+      signed,
+      new URL(signed.url),
+      signal,
+      hooks,
+    ).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'HTTP_STATUS',
+      details: { url: 'http://cdn.test/app.bin', status: 404 },
+    });
+    expect(JSON.stringify(error)).not.toContain('s3cret');
+  });
+
   it('keeps the received bytes when the connection drops (transient NETWORK)', async () => {
     const { store, run } = setup(() => ({
       chunks: [CONTENT.subarray(0, 6)],
