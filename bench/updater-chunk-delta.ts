@@ -3,7 +3,7 @@
  * the same files, all served by one nginx on loopback whose access log ($bytes_sent, headers
  * included) counts what each client cost the server. A random 512 MiB artifact and three new
  * versions: (a) 1 MiB changed in place, (b) 64 KiB inserted near the start (at 1 MiB), (c) 20
- * edits of 4 KiB scattered through it. Per contender and case: bytes moved, wall time and peak
+ * edits of 4 KiB scattered through it. Per contender and case: bytes moved, wall and CPU time, peak
  * RSS (/usr/bin/time -v) of the client, medians over interleaved rounds (the order rotates).
  *
  * - ours: the bundled CLI (scripts/build-cli.mjs) run by plain node, updating a state directory
@@ -130,6 +130,8 @@ interface Case {
 
 interface Sample {
   readonly ms: number;
+  /** User + system CPU time of the client (ms): on a loaded machine, steadier than wall time. */
+  readonly cpuMs: number;
   readonly rss: number;
   /** $bytes_sent over the run: bodies and headers. */
   readonly bytes: number;
@@ -181,7 +183,8 @@ try {
         const key = `${c.name}/${who.label}`;
         samples.set(key, [...(samples.get(key) ?? []), sample]);
         console.error(
-          `round ${round + 1} ${key}: ${sample.ms.toFixed(0)} ms, ${sample.bytes} B, ` +
+          `round ${round + 1} ${key}: ${sample.ms.toFixed(0)} ms, CPU ${sample.cpuMs.toFixed(0)} ms, ` +
+            `${sample.bytes} B, ` +
             `${mib(sample.rss)}`,
         );
       }
@@ -202,8 +205,11 @@ async function measure(who: Contender, c: Case): Promise<Sample> {
   // Checked after the clock stopped: every contender must have produced the exact new file.
   const got = await sha256File(who.output(c));
   if (got !== c.sha256) throw new Error(`${who.label} ${c.name}: wrong output ${got}`);
+  const seconds = (label: string): number =>
+    Number(new RegExp(`${label} time \\(seconds\\): ([\\d.]+)`).exec(r.stderr)?.[1] ?? NaN);
   return {
     ms: r.wallMs,
+    cpuMs: (seconds('User') + seconds('System')) * 1000,
     rss: r.peakRssBytes ?? Number.NaN,
     bytes: log.reduce((n, e) => n + e.bytesSent, 0),
     requests: log.length,
@@ -348,7 +354,8 @@ function report(
         who.label,
         `moved ${bytes} B (${(bytes / c.changedChunks).toFixed(3)}x changed chunks, ` +
           `${med(key, (s) => s.requests)} requests), median ${med(key, (s) => s.ms).toFixed(0)} ms ` +
-          `(runs ${runs}), peak RSS ${mib(peak(key))}`,
+          `(runs ${runs}), CPU ${med(key, (s) => s.cpuMs).toFixed(0)} ms, ` +
+          `peak RSS ${mib(peak(key))}`,
       ]);
       summary.push({
         case: c.name,
@@ -357,6 +364,7 @@ function report(
         changed_chunk_bytes: c.changedChunks,
         ratio_to_changed_chunks: +(bytes / c.changedChunks).toFixed(3),
         median_ms: Math.round(med(key, (s) => s.ms)),
+        median_cpu_ms: Math.round(med(key, (s) => s.cpuMs)),
         peak_rss_mib: +(peak(key) / MiB).toFixed(1),
       });
     }
@@ -368,7 +376,8 @@ function report(
         rows.push([
           `ours / ${who.label}`,
           `bytes ${(med(ours, (s) => s.bytes) / med(key, (s) => s.bytes)).toFixed(3)}x, ` +
-            `time ${(med(ours, (s) => s.ms) / med(key, (s) => s.ms)).toFixed(3)}x`,
+            `time ${(med(ours, (s) => s.ms) / med(key, (s) => s.ms)).toFixed(3)}x, ` +
+            `CPU ${(med(ours, (s) => s.cpuMs) / med(key, (s) => s.cpuMs)).toFixed(3)}x`,
         ]);
       }
     }
