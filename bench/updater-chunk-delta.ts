@@ -23,7 +23,9 @@
  * Not run in CI. Needs Debian's zsync, casync and nginx:
  *   apt-get update && apt-get install -y zsync casync nginx-light
  *   npx tsx bench/updater-chunk-delta.ts      (ROUNDS=3, BENCH_SIZE_MIB=512, CASES=a,b,c,
- *                                              CONTENDERS=ours,zsync,casync, NODE_ARGS=)
+ *                                              CONTENDERS=ours,zsync,casync (ours-cached
+ *                                              adds ours with release 1's chunk tree cached,
+ *                                              the steady state), NODE_ARGS=)
  */
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -170,7 +172,7 @@ try {
   }
 
   const contenders: Contender[] = [];
-  if (CONTENDERS.includes('ours')) contenders.push(await prepareOurs(baseFile, cases));
+  if (CONTENDERS.includes('ours')) contenders.push(...(await prepareOurs(baseFile, cases)));
   if (CONTENDERS.includes('zsync')) contenders.push(await prepareZsync(baseFile, cases));
   if (CONTENDERS.includes('casync')) contenders.push(await prepareCasync(baseFile, cases));
 
@@ -225,7 +227,7 @@ async function cloneState(from: string, to: string): Promise<void> {
   await copyFile(join(from, '.updater', 'audit.log'), audit);
 }
 
-async function prepareOurs(baseFile: string, cases: readonly Case[]): Promise<Contender> {
+async function prepareOurs(baseFile: string, cases: readonly Case[]): Promise<Contender[]> {
   const cli = await buildCli({ outfile: join(work, 'cli', 'updater.mjs') });
   const server = await startServer({ simulate: false });
   const blobs = join(www, 'ours', 'blobs');
@@ -268,12 +270,31 @@ async function prepareOurs(baseFile: string, cases: readonly Case[]): Promise<Co
   const installed = await run(template, 'v1');
   if (installed.code !== 0) throw new Error(`ours: install of v1 failed: ${installed.stderr}`);
   const dir = join(work, 'ours-run');
-  return {
+  const ours: Contender = {
     label: 'ours',
     setup: () => cloneState(template, dir),
     run: (c) => run(dir, c.name),
     output: () => join(dir, 'current', 'app.bin'),
   };
+  if (!CONTENDERS.includes('ours-cached')) return [ours];
+  // The steady state: release 1's chunk tree already cached, as after a chunk delta (which
+  // writes the new blob's tree from the chunks it assembled) or a `check`, which builds it.
+  const cachedTemplate = join(work, 'ours-v1-cached');
+  await cloneState(template, cachedTemplate);
+  const first = cases[0] as Case;
+  const check = await runMeasured(process.execPath, [
+    ...[cli, 'check', '--base-url', `${nginx.baseUrl}/ours/${first.name}/`],
+    ...['--machine-key', 'bench', '--pubkey', pubkey, '--dir', cachedTemplate, '--json'],
+  ]);
+  if (check.code !== 0) throw new Error(`ours: check failed: ${check.stderr}`);
+  return [
+    ours,
+    {
+      ...ours,
+      label: 'ours-cached',
+      setup: () => cloneState(cachedTemplate, dir),
+    },
+  ];
 }
 
 async function prepareZsync(baseFile: string, cases: readonly Case[]): Promise<Contender> {
@@ -368,13 +389,13 @@ function report(
         peak_rss_mib: +(peak(key) / MiB).toFixed(1),
       });
     }
-    const ours = `${c.name}/ours`;
-    if (samples.has(ours)) {
+    for (const mine of contenders.filter((w) => w.label.startsWith('ours'))) {
+      const ours = `${c.name}/${mine.label}`;
       for (const who of contenders) {
-        if (who.label === 'ours') continue;
+        if (who.label.startsWith('ours')) continue;
         const key = `${c.name}/${who.label}`;
         rows.push([
-          `ours / ${who.label}`,
+          `${mine.label} / ${who.label}`,
           `bytes ${(med(ours, (s) => s.bytes) / med(key, (s) => s.bytes)).toFixed(3)}x, ` +
             `time ${(med(ours, (s) => s.ms) / med(key, (s) => s.ms)).toFixed(3)}x, ` +
             `CPU ${(med(ours, (s) => s.cpuMs) / med(key, (s) => s.cpuMs)).toFixed(3)}x`,
