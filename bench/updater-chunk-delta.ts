@@ -48,7 +48,6 @@ import {
   envInt,
   mib,
   MiB,
-  percentiles,
   printTable,
   runMeasured,
   writeRandomFile,
@@ -356,8 +355,14 @@ function report(
   contenders: readonly Contender[],
   samples: ReadonlyMap<string, readonly Sample[]>,
 ): void {
-  const med = (key: string, pick: (s: Sample) => number): number =>
-    percentiles((samples.get(key) ?? []).map(pick)).median;
+  // The true median (two rounds: their mean), not the kit's upper one.
+  const med = (key: string, pick: (s: Sample) => number): number => {
+    const sorted = (samples.get(key) ?? []).map(pick).sort((a, b) => a - b);
+    const mid = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1
+      ? (sorted[mid] as number)
+      : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  };
   const peak = (key: string): number => Math.max(...(samples.get(key) ?? []).map((s) => s.rss));
   const summary: Record<string, unknown>[] = [];
   for (const c of cases) {
