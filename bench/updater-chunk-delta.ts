@@ -3,7 +3,7 @@
  * the same files, all served by one nginx on loopback whose access log ($bytes_sent, headers
  * included) counts what each client cost the server. A random 512 MiB artifact and three new
  * versions: (a) 1 MiB changed in place, (b) 64 KiB inserted near the start (at 1 MiB), (c) 20
- * edits of 4 KiB scattered through it. Per contender and case: bytes moved, wall time and peak
+ * edits of 4 KiB scattered through it. Per contender and case: bytes moved, wall and CPU time, peak
  * RSS (/usr/bin/time -v) of the client, medians over interleaved rounds (the order rotates).
  *
  * - ours: the bundled CLI (scripts/build-cli.mjs) run by plain node, updating a state directory
@@ -23,7 +23,9 @@
  * Not run in CI. Needs Debian's zsync, casync and nginx:
  *   apt-get update && apt-get install -y zsync casync nginx-light
  *   npx tsx bench/updater-chunk-delta.ts      (ROUNDS=3, BENCH_SIZE_MIB=512, CASES=a,b,c,
- *                                              CONTENDERS=ours,zsync,casync, NODE_ARGS=)
+ *                                              CONTENDERS=ours,zsync,casync (ours-cached
+ *                                              adds ours with release 1's chunk tree cached,
+ *                                              the steady state), NODE_ARGS=)
  */
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -46,7 +48,6 @@ import {
   envInt,
   mib,
   MiB,
-  percentiles,
   printTable,
   runMeasured,
   writeRandomFile,
@@ -130,6 +131,8 @@ interface Case {
 
 interface Sample {
   readonly ms: number;
+  /** User + system CPU time of the client (ms): on a loaded machine, steadier than wall time. */
+  readonly cpuMs: number;
   readonly rss: number;
   /** $bytes_sent over the run: bodies and headers. */
   readonly bytes: number;
@@ -168,7 +171,7 @@ try {
   }
 
   const contenders: Contender[] = [];
-  if (CONTENDERS.includes('ours')) contenders.push(await prepareOurs(baseFile, cases));
+  if (CONTENDERS.includes('ours')) contenders.push(...(await prepareOurs(baseFile, cases)));
   if (CONTENDERS.includes('zsync')) contenders.push(await prepareZsync(baseFile, cases));
   if (CONTENDERS.includes('casync')) contenders.push(await prepareCasync(baseFile, cases));
 
@@ -181,7 +184,8 @@ try {
         const key = `${c.name}/${who.label}`;
         samples.set(key, [...(samples.get(key) ?? []), sample]);
         console.error(
-          `round ${round + 1} ${key}: ${sample.ms.toFixed(0)} ms, ${sample.bytes} B, ` +
+          `round ${round + 1} ${key}: ${sample.ms.toFixed(0)} ms, CPU ${sample.cpuMs.toFixed(0)} ms, ` +
+            `${sample.bytes} B, ` +
             `${mib(sample.rss)}`,
         );
       }
@@ -202,8 +206,11 @@ async function measure(who: Contender, c: Case): Promise<Sample> {
   // Checked after the clock stopped: every contender must have produced the exact new file.
   const got = await sha256File(who.output(c));
   if (got !== c.sha256) throw new Error(`${who.label} ${c.name}: wrong output ${got}`);
+  const seconds = (label: string): number =>
+    Number(new RegExp(`${label} time \\(seconds\\): ([\\d.]+)`).exec(r.stderr)?.[1] ?? NaN);
   return {
     ms: r.wallMs,
+    cpuMs: (seconds('User') + seconds('System')) * 1000,
     rss: r.peakRssBytes ?? Number.NaN,
     bytes: log.reduce((n, e) => n + e.bytesSent, 0),
     requests: log.length,
@@ -219,7 +226,7 @@ async function cloneState(from: string, to: string): Promise<void> {
   await copyFile(join(from, '.updater', 'audit.log'), audit);
 }
 
-async function prepareOurs(baseFile: string, cases: readonly Case[]): Promise<Contender> {
+async function prepareOurs(baseFile: string, cases: readonly Case[]): Promise<Contender[]> {
   const cli = await buildCli({ outfile: join(work, 'cli', 'updater.mjs') });
   const server = await startServer({ simulate: false });
   const blobs = join(www, 'ours', 'blobs');
@@ -262,12 +269,31 @@ async function prepareOurs(baseFile: string, cases: readonly Case[]): Promise<Co
   const installed = await run(template, 'v1');
   if (installed.code !== 0) throw new Error(`ours: install of v1 failed: ${installed.stderr}`);
   const dir = join(work, 'ours-run');
-  return {
+  const ours: Contender = {
     label: 'ours',
     setup: () => cloneState(template, dir),
     run: (c) => run(dir, c.name),
     output: () => join(dir, 'current', 'app.bin'),
   };
+  if (!CONTENDERS.includes('ours-cached')) return [ours];
+  // The steady state: release 1's chunk tree already cached, as after a chunk delta (which
+  // writes the new blob's tree from the chunks it assembled) or a `check`, which builds it.
+  const cachedTemplate = join(work, 'ours-v1-cached');
+  await cloneState(template, cachedTemplate);
+  const first = cases[0] as Case;
+  const check = await runMeasured(process.execPath, [
+    ...[cli, 'check', '--base-url', `${nginx.baseUrl}/ours/${first.name}/`],
+    ...['--machine-key', 'bench', '--pubkey', pubkey, '--dir', cachedTemplate, '--json'],
+  ]);
+  if (check.code !== 0) throw new Error(`ours: check failed: ${check.stderr}`);
+  return [
+    ours,
+    {
+      ...ours,
+      label: 'ours-cached',
+      setup: () => cloneState(cachedTemplate, dir),
+    },
+  ];
 }
 
 async function prepareZsync(baseFile: string, cases: readonly Case[]): Promise<Contender> {
@@ -329,8 +355,14 @@ function report(
   contenders: readonly Contender[],
   samples: ReadonlyMap<string, readonly Sample[]>,
 ): void {
-  const med = (key: string, pick: (s: Sample) => number): number =>
-    percentiles((samples.get(key) ?? []).map(pick)).median;
+  // The true median (two rounds: their mean), not the kit's upper one.
+  const med = (key: string, pick: (s: Sample) => number): number => {
+    const sorted = (samples.get(key) ?? []).map(pick).sort((a, b) => a - b);
+    const mid = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1
+      ? (sorted[mid] as number)
+      : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  };
   const peak = (key: string): number => Math.max(...(samples.get(key) ?? []).map((s) => s.rss));
   const summary: Record<string, unknown>[] = [];
   for (const c of cases) {
@@ -348,7 +380,8 @@ function report(
         who.label,
         `moved ${bytes} B (${(bytes / c.changedChunks).toFixed(3)}x changed chunks, ` +
           `${med(key, (s) => s.requests)} requests), median ${med(key, (s) => s.ms).toFixed(0)} ms ` +
-          `(runs ${runs}), peak RSS ${mib(peak(key))}`,
+          `(runs ${runs}), CPU ${med(key, (s) => s.cpuMs).toFixed(0)} ms, ` +
+          `peak RSS ${mib(peak(key))}`,
       ]);
       summary.push({
         case: c.name,
@@ -357,18 +390,20 @@ function report(
         changed_chunk_bytes: c.changedChunks,
         ratio_to_changed_chunks: +(bytes / c.changedChunks).toFixed(3),
         median_ms: Math.round(med(key, (s) => s.ms)),
+        median_cpu_ms: Math.round(med(key, (s) => s.cpuMs)),
         peak_rss_mib: +(peak(key) / MiB).toFixed(1),
       });
     }
-    const ours = `${c.name}/ours`;
-    if (samples.has(ours)) {
+    for (const mine of contenders.filter((w) => w.label.startsWith('ours'))) {
+      const ours = `${c.name}/${mine.label}`;
       for (const who of contenders) {
-        if (who.label === 'ours') continue;
+        if (who.label.startsWith('ours')) continue;
         const key = `${c.name}/${who.label}`;
         rows.push([
-          `ours / ${who.label}`,
+          `${mine.label} / ${who.label}`,
           `bytes ${(med(ours, (s) => s.bytes) / med(key, (s) => s.bytes)).toFixed(3)}x, ` +
-            `time ${(med(ours, (s) => s.ms) / med(key, (s) => s.ms)).toFixed(3)}x`,
+            `time ${(med(ours, (s) => s.ms) / med(key, (s) => s.ms)).toFixed(3)}x, ` +
+            `CPU ${(med(ours, (s) => s.cpuMs) / med(key, (s) => s.cpuMs)).toFixed(3)}x`,
         ]);
       }
     }

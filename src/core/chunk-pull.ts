@@ -112,7 +112,15 @@ export async function planPull(
     };
     for (const artifact of todo) {
       if (artifact.chunk_index === undefined) continue;
-      const plan = await planChunked(ctx, artifact);
+      const plan = await planChunked(ctx, artifact).catch((error: unknown) => {
+        // The held blobs could not be read as chunks: the whole file, never a failed run.
+        if (run.signal.aborted) throw error;
+        run.logger.warn('chunk planning failed, fetching the whole file', {
+          artifact: artifact.name,
+          code: toUpdateError(error).code,
+        });
+        return undefined;
+      });
       // Nothing held: the whole file is one plain request, cheaper than ranges.
       if (plan !== undefined && plan.delta.reuseBytes > 0) chunked.set(artifact.sha256, plan);
     }

@@ -41,6 +41,11 @@ export interface FileChunkStoreOptions {
   /** Crash tests: called after each chunk record append. */
   readonly onRecorded?: () => void;
   readonly onPromoted?: () => void;
+  /**
+   * Told the bytes of each read while a held blob's tree is computed (the CLI paces a minor
+   * GC on it, read-buffer-gc.ts: each chunk's hash leaves garbage V8 would free late).
+   */
+  readonly onRead?: (bytes: number) => void;
 }
 
 const layoutKey = (params: ChunkerParams, fanoutBits: number): string =>
@@ -163,6 +168,7 @@ export class FileChunkStore implements ChunkStore {
         if (bytesRead === 0) break;
         builder.update(buffer.subarray(0, bytesRead));
         at += bytesRead;
+        this.options.onRead?.(bytesRead);
       }
     } finally {
       await handle.close();

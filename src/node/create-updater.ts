@@ -163,6 +163,9 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
         blobDir: paths.blobs,
         partialDir: paths.partial,
         cacheDir: join(paths.meta, 'chunks'),
+        ...(options.collectGarbage === undefined
+          ? {}
+          : { onRead: gcPacer(options.collectGarbage) }),
       }),
       ...(options.collectGarbage === undefined ? {} : { collectGarbage: options.collectGarbage }),
     },

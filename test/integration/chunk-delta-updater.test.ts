@@ -5,7 +5,7 @@
  * `update-available` event tell per artifact what is fetched and what is reused, the CLI's
  * `check --json` prints it, and an index that cannot be had falls back to the whole file.
  */
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ArtifactPlan, PlanSummary, UpdateEvent } from '../../src/core/events.js';
@@ -143,6 +143,29 @@ describe('chunk deltas in update()', () => {
     await rm(join(nginx.root, 'cdn', list));
     const result = await updateOnce(registry, dir);
     expect(byName(result.plan, 'app.bin')).toMatchObject({ method: 'whole', fetchBytes: 3 * MiB });
+    expect(filesOf(await snapshotTree(join(dir, 'current')))).toEqual({
+      'app.bin': sha256Hex(next),
+    });
+  });
+});
+
+describe('chunk deltas when the held blobs cannot be read as chunks', () => {
+  it('fetches the whole file, the run does not fail', async () => {
+    const dir = await dirs.make('chunk-updater-');
+    const base = bytesOf(2 * MiB, 31);
+    await publish([{ name: 'app.bin', content: base }]);
+    await updateOnce(registry, dir);
+    const next = edited(base, MiB, 20_000, 32);
+    await publish([{ name: 'app.bin', content: next }]);
+    // The chunk tree cache is a file where a directory must be: every local chunk read fails.
+    const cache = join(dir, '.updater', 'chunks');
+    await rm(cache, { recursive: true, force: true });
+    await writeFile(cache, 'not a directory');
+    const warnings: string[] = [];
+    const logger = { ...silentLogger, warn: (message: string) => warnings.push(message) };
+    const result = await updateOnce(registry, dir, { logger });
+    expect(byName(result.plan, 'app.bin')).toMatchObject({ method: 'whole', fetchBytes: 2 * MiB });
+    expect(warnings).toContain('chunk planning failed, fetching the whole file');
     expect(filesOf(await snapshotTree(join(dir, 'current')))).toEqual({
       'app.bin': sha256Hex(next),
     });
