@@ -12,13 +12,13 @@
  */
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { chmod, open, rename, rm, utimes, type FileHandle } from 'node:fs/promises';
+import { open, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ChunkedPartial } from '../core/chunk-ports.js';
 import { entrySpan, type Section } from '../protocol/chunk-index.js';
 import { UpdateError } from '../core/errors.js';
 import { fsyncDir } from '../shared/atomic-file.js';
-import { BLOB_MTIME_S } from './partial-blob.js';
+import { promoteSealed, sealBlob } from './blob-facts.js';
 
 const MAGIC = Buffer.from('VUCR1\n', 'latin1');
 const HEADER_BYTES = MAGIC.length + 32;
@@ -182,6 +182,8 @@ class FileChunkedPartial implements ChunkedPartial {
       const { bytesRead } = await this.data.read(buffer, 0, buffer.length, at);
       hash.update(buffer.subarray(0, bytesRead));
     }
+    // Sealed through the handle (read-only, sentinel mtime), as a whole-file download is.
+    const ino = await sealBlob(this.data);
     // Durable before it can be promoted: a blob's name must never outlive its bytes.
     await this.close();
     const digest = hash.digest('hex');
@@ -192,11 +194,8 @@ class FileChunkedPartial implements ChunkedPartial {
         `SHA-256 ${digest} is not the signed ${this.options.sha256}`,
       );
     }
-    const blobPath = join(this.options.blobDir, this.options.sha256);
-    // The same promotion as a whole-file download (partial-blob.ts): read-only, sentinel mtime.
-    await chmod(this.dataPath, 0o444);
-    await utimes(this.dataPath, BLOB_MTIME_S, BLOB_MTIME_S);
-    await rename(this.dataPath, blobPath);
+    // The same promotion as a whole-file download (partial-blob.ts): facts recorded.
+    await promoteSealed(this.dataPath, this.options.blobDir, this.options.sha256, ino);
     await fsyncDir(this.options.blobDir);
     await rm(this.recordPath, { force: true });
     this.options.onPromoted?.();

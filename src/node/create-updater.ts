@@ -7,7 +7,6 @@
  * const updater = await createNodeUpdater({ baseUrl, machineKey, pubkeys: [hex], dir });
  * try { await updater.update(); } finally { await updater.close(); }
  */
-import { mkdir } from 'node:fs/promises';
 import { parseEndpoint } from '../core/endpoint.js';
 import { UpdateError } from '../core/errors.js';
 import type { StepHook } from '../core/install-steps.js';
@@ -21,6 +20,7 @@ import { createGotFetcher } from './got-fetcher.js';
 import { acquireLock } from './lock-file.js';
 import { gcPacer } from './read-buffer-gc.js';
 import { systemClock, systemRandom, systemTimers } from './node-ports.js';
+import { prepareStateDir } from './safe-fs.js';
 import { stateDirPaths } from './state-dir.js';
 
 export interface NodeUpdaterOptions {
@@ -59,8 +59,10 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
   if (options.dir === '') throw new UpdateError('CONFIG_INVALID', 'a state directory is required');
   const paths = stateDirPaths(options.dir);
   try {
-    await mkdir(paths.meta, { recursive: true, mode: 0o700 });
+    // Before the lock is written: no entry of DIR/.updater may be a link (safe-fs.ts).
+    await prepareStateDir(paths);
   } catch (cause) {
+    if (cause instanceof UpdateError) throw cause;
     throw new UpdateError('IO', 'cannot create the state directory', { cause });
   }
   const lock = await acquireLock(paths.lock);

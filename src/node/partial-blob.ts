@@ -7,14 +7,16 @@
  * and is then killed loses nothing it received (it is not fetched again on resume).
  */
 import { createHash, type Hash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { chmod, open, readFile, rename, rm, stat, utimes, type FileHandle } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UpdateError } from '../core/errors.js';
 import type { StepHook } from '../core/install-steps.js';
 import type { PartialBlob, TimerHandle, Timers } from '../core/ports.js';
 import { fsyncDir, writeFileAtomic } from '../shared/atomic-file.js';
+import { promoteSealed, sealBlob } from './blob-facts.js';
 import { systemTimers } from './node-ports.js';
+import { lstatNoLink, openNoFollow, readNoFollow } from './safe-fs.js';
 
 /** mtime (epoch seconds) of every verified blob; see `isIntactBlob`. */
 export const BLOB_MTIME_S = 1_000_000_000;
@@ -44,7 +46,9 @@ export interface PartialPaths {
 async function hashPrefix(path: string, length: number): Promise<Hash> {
   const hash = createHash('sha256');
   if (length === 0) return hash;
-  for await (const chunk of createReadStream(path, { start: 0, end: length - 1 })) {
+  // Through a handle opened without following a link (closed when the stream ends).
+  const handle = await openNoFollow(path, constants.O_RDONLY);
+  for await (const chunk of handle.createReadStream({ start: 0, end: length - 1 })) {
     hash.update(chunk as Buffer);
   }
   return hash;
@@ -203,6 +207,8 @@ class FilePartialBlob implements PartialBlob {
     await this.flush();
     this.rethrow();
     await this.handle.sync();
+    // Sealed through the handle (read-only, sentinel mtime): no path is followed.
+    const ino = await sealBlob(this.handle);
     await this.close();
     const digest = this.hash.digest('hex');
     if (this.offset !== this.size) {
@@ -213,12 +219,9 @@ class FilePartialBlob implements PartialBlob {
       await this.discard();
       throw new UpdateError('HASH_MISMATCH', `SHA-256 ${digest} is not the signed ${this.sha256}`);
     }
-    const blobPath = join(this.paths.blobDir, this.sha256);
     // Blobs are read-only (installed files are hard links to them) and carry a sentinel
-    // mtime: any later write changes it, so a tampered blob is never reused unverified.
-    await chmod(this.partPath, 0o444);
-    await utimes(this.partPath, BLOB_MTIME_S, BLOB_MTIME_S);
-    await rename(this.partPath, blobPath);
+    // mtime; the facts recorded now (blob-facts.ts) tell a later write even if it resets it.
+    await promoteSealed(this.partPath, this.paths.blobDir, this.sha256, ino);
     await fsyncDir(this.paths.blobDir);
     await rm(this.metaPath, { force: true });
     this.onStep?.('blob-promoted');
@@ -243,7 +246,9 @@ class FilePartialBlob implements PartialBlob {
 
 async function readValidator(path: string): Promise<string | undefined> {
   try {
-    const json = JSON.parse(await readFile(path, 'utf8')) as { validator?: unknown };
+    const json = JSON.parse((await readNoFollow(path))?.toString('utf8') ?? '') as {
+      validator?: unknown;
+    };
     return typeof json.validator === 'string' ? json.validator : undefined;
   } catch {
     return undefined;
@@ -260,8 +265,9 @@ export async function openPartialBlob(
   const partPath = join(paths.partialDir, `${sha256}.part`);
   const metaPath = join(paths.partialDir, `${sha256}.meta`);
   let length = 0;
-  try {
-    const info = await stat(partPath);
+  // A planted link at the partial's name is refused (STATE_UNSAFE), never written through.
+  const info = await lstatNoLink(partPath);
+  if (info !== undefined) {
     length = info.isFile() ? info.size : 0;
     if (!info.isFile() || info.size > size) {
       // Longer than signed: those bytes cannot all be right (docs/UPDATER.md §Resume).
@@ -269,12 +275,12 @@ export async function openPartialBlob(
       await rm(metaPath, { force: true });
       length = 0;
     }
-  } catch {
-    length = 0;
   }
   const validator = length > 0 ? await readValidator(metaPath) : undefined;
   const hash = await hashPrefix(partPath, length);
-  const handle = await open(partPath, length > 0 ? 'a' : 'w', 0o644);
+  const { O_WRONLY, O_CREAT, O_APPEND, O_TRUNC } = constants;
+  const flags = O_WRONLY | O_CREAT | (length > 0 ? O_APPEND : O_TRUNC);
+  const handle = await openNoFollow(partPath, flags, 0o644);
   const offset = length;
   return new FilePartialBlob({ ...options, paths, sha256, size, handle, hash, offset, validator });
 }
