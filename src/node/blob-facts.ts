@@ -109,27 +109,33 @@ export async function blobFactsHold(blobDir: string, sha256: string): Promise<bo
 const sentinelNs = (): bigint => BigInt(BLOB_MTIME_S) * 1_000_000_000n;
 
 /** Read-only, sentinel mtime, through the open handle (no path is followed). */
-export async function sealBlob(handle: FileHandle): Promise<bigint> {
+export async function sealBlob(handle: FileHandle): Promise<void> {
   await handle.chmod(0o444);
   await handle.utimes(BLOB_MTIME_S, BLOB_MTIME_S);
-  return (await handle.stat({ bigint: true })).ino;
 }
 
 /**
- * Renames a sealed, verified file into `blobs/<sha256>` and records its facts. The file that
- * arrives must be the very inode that was verified and sealed (`ino`): one swapped in under
- * the same name meanwhile (a link, another file) is removed and refused.
+ * Renames a sealed, verified file into `blobs/<sha256>` and records its facts. The caller
+ * keeps `handle` (the verified file) open meanwhile, so its inode cannot be reused: the file
+ * that arrives under the blob's name must be that very inode, and one swapped in under the
+ * partial's name (a link, another file) is removed and refused.
  */
 export async function promoteSealed(
   from: string,
   blobDir: string,
   sha256: string,
-  ino: bigint,
+  handle: FileHandle,
 ): Promise<void> {
+  const sealed = await handle.stat({ bigint: true });
   const blobPath = join(blobDir, sha256);
   await rename(from, blobPath);
   const info = await lstat(blobPath, { bigint: true });
-  if (info.isSymbolicLink() || !info.isFile() || info.ino !== ino) {
+  if (
+    info.isSymbolicLink() ||
+    !info.isFile() ||
+    info.ino !== sealed.ino ||
+    info.dev !== sealed.dev
+  ) {
     await dropBlob(blobDir, sha256);
     throw unsafeEntry(from, 'was replaced while it was being verified');
   }

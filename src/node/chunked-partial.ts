@@ -183,11 +183,12 @@ class FileChunkedPartial implements ChunkedPartial {
       hash.update(buffer.subarray(0, bytesRead));
     }
     // Sealed through the handle (read-only, sentinel mtime), as a whole-file download is.
-    const ino = await sealBlob(this.data);
+    await sealBlob(this.data);
     // Durable before it can be promoted: a blob's name must never outlive its bytes.
-    await this.close();
+    await this.settle();
     const digest = hash.digest('hex');
     if (digest !== this.options.sha256) {
+      await this.close();
       await this.discard();
       throw new UpdateError(
         'HASH_MISMATCH',
@@ -195,7 +196,11 @@ class FileChunkedPartial implements ChunkedPartial {
       );
     }
     // The same promotion as a whole-file download (partial-blob.ts): facts recorded.
-    await promoteSealed(this.dataPath, this.options.blobDir, this.options.sha256, ino);
+    try {
+      await promoteSealed(this.dataPath, this.options.blobDir, this.options.sha256, this.data);
+    } finally {
+      await this.close();
+    }
     await fsyncDir(this.options.blobDir);
     await rm(this.recordPath, { force: true });
     this.options.onPromoted?.();

@@ -21,7 +21,7 @@ import { constants } from 'node:fs';
 import { link, open, unlink } from 'node:fs/promises';
 import { UpdateError } from '../core/errors.js';
 import { tempPathFor } from '../shared/atomic-file.js';
-import { errno } from './fs-errors.js';
+import { errno, io } from './fs-errors.js';
 import { systemOsFacts, type OsFacts } from './os-facts.js';
 import { lstatNoLink, readNoFollow } from './safe-fs.js';
 
@@ -284,8 +284,12 @@ async function breakStale(
   }
 }
 
-/** Takes the lock at `path` or throws LOCKED (STATE_UNSAFE when the lock is a link). */
-export async function acquireLock(path: string, options: LockOptions = {}): Promise<LockHandle> {
+/** Takes the lock at `path` or throws LOCKED (STATE_UNSAFE when the lock is a link, else IO). */
+export function acquireLock(path: string, options: LockOptions = {}): Promise<LockHandle> {
+  return io('take the state-directory lock', () => acquire(path, options));
+}
+
+async function acquire(path: string, options: LockOptions): Promise<LockHandle> {
   const facts = options.facts ?? systemOsFacts;
   const pause = options.pause ?? (() => Promise.resolve());
   const hardLinks = options.hardLinks ?? true;

@@ -208,20 +208,26 @@ class FilePartialBlob implements PartialBlob {
     this.rethrow();
     await this.handle.sync();
     // Sealed through the handle (read-only, sentinel mtime): no path is followed.
-    const ino = await sealBlob(this.handle);
-    await this.close();
+    await sealBlob(this.handle);
     const digest = this.hash.digest('hex');
     if (this.offset !== this.size) {
+      await this.close();
       await this.discard();
       throw new UpdateError('SIZE_MISMATCH', `got ${this.offset} bytes, signed ${this.size}`);
     }
     if (digest !== this.sha256) {
+      await this.close();
       await this.discard();
       throw new UpdateError('HASH_MISMATCH', `SHA-256 ${digest} is not the signed ${this.sha256}`);
     }
     // Blobs are read-only (installed files are hard links to them) and carry a sentinel
     // mtime; the facts recorded now (blob-facts.ts) tell a later write even if it resets it.
-    await promoteSealed(this.partPath, this.paths.blobDir, this.sha256, ino);
+    // Promoted while still open, so no file swapped in can take its inode.
+    try {
+      await promoteSealed(this.partPath, this.paths.blobDir, this.sha256, this.handle);
+    } finally {
+      await this.close();
+    }
     await fsyncDir(this.paths.blobDir);
     await rm(this.metaPath, { force: true });
     this.onStep?.('blob-promoted');
