@@ -143,14 +143,14 @@ describe('safe-fs', () => {
     await handle.close();
   });
 
-  it('prepareStateDir creates the layout in an empty DIR, and refuses a link among the blobs', async () => {
+  it('prepareStateDir creates the layout in an empty DIR, and refuses a link among the sets', async () => {
     const paths = stateDirPaths(join(await dirs.make(), 'DIR'));
     await prepareStateDir(paths);
     for (const d of [paths.blobs, paths.partial, paths.sets, paths.manifests]) {
       expect((await stat(d)).isDirectory()).toBe(true);
     }
     await writeFile(join(paths.meta, 'elsewhere'), 'x');
-    await symlink(join(paths.meta, 'elsewhere'), join(paths.blobs, 'planted'));
+    await symlink(join(paths.meta, 'elsewhere'), join(paths.sets, 'planted'));
     await expect(prepareStateDir(paths)).rejects.toMatchObject({ code: 'STATE_UNSAFE' });
     expect(await readFile(join(paths.meta, 'elsewhere'), 'utf8')).toBe('x');
   });

@@ -158,16 +158,22 @@ async function snapshots(
   };
 }
 
-/** A planted link case: `at` the path inside DIR, given the layout. */
-function linkCase(name: string, at: (layout: Layout) => string): void {
+/**
+ * A planted link case: `at` the path inside DIR, given the layout. `replaced`: the updater
+ * never reads through that name, it only replaces it (rename over the link): a correct
+ * install, the link gone, its target untouched.
+ */
+function linkCase(name: string, at: (layout: Layout) => string, replaced = false): void {
   for (const target of TARGETS) {
-    it(`${name} → ${target === 'dangling' ? 'a dangling target' : `an existing ${target}`}: STATE_UNSAFE, nothing outside changes`, async () => {
+    const to = target === 'dangling' ? 'a dangling target' : `an existing ${target}`;
+    const outcome = replaced ? 'replaced, never followed' : 'STATE_UNSAFE';
+    it(`${name} → ${to}: ${outcome}, nothing outside changes`, async () => {
       const layout = await installedV1();
       const path = at(layout);
       await mkdir(join(path, '..'), { recursive: true });
       await plantLink(path, targetPath(layout, target));
       const before = await snapshots(layout);
-      await check(layout, before, await runUpdate(layout.dir), path);
+      await check(layout, before, await runUpdate(layout.dir), replaced ? undefined : path);
     });
   }
 }
@@ -181,7 +187,7 @@ describe('planted links inside the state directory are refused, never followed',
     linkCase(`.updater/${file}`, (l) => join(l.meta, file));
   }
   linkCase('.updater/partial/<sha>.part', (l) => join(l.meta, 'partial', `${NEW_SHA}.part`));
-  linkCase('.updater/partial/<sha>.meta', (l) => join(l.meta, 'partial', `${NEW_SHA}.meta`));
+  linkCase('.updater/partial/<sha>.meta', (l) => join(l.meta, 'partial', `${NEW_SHA}.meta`), true);
   linkCase('.updater/blobs/<sha> (a blob the update needs)', (l) => join(l.meta, 'blobs', NEW_SHA));
   linkCase('.updater/manifests/<setId>.json', (l) =>
     join(l.meta, 'manifests', `${'a'.repeat(64)}.json`),
