@@ -41,6 +41,8 @@ export type UpdateErrorCode =
   // local state
   | 'LOCKED'
   | 'STATE_CORRUPT'
+  /** An entry inside the state directory is a symbolic link or of the wrong kind. */
+  | 'STATE_UNSAFE'
   | 'NOTHING_TO_ROLL_BACK'
   | 'NOT_INSTALLED'
   | 'IO'

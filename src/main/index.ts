@@ -16,6 +16,7 @@ import {
   Menu,
   nativeImage,
   Notification,
+  powerMonitor,
   protocol,
   safeStorage,
   session,
@@ -33,6 +34,7 @@ import { openLogFile } from './log-file.js';
 import { applyStartAtLogin, type LoginItemDeps } from './login-item.js';
 import { createMainWindow } from './main-window.js';
 import { controllerFor, openUpdater } from './open-updater.js';
+import { attachOsShutdown } from './os-shutdown.js';
 import { createSecretStore } from './secret-store.js';
 import { memorySettings, openSettingsStore, type SettingsStore } from './settings.js';
 import { closeShell, emptyShell, popUpTrayMenu, refreshTray, showWindow } from './shell.js';
@@ -150,6 +152,37 @@ async function boot(): Promise<void> {
     nowMs: () => Date.now(),
     log: (level, message) => log.write(level, message),
   });
+  // Shutdown or log-off: abort a pull, let a commit finish (bounded), release the lock.
+  const win = shell.window;
+  attachOsShutdown(
+    {
+      onSessionEnd: (listener) => {
+        // query-session-end comes first and leaves more time; session-end is the last word.
+        win.on('query-session-end', listener);
+        win.on('session-end', listener);
+      },
+      onPowerShutdown: (listener) =>
+        // Typed without arguments, but Electron passes an event whose preventDefault()
+        // delays the shutdown (powerMonitor docs).
+        powerMonitor.on('shutdown', (...args: unknown[]) => {
+          const event = args[0] as { preventDefault?: () => void } | undefined;
+          listener({ preventDefault: () => event?.preventDefault?.() });
+        }),
+    },
+    {
+      platform: process.platform,
+      close: shutdown,
+      markQuitting: () => {
+        shell.quitting = true;
+      },
+      exit: () => app.exit(0),
+      timers: {
+        setTimeout: (callback, ms) => setTimeout(callback, ms),
+        clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+      },
+      log: (level, message) => log.write(level, message),
+    },
+  );
   // macOS draws template images in the menu bar's own colour.
   const trayIcon = process.platform === 'darwin' ? 'trayTemplate.png' : 'tray.png';
   shell.tray = new Tray(nativeImage.createFromPath(join(resourcesDir, trayIcon)));
@@ -172,9 +205,15 @@ async function boot(): Promise<void> {
   await c.start();
 }
 
-/** Closes the core (releasing its state lock), then the in-process demo server. */
+let closing: Promise<void> | null = null;
+
+/**
+ * Closes the core (releasing its state lock), then the in-process demo server; once, however
+ * many ways the app is asked to quit (quit, OS shutdown).
+ */
 export function shutdown(): Promise<void> {
-  return closeShell(shell);
+  closing ??= closeShell(shell);
+  return closing;
 }
 
 function launch(): Promise<void> {

@@ -142,6 +142,12 @@ const TABLE: Readonly<Record<string, Entry>> = {
     advice: 'Close the other copy of the app or the command-line updater, then check again.',
   },
   STATE_CORRUPT: { kind: 'local', words: 'The local update records are damaged.' },
+  STATE_UNSAFE: {
+    kind: 'local',
+    words: 'Something was planted in the updater’s folder (a link where its own files belong).',
+    advice:
+      'Nothing was changed. Remove the entry the log names (it may point at other files), then check again.',
+  },
   NOTHING_TO_ROLL_BACK: {
     kind: 'local',
     words: 'There is no previous version to go back to.',

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ChunkStore, ChunkedPartial } from '../core/chunk-ports.js';
 import { buildLocalChunks, type LocalChunks } from '../core/local-chunks.js';
@@ -62,7 +62,8 @@ export class FileChunkStore implements ChunkStore {
     const held = new Set<string>();
     for (const name of await readdir(this.options.blobDir)) {
       if (!SHA256_HEX.test(name)) continue;
-      const info = await stat(join(this.options.blobDir, name)).catch(() => undefined);
+      // lstat: a link planted among the blobs is not a blob (never followed).
+      const info = await lstat(join(this.options.blobDir, name)).catch(() => undefined);
       if (info === undefined || info.size < (this.options.minBlobBytes ?? LOCAL_CHUNKING_MIN_BYTES))
         continue;
       // A blob written since promotion is not trusted as a source (its chunks are re-hashed

@@ -12,13 +12,13 @@
  */
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { chmod, open, rename, rm, utimes, type FileHandle } from 'node:fs/promises';
+import { open, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ChunkedPartial } from '../core/chunk-ports.js';
 import { entrySpan, type Section } from '../protocol/chunk-index.js';
 import { UpdateError } from '../core/errors.js';
 import { fsyncDir } from '../shared/atomic-file.js';
-import { BLOB_MTIME_S } from './partial-blob.js';
+import { promoteSealed, sealBlob } from './blob-facts.js';
 
 const MAGIC = Buffer.from('VUCR1\n', 'latin1');
 const HEADER_BYTES = MAGIC.length + 32;
@@ -177,20 +177,24 @@ class FileChunkedPartial implements ChunkedPartial {
   async complete(sha256?: string): Promise<void> {
     await this.queue;
     const digest = sha256 ?? (await this.hashData());
+    // Sealed through the handle (read-only, sentinel mtime), as a whole-file download is.
+    await sealBlob(this.data);
     // Durable before it can be promoted: a blob's name must never outlive its bytes.
-    await this.close();
+    await this.settle();
     if (digest !== this.options.sha256) {
+      await this.close();
       await this.discard();
       throw new UpdateError(
         'HASH_MISMATCH',
         `SHA-256 ${digest} is not the signed ${this.options.sha256}`,
       );
     }
-    const blobPath = join(this.options.blobDir, this.options.sha256);
-    // The same promotion as a whole-file download (partial-blob.ts): read-only, sentinel mtime.
-    await chmod(this.dataPath, 0o444);
-    await utimes(this.dataPath, BLOB_MTIME_S, BLOB_MTIME_S);
-    await rename(this.dataPath, blobPath);
+    // The same promotion as a whole-file download (partial-blob.ts): facts recorded.
+    try {
+      await promoteSealed(this.dataPath, this.options.blobDir, this.options.sha256, this.data);
+    } finally {
+      await this.close();
+    }
     await fsyncDir(this.options.blobDir);
     await rm(this.recordPath, { force: true });
     this.options.onPromoted?.();

@@ -9,17 +9,7 @@
  * A crash before 2 leaves the old set and old state; after 2, `recoverCommit` rolls the journal
  * forward (steps 3-6 are idempotent). So the live set is always one complete set.
  */
-import {
-  copyFile,
-  link,
-  mkdir,
-  readdir,
-  readFile,
-  rename,
-  rm,
-  stat,
-  utimes,
-} from 'node:fs/promises';
+import { copyFile, link, mkdir, readdir, readFile, rename, rm, utimes } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { UpdateError } from '../core/errors.js';
 import type { StepHook } from '../core/install-steps.js';
@@ -35,7 +25,8 @@ import {
 import { fsyncDir, writeFileAtomic } from '../shared/atomic-file.js';
 import type { CurrentSet } from './current-set.js';
 import { errno, exists } from './fs-errors.js';
-import { BLOB_MTIME_S, isIntactBlob } from './partial-blob.js';
+import { keepBlobFacts, trustBlob } from './blob-facts.js';
+import { BLOB_MTIME_S } from './partial-blob.js';
 import type { StateDirPaths } from './state-dir.js';
 
 /** The intent of a commit: the set directory DIR/current is to name, and the state after. */
@@ -156,7 +147,13 @@ async function applyJournal(ctx: CommitContext, journal: Journal, gc: boolean): 
   await fsyncDir(paths.meta);
   ctx.onStep?.('journal-removed');
   if (gc) {
-    await collectGarbage(paths, journal.state);
+    // Removing sets unlinks blobs' hard links (their ctime moves): keep the facts that held.
+    const kept = [journal.state.installed, journal.state.previous].flatMap(
+      (set) => set?.artifacts.map((a) => a.sha256) ?? [],
+    );
+    await keepBlobFacts(paths.blobs, kept, () => collectGarbage(paths, journal.state), {
+      prune: true,
+    });
     ctx.onStep?.('gc-done');
   }
 }
@@ -188,17 +185,19 @@ async function stage(
       dirs.add(parent);
     }
     const blob = join(paths.blobs, a.sha256);
-    const info = await stat(blob).catch(() => undefined);
-    if (info === undefined || !isIntactBlob(info, a.size)) {
+    // Its recorded facts hold, or it is re-hashed now (blob-facts.ts); a link is STATE_UNSAFE.
+    if (!(await trustBlob(paths.blobs, a.sha256, a.size))) {
       throw new UpdateError('IO', `blob of ${a.name} is missing or was modified`);
     }
-    try {
-      await link(blob, path);
-    } catch {
-      // File systems without hard links: a copy, given the sentinel so quickCheck holds.
-      await copyFile(blob, path);
-      await utimes(path, BLOB_MTIME_S, BLOB_MTIME_S);
-    }
+    await keepBlobFacts(paths.blobs, [a.sha256], async () => {
+      try {
+        await link(blob, path);
+      } catch {
+        // File systems without hard links: a copy, given the sentinel so quickCheck holds.
+        await copyFile(blob, path);
+        await utimes(path, BLOB_MTIME_S, BLOB_MTIME_S);
+      }
+    });
   }
   for (const d of dirs) await fsyncDir(d);
   if (kept) {

@@ -7,7 +7,6 @@
  * const updater = await createNodeUpdater({ baseUrl, machineKey, pubkeys: [hex], dir });
  * try { await updater.update(); } finally { await updater.close(); }
  */
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseEndpoint } from '../core/endpoint.js';
 import { errnoDetails, UpdateError } from '../core/errors.js';
@@ -27,6 +26,7 @@ import { commandProbe, functionProbe, type HealthFunction } from './health-probe
 import { acquireLock } from './lock-file.js';
 import { gcPacer } from './read-buffer-gc.js';
 import { systemClock, systemRandom, systemRandomBytes, systemTimers } from './node-ports.js';
+import { prepareStateDir } from './safe-fs.js';
 import { stateDirPaths, type StateDirPaths } from './state-dir.js';
 
 /**
@@ -123,8 +123,10 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
   chooseSwap(options.swap, options.platform ?? process.platform);
   const health = healthConfig(options.health, paths, options.platform);
   try {
-    await mkdir(paths.meta, { recursive: true, mode: 0o700 });
+    // Before the lock is written: no entry of DIR/.updater may be a link (safe-fs.ts).
+    await prepareStateDir(paths);
   } catch (cause) {
+    if (cause instanceof UpdateError) throw cause;
     throw new UpdateError('IO', `cannot create the state directory ${paths.meta}`, {
       cause,
       details: errnoDetails(cause) ?? { path: paths.meta },

@@ -4,14 +4,16 @@
  * (commit-journal.ts, docs/UPDATER.md §3), which `open` also uses to finish a commit a crash
  * interrupted. Every file-system failure leaves here as IO (fs-errors.ts `io`).
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AuditRecord } from '../core/audit-log.js';
+import { UpdateError } from '../core/errors.js';
 import type { StepHook } from '../core/install-steps.js';
 import type { LocalStore, PartialBlob } from '../core/ports.js';
 import { encodeState, type InstalledArtifact, type UpdaterState } from '../core/state.js';
 import { fsyncDir, writeFileAtomic } from '../shared/atomic-file.js';
 import { appendAuditFile } from './audit-file.js';
+import { trustBlob } from './blob-facts.js';
 import {
   commitSet,
   readStateFile,
@@ -22,7 +24,8 @@ import {
 } from './commit-journal.js';
 import { CurrentSet, type SwapStrategy } from './current-set.js';
 import { exists, io } from './fs-errors.js';
-import { isIntactBlob, openPartialBlob } from './partial-blob.js';
+import { openPartialBlob } from './partial-blob.js';
+import { prepareStateDir, readNoFollow } from './safe-fs.js';
 import { ensureStateDirs, stateDirPaths, type StateDirPaths } from './state-dir.js';
 import { quickCheck, scanTree } from './tree-scan.js';
 
@@ -64,6 +67,7 @@ export class FileStore implements LocalStore {
    */
   static async open(dir: string, options: FileStoreOptions = {}): Promise<FileStore> {
     const store = new FileStore(stateDirPaths(dir), options);
+    await io('check the state directory', () => prepareStateDir(store.paths));
     await io('prepare the state directory', () => ensureStateDirs(store.paths));
     await store.recover();
     return store;
@@ -85,12 +89,9 @@ export class FileStore implements LocalStore {
     await io('write the state file', () => writeFileAtomic(this.paths.state, encodeState(state)));
   }
 
-  async hasBlob(sha256: string, size: number): Promise<boolean> {
-    try {
-      return isIntactBlob(await stat(join(this.paths.blobs, sha256)), size);
-    } catch {
-      return false;
-    }
+  hasBlob(sha256: string, size: number): Promise<boolean> {
+    // Reused only while the facts recorded at verification hold, else re-hashed (blob-facts.ts).
+    return io('check a held blob', () => trustBlob(this.paths.blobs, sha256, size));
   }
 
   openPartial(sha256: string, size: number): Promise<PartialBlob> {
@@ -141,8 +142,9 @@ export class FileStore implements LocalStore {
 
   async loadEnvelope(setId: string): Promise<Uint8Array | undefined> {
     try {
-      return await readFile(join(this.paths.manifests, `${setId}.json`));
-    } catch {
+      return await readNoFollow(join(this.paths.manifests, `${setId}.json`));
+    } catch (error) {
+      if (error instanceof UpdateError) throw error; // a planted link: STATE_UNSAFE
       return undefined;
     }
   }

@@ -1,119 +1,322 @@
 /**
- * One process per state directory. The lock is a file created with O_EXCL holding
- * "<pid> <start time>"; a lock whose holder is gone (killed with -9, crashed) is taken over.
- * On Linux the start time (/proc/<pid>/stat field 22) tells a reused PID from the holder; a
- * live holder, including this very process, gets LOCKED.
+ * One process per state directory (docs/UPDATER.md §8, the per-OS lock guarantee).
+ *
+ * The lock file is born whole: its record is written to a temporary file, fsynced, then
+ * link(2)-ed to the lock name, which fails with EEXIST when the lock is taken, so no reader
+ * ever sees a lock without its owner. (Where the file system has no hard links it is created
+ * with O_EXCL and then written; an empty or unreadable lock is therefore taken as held until it
+ * is UNREADABLE_STALE_MS old.)
+ *
+ * The record names the holder: PID, host name, boot (Linux: the boot id; elsewhere the boot
+ * time from os.uptime()), start time (Linux: /proc/<pid>/stat), and a random nonce. A lock of
+ * another host is held (it cannot be judged from here); one from before a reboot, of a PID
+ * that no longer exists (`process.kill(pid, 0)`: ESRCH), or of a PID now owned by a process
+ * that started later (Linux) is stale and taken over. A stale lock is removed only by the one
+ * process that created its break marker (`lock.breaking-<digest of the stale content>`, born
+ * the same way), which judges it again first, so two processes racing for one stale lock never
+ * both win, and a fresh lock is never removed for an old one.
  */
-import { readFileSync } from 'node:fs';
-import { open, readFile, unlink } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { link, open, unlink } from 'node:fs/promises';
 import { UpdateError } from '../core/errors.js';
+import { tempPathFor } from '../shared/atomic-file.js';
+import { errno, io } from './fs-errors.js';
+import { systemOsFacts, type OsFacts } from './os-facts.js';
+import { lstatNoLink, readNoFollow } from './safe-fs.js';
 
-/** The kernel's start time of `pid` in clock ticks, or undefined off Linux or when gone. */
-export function processStartTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Field 2 (comm) may contain spaces and parentheses: count fields after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[19];
-  } catch {
-    return undefined;
-  }
+export { procStartTime as processStartTime } from './os-facts.js';
+
+/** An empty or unparsable lock (or guard) is held until its mtime is this old. */
+export const UNREADABLE_STALE_MS = 10_000;
+/**
+ * Off Linux a reboot is seen as the boot time (now - uptime) moving forward by more than
+ * this; less (a clock adjustment, the seconds of uptime's resolution) is the same boot.
+ */
+export const BOOT_SLACK_MS = 10 * 60_000;
+
+/** Points where a test may pause a contender to force interleavings. */
+export type LockPoint =
+  | 'before-create'
+  | 'created-empty'
+  | 'after-create'
+  | 'after-read'
+  | 'after-judge'
+  | 'marker-taken'
+  | 'before-remove';
+
+export interface LockOptions {
+  /** The OS as seen by the lock (default: this machine). */
+  readonly facts?: OsFacts;
+  /** Awaited at each LockPoint, with the file it concerns (race tests). */
+  readonly pause?: (point: LockPoint, path: string) => Promise<void>;
+  /** Attempts before giving up with LOCKED (default 3). */
+  readonly attempts?: number;
+  /**
+   * False: create as a file system without hard links must (O_EXCL, then write), which tests
+   * use to prove an empty lock is taken as held. Default: link(2), falling back by itself.
+   */
+  readonly hardLinks?: boolean;
 }
 
-function isAlive(pid: number, startTime: string | undefined): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  const now = processStartTime(pid);
-  // Same PID, different start time: the holder died and the PID was reused.
-  return startTime === undefined || now === undefined || now === startTime;
-}
+type Pause = (point: LockPoint, path: string) => Promise<void>;
 
 export interface LockHandle {
   release(): Promise<void>;
 }
 
-function ownContent(): string {
-  const start = processStartTime(process.pid);
-  return start === undefined ? `${process.pid}\n` : `${process.pid} ${start}\n`;
+/** What a lock file says about its holder. */
+export interface LockRecord {
+  readonly pid: number;
+  readonly host?: string;
+  readonly bootId?: string;
+  readonly bootTimeMs?: number;
+  readonly startTime?: string;
+  readonly nonce?: string;
 }
 
-async function tryCreate(path: string, content: string): Promise<boolean> {
+export type Judgement =
+  { readonly held: true; readonly why: string } | { readonly held: false; readonly why: string };
+
+/** The record of a new lock held by this process (one line of JSON, readable with `cat`). */
+export function ownRecord(facts: OsFacts): string {
+  const record = {
+    pid: facts.pid,
+    host: facts.hostname(),
+    ...(facts.bootId() === undefined ? {} : { bootId: facts.bootId() }),
+    bootTimeMs: Math.round(facts.bootTimeMs()),
+    ...(facts.startTime(facts.pid) === undefined ? {} : { startTime: facts.startTime(facts.pid) }),
+    nonce: randomBytes(8).toString('hex'),
+  };
+  return `${JSON.stringify(record)}\n`;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** Parses a lock record: JSON, or the older "<pid> [<start time>]" line. */
+export function parseRecord(text: string): LockRecord | undefined {
+  const legacy = /^(\d+)(?: (\d+))?$/.exec(text.trim());
+  if (legacy !== null) {
+    const pid = Number(legacy[1]);
+    return pid > 0
+      ? { pid, ...(legacy[2] === undefined ? {} : { startTime: legacy[2] }) }
+      : undefined;
+  }
+  let json: unknown;
   try {
-    const handle = await open(path, 'wx', 0o644);
-    try {
-      await handle.writeFile(content);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    json = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof json !== 'object' || json === null) return undefined;
+  const o = json as Record<string, unknown>;
+  if (typeof o['pid'] !== 'number' || !Number.isSafeInteger(o['pid']) || o['pid'] <= 0) {
+    return undefined;
+  }
+  const record: {
+    pid: number;
+    host?: string;
+    bootId?: string;
+    bootTimeMs?: number;
+    startTime?: string;
+    nonce?: string;
+  } = { pid: o['pid'] };
+  const host = str(o['host']);
+  const bootId = str(o['bootId']);
+  const startTime = str(o['startTime']);
+  const nonce = str(o['nonce']);
+  if (host !== undefined) record.host = host;
+  if (bootId !== undefined) record.bootId = bootId;
+  if (typeof o['bootTimeMs'] === 'number') record.bootTimeMs = o['bootTimeMs'];
+  if (startTime !== undefined) record.startTime = startTime;
+  if (nonce !== undefined) record.nonce = nonce;
+  return record;
+}
+
+/** Whether `record`'s holder may still be alive, as far as this machine can tell. */
+export function judgeHolder(record: LockRecord, facts: OsFacts): Judgement {
+  if (record.host !== undefined && record.host !== facts.hostname()) {
+    return { held: true, why: `held by host ${record.host}, which cannot be checked from here` };
+  }
+  const bootId = facts.bootId();
+  if (record.bootId !== undefined && bootId !== undefined) {
+    if (record.bootId !== bootId) return { held: false, why: 'written before a reboot' };
+  } else if (
+    record.bootTimeMs !== undefined &&
+    facts.bootTimeMs() - record.bootTimeMs > BOOT_SLACK_MS
+  ) {
+    return { held: false, why: 'written before a reboot' };
+  }
+  if (!facts.processExists(record.pid)) return { held: false, why: `pid ${record.pid} is gone` };
+  const now = facts.startTime(record.pid);
+  if (record.startTime !== undefined && now !== undefined && now !== record.startTime) {
+    return { held: false, why: `pid ${record.pid} now belongs to a later process` };
+  }
+  return { held: true, why: `held by pid ${record.pid}` };
+}
+
+/** A lock file as read: its text and, when it says nothing usable, how old it is. */
+async function judgeFile(
+  path: string,
+  facts: OsFacts,
+): Promise<{ text: string; judgement: Judgement } | undefined> {
+  const bytes = await readNoFollow(path).catch((error: unknown) => {
+    if (error instanceof UpdateError) throw error;
+    return null; // unreadable (EACCES, ...): judged by age below
+  });
+  if (bytes === undefined) return undefined; // gone since
+  const text = bytes === null ? '' : bytes.toString('utf8');
+  const record = parseRecord(text);
+  if (record !== undefined) return { text, judgement: judgeHolder(record, facts) };
+  // Empty, torn or unreadable: a creator may be writing it; stale only once old enough.
+  const info = await lstatNoLink(path).catch(() => undefined);
+  if (info === undefined) return undefined;
+  const ageMs = Math.abs(facts.nowMs() - info.mtimeMs);
+  return ageMs >= UNREADABLE_STALE_MS
+    ? { text, judgement: { held: false, why: 'unreadable and old' } }
+    : { text, judgement: { held: true, why: 'being written (unreadable, recent)' } };
+}
+
+/** File systems without hard links answer link(2) with one of these. */
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK']);
+
+/** Creates `path` holding `content` in one step; false when it already exists. */
+async function createWhole(
+  path: string,
+  content: string,
+  pause: Pause,
+  hardLinks: boolean,
+): Promise<boolean> {
+  if (!hardLinks) return createExclusive(path, content, pause);
+  const temp = tempPathFor(path);
+  const handle = await open(temp, 'wx', 0o644);
+  try {
+    await handle.writeFile(content);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await link(temp, path);
     return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw new UpdateError('IO', `cannot create the lock file: ${(error as Error).message}`, {
-      cause: error,
-    });
+    if (errno(error) === 'EEXIST') return false;
+    if (!NO_HARD_LINKS.has(errno(error) ?? '')) throw error;
+    return createExclusive(path, content, pause);
+  } finally {
+    await unlink(temp).catch(() => undefined);
   }
 }
 
-/** Whether lock-file text names a live holder. */
-function holderAlive(text: string): boolean {
-  const match = /^(\d+)(?: (\d+))?$/.exec(text.trim());
-  const pid = Number(match?.[1] ?? 0);
-  return match !== null && pid > 0 && isAlive(pid, match[2]);
+/** The fallback without hard links: O_EXCL, then the content (readers wait on an empty lock). */
+async function createExclusive(path: string, content: string, pause: Pause): Promise<boolean> {
+  let handle;
+  try {
+    handle = await open(path, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o644);
+  } catch (error) {
+    if (errno(error) === 'EEXIST') return false;
+    throw error;
+  }
+  try {
+    await pause('created-empty', path);
+    await handle.writeFile(content);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  return true;
+}
+
+/** Removes `path` if it still holds `expected` (a file this process wrote). */
+async function removeOwn(path: string, expected: string): Promise<void> {
+  const now = await readNoFollow(path).catch(() => undefined);
+  if (now !== undefined && now.toString('utf8') === expected) {
+    await unlink(path).catch(() => undefined);
+  }
+}
+
+/** Past this many markers of markers (each one a breaker that died), give up: LOCKED. */
+const MAX_BREAK_DEPTH = 4;
+
+/**
+ * The marker whose creator alone may remove `path` while it holds `text`: one per stale
+ * content (records carry a nonce, so a content is never seen twice), created like a lock.
+ */
+export function breakMarker(path: string, text: string): string {
+  return `${path}.breaking-${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
 }
 
 /**
- * Removes a stale lock, but only the very content that was judged stale, and only while holding
- * `<path>.takeover` (O_EXCL). Without that guard two processes could both judge the old lock
- * stale, and the slower one would unlink the faster one's fresh lock: both would then own DIR.
+ * Removes a stale lock, but only the very file judged stale, and only as the one process that
+ * created its break marker. Without the marker two processes could both judge the old lock
+ * stale, and the slower one would remove the faster one's fresh lock: both would then own DIR.
+ * The marker's creator judges the file again before removing it (an empty lock is told from a
+ * fresh empty one by its age). A marker whose creator died is broken the same way, one level up.
  */
-async function removeStale(path: string, staleText: string): Promise<void> {
-  const guard = `${path}.takeover`;
-  if (!(await tryCreate(guard, ownContent()))) {
-    // Someone else is taking over now; a guard left by a crashed process is cleared.
-    const text = await readFile(guard, 'utf8').catch(() => '');
-    if (!holderAlive(text)) await unlink(guard).catch(() => undefined);
+async function breakStale(
+  path: string,
+  staleText: string,
+  ctx: { facts: OsFacts; pause: Pause; hardLinks: boolean },
+  depth = 0,
+): Promise<void> {
+  const marker = breakMarker(path, staleText);
+  const mine = ownRecord(ctx.facts);
+  if (await createWhole(marker, mine, ctx.pause, ctx.hardLinks)) {
+    try {
+      await ctx.pause('marker-taken', marker);
+      const again = await judgeFile(path, ctx.facts);
+      await ctx.pause('before-remove', path);
+      if (again !== undefined && again.text === staleText && !again.judgement.held) {
+        await unlink(path).catch((error: unknown) => {
+          if (errno(error) !== 'ENOENT') throw error;
+        });
+      }
+    } finally {
+      await removeOwn(marker, mine);
+    }
     return;
   }
-  try {
-    const now = await readFile(path, 'utf8').catch(() => undefined);
-    if (now !== undefined && now.trim() === staleText) await unlink(path);
-  } finally {
-    await unlink(guard).catch(() => undefined);
+  // Another process is removing this very lock now, or died doing it.
+  if (depth >= MAX_BREAK_DEPTH) return;
+  const other = await judgeFile(marker, ctx.facts);
+  if (other !== undefined && !other.judgement.held) {
+    await breakStale(marker, other.text, ctx, depth + 1);
   }
 }
 
-/** Takes the lock at `path` or throws LOCKED. */
-export async function acquireLock(path: string): Promise<LockHandle> {
-  const content = ownContent();
-  for (let attempt = 0; attempt < 3; attempt++) {
-    if (await tryCreate(path, content)) {
-      return {
-        async release() {
-          try {
-            if ((await readFile(path, 'utf8')) === content) await unlink(path);
-          } catch {
-            // Already gone: nothing to release.
-          }
-        },
-      };
+/** Takes the lock at `path` or throws LOCKED (STATE_UNSAFE when the lock is a link, else IO). */
+export function acquireLock(path: string, options: LockOptions = {}): Promise<LockHandle> {
+  return io('take the state-directory lock', () => acquire(path, options));
+}
+
+async function acquire(path: string, options: LockOptions): Promise<LockHandle> {
+  const facts = options.facts ?? systemOsFacts;
+  const pause = options.pause ?? (() => Promise.resolve());
+  const hardLinks = options.hardLinks ?? true;
+  const content = ownRecord(facts);
+  let last: Judgement | undefined;
+  for (let attempt = 0; attempt < (options.attempts ?? 3); attempt++) {
+    await pause('before-create', path);
+    // A planted link at the lock name is refused, never written through.
+    await lstatNoLink(path);
+    if (await createWhole(path, content, pause, hardLinks)) {
+      await pause('after-create', path);
+      return { release: () => removeOwn(path, content) };
     }
-    let text: string;
-    try {
-      text = (await readFile(path, 'utf8')).trim();
-    } catch {
-      continue; // released between our open and read: try again
+    const found = await judgeFile(path, facts);
+    await pause('after-read', path);
+    if (found === undefined) continue; // released between our create and read: try again
+    last = found.judgement;
+    await pause('after-judge', path);
+    if (found.judgement.held) {
+      throw new UpdateError(
+        'LOCKED',
+        `another updater holds this state directory (${found.judgement.why})`,
+      );
     }
-    if (holderAlive(text)) {
-      const pid = text.split(' ')[0] ?? '?';
-      throw new UpdateError('LOCKED', `another updater (pid ${pid}) holds this state directory`);
-    }
-    // Stale (dead holder, reused PID or unreadable content): take it over.
-    await removeStale(path, text);
+    // Stale (reboot, dead holder, reused PID, or unreadable and old): take it over.
+    await breakStale(path, found.text, { facts, pause, hardLinks });
   }
-  throw new UpdateError('LOCKED', 'could not take the state-directory lock');
+  const why = last === undefined ? '' : ` (${last.why})`;
+  throw new UpdateError('LOCKED', `could not take the state-directory lock${why}`);
 }

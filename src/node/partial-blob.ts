@@ -15,24 +15,17 @@
  * (the digest decides), so they are written without fsync.
  */
 import { createHash, type Hash } from 'node:crypto';
-import {
-  closeSync,
-  createReadStream,
-  fsync,
-  futimesSync,
-  openSync,
-  renameSync,
-  rmSync,
-  writevSync,
-} from 'node:fs';
-import { open, readFile, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
+import { closeSync, constants, fsync, futimesSync, openSync, rmSync, writevSync } from 'node:fs';
+import { rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { UpdateError } from '../core/errors.js';
 import type { StepHook } from '../core/install-steps.js';
 import type { PartialBlob, TimerHandle, Timers } from '../core/ports.js';
 import { errno } from './fs-errors.js';
+import { promoteSealed, promoteSealedFd, sealBlob } from './blob-facts.js';
 import { systemTimers } from './node-ports.js';
+import { lstatNoLink, openNoFollow, readNoFollow } from './safe-fs.js';
 
 const fsyncFd = promisify(fsync);
 
@@ -64,7 +57,9 @@ export interface PartialPaths {
 async function hashPrefix(path: string, length: number): Promise<Hash> {
   const hash = createHash('sha256');
   if (length === 0) return hash;
-  for await (const chunk of createReadStream(path, { start: 0, end: length - 1 })) {
+  // Through a handle opened without following a link (closed when the stream ends).
+  const handle = await openNoFollow(path, constants.O_RDONLY);
+  for await (const chunk of handle.createReadStream({ start: 0, end: length - 1 })) {
     hash.update(chunk as Buffer);
   }
   return hash;
@@ -176,7 +171,12 @@ class FilePartialBlob implements PartialBlob {
   }
 
   private async openHandle(): Promise<FileHandle> {
-    this.handle ??= await open(this.partPath, 'w', 0o644);
+    // Created at the first append when no partial was found at open; never through a link.
+    this.handle ??= await openNoFollow(
+      this.partPath,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC,
+      0o644,
+    );
     return this.handle;
   }
 
@@ -287,10 +287,12 @@ class FilePartialBlob implements PartialBlob {
     this.rethrow();
     const digest = this.hash.digest('hex');
     if (this.offset !== this.size) {
+      await this.close();
       await this.discard();
       throw new UpdateError('SIZE_MISMATCH', `got ${this.offset} bytes, signed ${this.size}`);
     }
     if (digest !== this.sha256) {
+      await this.close();
       await this.discard();
       throw new UpdateError('HASH_MISMATCH', `SHA-256 ${digest} is not the signed ${this.sha256}`);
     }
@@ -301,15 +303,16 @@ class FilePartialBlob implements PartialBlob {
     const handle = this.handle as FileHandle;
     try {
       // Blobs are read-only (installed files are hard links to them) and carry a sentinel
-      // mtime: any later write changes it, so a tampered blob is never reused unverified.
-      await handle.chmod(0o444);
-      await handle.utimes(BLOB_MTIME_S, BLOB_MTIME_S);
+      // mtime; the facts recorded at promotion (blob-facts.ts) tell a later write even if it
+      // resets the mtime. Sealed through the handle: no path is followed.
+      await sealBlob(handle);
       // The data is durable before the name says "verified blob" (docs/UPDATER.md §3).
       await handle.sync();
+      // Promoted while still open, so no file swapped in can take its inode.
+      await promoteSealed(this.partPath, this.paths.blobDir, this.sha256, handle);
     } finally {
       await this.close();
     }
-    await rename(this.partPath, join(this.paths.blobDir, this.sha256));
     this.onPromoted?.();
     if (this.metaOnDisk !== undefined) await rm(this.metaPath, { force: true });
     this.onStep?.('blob-promoted');
@@ -326,6 +329,7 @@ class FilePartialBlob implements PartialBlob {
     this.pendingBytes = 0;
     this.closed = true;
     let fd: number;
+    // O_EXCL: never through a link planted at the partial's name (a link there is removed).
     try {
       fd = openSync(this.partPath, 'wx', 0o444);
     } catch (error) {
@@ -342,10 +346,11 @@ class FilePartialBlob implements PartialBlob {
       futimesSync(fd, BLOB_MTIME_S, BLOB_MTIME_S);
       // The data is durable before the name says "verified blob" (docs/UPDATER.md §3).
       await fsyncFd(fd);
+      // Promoted while still open, so no file swapped in can take its inode.
+      await promoteSealedFd(this.partPath, this.paths.blobDir, this.sha256, fd);
     } finally {
       closeSync(fd);
     }
-    renameSync(this.partPath, join(this.paths.blobDir, this.sha256));
     this.onWritten?.(this.size);
     this.onPromoted?.();
     this.onStep?.('blob-promoted');
@@ -374,7 +379,9 @@ class FilePartialBlob implements PartialBlob {
 
 async function readValidator(path: string): Promise<string | undefined> {
   try {
-    const json = JSON.parse(await readFile(path, 'utf8')) as { validator?: unknown };
+    const json = JSON.parse((await readNoFollow(path))?.toString('utf8') ?? '') as {
+      validator?: unknown;
+    };
     return typeof json.validator === 'string' ? json.validator : undefined;
   } catch {
     return undefined;
@@ -392,7 +399,8 @@ export async function openPartialBlob(
   const metaPath = join(paths.partialDir, `${sha256}.meta`);
   let length = 0;
   let found = false;
-  const info = options.mayExist === false ? undefined : await stat(partPath).catch(() => undefined);
+  // A planted link at the partial's name is refused (STATE_UNSAFE), never written through.
+  const info = options.mayExist === false ? undefined : await lstatNoLink(partPath);
   if (info !== undefined) {
     found = true;
     length = info.isFile() ? info.size : 0;
@@ -406,7 +414,9 @@ export async function openPartialBlob(
   const validator = length > 0 ? await readValidator(metaPath) : undefined;
   const hash = await hashPrefix(partPath, length);
   // No partial on disk (the usual case): the file is created at its first append, if any.
-  const handle = found ? await open(partPath, length > 0 ? 'a' : 'w', 0o644) : undefined;
+  const { O_WRONLY, O_CREAT, O_APPEND, O_TRUNC } = constants;
+  const flags = O_WRONLY | O_CREAT | (length > 0 ? O_APPEND : O_TRUNC);
+  const handle = found ? await openNoFollow(partPath, flags, 0o644) : undefined;
   const offset = length;
   return new FilePartialBlob({ ...options, paths, sha256, size, handle, hash, offset, validator });
 }

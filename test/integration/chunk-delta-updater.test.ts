@@ -16,6 +16,7 @@ import { copyEntryBlobs } from '../helpers/chunk-delta-kit.js';
 import { sha256Hex } from '../helpers/hostile-server.js';
 import { startNginx, type Nginx } from '../helpers/nginx.js';
 import { filesOf, snapshotTree } from '../helpers/tree-snapshot.js';
+import { DEFAULT_CHUNKER_PARAMS, DEFAULT_FANOUT_BITS } from '../../src/protocol/chunk-index.js';
 import {
   bytesOf,
   cliArgs,
@@ -157,8 +158,12 @@ describe('chunk deltas when the held blobs cannot be read as chunks', () => {
     await updateOnce(registry, dir);
     const next = edited(base, MiB, 20_000, 32);
     await publish([{ name: 'app.bin', content: next }]);
-    // The chunk tree cache is a file where a directory must be: every local chunk read fails.
-    const cache = join(dir, '.updater', 'chunks');
+    // The chunk tree cache of the release's layout is a file where a directory must be: every
+    // local chunk read fails. (A file at `.updater/chunks` itself is a planted entry, refused
+    // before any run with STATE_UNSAFE: docs/SECURITY.md §8.)
+    const { minSize, avgSize, maxSize } = DEFAULT_CHUNKER_PARAMS;
+    const layout = `fastcdc1-${minSize}-${avgSize}-${maxSize}-f${DEFAULT_FANOUT_BITS}`;
+    const cache = join(dir, '.updater', 'chunks', layout);
     await rm(cache, { recursive: true, force: true });
     await writeFile(cache, 'not a directory');
     const warnings: string[] = [];

@@ -56,6 +56,7 @@ vi.mock('electron', () => {
       },
     },
     BrowserWindow,
+    powerMonitor: { on: () => undefined },
     Tray,
     ipcMain: {
       handle: (channel: string, fn: (event: unknown, ...args: unknown[]) => Promise<unknown>) =>

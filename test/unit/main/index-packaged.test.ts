@@ -54,6 +54,7 @@ vi.mock('electron', () => {
       setLoginItemSettings: (settings: unknown) => h.loginItems.push(settings),
     },
     BrowserWindow,
+    powerMonitor: { on: () => undefined },
     Tray,
     ipcMain: { handle: () => undefined },
     protocol: { registerSchemesAsPrivileged: () => undefined, handle: () => undefined },

@@ -3,7 +3,7 @@
  * server on loopback, real core in a temp dir), and we check what it hands to Electron: the
  * window's security flags, denied navigation and popups, guarded IPC handlers, the tray menu.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -34,6 +34,7 @@ const h = vi.hoisted(() => ({
   visible: false,
   appUserModelIds: [] as string[],
   reloads: 0,
+  powerEvents: new Map<string, (event: { preventDefault(): void }) => void>(),
 }));
 
 vi.mock('electron', () => {
@@ -121,6 +122,11 @@ vi.mock('electron', () => {
       },
     },
     BrowserWindow,
+    powerMonitor: {
+      on: (name: string, fn: (event: { preventDefault(): void }) => void) => {
+        h.powerEvents.set(name, fn);
+      },
+    },
     Tray,
     ipcMain: {
       handle: (channel: string, fn: (event: unknown, ...args: unknown[]) => Promise<unknown>) =>
@@ -354,6 +360,23 @@ describe('main process composition (electron mocked)', () => {
   it('serves the activity ranking through the main process', async () => {
     const result = (await invoke('activity:get')) as { state: string };
     expect(result.state).toBe('ok');
+  });
+
+  it('OS shutdown (powerMonitor, Linux and macOS): delayed, the core and demo server closed, then exit 0', async () => {
+    const locks = async (): Promise<string[]> =>
+      (await readdir(h.userData, { recursive: true })).filter((f) =>
+        f.endsWith(join('.updater', 'lock')),
+      );
+    expect(await locks()).toHaveLength(1); // the running core holds its state directory
+    const shutdownEvent = h.powerEvents.get('shutdown');
+    expect(shutdownEvent).toBeDefined();
+    const prevent = vi.fn();
+    shutdownEvent?.({ preventDefault: prevent });
+    expect(prevent).toHaveBeenCalledTimes(1);
+    await vi.waitFor(() => expect(h.exitCode).toBe(0), { timeout: 5_000, interval: 20 });
+    expect(await locks()).toEqual([]); // the core released its state lock
+    const status = (await invoke('activity:get')) as { state: string };
+    expect(status.state).toBe('offline');
   });
 
   it('Quit first closes the core and the demo server, then quits', async () => {
