@@ -3,6 +3,7 @@
  * talks to the network; the window gets an already classified ActivityResult. Bounded: a
  * timeout and a body size cap, and the body is validated before anything is shown.
  */
+import type { SessionFetch } from '../node/fetch-fetcher.js';
 import type { ActiveMachine } from '../protocol/activity.js';
 import type { ActivityResult } from '../preload/ipc-contract.js';
 
@@ -12,8 +13,8 @@ export interface ActivityClientOptions {
   readonly limit?: number;
   readonly timeoutMs?: number;
   readonly maxBodyBytes?: number;
-  /** Injected for tests; defaults to the global fetch. */
-  readonly fetch?: typeof fetch;
+  /** The app's session fetch (Electron's net.fetch in the tray app); default the global one. */
+  readonly fetch?: SessionFetch;
 }
 
 export const DEFAULT_ACTIVITY_TIMEOUT_MS = 5_000;

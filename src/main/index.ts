@@ -32,6 +32,7 @@ import { registerIpcHandlers } from './ipc-handlers.js';
 import { openLogFile } from './log-file.js';
 import { applyStartAtLogin, type LoginItemDeps } from './login-item.js';
 import { createMainWindow } from './main-window.js';
+import { netFetch } from './net-fetcher.js';
 import { controllerFor, openUpdater } from './open-updater.js';
 import { createSecretStore } from './secret-store.js';
 import { memorySettings, openSettingsStore, type SettingsStore } from './settings.js';
@@ -112,6 +113,8 @@ async function boot(): Promise<void> {
     userDataDir: app.getPath('userData'),
     startDemoServer,
     log: (level, message) => log.write(level, message),
+    // The system proxy, PAC, proxy auth and certificate store (docs/DESKTOP.md "Network").
+    fetch: netFetch,
   });
   shell.demo = opened.demo;
   const c = controllerFor(opened, {

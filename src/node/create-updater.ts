@@ -17,6 +17,7 @@ import { createUpdateLoop } from '../core/update-loop.js';
 import type { UpdaterApi } from '../core/updater-api.js';
 import { pinKeys } from '../core/verify.js';
 import { FileStore } from './file-store.js';
+import { createFetchFetcher, type FetchLike } from './fetch-fetcher.js';
 import { createGotFetcher } from './got-fetcher.js';
 import { acquireLock } from './lock-file.js';
 import { gcPacer } from './read-buffer-gc.js';
@@ -47,6 +48,11 @@ export interface NodeUpdaterOptions {
    * `exposeMinorGc()`). Default: none, V8 paces itself.
    */
   readonly collectGarbage?: () => void;
+  /**
+   * Sends every request through this fetch (the tray app: Electron's net.fetch, so the system
+   * proxy and certificate store apply; docs/DESKTOP.md "Network"). Default: got.
+   */
+  readonly fetch?: FetchLike;
 }
 
 /** Creates an updater over `options.dir`; throws LOCKED when another process holds it. */
@@ -76,7 +82,14 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
     throw error;
   }
   const loop = createUpdateLoop({
-    fetcher: createGotFetcher({ connectTimeoutMs: limits.connectTimeoutMs }),
+    fetcher:
+      options.fetch === undefined
+        ? createGotFetcher({ connectTimeoutMs: limits.connectTimeoutMs })
+        : createFetchFetcher({
+            fetch: options.fetch,
+            // Connect (through a proxy too), then the same idle rule the body has.
+            headersTimeoutMs: limits.connectTimeoutMs + limits.stallTimeoutMs,
+          }),
     store,
     clock: options.clock ?? systemClock,
     timers: systemTimers,

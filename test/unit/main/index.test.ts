@@ -34,6 +34,8 @@ const h = vi.hoisted(() => ({
   visible: false,
   appUserModelIds: [] as string[],
   reloads: 0,
+  /** Every URL the app asked Electron's session to fetch. */
+  netRequests: [] as string[],
 }));
 
 vi.mock('electron', () => {
@@ -133,6 +135,12 @@ vi.mock('electron', () => {
       },
       handle: (scheme: string, fn: (request: Request) => Promise<Response>) => {
         h.protocolHandlers.set(scheme, fn);
+      },
+    },
+    net: {
+      fetch: (input: string, init?: RequestInit) => {
+        h.netRequests.push(input);
+        return fetch(input, init);
       },
     },
     Menu: { buildFromTemplate: (template: unknown) => template },
@@ -354,6 +362,14 @@ describe('main process composition (electron mocked)', () => {
   it('serves the activity ranking through the main process', async () => {
     const result = (await invoke('activity:get')) as { state: string };
     expect(result.state).toBe('ok');
+  });
+
+  it("every request of the app goes through the session's net.fetch (system proxy, OS certificates)", () => {
+    const paths = h.netRequests.map((url) => new URL(url).pathname);
+    expect(paths).toContain('/api/demo-key/mint');
+    expect(paths.some((p) => p.startsWith('/api/updates/manifest'))).toBe(true);
+    expect(paths.some((p) => p.startsWith('/api/updates/artifacts/'))).toBe(true);
+    expect(paths).toContain('/api/chain/active');
   });
 
   it('Quit first closes the core and the demo server, then quits', async () => {
