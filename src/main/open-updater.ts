@@ -17,6 +17,7 @@ import { createNodeUpdater } from '../node/create-updater.js';
 import type { SessionFetch } from '../node/fetch-fetcher.js';
 import { fetchActivity } from './activity-client.js';
 import { createAppController, type AppController } from './app-controller.js';
+import type { SessionPart } from './app-session.js';
 import { createCheckScheduler } from './check-scheduler.js';
 import { chooseRegistry, type DemoServer } from './first-run.js';
 import type { Notice } from './notifications.js';
@@ -179,4 +180,23 @@ export function controllerFor(opened: OpenedUpdater, wiring: AppControllerWiring
     ...(opened.reopen === null ? {} : { reopen: opened.reopen }),
     ...(wiring.openLog === undefined ? {} : { openLog: wiring.openLog }),
   });
+}
+
+/**
+ * One part of the app session (app-session.ts): the core on the registry the settings name
+ * now, its controller with the remembered pause, and the demo registry to close after it.
+ */
+export async function openSessionPart(
+  deps: OpenUpdaterDeps,
+  wiring: AppControllerWiring,
+): Promise<SessionPart> {
+  const opened = await openUpdater(deps);
+  const controller = controllerFor(opened, wiring);
+  controller.setPaused(wiring.settings.get('paused'));
+  const demo = opened.demo;
+  return {
+    controller,
+    label: opened.label,
+    closeAfter: demo === null ? null : () => demo.close(),
+  };
 }

@@ -330,6 +330,8 @@ describe('main process composition (electron mocked)', () => {
     expect([...h.ipc.keys()].sort()).toEqual([
       'activity:get',
       'app:open-log',
+      'settings:get',
+      'settings:save',
       'updater:cancel',
       'updater:check-now',
       'updater:get-status',
