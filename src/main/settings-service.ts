@@ -67,8 +67,8 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
     store.set('checkIntervalMs', next.checkIntervalMs);
     let keyWords = '';
     if (next.machineKey !== null && !deps.secrets.save(next.machineKey)) {
-      keyWords =
-        ' The machine key is kept only until the app stops: this system offers no safe place to store it.';
+      // Kept in memory only (no keychain, or the web window): said where it is kept.
+      keyWords = ` ${deps.machineKeyStorage}`;
     }
     let loginWords = '';
     if (next.startAtLogin !== store.get('startAtLogin') && deps.applyStartAtLogin !== undefined) {

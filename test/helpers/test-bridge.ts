@@ -106,6 +106,11 @@ export async function startHarness(
         ...(options.limits === undefined ? {} : { limits: options.limits }),
       });
     const logOpened = { count: 0 };
+    const settings = memorySettings({
+      ...DEFAULT_SETTINGS,
+      baseUrl: server.url,
+      pinnedKeys: [options.pinnedKey ?? server.nodePubkey],
+    });
     const controller = createAppController({
       updater: await open(),
       // As in the app: Cancel closes the core and opens it again (open-updater.ts).
@@ -115,6 +120,8 @@ export async function startHarness(
         return Promise.resolve();
       },
       registryLabel: 'Demo registry',
+      // As controllerFor (open-updater.ts): the pause is remembered in the settings.
+      persistPaused: (paused) => settings.set('paused', paused),
       fetchActivity: () =>
         fetchActivity({ baseUrl: server.url, timeoutMs: options.activityTimeoutMs ?? 2_000 }),
       // The app's own scheduler, planned far enough out that only "Check now" runs in a test.
@@ -122,11 +129,6 @@ export async function startHarness(
         createCheckScheduler({ run, intervalMs: 3_600_000, initialDelayMs: 3_600_000 }),
     });
     await controller.start();
-    const settings = memorySettings({
-      ...DEFAULT_SETTINGS,
-      baseUrl: server.url,
-      pinnedKeys: [options.pinnedKey ?? server.nodePubkey],
-    });
     let machineKey: string | null = minted.machine_key;
     const restarts = { count: 0, loginItem: [] as boolean[] };
     const settingsService = createSettingsService({
