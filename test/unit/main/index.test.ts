@@ -366,6 +366,48 @@ describe('main process composition (electron mocked)', () => {
     expect(result.state).toBe('ok');
   });
 
+  it('the settings screen: shown without the machine key, a refusal in plain words, a save restarts the core', async () => {
+    const view = (await invoke('settings:get')) as Record<string, unknown>;
+    expect(view).toMatchObject({
+      registryUrl: '',
+      machineKeySet: false,
+      checkIntervalMinutes: 60,
+      startAtLoginAvailable: true,
+    });
+    // The mocked safeStorage has no encryption: the screen says the key stays in memory.
+    expect(view['machineKeyStorage']).toContain('kept in memory until the app quits');
+    const input = {
+      registryUrl: 'http://updates.example.com',
+      pinnedKeys: [],
+      machineKey: '',
+      checkIntervalMinutes: 30,
+      paused: false,
+      startAtLogin: false,
+    };
+    expect(await invoke('settings:save', trusted, input)).toMatchObject({
+      ok: false,
+      problems: [{ field: 'registryUrl' }, { field: 'pinnedKeys' }, { field: 'machineKey' }],
+    });
+    await expect(invoke('settings:save', trusted, { ...input, extra: true })).rejects.toMatchObject(
+      { code: 'BAD_ARGUMENTS' },
+    );
+    // The interval changed: the core and the demo registry close, and open again on it.
+    expect(await invoke('settings:save', trusted, { ...input, registryUrl: '' })).toMatchObject({
+      ok: true,
+      words: 'Saved. The updater restarted on the demo registry.',
+    });
+    expect(
+      ((await invoke('settings:get')) as { checkIntervalMinutes: number }).checkIntervalMinutes,
+    ).toBe(30);
+    await invoke('updater:check-now');
+    expect(await invoke('updater:get-status')).toMatchObject({
+      registryLabel: 'Demo registry',
+      installedVersion: '1.0.0',
+      lastError: null,
+    });
+    expect(((await invoke('activity:get')) as { state: string }).state).toBe('ok');
+  });
+
   it("every request of the app goes through the session's net.fetch (system proxy, OS certificates)", () => {
     const paths = h.netRequests.map((url) => new URL(url).pathname);
     expect(paths).toContain('/api/demo-key/mint');
