@@ -3,7 +3,8 @@
  * talks to the network; the window gets an already classified ActivityResult. Bounded: a
  * timeout and a body size cap, and the body is validated before anything is shown.
  */
-import type { ActiveMachine } from '../protocol/activity.js';
+import type { SessionFetch } from '../node/fetch-fetcher.js';
+import { SERIES_MAX_POINTS, type ActiveMachine } from '../protocol/activity.js';
 import type { ActivityResult } from '../preload/ipc-contract.js';
 
 export interface ActivityClientOptions {
@@ -12,8 +13,8 @@ export interface ActivityClientOptions {
   readonly limit?: number;
   readonly timeoutMs?: number;
   readonly maxBodyBytes?: number;
-  /** Injected for tests; defaults to the global fetch. */
-  readonly fetch?: typeof fetch;
+  /** The app's session fetch (Electron's net.fetch in the tray app); default the global one. */
+  readonly fetch?: SessionFetch;
 }
 
 export const DEFAULT_ACTIVITY_TIMEOUT_MS = 5_000;
@@ -26,6 +27,9 @@ export async function fetchActivity(options: ActivityClientOptions): Promise<Act
   const limit = options.limit ?? 10;
   const url = new URL('api/chain/active', withSlash(options.baseUrl));
   url.searchParams.set('limit', String(limit));
+  // Each machine's trend for the widget's sparkline (docs/PROTOCOL.md §5); a registry that
+  // does not know the parameter ignores it, and the rows then draw none.
+  url.searchParams.set('series', '1');
   let response: Response;
   try {
     response = await doFetch(url, {
@@ -102,6 +106,7 @@ export function parseActivity(text: string, limit: number): ActivityResult {
       id: entry.id,
       name: entry.name,
       transitions: entry.transitions,
+      ...(entry.series === undefined ? {} : { series: [...entry.series] }),
     });
   }
   const generatedAt = typeof body['generated_at'] === 'string' ? body['generated_at'] : '';
@@ -120,7 +125,17 @@ function isMachine(value: unknown): value is ActiveMachine {
     typeof value['id'] === 'string' &&
     typeof value['name'] === 'string' &&
     Number.isSafeInteger(value['transitions']) &&
-    (value['transitions'] as number) >= 0
+    (value['transitions'] as number) >= 0 &&
+    (value['series'] === undefined || isSeries(value['series']))
+  );
+}
+
+/** At most SERIES_MAX_POINTS counts, each a non-negative safe integer. */
+function isSeries(value: unknown): value is readonly number[] {
+  return (
+    Array.isArray(value) &&
+    value.length <= SERIES_MAX_POINTS &&
+    value.every((v) => Number.isSafeInteger(v) && (v as number) >= 0)
   );
 }
 

@@ -11,9 +11,10 @@ import {
   type OperationName,
 } from '../preload/ipc-contract.js';
 import type { AppController } from './app-controller.js';
+import type { SettingsService } from './settings-service.js';
 
-/** What the controller answers for each operation of the contract. */
-export function bridgeHandlers(c: AppController): BridgeHandlers {
+/** What the controller and the settings answer for each operation of the contract. */
+export function bridgeHandlers(c: AppController, settings: SettingsService): BridgeHandlers {
   return {
     getStatus: () => c.getStatus(),
     checkNow: () => c.checkNow(),
@@ -23,6 +24,8 @@ export function bridgeHandlers(c: AppController): BridgeHandlers {
     verify: () => c.verify(),
     openLog: () => c.openLog(),
     setPaused: (paused) => c.setPaused(paused),
+    getSettings: () => settings.get(),
+    saveSettings: (input) => settings.save(input),
   };
 }
 

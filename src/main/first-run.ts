@@ -11,6 +11,7 @@
  */
 import semver from 'semver';
 import { isUpdateError, UpdateError } from '../core/errors.js';
+import type { SessionFetch } from '../node/fetch-fetcher.js';
 import { parsePubkeyHex } from '../protocol/keys.js';
 import { registryUrlProblem } from './registry-fields.js';
 import type { ShippedRegistry } from './shipped-registry.js';
@@ -54,7 +55,7 @@ export interface FirstRunDeps {
   /** Starts the companion server on loopback (dev routes off). */
   readonly startDemoServer: () => Promise<DemoServer>;
   /** Used only to mint the demo key from the in-process server. */
-  readonly fetch?: typeof fetch;
+  readonly fetch?: SessionFetch;
   /** Injected clock for the demo release's freshness (default Date.now). */
   readonly nowMs?: () => number;
 }
@@ -176,7 +177,7 @@ async function demoRegistry(deps: FirstRunDeps): Promise<RegistryChoice> {
   }
 }
 
-async function mintDemoKey(baseUrl: string, doFetch: typeof fetch): Promise<string> {
+async function mintDemoKey(baseUrl: string, doFetch: SessionFetch): Promise<string> {
   const url = new URL('api/demo-key/mint', baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
   let response: Response;
   try {

@@ -33,9 +33,12 @@ import { registerIpcHandlers } from './ipc-handlers.js';
 import { openLogFile } from './log-file.js';
 import { applyStartAtLogin, type LoginItemDeps } from './login-item.js';
 import { createMainWindow } from './main-window.js';
-import { controllerFor, openUpdater } from './open-updater.js';
+import { netFetch } from './net-fetcher.js';
+import { openAppSession } from './app-session.js';
+import { openSessionPart, type LogLevel } from './open-updater.js';
+import { createSecretStore, machineKeyStorageWords } from './secret-store.js';
+import { createSettingsService } from './settings-service.js';
 import { attachOsShutdown } from './os-shutdown.js';
-import { createSecretStore } from './secret-store.js';
 import { memorySettings, openSettingsStore, type SettingsStore } from './settings.js';
 import { closeShell, emptyShell, popUpTrayMenu, refreshTray, showWindow } from './shell.js';
 import { createTrayToggle } from './tray-toggle.js';
@@ -106,30 +109,43 @@ async function boot(): Promise<void> {
   const envKey = process.env['UPDATER_MACHINE_KEY'];
   if (envKey !== undefined && envKey !== '') secrets.save(envKey);
 
-  const opened = await openUpdater({
+  const openerDeps = {
     settings,
     settingsRefusal: refusal,
     secrets,
     resourcesDir,
     userDataDir: app.getPath('userData'),
     startDemoServer,
-    log: (level, message) => log.write(level, message),
-  });
-  shell.demo = opened.demo;
-  const c = controllerFor(opened, {
-    settings,
-    notify: (notice) => {
-      if (Notification.isSupported()) new Notification(notice).show();
-    },
-    log: (level, message) => log.write(level, message),
-    openLog: async () => {
-      // shell.openPath answers '' on success, else the reason.
-      const problem = await electronShell.openPath(log.path);
-      if (problem !== '') throw new Error(problem);
-    },
-  });
+    log: (level: LogLevel, message: string) => log.write(level, message),
+    // The system proxy, PAC, proxy auth and certificate store (docs/DESKTOP.md "Network").
+    fetch: netFetch,
+  };
+  // One session for the whole run: Save in the settings restarts the core inside it.
+  const c = await openAppSession(() =>
+    openSessionPart(openerDeps, {
+      settings,
+      notify: (notice) => {
+        if (Notification.isSupported()) new Notification(notice).show();
+      },
+      log: (level, message) => log.write(level, message),
+      openLog: async () => {
+        // shell.openPath answers '' on success, else the reason.
+        const problem = await electronShell.openPath(log.path);
+        if (problem !== '') throw new Error(problem);
+      },
+    }),
+  );
   shell.controller = c;
-  registerIpcHandlers(bridgeHandlers(c), () =>
+  const settingsService = createSettingsService({
+    store: settings,
+    secrets,
+    machineKeyStorage: machineKeyStorageWords(safeStorage),
+    restart: () => c.restart(),
+    setPaused: (paused) => c.setPaused(paused),
+    applyStartAtLogin: (on) => applyStartAtLogin(on, loginItemDeps()),
+    registryLabel: () => c.label(),
+  });
+  registerIpcHandlers(bridgeHandlers(c, settingsService), () =>
     shell.window === null || shell.window.isDestroyed() ? null : shell.window.webContents.id,
   );
 
@@ -200,7 +216,6 @@ async function boot(): Promise<void> {
   c.onStatus(() => refreshTray(shell));
   // The controller remembers the choice in the settings (open-updater.ts).
   shell.setPaused = (paused) => c.setPaused(paused);
-  c.setPaused(settings.get('paused'));
   refreshTray(shell);
   await c.start();
 }

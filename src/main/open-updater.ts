@@ -14,8 +14,10 @@ import { join } from 'node:path';
 import { isUpdateError, UpdateError } from '../core/errors.js';
 import type { UpdaterApi } from '../core/updater-api.js';
 import { createNodeUpdater } from '../node/create-updater.js';
+import type { SessionFetch } from '../node/fetch-fetcher.js';
 import { fetchActivity } from './activity-client.js';
 import { createAppController, type AppController } from './app-controller.js';
+import type { SessionPart } from './app-session.js';
 import { createCheckScheduler } from './check-scheduler.js';
 import { chooseRegistry, type DemoServer } from './first-run.js';
 import type { Notice } from './notifications.js';
@@ -38,6 +40,12 @@ export interface OpenUpdaterDeps {
   /** Starts the demo registry with its data in `dataDir` (src/main/demo-server.ts). */
   readonly startDemoServer: (dataDir: string) => Promise<DemoServer>;
   readonly log: (level: LogLevel, message: string) => void;
+  /**
+   * Every request of the app goes through this (the tray app: Electron's net.fetch, so the
+   * system proxy and certificate store apply; docs/DESKTOP.md "Network"). Default: the core's
+   * got fetcher and the global fetch.
+   */
+  readonly fetch?: SessionFetch;
 }
 
 /** The core the app runs, and what the window and the tray say about it. */
@@ -50,6 +58,8 @@ export interface OpenedUpdater {
   readonly demo: DemoServer | null;
   /** Opens the same core again (Cancel closes it to abort a run); null when refused. */
   readonly reopen: (() => Promise<UpdaterApi>) | null;
+  /** The session fetch the core uses; the activity ranking goes through it too. */
+  readonly fetch?: SessionFetch;
 }
 
 /** Reads resources/pinned-key.txt; null when the build ships none (or an empty one). */
@@ -89,6 +99,7 @@ export async function openUpdater(deps: OpenUpdaterDeps): Promise<OpenedUpdater>
       readShippedRegistry: () => readShippedRegistry(() => readShippedText(deps.resourcesDir)),
       secrets: deps.secrets,
       startDemoServer: () => deps.startDemoServer(join(deps.userDataDir, 'demo-registry')),
+      ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
     });
     demo = registry.demo;
     deps.log('info', `registry: ${registry.label}`);
@@ -98,9 +109,17 @@ export async function openUpdater(deps: OpenUpdaterDeps): Promise<OpenedUpdater>
         machineKey: registry.machineKey,
         pubkeys: [...registry.pubkeys],
         dir: join(deps.userDataDir, registry.demo === null ? 'install' : 'demo-install'),
+        ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
       });
     const updater = await open();
-    return { updater, label: registry.label, baseUrl: registry.baseUrl, demo, reopen: open };
+    return {
+      updater,
+      label: registry.label,
+      baseUrl: registry.baseUrl,
+      demo,
+      reopen: open,
+      ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
+    };
   } catch (error) {
     if (!isUpdateError(error)) throw error;
     deps.log('error', `configuration refused: ${error.code}: ${error.message}`);
@@ -145,7 +164,10 @@ export function controllerFor(opened: OpenedUpdater, wiring: AppControllerWiring
             code: 'CONFIG_INVALID',
             message: 'No registry is configured.',
           })
-        : fetchActivity({ baseUrl }),
+        : fetchActivity({
+            baseUrl,
+            ...(opened.fetch === undefined ? {} : { fetch: opened.fetch }),
+          }),
     ...(baseUrl === null
       ? {}
       : {
@@ -158,4 +180,23 @@ export function controllerFor(opened: OpenedUpdater, wiring: AppControllerWiring
     ...(opened.reopen === null ? {} : { reopen: opened.reopen }),
     ...(wiring.openLog === undefined ? {} : { openLog: wiring.openLog }),
   });
+}
+
+/**
+ * One part of the app session (app-session.ts): the core on the registry the settings name
+ * now, its controller with the remembered pause, and the demo registry to close after it.
+ */
+export async function openSessionPart(
+  deps: OpenUpdaterDeps,
+  wiring: AppControllerWiring,
+): Promise<SessionPart> {
+  const opened = await openUpdater(deps);
+  const controller = controllerFor(opened, wiring);
+  controller.setPaused(wiring.settings.get('paused'));
+  const demo = opened.demo;
+  return {
+    controller,
+    label: opened.label,
+    closeAfter: demo === null ? null : () => demo.close(),
+  };
 }

@@ -58,3 +58,13 @@ export function createSecretStore(safeStorage: SafeStorageLike, slot: Ciphertext
     },
   };
 }
+
+/** Where a machine key saved now is kept, in the settings screen's words. */
+export function machineKeyStorageWords(safeStorage: SafeStorageLike): string {
+  const strong =
+    safeStorage.isEncryptionAvailable() &&
+    safeStorage.getSelectedStorageBackend?.() !== 'basic_text';
+  return strong
+    ? 'Kept encrypted by your system’s keychain; never shown again.'
+    : 'This system offers no keychain: the key is kept in memory until the app quits, never written in clear.';
+}

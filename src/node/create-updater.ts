@@ -21,6 +21,7 @@ import { FileChunkStore } from './chunk-store.js';
 import { AnswerFile } from './answer-file.js';
 import { chooseSwap, type SwapStrategy } from './current-set.js';
 import { FileStore } from './file-store.js';
+import { createFetchFetcher, type FetchLike } from './fetch-fetcher.js';
 import { createGotFetcher } from './got-fetcher.js';
 import { commandProbe, functionProbe, type HealthFunction } from './health-probe.js';
 import { acquireLock } from './lock-file.js';
@@ -83,6 +84,11 @@ export interface NodeUpdaterOptions {
   readonly platform?: NodeJS.Platform;
   /** Health check of each new set; none by default. */
   readonly health?: NodeHealthOption;
+  /**
+   * Sends every request through this fetch (the tray app: Electron's net.fetch, so the system
+   * proxy and certificate store apply; docs/DESKTOP.md "Network"). Default: got.
+   */
+  readonly fetch?: FetchLike;
 }
 
 /** The core's HealthConfig for the option; CONFIG_INVALID for a bad one. */
@@ -147,7 +153,14 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
     throw error;
   }
   const loop = createUpdateLoop({
-    fetcher: createGotFetcher({ connectTimeoutMs: limits.connectTimeoutMs }),
+    fetcher:
+      options.fetch === undefined
+        ? createGotFetcher({ connectTimeoutMs: limits.connectTimeoutMs })
+        : createFetchFetcher({
+            fetch: options.fetch,
+            // Connect (through a proxy too), then the same idle rule the body has.
+            headersTimeoutMs: limits.connectTimeoutMs + limits.stallTimeoutMs,
+          }),
     store,
     clock: options.clock ?? systemClock,
     timers: systemTimers,

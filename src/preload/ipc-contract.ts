@@ -11,6 +11,20 @@
  * both bridges and both servers are generic over this table (docs/DESKTOP.md §Bridge).
  */
 import type { ActiveMachine } from '../protocol/activity.js';
+import {
+  parseSettingsInput,
+  type SaveSettingsResult,
+  type SettingsInput,
+  type SettingsView,
+} from './settings-contract.js';
+
+export type {
+  FieldProblem,
+  SaveSettingsResult,
+  SettingsField,
+  SettingsInput,
+  SettingsView,
+} from './settings-contract.js';
 
 /** Name of the global the window reads (`window.updater`). */
 export const API_GLOBAL = 'updater';
@@ -108,6 +122,10 @@ export interface BridgeOperations {
   openLog: { args: []; result: ActionResult };
   /** Pauses (true) or resumes (false) automatic checks, and remembers the choice. */
   setPaused: { args: [paused: boolean]; result: void };
+  /** The settings screen's current values (never the machine key itself). */
+  getSettings: { args: []; result: SettingsView };
+  /** Checks and saves the settings, then restarts the core on them. */
+  saveSettings: { args: [input: SettingsInput]; result: SaveSettingsResult };
 }
 
 /** Push events (app -> window) and their payloads. */
@@ -145,6 +163,14 @@ export const OPERATIONS: { readonly [K in OperationName]: OperationSpec<K> } = {
   setPaused: {
     channel: 'updater:set-paused',
     parseArgs: (raw) => (raw.length === 1 && typeof raw[0] === 'boolean' ? [raw[0]] : null),
+  },
+  getSettings: { channel: 'settings:get', parseArgs: noArgs },
+  saveSettings: {
+    channel: 'settings:save',
+    parseArgs: (raw) => {
+      const input = raw.length === 1 ? parseSettingsInput(raw[0]) : null;
+      return input === null ? null : [input];
+    },
   },
 };
 

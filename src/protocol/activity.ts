@@ -7,6 +7,11 @@ export interface ActiveMachine {
   readonly id: string;
   readonly name: string;
   readonly transitions: number;
+  /**
+   * Only when asked (`series=1`): transitions per bucket of whole units over the window, oldest
+   * first, at most SERIES_MAX_POINTS of them, summing to `transitions` (docs/PROTOCOL.md §5).
+   */
+  readonly series?: readonly number[];
 }
 
 export interface ActivityResponse {
@@ -28,3 +33,5 @@ export const UNIT_MS = 47_000 / 60;
 export const DEFAULT_WINDOW_UNITS = 60;
 export const DEFAULT_LIMIT = 10;
 export const MAX_LIMIT = 100;
+/** Most points of a machine's series (`series=1`), whatever the window. */
+export const SERIES_MAX_POINTS = 60;

@@ -7,6 +7,7 @@
 import type { ActiveMachine } from '../protocol/activity.js';
 import { setText } from './dom-text.js';
 import { barPercent, competitionRanks, formatCount, isolate } from './format.js';
+import { createSparkline, drawSparkline } from './sparkline.js';
 
 type Movable = HTMLOListElement & {
   moveBefore?: (node: Node, child: Node | null) => void;
@@ -78,7 +79,7 @@ function createRow(doc: Document, id: string): HTMLLIElement {
   bar.append(fill);
   const count = doc.createElement('span');
   count.className = 'count';
-  li.append(rank, name, bar, count);
+  li.append(rank, name, createSparkline(doc), bar, count);
   return li;
 }
 
@@ -90,7 +91,7 @@ function fillRow(
   max: number,
   locale: string,
 ): void {
-  const [rankEl, nameEl, bar, countEl] = Array.from(li.children) as HTMLElement[];
+  const [rankEl, nameEl, spark, bar, countEl] = Array.from(li.children) as HTMLElement[];
   const count = formatCount(machine.transitions, locale);
   const noun = machine.transitions === 1 ? 'transition' : 'transitions';
   const label = `Rank ${rank}${tied ? ', tied' : ''}: ${isolate(machine.name)}, ${count} ${noun}`;
@@ -101,6 +102,7 @@ function fillRow(
     nameEl.title = machine.name;
   }
   if (countEl !== undefined) setText(countEl, count);
+  if (spark !== undefined) drawSparkline(spark, machine.series);
   const fill = bar?.firstElementChild as HTMLElement | null | undefined;
   // CSSOM, not a style attribute: allowed under style-src 'self' (CSP3 §6.7.3).
   if (fill) fill.style.width = `${barPercent(machine.transitions, max)}%`;

@@ -5,6 +5,7 @@
 import type { AppStatus } from '../preload/ipc-contract.js';
 import { startActivityWidget, type ActivityElements } from './activity-widget.js';
 import { getApi } from './bridge.js';
+import { wireSettings } from './settings-view.js';
 import { wireStatusActions } from './status-actions.js';
 import { findStatusElements, renderStatus, withBridgeError } from './status-view.js';
 
@@ -56,6 +57,13 @@ function main(): void {
     asOf: document.getElementById('activity-as-of') as HTMLElement,
   };
   startActivityWidget({ doc: document, elements: activity, load: () => api.getActivity() });
+
+  // The settings screen replaces both cards while open (docs/DESKTOP.md "Settings").
+  const cards = Array.from(document.querySelectorAll<HTMLElement>('main > .card:not(#settings)'));
+  wireSettings(api, document, {
+    others: cards,
+    opener: document.getElementById('open-settings') as HTMLButtonElement,
+  });
 }
 
 main();

@@ -10,7 +10,9 @@ import type { AppController } from '../main/app-controller.js';
 import { bridgeEvents, bridgeHandlers } from '../main/bridge-handlers.js';
 import { startDemoServer } from '../main/demo-server.js';
 import type { Notice } from '../main/notifications.js';
-import { controllerFor, openUpdater, type LogLevel } from '../main/open-updater.js';
+import { openAppSession } from '../main/app-session.js';
+import { openSessionPart, type LogLevel } from '../main/open-updater.js';
+import { createSettingsService } from '../main/settings-service.js';
 import type { SettingsStore } from '../main/settings.js';
 import { UpdateError } from '../core/errors.js';
 import { startWebWindow, type WebWindow } from './web-window-server.js';
@@ -59,23 +61,38 @@ export async function webWindowFiles(
 /** Opens the updater, starts its schedule and serves the window; close() undoes all of it. */
 export async function openWebApp(options: WebAppOptions): Promise<WebApp> {
   const files = await webWindowFiles(options.appDir);
-  const opened = await openUpdater({
-    settings: options.settings,
-    settingsRefusal: null,
-    secrets: {
-      load: () => (options.machineKey === '' ? null : options.machineKey),
-      // The key comes from the flag or the environment each start: nothing is written.
-      save: () => false,
+  // The key comes from the flag or the environment each start; one entered in the settings
+  // is kept in this process's memory only (docs/DESKTOP.md "Settings").
+  let machineKey = options.machineKey === '' ? null : options.machineKey;
+  const secrets = {
+    load: () => machineKey,
+    save: (key: string) => {
+      machineKey = key;
+      return false;
     },
-    resourcesDir: options.resourcesDir,
-    userDataDir: options.dataDir,
-    startDemoServer,
-    log: options.log,
-  });
-  const controller = controllerFor(opened, {
-    settings: options.settings,
-    notify: options.notify,
-    log: options.log,
+  };
+  const session = await openAppSession(() =>
+    openSessionPart(
+      {
+        settings: options.settings,
+        settingsRefusal: null,
+        secrets,
+        resourcesDir: options.resourcesDir,
+        userDataDir: options.dataDir,
+        startDemoServer,
+        log: options.log,
+      },
+      { settings: options.settings, notify: options.notify, log: options.log },
+    ),
+  );
+  const settings = createSettingsService({
+    store: options.settings,
+    secrets,
+    machineKeyStorage:
+      'Kept in the memory of this updater serve process only: give it again (UPDATER_MACHINE_KEY) when serve restarts.',
+    restart: () => session.restart(),
+    setPaused: (paused) => session.setPaused(paused),
+    registryLabel: () => session.label(),
   });
   let window: WebWindow;
   try {
@@ -83,26 +100,23 @@ export async function openWebApp(options: WebAppOptions): Promise<WebApp> {
       listen: options.listen,
       rendererDir: files.renderer,
       bridgeScript: files.bridge,
-      handlers: bridgeHandlers(controller),
-      events: bridgeEvents(controller),
+      handlers: bridgeHandlers(session, settings),
+      events: bridgeEvents(session),
       log: (message) => options.log('error', message),
       ...(options.token === undefined ? {} : { token: options.token }),
     });
   } catch (error) {
-    await controller.close();
-    await opened.demo?.close();
+    await session.close();
     throw error;
   }
-  controller.setPaused(options.settings.get('paused'));
-  await controller.start();
+  await session.start();
   return {
     window,
-    controller,
-    registryLabel: opened.label,
+    controller: session,
+    registryLabel: session.label(),
     async close() {
       await window.close();
-      await controller.close();
-      await opened.demo?.close();
+      await session.close();
     },
   };
 }

@@ -73,6 +73,38 @@ test("the widget's order matches the server's ranking, top 10 with bars", async 
   expect(widths).toEqual(
     expected.map((row) => `${Math.max(2, Math.round((Number(row.count) * 100) / top))}%`),
   );
+  // Each row draws its trend from the server's series (docs/PROTOCOL.md §5, series=1): hidden
+  // from screen readers (the count is in the row's label), one point per bucket, the peak on top.
+  const series = (
+    (await (
+      await fetch(`${harness.server.url}/api/chain/active?limit=10&series=1`)
+    ).json()) as ActivityResponse
+  ).machines.map((m) => m.series ?? []);
+  const sparks = await page.locator('#activity-list li').evaluateAll((items) =>
+    items.map((li) => {
+      const svg = li.querySelector('svg.spark');
+      const points = (svg?.querySelector('polyline')?.getAttribute('points') ?? '').split(' ');
+      return {
+        hidden: svg?.getAttribute('aria-hidden'),
+        ys: points.map((p) => Number(p.split(',')[1])),
+      };
+    }),
+  );
+  expect(sparks).toHaveLength(10);
+  sparks.forEach((spark, i) => {
+    const line = series[i] ?? [];
+    expect(line).toHaveLength(60);
+    expect(line.reduce((a, b) => a + b, 0)).toBe(Number(expected[i]?.count));
+    expect(spark.hidden).toBe('true');
+    expect(spark.ys).toHaveLength(60);
+    // All of this seed's transitions are in one recent unit: one point at the top (the
+    // page's ranking may be a unit older than ours, so its place is not compared exactly),
+    // every other on the baseline.
+    const top = spark.ys.filter((y) => y === 1.5).length;
+    const base = spark.ys.filter((y) => y === 14.5).length;
+    expect([top, base]).toEqual([1, 59]);
+    expect(spark.ys.indexOf(1.5)).toBeGreaterThanOrEqual(50);
+  });
   // Each row is a keyboard stop with a spoken summary.
   const first = page.locator('#activity-list li').first();
   await expect(first).toHaveAttribute(

@@ -46,10 +46,12 @@ test('Electron smoke: the app starts, shows its window and wires the demo regist
       'cancel',
       'checkNow',
       'getActivity',
+      'getSettings',
       'getStatus',
       'onStatus',
       'openLog',
       'rollBack',
+      'saveSettings',
       'setPaused',
       'verify',
     ]);

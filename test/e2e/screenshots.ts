@@ -16,6 +16,8 @@ const DOCS_SCREENSHOTS: ReadonlySet<string> = new Set([
   'widget-forced-colors',
   'widget-zoom-200-top',
   'widget-bidi-name',
+  'settings',
+  'settings-invalid',
 ]);
 
 /** Saves test-results/screenshots/<name>.png and returns its path. */

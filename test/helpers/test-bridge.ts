@@ -17,6 +17,8 @@ import { fetchActivity } from '../../src/main/activity-client.js';
 import { APP_HOST, APP_SCHEME, createAppProtocolHandler } from '../../src/main/app-protocol.js';
 import { createAppController, type AppController } from '../../src/main/app-controller.js';
 import { createCheckScheduler } from '../../src/main/check-scheduler.js';
+import { createSettingsService } from '../../src/main/settings-service.js';
+import { DEFAULT_SETTINGS, memorySettings, type SettingsStore } from '../../src/main/settings.js';
 import { bridgeEvents, bridgeHandlers, runOperation } from '../../src/main/bridge-handlers.js';
 import {
   EVENT_NAMES,
@@ -69,6 +71,12 @@ export interface Harness {
   readonly calls: Record<BridgeMethod, number>;
   /** How often the window asked to open the log file. */
   readonly logOpened: { count: number };
+  /**
+   * The settings the window's settings screen reads and saves (in memory). Save runs the real
+   * settings service; its restart here only counts (the web window's e2e restarts for real).
+   */
+  readonly settings: SettingsStore;
+  readonly restarts: { count: number; loginItem: boolean[] };
   /** Connects a page to the controller; call before page.goto. */
   attach(page: Page): Promise<void>;
   close(): Promise<void>;
@@ -98,6 +106,11 @@ export async function startHarness(
         ...(options.limits === undefined ? {} : { limits: options.limits }),
       });
     const logOpened = { count: 0 };
+    const settings = memorySettings({
+      ...DEFAULT_SETTINGS,
+      baseUrl: server.url,
+      pinnedKeys: [options.pinnedKey ?? server.nodePubkey],
+    });
     const controller = createAppController({
       updater: await open(),
       // As in the app: Cancel closes the core and opens it again (open-updater.ts).
@@ -107,6 +120,8 @@ export async function startHarness(
         return Promise.resolve();
       },
       registryLabel: 'Demo registry',
+      // As controllerFor (open-updater.ts): the pause is remembered in the settings.
+      persistPaused: (paused) => settings.set('paused', paused),
       fetchActivity: () =>
         fetchActivity({ baseUrl: server.url, timeoutMs: options.activityTimeoutMs ?? 2_000 }),
       // The app's own scheduler, planned far enough out that only "Check now" runs in a test.
@@ -114,6 +129,29 @@ export async function startHarness(
         createCheckScheduler({ run, intervalMs: 3_600_000, initialDelayMs: 3_600_000 }),
     });
     await controller.start();
+    let machineKey: string | null = minted.machine_key;
+    const restarts = { count: 0, loginItem: [] as boolean[] };
+    const settingsService = createSettingsService({
+      store: settings,
+      secrets: {
+        load: () => machineKey,
+        save: (key) => {
+          machineKey = key;
+          return true;
+        },
+      },
+      machineKeyStorage: 'Kept encrypted by your system’s keychain; never shown again.',
+      restart: () => {
+        restarts.count += 1;
+        return Promise.resolve();
+      },
+      setPaused: (paused) => controller.setPaused(paused),
+      applyStartAtLogin: (on) => {
+        restarts.loginItem.push(on);
+        return Promise.resolve();
+      },
+      registryLabel: () => new URL(settings.get('baseUrl') || server.url).host,
+    });
     const pages = new Set<Page>();
     const calls = Object.fromEntries(OPERATION_NAMES.map((name) => [name, 0])) as Record<
       BridgeMethod,
@@ -143,8 +181,10 @@ export async function startHarness(
       rendererUrl: renderer.url,
       calls,
       logOpened,
+      settings,
+      restarts,
       async attach(page) {
-        const handlers = bridgeHandlers(controller);
+        const handlers = bridgeHandlers(controller, settingsService);
         await page.exposeFunction('__bridgeInvoke', (method: OperationName, args: unknown[]) => {
           calls[method] += 1;
           // The same argument check as both real transports (src/main/bridge-handlers.ts).

@@ -22,11 +22,13 @@ export function parseBoundedInt(raw: unknown, fallback: number, min: number, max
 export interface ActivityQuery {
   readonly window: number;
   readonly limit: number;
+  /** `series=1` (exactly): each machine's series too; any other value or none: no series. */
+  readonly series: boolean;
 }
 
 /**
  * Reads `window` and `limit` from a parsed query object (values may be strings or arrays).
- * @example parseActivityQuery({ limit: '500' }) // { window: 60, limit: 100 }
+ * @example parseActivityQuery({ limit: '500' }) // { window: 60, limit: 100, series: false }
  */
 export function parseActivityQuery(
   query: unknown,
@@ -38,5 +40,6 @@ export function parseActivityQuery(
   return {
     window: parseBoundedInt(own('window'), DEFAULT_WINDOW_UNITS, 1, retainedUnits),
     limit: parseBoundedInt(own('limit'), DEFAULT_LIMIT, 1, MAX_LIMIT),
+    series: own('series') === '1',
   };
 }

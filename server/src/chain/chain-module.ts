@@ -26,7 +26,7 @@ export interface ChainApi {
   /** Records transitions (unit defaults to the current one); throws ChainError on refusal. */
   addTransitions(input: TransitionInput): TransitionResult;
   /** The ranking the route would serve for these values (clamped and defaulted the same way). */
-  ranking(window?: number, limit?: number): ActivityResponse;
+  ranking(window?: number, limit?: number, series?: boolean): ActivityResponse;
   /** The current, incomplete unit index. */
   unitNow(): number;
 }
@@ -51,9 +51,9 @@ export function createChainModule(ctx: ServerContext): Promise<ServerModule<Chai
 
   const source = {
     retainedUnits: state.retainedUnits,
-    body(window: number, limit: number) {
+    body(window: number, limit: number, series: boolean) {
       simulator?.catchUp();
-      return state.body(window, limit);
+      return state.body(window, limit, series);
     },
   };
   const api: ChainApi = {
@@ -63,11 +63,12 @@ export function createChainModule(ctx: ServerContext): Promise<ServerModule<Chai
       return state.addTransitions(input);
     },
     // A copy: the cached object backs the served bytes' twin and must not be mutated by callers.
-    ranking: (window, limit) =>
+    ranking: (window, limit, series) =>
       structuredClone(
         source.body(
           clampInt(window, DEFAULT_WINDOW_UNITS, state.retainedUnits),
           clampInt(limit, DEFAULT_LIMIT, MAX_LIMIT),
+          series === true,
         ).response,
       ),
     unitNow: () => state.units.current(),

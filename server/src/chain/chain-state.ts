@@ -15,6 +15,7 @@ import { RETAINED_UNITS } from './activity-query.js';
 import { UnitClock } from './time-units.js';
 import { UnitRing } from './unit-ring.js';
 import { WindowRanker } from './window-ranking.js';
+import { windowSeries } from './window-series.js';
 
 export interface ChainStateOptions {
   readonly retainedUnits?: number;
@@ -115,8 +116,11 @@ export class ChainState {
     this.#ring.add(index, unit, count);
   }
 
-  /** The cached response for already-clamped (window, limit), as of the last completed unit. */
-  body(window: number, limit: number): CachedBody {
+  /**
+   * The cached response for already-clamped (window, limit), as of the last completed unit;
+   * with `series`, each machine's per-bucket series too (docs/PROTOCOL.md §5).
+   */
+  body(window: number, limit: number, series = false): CachedBody {
     const asOf = this.units.lastCompleted();
     return this.#cache.get(
       asOf,
@@ -126,12 +130,21 @@ export class ChainState {
       limit,
       (w) => this.#ranker.top(asOf, Math.min(w, this.retainedUnits), MAX_LIMIT, this.#pastWrites),
       () => new Date(this.units.now()).toISOString(),
+      series
+        ? (w, top) =>
+            windowSeries(
+              this.#ring,
+              asOf,
+              Math.min(w, this.retainedUnits),
+              top.map((m) => this.registry.indexOf(m.id) ?? -1),
+            )
+        : undefined,
     );
   }
 
   /** The ranking as an object (in-process API). */
-  ranking(window: number, limit: number): ActivityResponse {
-    return this.body(window, limit).response;
+  ranking(window: number, limit: number, series = false): ActivityResponse {
+    return this.body(window, limit, series).response;
   }
 
   clear(): void {

@@ -24,7 +24,12 @@ export interface CachedBody {
 interface WindowTop {
   readonly top: readonly RankedMachine[];
   readonly generatedAt: string;
+  /** Each ranked machine's series (docs/PROTOCOL.md §5), computed on the first series=1 ask. */
+  series?: readonly (readonly number[])[];
 }
+
+/** Key bit of a series=1 body: window * 1024 + limit stays below it (3600 * 1024 + 100). */
+const SERIES_KEY = 1 << 22;
 
 export const ACTIVITY_CONTENT_TYPE = 'application/json; charset=utf-8';
 
@@ -43,6 +48,8 @@ export class RankingCache {
   /**
    * Returns the bytes for (window, limit) as of `asOfUnit`, computing them only on a miss.
    * @param compute ranks one window, returning at most MAX_LIMIT machines best first.
+   * @param computeSeries given: the body carries each machine's series (series=1), computed
+   *   at most once per window and stamp like the ranking itself.
    */
   get(
     asOfUnit: number,
@@ -51,6 +58,7 @@ export class RankingCache {
     limit: number,
     compute: (window: number) => RankedMachine[],
     nowIso: () => string,
+    computeSeries?: (window: number, top: readonly RankedMachine[]) => number[][],
   ): CachedBody {
     if (asOfUnit !== this.#asOfUnit || version !== this.#version) {
       this.#asOfUnit = asOfUnit;
@@ -59,7 +67,7 @@ export class RankingCache {
       this.#bodies.clear();
     }
     // window <= 3600 and limit <= 100, so this key is unique per pair.
-    const key = window * 1024 + limit;
+    const key = window * 1024 + limit + (computeSeries === undefined ? 0 : SERIES_KEY);
     const hit = this.#bodies.get(key);
     if (hit !== undefined) return hit;
     let windowTop = this.#windows.get(window);
@@ -68,6 +76,10 @@ export class RankingCache {
       this.#recomputes++;
       setCapped(this.#windows, window, windowTop, MAX_CACHED_WINDOWS);
     }
+    if (computeSeries !== undefined && windowTop.series === undefined) {
+      windowTop.series = computeSeries(window, windowTop.top);
+    }
+    const series = computeSeries === undefined ? undefined : windowTop.series;
     const response: ActivityResponse = {
       ok: true,
       window,
@@ -80,6 +92,7 @@ export class RankingCache {
         id: m.id,
         name: m.name,
         transitions: m.transitions,
+        ...(series === undefined ? {} : { series: series[i] ?? [] }),
       })),
     };
     const bytes = Buffer.from(JSON.stringify(response), 'utf8');

@@ -13,8 +13,8 @@ export const CHAIN_ACTIVE_PATH = '/api/chain/active';
 /** What the route needs from the chain module. */
 export interface ActivitySource {
   readonly retainedUnits: number;
-  /** Cached response for already-clamped values. */
-  body(window: number, limit: number): CachedBody;
+  /** Cached response for already-clamped values (with each machine's series when asked). */
+  body(window: number, limit: number, series: boolean): CachedBody;
 }
 
 /** Registers GET (and HEAD, by Fastify) plus the CORS preflight of /api/chain/active. */
@@ -23,9 +23,9 @@ export function registerChainActive(app: FastifyInstance, source: ActivitySource
   // (Fastify route option childLoggerFactory), the largest per-request cost left on this route.
   const routeOptions = { childLoggerFactory: (logger: FastifyBaseLogger) => logger };
   app.get(CHAIN_ACTIVE_PATH, routeOptions, (request, reply) => {
-    const { window, limit } = parseActivityQuery(request.query, source.retainedUnits);
+    const { window, limit, series } = parseActivityQuery(request.query, source.retainedUnits);
     // Computed before hijacking, so a broken state still reaches Fastify's error handler.
-    const body = source.body(window, limit);
+    const body = source.body(window, limit, series);
     // Hot path (docs/CHAIN.md §Ranking): precomputed headers and bytes written straight to the
     // socket. No onSend hook exists for this route; onResponse hooks still run on 'finish'.
     // For HEAD, node:http drops the body and keeps the headers.
@@ -62,8 +62,8 @@ export function chainActiveRaw(
     let query = {};
     if (url.startsWith(RAW_PREFIX)) query = parseQuery(url.slice(RAW_PREFIX.length));
     else if (url !== CHAIN_ACTIVE_PATH) return false;
-    const { window, limit } = parseActivityQuery(query, source.retainedUnits);
-    const body = source.body(window, limit);
+    const { window, limit, series } = parseActivityQuery(query, source.retainedUnits);
+    const body = source.body(window, limit, series);
     response.writeHead(200, body.headers);
     response.end(body.bytes);
     return true;

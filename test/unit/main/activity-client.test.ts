@@ -21,11 +21,11 @@ function respond(body: BodyInit | null, init: ResponseInit = { status: 200 }) {
 }
 
 describe('activity client', () => {
-  it('asks GET /api/chain/active with limit=10 and returns the ranking', async () => {
+  it('asks GET /api/chain/active with limit=10 and series=1 and returns the ranking', async () => {
     const fetch = respond(JSON.stringify(BODY));
     const result = await fetchActivity({ baseUrl: 'http://127.0.0.1:9', fetch });
     expect((fetch.mock.calls[0]?.[0] as URL).href).toBe(
-      'http://127.0.0.1:9/api/chain/active?limit=10',
+      'http://127.0.0.1:9/api/chain/active?limit=10&series=1',
     );
     expect(result).toEqual({
       state: 'ok',
@@ -92,6 +92,19 @@ describe('activity client', () => {
     expect(parseActivity(JSON.stringify({ ...BODY, ok: false }), 10)).toMatchObject({
       code: 'MALFORMED',
     });
+  });
+
+  it("keeps each machine's series (docs/PROTOCOL.md §5) and refuses a malformed one", () => {
+    const withSeries = {
+      ...BODY,
+      machines: [{ rank: 1, id: 'm1', name: 'alpha', transitions: 3, series: [0, 1, 2] }],
+    };
+    const result = parseActivity(JSON.stringify(withSeries), 10);
+    expect(result.state === 'ok' ? result.machines[0]?.series : null).toEqual([0, 1, 2]);
+    for (const series of [[-1], [1.5], ['2'], new Array(61).fill(0), 'up', null]) {
+      const bad = { ...BODY, machines: [{ rank: 1, id: 'm', name: 'n', transitions: 1, series }] };
+      expect(parseActivity(JSON.stringify(bad), 10)).toMatchObject({ code: 'MALFORMED' });
+    }
   });
 
   it('keeps at most `limit` machines even if the server sends more', () => {

@@ -1,7 +1,39 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { AppController } from '../../../src/main/app-controller.js';
 import { bridgeEvents, bridgeHandlers, runOperation } from '../../../src/main/bridge-handlers.js';
-import { OPERATION_NAMES } from '../../../src/preload/ipc-contract.js';
+import type { SettingsService } from '../../../src/main/settings-service.js';
+import { OPERATION_NAMES, type SettingsInput } from '../../../src/preload/ipc-contract.js';
+
+const VIEW = {
+  registryUrl: '',
+  pinnedKeys: [],
+  machineKeySet: false,
+  machineKeyStorage: 'memory',
+  checkIntervalMinutes: 60,
+  paused: false,
+  startAtLogin: false,
+  startAtLoginAvailable: true,
+};
+const INPUT: SettingsInput = {
+  registryUrl: '',
+  pinnedKeys: [],
+  machineKey: '',
+  checkIntervalMinutes: 30,
+  paused: false,
+  startAtLogin: false,
+};
+
+function fakeSettings(): SettingsService & { saved: SettingsInput[] } {
+  const saved: SettingsInput[] = [];
+  return {
+    saved,
+    get: () => VIEW,
+    save: (input) => {
+      saved.push(input);
+      return Promise.resolve({ ok: true, words: 'Saved.', settings: VIEW });
+    },
+  };
+}
 
 function fakeController(): AppController & {
   listeners: Set<(s: unknown) => void>;
@@ -35,7 +67,7 @@ function fakeController(): AppController & {
 describe('bridge handlers', () => {
   it('answers every operation of the contract from the controller', async () => {
     const c = fakeController();
-    const handlers = bridgeHandlers(c);
+    const handlers = bridgeHandlers(c, fakeSettings());
     expect(Object.keys(handlers).sort()).toEqual([...OPERATION_NAMES].sort());
     await expect(runOperation(handlers, 'getStatus', [])).resolves.toEqual({ phase: 'idle' });
     await runOperation(handlers, 'checkNow', []);
@@ -44,7 +76,7 @@ describe('bridge handlers', () => {
 
   it('answers the actions of the window from the controller', async () => {
     const c = fakeController();
-    const handlers = bridgeHandlers(c);
+    const handlers = bridgeHandlers(c, fakeSettings());
     await expect(runOperation(handlers, 'cancel', [])).resolves.toEqual({
       ok: true,
       words: 'cancelled',
@@ -59,15 +91,49 @@ describe('bridge handlers', () => {
   it('BAD_ARGUMENTS: setPaused takes exactly one boolean', () => {
     const c = fakeController();
     for (const args of [[], ['yes'], [1], [true, false], [null]]) {
-      expect(runOperation(bridgeHandlers(c), 'setPaused', args)).toBeNull();
+      expect(runOperation(bridgeHandlers(c, fakeSettings()), 'setPaused', args)).toBeNull();
     }
     expect(c.paused).not.toHaveBeenCalled();
   });
 
   it('BAD_ARGUMENTS: refuses arguments the contract does not take, without running anything', () => {
     const c = fakeController();
-    expect(runOperation(bridgeHandlers(c), 'checkNow', ['extra'])).toBeNull();
+    expect(runOperation(bridgeHandlers(c, fakeSettings()), 'checkNow', ['extra'])).toBeNull();
     expect(c.checks).not.toHaveBeenCalled();
+  });
+
+  it('answers the settings operations from the settings service', async () => {
+    const settings = fakeSettings();
+    const handlers = bridgeHandlers(fakeController(), settings);
+    await expect(runOperation(handlers, 'getSettings', [])).resolves.toEqual(VIEW);
+    await expect(runOperation(handlers, 'saveSettings', [INPUT])).resolves.toMatchObject({
+      ok: true,
+    });
+    expect(settings.saved).toEqual([INPUT]);
+  });
+
+  it('BAD_ARGUMENTS: saveSettings takes exactly one SettingsInput of the right shape', () => {
+    const settings = fakeSettings();
+    const handlers = bridgeHandlers(fakeController(), settings);
+    const refused: unknown[][] = [
+      [],
+      [INPUT, INPUT],
+      ['{}'],
+      [null],
+      [[]],
+      [{ ...INPUT, extra: 1 }],
+      [{ ...INPUT, registryUrl: 5 }],
+      [{ ...INPUT, pinnedKeys: 'abc' }],
+      [{ ...INPUT, pinnedKeys: [1] }],
+      [{ ...INPUT, pinnedKeys: Array.from({ length: 65 }, () => 'k') }],
+      [{ ...INPUT, machineKey: 'x'.repeat(4097) }],
+      [{ ...INPUT, checkIntervalMinutes: Number.NaN }],
+      [{ ...INPUT, checkIntervalMinutes: '30' }],
+      [{ ...INPUT, paused: 'no' }],
+      [{ registryUrl: '', pinnedKeys: [], machineKey: '', checkIntervalMinutes: 1, paused: false }],
+    ];
+    for (const args of refused) expect(runOperation(handlers, 'saveSettings', args)).toBeNull();
+    expect(settings.saved).toEqual([]);
   });
 
   it('turns a handler that throws into a rejection, never a synchronous throw', async () => {
@@ -75,7 +141,9 @@ describe('bridge handlers', () => {
     c.getStatus = () => {
       throw new Error('boom');
     };
-    await expect(runOperation(bridgeHandlers(c), 'getStatus', [])).rejects.toThrow('boom');
+    await expect(runOperation(bridgeHandlers(c, fakeSettings()), 'getStatus', [])).rejects.toThrow(
+      'boom',
+    );
   });
 
   it('forwards the status push event and unsubscribes', () => {

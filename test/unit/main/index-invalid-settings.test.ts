@@ -63,6 +63,7 @@ vi.mock('electron', () => {
         h.ipc.set(channel, fn),
     },
     protocol: { registerSchemesAsPrivileged: () => undefined, handle: () => undefined },
+    net: { fetch: (input: string, init?: RequestInit) => fetch(input, init) },
     Menu: { buildFromTemplate: (template: unknown) => template },
     nativeImage: { createFromPath: (path: string) => path },
     Notification: { isSupported: () => false },

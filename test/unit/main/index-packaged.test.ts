@@ -58,6 +58,7 @@ vi.mock('electron', () => {
     Tray,
     ipcMain: { handle: () => undefined },
     protocol: { registerSchemesAsPrivileged: () => undefined, handle: () => undefined },
+    net: { fetch: (input: string, init?: RequestInit) => fetch(input, init) },
     Menu: {
       buildFromTemplate: (template: unknown) => template,
       setApplicationMenu: (menu: unknown) => h.applicationMenus.push(menu),

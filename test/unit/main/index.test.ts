@@ -35,6 +35,8 @@ const h = vi.hoisted(() => ({
   appUserModelIds: [] as string[],
   reloads: 0,
   powerEvents: new Map<string, (event: { preventDefault(): void }) => void>(),
+  /** Every URL the app asked Electron's session to fetch. */
+  netRequests: [] as string[],
 }));
 
 vi.mock('electron', () => {
@@ -139,6 +141,12 @@ vi.mock('electron', () => {
       },
       handle: (scheme: string, fn: (request: Request) => Promise<Response>) => {
         h.protocolHandlers.set(scheme, fn);
+      },
+    },
+    net: {
+      fetch: (input: string, init?: RequestInit) => {
+        h.netRequests.push(input);
+        return fetch(input, init);
       },
     },
     Menu: { buildFromTemplate: (template: unknown) => template },
@@ -328,6 +336,8 @@ describe('main process composition (electron mocked)', () => {
     expect([...h.ipc.keys()].sort()).toEqual([
       'activity:get',
       'app:open-log',
+      'settings:get',
+      'settings:save',
       'updater:cancel',
       'updater:check-now',
       'updater:get-status',
@@ -360,6 +370,56 @@ describe('main process composition (electron mocked)', () => {
   it('serves the activity ranking through the main process', async () => {
     const result = (await invoke('activity:get')) as { state: string };
     expect(result.state).toBe('ok');
+  });
+
+  it('the settings screen: shown without the machine key, a refusal in plain words, a save restarts the core', async () => {
+    const view = (await invoke('settings:get')) as Record<string, unknown>;
+    expect(view).toMatchObject({
+      registryUrl: '',
+      machineKeySet: false,
+      checkIntervalMinutes: 60,
+      startAtLoginAvailable: true,
+    });
+    // The mocked safeStorage has no encryption: the screen says the key stays in memory.
+    expect(view['machineKeyStorage']).toContain('kept in memory until the app quits');
+    const input = {
+      registryUrl: 'http://updates.example.com',
+      pinnedKeys: [],
+      machineKey: '',
+      checkIntervalMinutes: 30,
+      paused: false,
+      startAtLogin: false,
+    };
+    expect(await invoke('settings:save', trusted, input)).toMatchObject({
+      ok: false,
+      problems: [{ field: 'registryUrl' }, { field: 'pinnedKeys' }, { field: 'machineKey' }],
+    });
+    await expect(invoke('settings:save', trusted, { ...input, extra: true })).rejects.toMatchObject(
+      { code: 'BAD_ARGUMENTS' },
+    );
+    // The interval changed: the core and the demo registry close, and open again on it.
+    expect(await invoke('settings:save', trusted, { ...input, registryUrl: '' })).toMatchObject({
+      ok: true,
+      words: 'Saved. The updater restarted on the demo registry.',
+    });
+    expect(
+      ((await invoke('settings:get')) as { checkIntervalMinutes: number }).checkIntervalMinutes,
+    ).toBe(30);
+    await invoke('updater:check-now');
+    expect(await invoke('updater:get-status')).toMatchObject({
+      registryLabel: 'Demo registry',
+      installedVersion: '1.0.0',
+      lastError: null,
+    });
+    expect(((await invoke('activity:get')) as { state: string }).state).toBe('ok');
+  });
+
+  it("every request of the app goes through the session's net.fetch (system proxy, OS certificates)", () => {
+    const paths = h.netRequests.map((url) => new URL(url).pathname);
+    expect(paths).toContain('/api/demo-key/mint');
+    expect(paths.some((p) => p.startsWith('/api/updates/manifest'))).toBe(true);
+    expect(paths.some((p) => p.startsWith('/api/updates/artifacts/'))).toBe(true);
+    expect(paths).toContain('/api/chain/active');
   });
 
   it('OS shutdown (powerMonitor, Linux and macOS): delayed, the core and demo server closed, then exit 0', async () => {

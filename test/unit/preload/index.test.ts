@@ -6,10 +6,12 @@ const EXPOSED = [
   'cancel',
   'checkNow',
   'getActivity',
+  'getSettings',
   'getStatus',
   'onStatus',
   'openLog',
   'rollBack',
+  'saveSettings',
   'setPaused',
   'verify',
 ];

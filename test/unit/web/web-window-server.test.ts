@@ -71,6 +71,10 @@ beforeAll(async () => {
     verify: () => Promise.resolve({ ok: true, words: '' }),
     openLog: () => Promise.resolve({ ok: true, words: '' }),
     setPaused: () => undefined,
+    getSettings: () => {
+      throw new Error('not used here');
+    },
+    saveSettings: () => Promise.reject(new Error('not used here')),
   };
   win = await startWebWindow({
     listen: { host: '127.0.0.1', port: 0 },

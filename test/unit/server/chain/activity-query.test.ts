@@ -7,8 +7,8 @@ import {
 
 describe('GET /api/chain/active query (docs/PROTOCOL.md §5)', () => {
   it('defaults: window 60, limit 10', () => {
-    expect(parseActivityQuery({})).toEqual({ window: 60, limit: 10 });
-    expect(parseActivityQuery(undefined)).toEqual({ window: 60, limit: 10 });
+    expect(parseActivityQuery({})).toEqual({ window: 60, limit: 10, series: false });
+    expect(parseActivityQuery(undefined)).toEqual({ window: 60, limit: 10, series: false });
   });
 
   it('retains at least 3,600 units', () => {
@@ -16,7 +16,11 @@ describe('GET /api/chain/active query (docs/PROTOCOL.md §5)', () => {
   });
 
   it('accepts decimal values inside the bounds', () => {
-    expect(parseActivityQuery({ window: '120', limit: '25' })).toEqual({ window: 120, limit: 25 });
+    expect(parseActivityQuery({ window: '120', limit: '25' })).toEqual({
+      window: 120,
+      limit: 25,
+      series: false,
+    });
   });
 
   it('clamps limit to 1..100', () => {
@@ -47,14 +51,26 @@ describe('GET /api/chain/active query (docs/PROTOCOL.md §5)', () => {
     ['huge (over 15 digits)', '1234567890123456'],
     ['Infinity', 'Infinity'],
   ])('falls back to the default for an unparsable value: %s', (_label, raw) => {
-    expect(parseActivityQuery({ limit: raw, window: raw })).toEqual({ window: 60, limit: 10 });
+    expect(parseActivityQuery({ limit: raw, window: raw })).toEqual({
+      window: 60,
+      limit: 10,
+      series: false,
+    });
   });
 
   it('falls back to the default for repeated parameters (arrays)', () => {
     expect(parseActivityQuery({ limit: ['5', '6'], window: ['1'] })).toEqual({
       window: 60,
       limit: 10,
+      series: false,
     });
+  });
+
+  it('series only for exactly series=1 (docs/PROTOCOL.md §5)', () => {
+    expect(parseActivityQuery({ series: '1' }).series).toBe(true);
+    for (const raw of ['', '0', 'true', 'yes', '01', ' 1', ['1', '1'], undefined]) {
+      expect(parseActivityQuery({ series: raw }).series).toBe(false);
+    }
   });
 
   it('ignores inherited properties', () => {

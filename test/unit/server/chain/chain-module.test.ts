@@ -91,6 +91,37 @@ describe('GET /api/chain/active (docs/INTERFACE.md §4.4, docs/PROTOCOL.md §5)'
     ]);
   });
 
+  it("series=1 adds each machine's series over the window (docs/PROTOCOL.md §5), through the route and the raw fast path", async () => {
+    h = await chainHarness();
+    h.api.addMachine({ id: 'a', name: 'Alpha', visibility: 'public' });
+    h.api.addTransitions({ machine_id: 'a', count: 4, unit: h.api.unitNow() - 3 });
+    h.api.addTransitions({ machine_id: 'a', count: 2 });
+    nextUnit(h);
+    const { body } = await getActive(h, '?window=120&series=1');
+    const series = body.machines[0]?.series ?? [];
+    expect(series).toHaveLength(60); // 120 units in 60 buckets of 2
+    expect(series.reduce((a, b) => a + b, 0)).toBe(6);
+    expect(series.slice(-2)).toEqual([4, 2]);
+    expect((await getActive(h, '?series=true')).body.machines[0]).not.toHaveProperty('series');
+    expect((await getActive(h)).body.machines[0]).not.toHaveProperty('series');
+    // The raw fast path (server/src/http/raw-first-server.ts) answers the same bytes.
+    const raw = h.module.handleRaw;
+    expect(raw).toBeTypeOf('function');
+    let written: Buffer | undefined;
+    const response = {
+      writeHead: () => response,
+      end: (bytes: Buffer) => {
+        written = bytes;
+      },
+    };
+    const taken = raw?.(
+      { method: 'GET', url: '/api/chain/active?window=120&series=1' } as never,
+      response as never,
+    );
+    expect(taken).toBe(true);
+    expect(JSON.parse(String(written)) as unknown).toEqual(body);
+  });
+
   it('serves the same bytes within a unit and new bytes at the next unit', async () => {
     h = await chainHarness();
     h.api.addMachine({ id: 'a', name: 'Alpha', visibility: 'public' });

@@ -1,0 +1,89 @@
+/**
+ * The settings screen's part of the bridge contract (src/preload/ipc-contract.ts, operations
+ * getSettings and saveSettings): the shapes that cross and the shape check of what Save sends
+ * (docs/DESKTOP.md "Settings").
+ */
+
+/** The settings screen's fields (docs/DESKTOP.md "Settings"). */
+export type SettingsField =
+  'registryUrl' | 'pinnedKeys' | 'machineKey' | 'checkIntervalMinutes' | 'startAtLogin';
+
+/** What the settings screen shows. The machine key itself never crosses: only whether one is kept. */
+export interface SettingsView {
+  /** The registry's base URL; '' means the embedded demo registry. */
+  readonly registryUrl: string;
+  readonly pinnedKeys: readonly string[];
+  readonly machineKeySet: boolean;
+  /** Where a machine key entered here is kept, in plain words. */
+  readonly machineKeyStorage: string;
+  readonly checkIntervalMinutes: number;
+  readonly paused: boolean;
+  readonly startAtLogin: boolean;
+  /** False where the app cannot start itself at login (the web window). */
+  readonly startAtLoginAvailable: boolean;
+}
+
+/** What the settings screen sends on Save. */
+export interface SettingsInput {
+  /** '' selects the demo registry. */
+  readonly registryUrl: string;
+  readonly pinnedKeys: readonly string[];
+  /** A new machine key; '' keeps the one already kept. */
+  readonly machineKey: string;
+  readonly checkIntervalMinutes: number;
+  readonly paused: boolean;
+  readonly startAtLogin: boolean;
+}
+
+/** A field's problem in plain words, shown next to it. */
+export interface FieldProblem {
+  readonly field: SettingsField;
+  readonly words: string;
+}
+
+/** The answer to Save: applied (the core restarted on it), or refused with every problem. */
+export type SaveSettingsResult =
+  | { readonly ok: true; readonly words: string; readonly settings: SettingsView }
+  | { readonly ok: false; readonly problems: readonly FieldProblem[] };
+
+/** Bounds of what may cross in a SettingsInput (the settings' own limits are checked after). */
+export const MAX_INPUT_TEXT = 4096;
+export const MAX_INPUT_KEYS = 64;
+const INPUT_KEYS: readonly (keyof SettingsInput)[] = [
+  'registryUrl',
+  'pinnedKeys',
+  'machineKey',
+  'checkIntervalMinutes',
+  'paused',
+  'startAtLogin',
+];
+
+/**
+ * Checks the shape of a SettingsInput that crossed the boundary: exactly its six fields, of
+ * their types and bounded sizes. The values' meaning (an address, a key) is judged in
+ * src/main/settings-form.ts, which answers in plain words.
+ */
+export function parseSettingsInput(raw: unknown): SettingsInput | null {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
+  const record = raw as Record<string, unknown>;
+  const keys = Object.keys(record);
+  if (keys.length !== INPUT_KEYS.length || !INPUT_KEYS.every((k) => keys.includes(k))) return null;
+  const text = (v: unknown): v is string => typeof v === 'string' && v.length <= MAX_INPUT_TEXT;
+  const { registryUrl, pinnedKeys, machineKey, checkIntervalMinutes, paused, startAtLogin } =
+    record;
+  if (!text(registryUrl) || !text(machineKey)) return null;
+  if (!Array.isArray(pinnedKeys) || pinnedKeys.length > MAX_INPUT_KEYS) return null;
+  if (!pinnedKeys.every(text)) return null;
+  if (typeof checkIntervalMinutes !== 'number' || !Number.isFinite(checkIntervalMinutes)) {
+    return null;
+  }
+  if (typeof paused !== 'boolean' || typeof startAtLogin !== 'boolean') return null;
+  return {
+    registryUrl,
+    pinnedKeys: [...pinnedKeys],
+    machineKey,
+    checkIntervalMinutes,
+    paused,
+    startAtLogin,
+  };
+}
