@@ -36,6 +36,8 @@ export interface ChildRun {
   readonly wallMs: number;
   /** Peak resident set size in bytes (GNU time "Maximum resident set size"), if measured. */
   readonly peakRssBytes: number | undefined;
+  /** User + system CPU seconds of the command and its children (GNU time), if measured. */
+  readonly cpuS: number | undefined;
   readonly stdout: string;
   readonly stderr: string;
 }
@@ -65,11 +67,14 @@ export function runMeasured(
     child.once('close', (code, signal) => {
       const stderr = Buffer.concat(err).toString('utf8');
       const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
+      const user = /User time \(seconds\): ([\d.]+)/.exec(stderr);
+      const system = /System time \(seconds\): ([\d.]+)/.exec(stderr);
       resolvePromise({
         code,
         signal,
         wallMs: performance.now() - started,
         peakRssBytes: rss === null ? undefined : Number(rss[1]) * 1024,
+        cpuS: user === null || system === null ? undefined : Number(user[1]) + Number(system[1]),
         stdout: Buffer.concat(out).toString('utf8'),
         stderr,
       });

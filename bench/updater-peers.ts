@@ -56,6 +56,8 @@ const wanted = (peer: string): boolean => peersWanted === undefined || peersWant
 interface Sample {
   readonly ms: number;
   readonly rss: number;
+  /** CPU seconds (user + system, children included): much less disturbed by other load. */
+  readonly cpuS: number;
   /** Bytes nginx sent during the run, for artifacts and for our manifest. */
   readonly artifactBytes: number;
   readonly manifestBytes: number;
@@ -203,6 +205,7 @@ async function measure(nginx: Nginx, c: Contender): Promise<Sample> {
   return {
     ms: r.wallMs,
     rss: r.peakRssBytes ?? Number.NaN,
+    cpuS: r.cpuS ?? Number.NaN,
     artifactBytes: sum((u) => u.includes('/files/')),
     manifestBytes: sum((u) => u.endsWith('/api/updates/manifest')),
   };
@@ -256,14 +259,17 @@ function report(
     const runs = list.map((s) => s.ms.toFixed(0)).join(', ');
     rows.push([
       label,
-      `median ${med(label, (s) => s.ms).toFixed(0)} ms  (runs ${runs})  peak RSS ${mib(maxRss(label))}`,
+      `median ${med(label, (s) => s.ms).toFixed(0)} ms  (runs ${runs})  CPU ${med(label, (s) => s.cpuS).toFixed(2)} s  peak RSS ${mib(maxRss(label))}`,
     ]);
   }
   const ratios: Record<string, number> = {};
+  const cpuRatios: Record<string, number> = {};
+  const oursCpu = med('ours update', (s) => s.cpuS);
   for (const label of samples.keys()) {
     if (label.startsWith('ours')) continue;
     ratios[label] = +(ours / med(label, (s) => s.ms)).toFixed(3);
-    rows.push([`ratio ours update / ${label}`, `${ratios[label]}x`]);
+    cpuRatios[label] = +(oursCpu / med(label, (s) => s.cpuS)).toFixed(3);
+    rows.push([`ratio ours update / ${label}`, `${ratios[label]}x (CPU ${cpuRatios[label]}x)`]);
   }
   if (samples.has('ours check')) {
     rows.push(['ours check median', `${med('ours check', (s) => s.ms).toFixed(0)} ms`]);
@@ -282,6 +288,7 @@ function report(
     ours_check_ms: samples.has('ours check') ? Math.round(med('ours check', (s) => s.ms)) : null,
     ours_peak_rss_mib: +(maxRss('ours update') / MiB).toFixed(1),
     ratios,
+    cpu_ratios: cpuRatios,
     manifest_bytes: manifest,
     artifact_bytes: bytes,
   };
