@@ -84,13 +84,61 @@ describe('npm run server (CLI)', () => {
     expect(out.stderr).not.toContain('not a key');
   });
 
+  it('publish refuses a data dir without keys unless --init: NODE_KEY_MISSING, nothing written', async () => {
+    const folder = join(work, 'release-init');
+    await mkdir(folder, { recursive: true });
+    await writeFile(join(folder, 'app.txt'), 'app');
+    const fresh = join(work, 'fresh');
+    const refused = await runCli(['publish', '--data-dir', fresh, '--version', '1.0.0', folder]);
+    expect(refused.code).toBe(1);
+    const line = JSON.parse(refused.stderr) as { code: string; error: string };
+    expect(line.code).toBe('NODE_KEY_MISSING');
+    expect(line.error).toContain('--init');
+    expect(line.error).toContain('UNKNOWN_KEY');
+    expect(existsSync(fresh)).toBe(false);
+    // The real key given with --node-key is not a new one: no --init needed.
+    const keyDir = join(work, 'with-key');
+    const keyed = await runCli([
+      'publish',
+      '--data-dir',
+      keyDir,
+      '--init',
+      '--version',
+      '1.0.0',
+      folder,
+    ]);
+    expect(keyed.code).toBe(0);
+    const pinned = (JSON.parse(keyed.stdout) as { node_pubkey: string }).node_pubkey;
+    const moved = join(work, 'moved');
+    const again = await runCli([
+      'publish',
+      '--data-dir',
+      moved,
+      '--node-key',
+      join(keyDir, 'node-key.json'),
+      '--version',
+      '1.0.0',
+      folder,
+    ]);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ node_pubkey: pinned });
+  }, 90_000);
+
   it('publishes a folder into a data dir that the server then serves, and refuses to go back', async () => {
     const dataDir = join(work, 'published');
     const folder = join(work, 'release');
     await mkdir(join(folder, 'lib'), { recursive: true });
     await writeFile(join(folder, 'app.txt'), 'app');
     await writeFile(join(folder, 'lib', 'core.bin'), Buffer.alloc(4096, 1));
-    const first = await runCli(['publish', '--data-dir', dataDir, '--version', '1.2.0', folder]);
+    const first = await runCli([
+      'publish',
+      '--data-dir',
+      dataDir,
+      '--init',
+      '--version',
+      '1.2.0',
+      folder,
+    ]);
     expect(first.code).toBe(0);
     expect(JSON.parse(first.stdout)).toMatchObject({
       ok: true,
@@ -121,7 +169,7 @@ describe('npm run server (CLI)', () => {
     } finally {
       await cli.stop('SIGTERM');
     }
-  });
+  }, 90_000);
 });
 
 describe('npm run server under a harness: the process it starts is the one it stops', () => {
