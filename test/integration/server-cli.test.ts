@@ -68,6 +68,43 @@ describe('npm run server (CLI)', () => {
     }
   });
 
+  it('--config FILE: the configured node key and machine key are in effect; a bad field exits 1 naming its path', async () => {
+    const seed = '22'.repeat(32);
+    const key = `mk_${'C'.repeat(43)}`;
+    const file = join(work, 'qa-server.json');
+    await writeFile(
+      file,
+      JSON.stringify({ node_key: { secret_key_hex: seed }, machines: [{ machine_key: key }] }),
+    );
+    const cli = await spawnCli(['--port', '0', '--config', file, '--simulate', 'off']);
+    try {
+      const res = await fetch(`${cli.first.url}/api/updates/manifest`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(res.status).toBe(200);
+      const again = await spawnCli(['--port', '0', '--config', file, '--simulate', 'off']);
+      try {
+        expect(again.first.node_pubkey).toBe(cli.first.node_pubkey); // the same every run
+      } finally {
+        await again.stop('SIGKILL');
+      }
+    } finally {
+      await cli.stop('SIGKILL');
+    }
+    const bad = join(work, 'bad-config.json');
+    await writeFile(
+      bad,
+      JSON.stringify({ machines: [{ machine_key: key, subscription: 'paid' }] }),
+    );
+    const out = await runCli(['--port', '0', '--config', bad]);
+    expect(out.code).toBe(1);
+    expect(JSON.parse(out.stderr)).toMatchObject({
+      ok: false,
+      code: 'CONFIG_INVALID',
+      error: `${bad}: $.machines[0].subscription: must be "active" or "inactive"`,
+    });
+  }, 90_000);
+
   it('refuses an unknown flag with exit code 2 and a usage message', async () => {
     const out = await runCli(['--port', '0', '--colour']);
     expect(out.code).toBe(2);
