@@ -14,7 +14,7 @@ import { build } from 'esbuild';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const PACKAGE_DIR = join(root, 'packages', 'server');
-const ENTRY_POINTS = ['index', 'bin'];
+const ENTRY_POINTS = ['index', 'bin', 'playwright', 'vitest'];
 
 /** `fastify/lib/x` -> `fastify`, `@noble/ed25519` stays. */
 function packageName(specifier) {

@@ -9,6 +9,8 @@ import { join, resolve } from 'node:path';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { ServerClock } from './clock.js';
+import { optionsWithConfig, placeNodeKey, seedState } from './config/apply-config.js';
+import { loadConfig } from './config/load-config.js';
 import type { ServerContext } from './context.js';
 import { Faults } from './dev/faults.js';
 import { RequestLog } from './dev/request-log.js';
@@ -60,7 +62,9 @@ export async function buildApp(
   partial: Partial<ServerOptions> = {},
   deps: BuildDeps = {},
 ): Promise<BuiltApp> {
-  const options = resolveOptions(partial);
+  // The config first: a bad one refuses to start before anything is made.
+  const config = await loadConfig(partial.config);
+  const options = resolveOptions(optionsWithConfig(partial, config.config));
   const { dataDir, ownDir } = await openDataDir(options.dataDir);
   // Filled once the modules exist; off with --dev (docs/ARCHITECTURE.md §Server, raw fast path).
   const rawHandlers: RawHandler[] = [];
@@ -79,6 +83,7 @@ export async function buildApp(
   let baseUrl = '';
   const ctx: ServerContext = {
     options: { ...options, dataDir },
+    config,
     clock,
     random: createRandom(options.seed),
     dataDir,
@@ -95,12 +100,15 @@ export async function buildApp(
     faults.clear();
     requests.clear();
     for (const m of list) await m.reset();
+    await seedState(config, modules);
   };
 
   let modules: Modules;
   try {
+    await placeNodeKey(config, dataDir, options.nodeKeyFile);
     modules = await createModules(ctx);
     list.push(...(Object.values(modules) as ServerModule[]));
+    await seedState(config, modules);
     registerHealthz(app, clock);
     for (const m of list) await m.register(app);
     if (options.dev) {

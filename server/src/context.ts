@@ -4,11 +4,15 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { ServerClock } from './clock.js';
+import type { LoadedConfig } from './config/load-config.js';
 import type { ServerOptions } from './options.js';
 import type { RandomSource } from './random.js';
 
 export interface ServerContext {
+  /** With the config's values already merged under the explicit options (apply-config.ts). */
   readonly options: ServerOptions;
+  /** The validated config (docs/SERVER.md §Config file); `{}` without one. */
+  readonly config: LoadedConfig;
   readonly clock: ServerClock;
   readonly random: RandomSource;
   /** Absolute path of the data directory (created before modules start). */

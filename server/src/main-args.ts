@@ -1,10 +1,11 @@
 /**
- * Command-line parsing for main.ts: flags -> ServerOptions, or the `publish` subcommand.
+ * Command-line parsing for main.ts: flags -> the ServerOptions they give (only those, so that
+ * a flag can win over the same setting in a --config file), or the `publish` subcommand.
  * Pure (argv in, a value or a UsageError out) so every refusal is unit-tested. The words are
  * split by node:util parseArgs (as src/cli/args.ts does); the checks on its tokens keep this
  * CLI's refusals (docs/SERVER.md §Run it).
  */
-import { DEFAULT_OPTIONS, type ServerOptions } from './options.js';
+import type { ServerOptions } from './options.js';
 import { parseTrustCommand, type TrustCommand } from './trust-args.js';
 import {
   httpUrl,
@@ -21,7 +22,7 @@ export { UsageError } from './cli-flags.js';
 
 export const USAGE = `Usage:
   npm run server -- [options]
-  npm run server -- publish --data-dir DIR --version X.Y.Z [--node-key FILE]
+  npm run server -- publish --data-dir DIR --version X.Y.Z [--node-key FILE] [--init]
                     [--artifact-base-url URL] [--expires-in-s N] FOLDER
   npm run server -- publish --data-dir DIR --bundle FILE [--expires-in-s N] FOLDER
   npm run server -- sign-release --release-key FILE... --version X.Y.Z
@@ -35,6 +36,9 @@ Server options:
   --port N                 TCP port, 0 = any free port (default 0)
   --host ADDR              listen address (default 127.0.0.1)
   --dev                    enable the test-control API under /api/dev/*
+  --config FILE            set-up from a JSON file: clients, claims, machine keys, releases,
+                           chain machines, node key, lifetimes (docs/SERVER.md §Config file);
+                           a flag given as well wins over the file
   --data-dir DIR           data directory (default: a temporary one, removed on exit)
   --seed N                 deterministic ids, secrets and simulation (tests only)
   --node-key FILE          Ed25519 node key file (default: DIR/node-key.json, generated)
@@ -50,11 +54,13 @@ Server options:
 
 Keys (docs/PROTOCOL.md §2.7.8): publish signs with DIR/release-key.json when it is there, else
 takes a --bundle signed offline by sign-release; rotate-keys writes the next key set.
+publish refuses a DIR without keys (no key chain, no node key) unless --init is given: a new
+node key is not the one clients pin.
 `;
 
 export type Command =
   | { readonly kind: 'help' }
-  | { readonly kind: 'serve'; readonly options: ServerOptions }
+  | { readonly kind: 'serve'; readonly options: Partial<ServerOptions> }
   | {
       readonly kind: 'publish';
       readonly dataDir: string;
@@ -65,6 +71,8 @@ export type Command =
       readonly nodeKeyFile: string | undefined;
       readonly artifactBaseUrl: string | undefined;
       readonly expiresInS: number | undefined;
+      /** --init: a DIR without keys may be given a new node key. */
+      readonly init: boolean;
     }
   | TrustCommand;
 
@@ -73,6 +81,7 @@ const SERVER_OPTIONS: OptionSpec = {
   port: { type: 'string' },
   host: { type: 'string' },
   dev: { type: 'boolean' },
+  config: { type: 'string' },
   'data-dir': { type: 'string' },
   seed: { type: 'string' },
   'node-key': { type: 'string' },
@@ -92,6 +101,7 @@ const PUBLISH_OPTIONS: OptionSpec = {
   'artifact-base-url': { type: 'string' },
   'expires-in-s': { type: 'string' },
   bundle: { type: 'string' },
+  init: { type: 'boolean' },
 };
 
 /** Parses the command line (without node and script). Throws UsageError on bad input. */
@@ -102,7 +112,7 @@ export function parseArgs(argv: readonly string[]): Command {
     return parseTrustCommand(argv[0], argv.slice(1));
   }
   const { flags, rest } = scan(argv, SERVER_OPTIONS);
-  const o: { -readonly [K in keyof ServerOptions]: ServerOptions[K] } = { ...DEFAULT_OPTIONS };
+  const o: { -readonly [K in keyof ServerOptions]?: ServerOptions[K] } = {};
   const v = (name: string): string | undefined => take(flags, name);
   let s: string | undefined;
   if ((s = v('--port')) !== undefined) o.port = int('--port', s, 0, 65535);
@@ -111,6 +121,7 @@ export function parseArgs(argv: readonly string[]): Command {
     o.host = s;
   }
   if (v('--dev') !== undefined) o.dev = true;
+  if ((s = v('--config')) !== undefined) o.config = nonEmpty('--config', s);
   if ((s = v('--data-dir')) !== undefined) o.dataDir = nonEmpty('--data-dir', s);
   if ((s = v('--seed')) !== undefined) o.seed = int('--seed', s, 0, Number.MAX_SAFE_INTEGER);
   if ((s = v('--node-key')) !== undefined) o.nodeKeyFile = nonEmpty('--node-key', s);
@@ -148,6 +159,7 @@ function parsePublish(argv: readonly string[]): Command {
   const nodeKeyFile = take(flags, '--node-key');
   const base = take(flags, '--artifact-base-url');
   const expires = take(flags, '--expires-in-s');
+  const init = take(flags, '--init') !== undefined;
   const folder = rest.shift();
   refuseLeftovers(flags, rest);
   if (dataDir === undefined || dataDir === '') throw new UsageError('publish needs --data-dir DIR');
@@ -170,5 +182,6 @@ function parsePublish(argv: readonly string[]): Command {
     nodeKeyFile,
     artifactBaseUrl: base === undefined ? undefined : httpUrl('--artifact-base-url', base),
     expiresInS: expires === undefined ? undefined : int('--expires-in-s', expires, 1, 366 * 86400),
+    init,
   };
 }

@@ -11,6 +11,7 @@ import { ServerClock } from './clock.js';
 import { parseArgs, USAGE, UsageError, type Command } from './main-args.js';
 import { listFolder } from './updates/publish-folder.js';
 import { readBundleFile } from './updates/release-bundle.js';
+import { NodeKeyMissingError } from './updates/trust-keys.js';
 import { openUpdateState } from './updates/updates-module.js';
 import { DEFAULT_OPTIONS } from './options.js';
 import { startedByNpm, watchParent } from './parent-watch.js';
@@ -62,7 +63,11 @@ async function serve(command: Extract<Command, { kind: 'serve' }>): Promise<void
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   if (startedByNpm(process.env)) watchParent(() => stop('the parent process exited'));
-  const server = await startServer(command.options, { logStream: out });
+  // The command line logs at info unless told otherwise (in-process servers are silent).
+  const server = await startServer(
+    { logLevel: DEFAULT_OPTIONS.logLevel, ...command.options },
+    { logStream: out },
+  );
   started.server = server;
   out.open(
     `${JSON.stringify({ url: server.url, node_pubkey: server.nodePubkey, ...server.describe() })}\n`,
@@ -72,11 +77,21 @@ async function serve(command: Extract<Command, { kind: 'serve' }>): Promise<void
 
 async function publish(command: Extract<Command, { kind: 'publish' }>): Promise<void> {
   const clock = new ServerClock();
-  const state = await openUpdateState({
-    dataDir: command.dataDir,
-    options: { ...DEFAULT_OPTIONS, dataDir: command.dataDir, nodeKeyFile: command.nodeKeyFile },
-    clock,
-    random: createRandom(undefined),
+  const state = await openUpdateState(
+    {
+      dataDir: command.dataDir,
+      options: { ...DEFAULT_OPTIONS, dataDir: command.dataDir, nodeKeyFile: command.nodeKeyFile },
+      clock,
+      random: createRandom(undefined),
+    },
+    { newRoot: command.init },
+  ).catch((error: unknown) => {
+    if (!(error instanceof NodeKeyMissingError)) throw error;
+    throw new NodeKeyMissingError(
+      `${error.message}, and clients that pin the real node key would refuse its releases ` +
+        '(UNKNOWN_KEY). Give --node-key FILE with the real key, or --init to start this data ' +
+        'directory with a new key on purpose.',
+    );
   });
   const artifacts = await listFolder(command.folder);
   const expiry = command.expiresInS === undefined ? {} : { expires_in_s: command.expiresInS };

@@ -1,7 +1,12 @@
 /**
  * Every option of the companion server, parsed from flags by main.ts or given in-process to
- * startServer(). Defaults live here, in one place, with units in their names.
+ * startServer(). Defaults live here, in one place, with units in their names. A `config` (file
+ * or object, docs/SERVER.md §Config file) sets the deterministic state; an option given as
+ * well wins over the config's value for the same setting.
  */
+import type { ServerConfig } from './config/server-config.js';
+import type { IssueTokensHook } from './oauth/claims.js';
+
 export interface ServerOptions {
   /** TCP port; 0 picks a free one. */
   readonly port: number;
@@ -9,6 +14,17 @@ export interface ServerOptions {
   readonly host: string;
   /** Turns on the test-control API under /api/dev/* (404 without it). */
   readonly dev: boolean;
+  /**
+   * The deterministic set-up: a JSON file's path (`--config FILE`; relative paths inside it are
+   * relative to the file) or the same object (relative paths are relative to the working
+   * directory). Refused with CONFIG_INVALID naming the JSON path of the first bad field.
+   */
+  readonly config: ServerConfig | string | undefined;
+  /**
+   * In-process only: called before every token response to add or shape the ID token's extra
+   * claims (and userinfo's) per client or subject. See oauth/claims.ts.
+   */
+  readonly onIssueTokens: IssueTokensHook | undefined;
   /** Data directory; undefined means a fresh temporary directory removed on close. */
   readonly dataDir: string | undefined;
   /** Seed for deterministic ids, secrets and simulation; undefined means CSPRNG. */
@@ -40,6 +56,8 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   port: 0,
   host: '127.0.0.1',
   dev: false,
+  config: undefined,
+  onIssueTokens: undefined,
   dataDir: undefined,
   seed: undefined,
   nodeKeyFile: undefined,

@@ -12,6 +12,7 @@ import { RouteTable } from '../../server/src/http/route-table.js';
 import { ChainError } from '../../server/src/chain/chain-error.js';
 import { createChainModule, type ChainApi } from '../../server/src/chain/chain-module.js';
 import type { ServerModule } from '../../server/src/module.js';
+import { NO_CONFIG } from '../../server/src/config/load-config.js';
 import { DEFAULT_OPTIONS, type ServerOptions } from '../../server/src/options.js';
 import { createRandom } from '../../server/src/random.js';
 
@@ -35,6 +36,7 @@ export function chainContext(
   const merged: ServerOptions = { ...DEFAULT_OPTIONS, simulate: false, seed: 7, ...options };
   return {
     options: merged,
+    config: NO_CONFIG,
     clock: new ServerClock(() => startMs),
     random: createRandom(merged.seed),
     dataDir: '',

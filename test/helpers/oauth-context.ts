@@ -6,6 +6,7 @@ import Fastify from 'fastify';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { pino } from 'pino';
 import { ServerClock } from '../../server/src/clock.js';
+import { validateConfig, type ServerConfig } from '../../server/src/config/server-config.js';
 import type { ServerContext } from '../../server/src/context.js';
 import type { ServerModule } from '../../server/src/module.js';
 import type { OAuthApi } from '../../server/src/oauth/oauth-module.js';
@@ -28,8 +29,14 @@ export interface OAuthHarness {
   close(): Promise<void>;
 }
 
-/** Builds a ServerContext for tests; the clock starts at a fixed instant. */
-export function fakeContext(options: Partial<ServerOptions> = {}): ServerContext {
+/**
+ * Builds a ServerContext for tests; the clock starts at a fixed instant. `config` is validated
+ * as a config file would be (docs/SERVER.md §Config file).
+ */
+export function fakeContext(
+  options: Partial<ServerOptions> = {},
+  config: ServerConfig = {},
+): ServerContext {
   const clock = new ServerClock(() => Date.UTC(2026, 0, 1, 12, 0, 0));
   return {
     options: {
@@ -39,6 +46,7 @@ export function fakeContext(options: Partial<ServerOptions> = {}): ServerContext
       seed: 7,
       ...options,
     },
+    config: { config: validateConfig(config, 'config', process.cwd()), source: 'config' },
     clock,
     random: createRandom(options.seed ?? 7),
     dataDir: '/nonexistent',
@@ -48,8 +56,11 @@ export function fakeContext(options: Partial<ServerOptions> = {}): ServerContext
 }
 
 /** The OAuth module (with its dev routes) on a bare Fastify app, ready for inject(). */
-export async function oauthHarness(options: Partial<ServerOptions> = {}): Promise<OAuthHarness> {
-  const ctx = fakeContext(options);
+export async function oauthHarness(
+  options: Partial<ServerOptions> = {},
+  config: ServerConfig = {},
+): Promise<OAuthHarness> {
+  const ctx = fakeContext(options, config);
   const module = await createOAuthModule(ctx);
   const app = Fastify({ logger: false });
   await module.register(app);

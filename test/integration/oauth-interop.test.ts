@@ -125,4 +125,24 @@ describe.each([
     await revoke(f, tokens.access_token);
     expect((await ask()).active).toBe(false);
   });
+
+  it('userinfo (OIDC Core §5.3) answers the subject; once revoked, invalid_token', async () => {
+    const f = flow();
+    const tokens = await codeFlow(f);
+    expect(as.userinfo_endpoint).toBe(`${server.url}/api/oauth/userinfo`);
+    const ask = async () =>
+      oauth.processUserInfoResponse(
+        as,
+        f.client,
+        'interop-user',
+        await oauth.userInfoRequest(as, f.client, tokens.access_token, insecure),
+      );
+    expect((await ask()).sub).toBe('interop-user');
+    await revoke(f, tokens.access_token);
+    const error = await ask().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(oauth.WWWAuthenticateChallengeError);
+    const challenge = (error as oauth.WWWAuthenticateChallengeError).cause[0];
+    expect(challenge?.scheme).toBe('bearer');
+    expect(challenge?.parameters.error).toBe('invalid_token');
+  });
 });

@@ -68,6 +68,43 @@ describe('npm run server (CLI)', () => {
     }
   });
 
+  it('--config FILE: the configured node key and machine key are in effect; a bad field exits 1 naming its path', async () => {
+    const seed = '22'.repeat(32);
+    const key = `mk_${'C'.repeat(43)}`;
+    const file = join(work, 'qa-server.json');
+    await writeFile(
+      file,
+      JSON.stringify({ node_key: { secret_key_hex: seed }, machines: [{ machine_key: key }] }),
+    );
+    const cli = await spawnCli(['--port', '0', '--config', file, '--simulate', 'off']);
+    try {
+      const res = await fetch(`${cli.first.url}/api/updates/manifest`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(res.status).toBe(200);
+      const again = await spawnCli(['--port', '0', '--config', file, '--simulate', 'off']);
+      try {
+        expect(again.first.node_pubkey).toBe(cli.first.node_pubkey); // the same every run
+      } finally {
+        await again.stop('SIGKILL');
+      }
+    } finally {
+      await cli.stop('SIGKILL');
+    }
+    const bad = join(work, 'bad-config.json');
+    await writeFile(
+      bad,
+      JSON.stringify({ machines: [{ machine_key: key, subscription: 'paid' }] }),
+    );
+    const out = await runCli(['--port', '0', '--config', bad]);
+    expect(out.code).toBe(1);
+    expect(JSON.parse(out.stderr)).toMatchObject({
+      ok: false,
+      code: 'CONFIG_INVALID',
+      error: `${bad}: $.machines[0].subscription: must be "active" or "inactive"`,
+    });
+  }, 90_000);
+
   it('refuses an unknown flag with exit code 2 and a usage message', async () => {
     const out = await runCli(['--port', '0', '--colour']);
     expect(out.code).toBe(2);
@@ -84,13 +121,61 @@ describe('npm run server (CLI)', () => {
     expect(out.stderr).not.toContain('not a key');
   });
 
+  it('publish refuses a data dir without keys unless --init: NODE_KEY_MISSING, nothing written', async () => {
+    const folder = join(work, 'release-init');
+    await mkdir(folder, { recursive: true });
+    await writeFile(join(folder, 'app.txt'), 'app');
+    const fresh = join(work, 'fresh');
+    const refused = await runCli(['publish', '--data-dir', fresh, '--version', '1.0.0', folder]);
+    expect(refused.code).toBe(1);
+    const line = JSON.parse(refused.stderr) as { code: string; error: string };
+    expect(line.code).toBe('NODE_KEY_MISSING');
+    expect(line.error).toContain('--init');
+    expect(line.error).toContain('UNKNOWN_KEY');
+    expect(existsSync(fresh)).toBe(false);
+    // The real key given with --node-key is not a new one: no --init needed.
+    const keyDir = join(work, 'with-key');
+    const keyed = await runCli([
+      'publish',
+      '--data-dir',
+      keyDir,
+      '--init',
+      '--version',
+      '1.0.0',
+      folder,
+    ]);
+    expect(keyed.code).toBe(0);
+    const pinned = (JSON.parse(keyed.stdout) as { node_pubkey: string }).node_pubkey;
+    const moved = join(work, 'moved');
+    const again = await runCli([
+      'publish',
+      '--data-dir',
+      moved,
+      '--node-key',
+      join(keyDir, 'node-key.json'),
+      '--version',
+      '1.0.0',
+      folder,
+    ]);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ node_pubkey: pinned });
+  }, 90_000);
+
   it('publishes a folder into a data dir that the server then serves, and refuses to go back', async () => {
     const dataDir = join(work, 'published');
     const folder = join(work, 'release');
     await mkdir(join(folder, 'lib'), { recursive: true });
     await writeFile(join(folder, 'app.txt'), 'app');
     await writeFile(join(folder, 'lib', 'core.bin'), Buffer.alloc(4096, 1));
-    const first = await runCli(['publish', '--data-dir', dataDir, '--version', '1.2.0', folder]);
+    const first = await runCli([
+      'publish',
+      '--data-dir',
+      dataDir,
+      '--init',
+      '--version',
+      '1.2.0',
+      folder,
+    ]);
     expect(first.code).toBe(0);
     expect(JSON.parse(first.stdout)).toMatchObject({
       ok: true,
@@ -121,7 +206,7 @@ describe('npm run server (CLI)', () => {
     } finally {
       await cli.stop('SIGTERM');
     }
-  });
+  }, 90_000);
 });
 
 describe('npm run server under a harness: the process it starts is the one it stops', () => {

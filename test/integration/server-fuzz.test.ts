@@ -32,6 +32,10 @@ const TARGETS: readonly Target[] = [
   { method: 'POST', path: '/api/oauth/introspect', lenient: true },
   { method: 'GET', path: '/api/oauth/authorize', redirects: true },
   { method: 'GET', path: '/.well-known/openid-configuration', lenient: true },
+  { method: 'GET', path: '/api/oauth/userinfo' },
+  { method: 'POST', path: '/api/oauth/login' },
+  // Without parameters it is the signed-out page: 200 is right for any query it ignores.
+  { method: 'GET', path: '/api/oauth/end-session', lenient: true },
   { method: 'POST', path: '/api/dev/clock', fields: ['advance_ms'] },
   { method: 'POST', path: '/api/dev/faults', fields: ['route', 'status', 'drop', 'delay_ms'] },
   {

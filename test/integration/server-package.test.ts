@@ -9,12 +9,14 @@
  * the harness started is killed.
  */
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServerPackage, PACKAGE_DIR } from '../../scripts/build-server-package.mjs';
+import { findChromium } from '../../scripts/test-tools.mjs';
 import { spawnServer, waitStopped } from '../helpers/server-harness.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -22,12 +24,25 @@ const here = join(import.meta.dirname, 'server-package');
 const exec = promisify(execFile);
 const SETUP_MS = 240_000;
 
-/** The environment without what `npm test` exports to its children (npm_package_*, ...). */
+/**
+ * The environment without what `npm test` exports to its children (npm_package_*, ...) and
+ * without this vitest run's own variables, so the scratch project's vitest is a run of its own.
+ */
 function cleanEnv(): NodeJS.ProcessEnv {
   const keep = new Set(['npm_config_cache', 'npm_config_registry', 'npm_config_userconfig']);
   return Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !k.startsWith('npm_') || keep.has(k)),
+    Object.entries(process.env).filter(
+      ([k]) => (!k.startsWith('npm_') || keep.has(k)) && !k.startsWith('VITEST') && k !== 'TEST',
+    ),
   );
+}
+
+/** The version the repository installed, so the scratch project installs it from the cache. */
+function installed(name: string): string {
+  const pkg = JSON.parse(
+    readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8'),
+  ) as { version: string };
+  return `${name}@${pkg.version}`;
 }
 
 async function run(command: string, args: readonly string[], cwd: string) {
@@ -60,6 +75,9 @@ beforeAll(async () => {
       '--no-fund',
       '--loglevel=error',
       `./${packed.filename}`,
+      // The optional peers of the /playwright and /vitest entries, as a QA project has them.
+      installed('@playwright/test'),
+      installed('vitest'),
     ],
     scratch,
   );
@@ -83,6 +101,10 @@ describe('the packed verified-updater-server, installed in a scratch project', (
         'dist/index.js',
         'dist/bin.js',
         'dist/types/packages/server/src/index.d.ts',
+        'dist/playwright.js',
+        'dist/vitest.js',
+        'dist/types/packages/server/src/playwright.d.ts',
+        'dist/types/packages/server/src/vitest.d.ts',
       ]),
     );
     expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
@@ -95,6 +117,39 @@ describe('the packed verified-updater-server, installed in a scratch project', (
     expect(stdout).toMatch(/^# pass 2$/m);
     expect(stdout).toMatch(/^# fail 0$/m);
   }, 60_000);
+
+  it('verified-updater-server/playwright: per-test and per-worker servers, the login page in Chromium', async () => {
+    await copyFile(join(here, 'scratch-fixtures.spec.mjs'), join(scratch, 'fixtures.spec.mjs'));
+    await copyFile(
+      join(here, 'scratch-playwright.config.mjs'),
+      join(scratch, 'playwright.config.mjs'),
+    );
+    const chromium = findChromium();
+    const { stdout } = await exec(
+      process.execPath,
+      [join(scratch, 'node_modules', '@playwright', 'test', 'cli.js'), 'test'],
+      {
+        cwd: scratch,
+        env: { ...cleanEnv(), CHROMIUM_PATH: chromium?.path ?? '' },
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    ).catch((error: { stdout?: string; stderr?: string; message: string }) => {
+      throw new Error(`playwright test failed: ${error.message}\n${error.stdout ?? ''}`);
+    });
+    expect(stdout).toMatch(/5 passed/);
+  }, 120_000);
+
+  it('verified-updater-server/vitest: useServer per file and per test, and the server fixture', async () => {
+    await copyFile(join(here, 'scratch-vitest.test.mjs'), join(scratch, 'qa.vitest.test.mjs'));
+    const { stdout } = await exec(
+      process.execPath,
+      [join(scratch, 'node_modules', 'vitest', 'vitest.mjs'), 'run', 'qa.vitest.test.mjs'],
+      { cwd: scratch, env: { ...cleanEnv(), NO_COLOR: '1' }, maxBuffer: 16 * 1024 * 1024 },
+    ).catch((error: { stdout?: string; message: string }) => {
+      throw new Error(`vitest run failed: ${error.message}\n${error.stdout ?? ''}`);
+    });
+    expect(stdout).toMatch(/Tests\s+5 passed \(5\)/);
+  }, 120_000);
 
   it('type-checks a strict TypeScript consumer against the installed declarations', async () => {
     await copyFile(join(here, 'consumer.ts'), join(scratch, 'consumer.ts'));

@@ -31,7 +31,15 @@ describe('sign-release, publish --bundle and rotate-keys on the command line', (
     await writeFile(join(build, 'app.txt'), 'version one');
 
     // First start creates the keys and key set 1; then the root and release keys go offline.
-    const init = await runCli(['publish', '--data-dir', dataDir, '--version', '0.1.0', build]);
+    const init = await runCli([
+      'publish',
+      '--data-dir',
+      dataDir,
+      '--init',
+      '--version',
+      '0.1.0',
+      build,
+    ]);
     expect(init.code).toBe(0);
     const nodePubkey = json(init.stdout)['node_pubkey'] as string;
     await rename(join(dataDir, 'node-key.json'), join(offline, 'node-key.json'));
@@ -97,7 +105,15 @@ describe('sign-release, publish --bundle and rotate-keys on the command line', (
   it('refuses a bundle file that is not JSON (INVALID_BUNDLE)', async () => {
     const bad = join(work, 'bad.json');
     await writeFile(bad, 'not json');
-    const out = await runCli(['publish', '--data-dir', join(work, 'd2'), '--bundle', bad, work]);
+    const out = await runCli([
+      'publish',
+      '--data-dir',
+      join(work, 'd2'),
+      '--init',
+      '--bundle',
+      bad,
+      work,
+    ]);
     expect(out.code).toBe(1);
     expect(json(out.stderr)).toMatchObject({ code: 'INVALID_BUNDLE' });
   });

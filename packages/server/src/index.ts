@@ -10,6 +10,21 @@
 export { startServer, type RunningServer } from '../../../server/src/start-server.js';
 export { DEFAULT_OPTIONS, type ServerOptions } from '../../../server/src/options.js';
 export type { PublishInput, PublishResult } from '../../../server/src/updates/publisher.js';
+export type {
+  ServerConfig,
+  MachineConfig,
+  ReleaseConfig,
+  OAuthConfig,
+  ChainConfig,
+  LifetimesConfig,
+  NodeKeyConfig,
+} from '../../../server/src/config/server-config.js';
+export type {
+  Claims,
+  IssueTokensHook,
+  IssueTokensInput,
+} from '../../../server/src/oauth/claims.js';
+export type { ClientRegistration } from '../../../server/src/oauth/clients.js';
 export {
   verifyManifest,
   UpdateError,

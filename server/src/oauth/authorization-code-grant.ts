@@ -69,10 +69,11 @@ export async function redeemAuthorizationCode(
       scope: record.scope,
       authTimeSec: record.authTimeSec,
       nonce: record.nonce,
+      claims: record.claims,
       refreshJti,
       expiresAtMs,
     },
     nowMs,
   );
-  return issueTokens(state, client, grant, refreshJti, true);
+  return issueTokens(state, client, grant, { refreshJti, grantType: 'authorization_code' });
 }

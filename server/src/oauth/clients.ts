@@ -17,6 +17,8 @@ export interface OAuthClient {
   readonly scopes: readonly string[];
   /** RFC 6749 §4.1.3 requires redirect_uri at the token endpoint; OAuth 2.1 clients omit it. */
   readonly requireRedirectUriAtToken: boolean;
+  /** OIDC RP-Initiated Logout §3.1: where the end-session endpoint may send the browser back. */
+  readonly postLogoutRedirectUris: readonly string[];
 }
 
 /** What a caller gives to register a client (in-process API, dev API, clients file). */
@@ -27,7 +29,19 @@ export interface ClientRegistration {
   readonly loopback_redirect_paths?: readonly string[] | undefined;
   readonly scopes?: readonly string[] | undefined;
   readonly require_redirect_uri_at_token?: boolean | undefined;
+  readonly post_logout_redirect_uris?: readonly string[] | undefined;
 }
+
+/** The fields a registration may have (a config file refuses any other). */
+export const REGISTRATION_FIELDS: readonly (keyof ClientRegistration)[] = [
+  'client_id',
+  'client_secret',
+  'redirect_uris',
+  'loopback_redirect_paths',
+  'scopes',
+  'require_redirect_uri_at_token',
+  'post_logout_redirect_uris',
+];
 
 /** A registration (or clients file) that is refused; at start-up the server does not start. */
 export const ClientRegistrationError = errorClass(
@@ -70,6 +84,16 @@ export function toClient(reg: ClientRegistration): OAuthClient {
   for (const s of scopes) if (!SCOPE_TOKEN.test(s)) fail(`scope ${s} is not a valid scope token`);
   const requireRedirect = reg.require_redirect_uri_at_token ?? true;
   if (typeof requireRedirect !== 'boolean') fail('require_redirect_uri_at_token is boolean');
+  const logoutUris = stringList(
+    reg.post_logout_redirect_uris ?? [],
+    'post_logout_redirect_uris',
+    fail,
+  );
+  for (const uri of logoutUris) {
+    if (!URL.canParse(uri) || new URL(uri).hash !== '') {
+      fail(`post-logout redirect URI ${uri} must be absolute without a fragment`);
+    }
+  }
   return {
     id: reg.client_id,
     secret,
@@ -77,6 +101,7 @@ export function toClient(reg: ClientRegistration): OAuthClient {
     loopbackPaths,
     scopes,
     requireRedirectUriAtToken: requireRedirect,
+    postLogoutRedirectUris: logoutUris,
   };
 }
 

@@ -4,6 +4,7 @@
  * the client's (RFC 6749 §3.3), PKCE S256 only and required for public clients (RFC 7636 §4.2,
  * RFC 9700 §2.1.1, checklist T-18), bounded nonce and subject (OIDC Core §2: sub ≤ 255 ASCII).
  */
+import type { Claims } from './claims.js';
 import type { OAuthClient } from './clients.js';
 import { canonicalRedirect, isRegisteredRedirect } from './clients.js';
 import type { CodeBinding } from './code-store.js';
@@ -14,7 +15,8 @@ import { parseScope, requireSubset } from './scope.js';
 
 /** The subject used when no login_hint is given. */
 export const DEFAULT_SUBJECT = 'demo-user';
-const SUBJECT = /^[\x21-\x7e]{1,255}$/;
+/** OIDC Core §2: `sub` is at most 255 ASCII characters; visible ones only here. */
+export const SUBJECT = /^[\x21-\x7e]{1,255}$/;
 
 /** A code request before validation; every field as received (strings or undefined). */
 export interface CodeRequest {
@@ -23,6 +25,8 @@ export interface CodeRequest {
   readonly subject: string | undefined;
   readonly codeChallenge: string | undefined;
   readonly codeChallengeMethod: string | undefined;
+  /** Extra ID-token claims, already checked (claims.ts). */
+  readonly claims?: Claims | undefined;
 }
 
 /** Looks up the client; an unknown one is never redirected to (RFC 6749 §4.1.2.1). */
@@ -85,5 +89,6 @@ export function toCodeBinding(
     scope: scopes.join(' '),
     subject,
     authTimeSec: Math.floor(state.clock.now() / 1000),
+    claims: req.claims,
   };
 }

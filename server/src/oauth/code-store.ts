@@ -5,6 +5,7 @@
  * without an `await` between the check and the write.
  */
 import type { RandomSource } from '../random.js';
+import type { Claims } from './claims.js';
 import { makeRoom } from './make-room.js';
 
 /** What a code is bound to. */
@@ -19,6 +20,8 @@ export interface CodeBinding {
   readonly subject: string;
   /** OIDC Core §2 auth_time, seconds since the epoch. */
   readonly authTimeSec: number;
+  /** Extra ID-token claims chosen for this authorization (login page, minted code). */
+  readonly claims?: Claims | undefined;
 }
 
 export interface CodeRecord extends CodeBinding {

@@ -15,6 +15,10 @@ export const OAUTH_PATHS = {
   token: '/api/oauth/token',
   revoke: '/api/oauth/revoke',
   introspect: '/api/oauth/introspect',
+  userinfo: '/api/oauth/userinfo',
+  endSession: '/api/oauth/end-session',
+  /** The login page's form posts here (not advertised: it is part of the page). */
+  login: '/api/oauth/login',
 } as const;
 
 /** Builds the discovery document for the current issuer. */
@@ -27,6 +31,8 @@ export function discoveryDocument(state: OAuthState): Record<string, unknown> {
     token_endpoint: at(OAUTH_PATHS.token),
     revocation_endpoint: at(OAUTH_PATHS.revoke),
     introspection_endpoint: at(OAUTH_PATHS.introspect),
+    userinfo_endpoint: at(OAUTH_PATHS.userinfo),
+    end_session_endpoint: at(OAUTH_PATHS.endSession),
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: GRANT_TYPES_SUPPORTED,

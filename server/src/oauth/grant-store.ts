@@ -6,6 +6,7 @@
  * oldest evicted past `maxGrants`.
  */
 import type { RandomSource } from '../random.js';
+import { NO_CLAIMS, type Claims } from './claims.js';
 import { makeRoom } from './make-room.js';
 
 export interface Grant {
@@ -15,6 +16,10 @@ export interface Grant {
   readonly scope: string;
   readonly authTimeSec: number;
   readonly nonce: string | undefined;
+  /** The authorization's own extra claims (login page, minted code). */
+  readonly claims: Claims | undefined;
+  /** The extra claims of the last ID token issued: what userinfo answers beside `sub`. */
+  issuedClaims: Claims;
   /** jti of the one refresh token that may be used next; older ones are reuse (T-28). */
   refreshJti: string;
   /** When the current refresh token expires; the grant is pruned after it. */
@@ -23,7 +28,9 @@ export interface Grant {
   readonly revokedAccess: Set<string>;
 }
 
-export type NewGrant = Omit<Grant, 'id' | 'revokedAccess'>;
+export type NewGrant = Omit<Grant, 'id' | 'revokedAccess' | 'issuedClaims' | 'claims'> & {
+  readonly claims?: Claims | undefined;
+};
 
 export class GrantStore {
   readonly #grants = new Map<string, Grant>();
@@ -46,7 +53,13 @@ export class GrantStore {
   /** Stores a grant under a pre-allocated id. */
   add(id: string, grant: NewGrant, nowMs: number): Grant {
     makeRoom(this.#grants, this.maxGrants, (r) => r.expiresAtMs <= nowMs);
-    const full: Grant = { ...grant, id, revokedAccess: new Set() };
+    const full: Grant = {
+      ...grant,
+      claims: grant.claims,
+      issuedClaims: NO_CLAIMS,
+      id,
+      revokedAccess: new Set(),
+    };
     this.#grants.set(id, full);
     return full;
   }
@@ -65,6 +78,18 @@ export class GrantStore {
   /** Revokes the whole family (idempotent). */
   revoke(id: string): void {
     this.#grants.delete(id);
+  }
+
+  /** Revokes every grant of one subject at one client (RP-initiated logout); returns how many. */
+  revokeSubject(clientId: string, subject: string): number {
+    let n = 0;
+    for (const [id, g] of this.#grants) {
+      if (g.clientId === clientId && g.subject === subject) {
+        this.#grants.delete(id);
+        n++;
+      }
+    }
+    return n;
   }
 
   get size(): number {

@@ -20,6 +20,8 @@ export interface IdTokenInput {
   readonly accessToken: string;
   /** HS256 key octets, or a key made by `hs256Key` (already length-checked). */
   readonly key: Uint8Array | KeyObject;
+  /** Extra claims (claims.ts), after the registered ones; never a reserved name. */
+  readonly extraClaims?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /** An HS256 key under 32 bytes (RFC 7518 §3.2). */
@@ -67,6 +69,11 @@ export function signIdToken(input: IdTokenInput): string {
   claims['aud'] = input.clientId;
   claims['iat'] = input.nowSec;
   claims['exp'] = input.nowSec + input.ttlSec;
+  if (input.extraClaims !== undefined) {
+    for (const [name, value] of Object.entries(input.extraClaims)) {
+      if (!Object.hasOwn(claims, name)) claims[name] = value;
+    }
+  }
   const signingInput = `${ID_TOKEN_HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
   const signature = createHmac('sha256', key).update(signingInput).digest('base64url');
   return `${signingInput}.${signature}`;

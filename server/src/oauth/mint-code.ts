@@ -4,6 +4,7 @@
  * scope and PKCE pair. When no challenge or verifier is given, a verifier is generated and
  * returned (unless a confidential client asks for `pkce: false`).
  */
+import { claimsProblem, type Claims } from './claims.js';
 import { requireClient, requireRedirect, toCodeBinding } from './code-request.js';
 import { invalidRequest } from './oauth-error.js';
 import type { OAuthState } from './oauth-state.js';
@@ -20,6 +21,8 @@ export interface MintCodeInput {
   readonly code_verifier?: string | undefined;
   /** false: no PKCE (confidential clients only). */
   readonly pkce?: boolean | undefined;
+  /** Extra ID-token claims for this authorization, as the login page's (claims.ts). */
+  readonly claims?: Claims | undefined;
 }
 
 export interface MintedCode {
@@ -55,7 +58,12 @@ export function mintCode(state: OAuthState, input: MintCodeInput): MintedCode {
     verifier = state.random.token(32); // 43 characters of the unreserved set (RFC 7636 §4.1)
     challenge = s256(verifier);
   }
+  if (input.claims !== undefined) {
+    const problem = claimsProblem(input.claims);
+    if (problem !== undefined) throw invalidRequest('CLAIMS_INVALID', problem);
+  }
   const binding = toCodeBinding(state, client, redirectUri, {
+    claims: input.claims,
     scope: input.scope,
     nonce: input.nonce,
     subject: input.subject,

@@ -9,9 +9,11 @@ import { ServerError } from '../server-error.js';
 
 export type { OAuthStableCode } from '../../../src/protocol/index.js';
 
-/** RFC 6749 §4.1.2.1 and §5.2 error codes, plus RFC 7662/7009 usage. */
+/** RFC 6749 §4.1.2.1 and §5.2 error codes, plus RFC 7662/7009 usage and RFC 6750 §3.1. */
 export type OAuthErrorCode =
   | 'invalid_request'
+  | 'invalid_token'
+  | 'insufficient_scope'
   | 'invalid_client'
   | 'invalid_grant'
   | 'unauthorized_client'
@@ -36,13 +38,22 @@ export class OAuthError extends ServerError<OAuthStableCode> {
     readonly error: OAuthErrorCode,
     code: OAuthStableCode,
     message: string,
-    readonly status: 400 | 401 | 500 = error === 'invalid_client' ? 401 : 400,
+    readonly status: 400 | 401 | 403 | 500 = error === 'invalid_client' ? 401 : 400,
     /** RFC 6749 §5.2: set when the client used HTTP Basic, so the 401 carries the challenge. */
     readonly basicChallenge = false,
-    options: { cause?: unknown } = {},
+    options: { cause?: unknown; challenge?: string } = {},
   ) {
-    const challenge = status === 401 && basicChallenge ? BASIC_CHALLENGE : {};
-    super(code, message, { ...options, status, headers: { ...NO_STORE, ...challenge } });
+    const challenge =
+      options.challenge !== undefined
+        ? { 'www-authenticate': options.challenge }
+        : status === 401 && basicChallenge
+          ? BASIC_CHALLENGE
+          : {};
+    super(code, message, {
+      cause: options.cause,
+      status,
+      headers: { ...NO_STORE, ...challenge },
+    });
   }
 
   /** The same error, marked for a `WWW-Authenticate: Basic` challenge. */

@@ -1,7 +1,9 @@
 /**
- * The OAuth area as a server module (docs/PROTOCOL.md §4, docs/OAUTH.md): token, revoke, authorize, introspect and
- * discovery routes in one encapsulated Fastify scope with its own body parsers and error
- * handler; the dev API; and the in-process QA API (`mintCode`, `registerClient`, `clients`).
+ * The OAuth area as a server module (docs/PROTOCOL.md §4, docs/OAUTH.md): token, revoke,
+ * authorize and its login page, introspect, userinfo, end-session and discovery routes in one
+ * encapsulated Fastify scope with its own body parsers and error handler; the dev API; and the
+ * in-process QA API (`mintCode`, `registerClient`, `clients`). The config's `oauth` part
+ * (clients, claims, login page) and lifetimes, and the `onIssueTokens` hook, are read here.
  *
  * @example
  *   const oauth = await createOAuthModule(ctx);
@@ -10,13 +12,18 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../context.js';
+import { oauthLimitsOf } from '../config/apply-config.js';
+import { ConfigError } from '../config/server-config.js';
 import type { ServerModule } from '../module.js';
 import { registerOAuthAuthorize } from '../routes/oauth-authorize.js';
 import { registerOAuthDev } from '../routes/oauth-dev.js';
 import { registerOAuthDiscovery } from '../routes/oauth-discovery.js';
+import { registerOAuthEndSession } from '../routes/oauth-end-session.js';
 import { registerOAuthIntrospect } from '../routes/oauth-introspect.js';
 import { registerOAuthRevoke } from '../routes/oauth-revoke.js';
 import { registerOAuthToken } from '../routes/oauth-token.js';
+import { registerOAuthUserinfo } from '../routes/oauth-userinfo.js';
+import type { Claims, ClaimsPolicy } from './claims.js';
 import type { ClientRegistration, ClientRegistry, OAuthClient } from './clients.js';
 import { defaultRegistrations, readClientsFile } from './clients.js';
 import type { MintCodeInput, MintedCode } from './mint-code.js';
@@ -40,16 +47,46 @@ export interface OAuthApi {
   readonly state: OAuthState;
 }
 
+/** The config's claims per client and subject, with the hook. */
+function claimsPolicy(ctx: ServerContext): ClaimsPolicy {
+  const claims = ctx.config.config.oauth?.claims;
+  const entries = (m: Readonly<Record<string, Claims>> | undefined) =>
+    new Map(Object.entries(m ?? {}));
+  return {
+    clients: entries(claims?.clients),
+    subjects: entries(claims?.subjects),
+    hook: ctx.options.onIssueTokens,
+  };
+}
+
 /** Builds the OAuth module; refuses to start on a bad clients file or a short secret. */
 export async function createOAuthModule(ctx: ServerContext): Promise<ServerModule<OAuthApi>> {
   // Only used under app.inject() before the port is known; a listening server has a base URL.
   const issuer = (): string => ctx.options.issuer ?? (ctx.baseUrl() || 'http://localhost');
-  const state = createOAuthState({ clock: ctx.clock, random: ctx.random, issuer });
-  const qaClientSecret = ctx.options.qaClientSecret ?? ctx.random.token(32);
-  for (const reg of defaultRegistrations(qaClientSecret)) state.clients.register(reg);
+  const oauthConfig = ctx.config.config.oauth ?? {};
+  const state = createOAuthState({
+    clock: ctx.clock,
+    random: ctx.random,
+    issuer,
+    limits: oauthLimitsOf(ctx.config.config),
+    claims: claimsPolicy(ctx),
+    loginPage: oauthConfig.login_page ?? true,
+  });
+  const defaultSecret = ctx.options.qaClientSecret ?? ctx.random.token(32);
+  for (const reg of defaultRegistrations(defaultSecret)) state.clients.register(reg);
   if (ctx.options.clientsFile !== undefined) {
     for (const reg of await readClientsFile(ctx.options.clientsFile)) state.clients.register(reg);
   }
+  for (const reg of oauthConfig.clients ?? []) state.clients.register(reg);
+  for (const id of state.claims.clients.keys()) {
+    if (state.clients.get(id) === undefined) {
+      throw new ConfigError(
+        `${ctx.config.source}: $.oauth.claims.clients[${JSON.stringify(id)}]: no client ${id} is registered`,
+      );
+    }
+  }
+  // The config may redefine qa-web; the first stdout line reports the secret in force.
+  const qaClientSecret = state.clients.get('qa-web')?.secret ?? defaultSecret;
   const scoped = (app: FastifyInstance, routes: (scope: FastifyInstance) => void): void => {
     void app.register((scope, _opts, done) => {
       installOAuthScope(scope, state.limits.bodyLimitBytes);
@@ -66,11 +103,14 @@ export async function createOAuthModule(ctx: ServerContext): Promise<ServerModul
         registerOAuthToken(scope, state);
         registerOAuthRevoke(scope, state);
         registerOAuthIntrospect(scope, state);
+        registerOAuthUserinfo(scope, state);
+        registerOAuthEndSession(scope, state);
       }),
     registerDev: (app) => scoped(app, (scope) => registerOAuthDev(scope, state)),
     reset: () => {
       state.codes.clear();
       state.grants.clear();
+      state.logins.clear();
     },
     describe: () => ({ qa_client_secret: qaClientSecret }),
     api: {

@@ -1,20 +1,29 @@
 /**
- * Everything the OAuth logic shares: clients, codes, grants, the token sealer, limits, the
- * injected clock and the issuer. Built once per server by the module; tests build their own.
+ * Everything the OAuth logic shares: clients, codes, grants, logins waiting on the login page,
+ * the token sealer, limits, the claims policy, the injected clock and the issuer. Built once per
+ * server by the module; tests build their own.
  */
 import type { ServerClock } from '../clock.js';
 import type { RandomSource } from '../random.js';
+import { EMPTY_POLICY, type ClaimsPolicy } from './claims.js';
 import { ClientRegistry } from './clients.js';
 import { CodeStore } from './code-store.js';
 import { GrantStore } from './grant-store.js';
 import type { OAuthLimits } from './oauth-limits.js';
 import { DEFAULT_OAUTH_LIMITS } from './oauth-limits.js';
+import { PendingLogins } from './pending-logins.js';
 import { TokenSealer } from './token-seal.js';
 
 export interface OAuthState {
   readonly clients: ClientRegistry;
   readonly codes: CodeStore;
   readonly grants: GrantStore;
+  /** Authorization requests shown on the login page, waiting for the tester's choice. */
+  readonly logins: PendingLogins;
+  /** Without `login_hint`: true shows the login page, false approves as `demo-user`. */
+  readonly loginPage: boolean;
+  /** Extra ID-token claims: config per client and subject, and the onIssueTokens hook. */
+  readonly claims: ClaimsPolicy;
   readonly sealer: TokenSealer;
   readonly limits: OAuthLimits;
   readonly clock: Pick<ServerClock, 'now'>;
@@ -34,12 +43,17 @@ export function createOAuthState(deps: {
   random: RandomSource;
   issuer: () => string;
   limits?: Partial<OAuthLimits>;
+  claims?: ClaimsPolicy;
+  loginPage?: boolean;
 }): OAuthState {
   const limits = { ...DEFAULT_OAUTH_LIMITS, ...deps.limits };
   return {
     clients: new ClientRegistry(),
     codes: new CodeStore(deps.random, limits.codeTtlMs, limits.maxCodes),
     grants: new GrantStore(deps.random, limits.maxGrants),
+    logins: new PendingLogins(deps.random),
+    loginPage: deps.loginPage ?? true,
+    claims: deps.claims ?? EMPTY_POLICY,
     sealer: new TokenSealer(deps.random.bytes(32)),
     limits,
     clock: deps.clock,

@@ -52,5 +52,9 @@ export async function refreshTokens(
   const refreshJti = state.grants.newJti();
   grant.refreshJti = refreshJti; // rotate before any await
   grant.expiresAtMs = (Math.floor(nowMs / 1000) + state.limits.refreshTokenTtlSec) * 1000;
-  return issueTokens(state, client, grant, refreshJti, false, accessScope);
+  return issueTokens(state, client, grant, {
+    refreshJti,
+    grantType: 'refresh_token',
+    accessScope,
+  });
 }

@@ -1,10 +1,12 @@
 /**
  * Mints the token response of RFC 6749 §5.1 / OIDC Core §3.1.3.3 for a grant: a sealed access
- * token, a sealed refresh token (whose jti the grant now expects next) and an HS256 ID token.
+ * token, a sealed refresh token (whose jti the grant now expects next) and an HS256 ID token
+ * carrying the grant's extra claims (claims.ts).
  */
+import type { KeyObject } from 'node:crypto';
+import { claimsFor, type Claims } from './claims.js';
 import type { OAuthClient } from './clients.js';
 import type { Grant } from './grant-store.js';
-import type { KeyObject } from 'node:crypto';
 import { hs256Key, signIdToken } from './id-token.js';
 import type { OAuthState } from './oauth-state.js';
 
@@ -22,7 +24,8 @@ export interface TokenResponse {
 // object, so a changed secret gets a new key) and per server key for public clients.
 const clientKeys = new WeakMap<object, KeyObject>();
 
-function idTokenKey(state: OAuthState, client: OAuthClient): KeyObject {
+/** The key a client's ID tokens are signed with (also checks an id_token_hint, end-session.ts). */
+export function idTokenKey(state: OAuthState, client: OAuthClient): KeyObject {
   const owner: object = client.secret === undefined ? state.publicIdTokenKey : client;
   let key = clientKeys.get(owner);
   if (key === undefined) {
@@ -34,32 +37,47 @@ function idTokenKey(state: OAuthState, client: OAuthClient): KeyObject {
   return key;
 }
 
+export interface IssueOptions {
+  /** Must already be the grant's `refreshJti` (set synchronously by the caller). */
+  readonly refreshJti: string;
+  /** authorization_code echoes the nonce; refresh does not (OIDC Core §12.2). */
+  readonly grantType: 'authorization_code' | 'refresh_token';
+  /** Narrows the access token only (RFC 6749 §6); default the grant's scope. */
+  readonly accessScope?: string;
+}
+
 /**
- * Seals both tokens and signs the ID token, synchronously (node:crypto; docs/OAUTH.md, "Token
- * crypto"). `refreshJti` must already be the grant's `refreshJti` (set synchronously by the
- * caller, so concurrent rotations cannot both win).
- * `includeNonce` is false on refresh (OIDC Core §12.2 does not require it again);
- * `accessScope` narrows the access token only (RFC 6749 §6).
+ * Seals both tokens and signs the ID token (node:crypto; docs/OAUTH.md, "Token crypto"). The
+ * caller has already claimed the code or rotated the refresh token, so concurrent requests
+ * cannot both win; an `onIssueTokens` hook may await after that point.
  */
 export function issueTokens(
   state: OAuthState,
   client: OAuthClient,
   grant: Grant,
-  refreshJti: string,
-  includeNonce: boolean,
-  accessScope: string = grant.scope,
+  options: IssueOptions,
 ): Promise<TokenResponse> {
-  return Promise.resolve(mintTokens(state, client, grant, refreshJti, includeNonce, accessScope));
+  const claims = claimsFor(state.claims, {
+    client_id: client.id,
+    subject: grant.subject,
+    scope: grant.scope,
+    grant_type: options.grantType,
+    own: grant.claims,
+  });
+  if (claims instanceof Promise) {
+    return claims.then((extra) => mintTokens(state, client, grant, options, extra));
+  }
+  return Promise.resolve(mintTokens(state, client, grant, options, claims));
 }
 
 function mintTokens(
   state: OAuthState,
   client: OAuthClient,
   grant: Grant,
-  refreshJti: string,
-  includeNonce: boolean,
-  accessScope: string,
+  options: IssueOptions,
+  extra: Claims,
 ): TokenResponse {
+  const accessScope = options.accessScope ?? grant.scope;
   const nowSec = Math.floor(state.clock.now() / 1000);
   const base = {
     cid: client.id,
@@ -77,20 +95,22 @@ function mintTokens(
   });
   const refreshToken = state.sealer.seal({
     ...base,
-    jti: refreshJti,
+    jti: options.refreshJti,
     kind: 'refresh',
     exp: Math.floor(grant.expiresAtMs / 1000),
   });
+  grant.issuedClaims = extra;
   const idToken = signIdToken({
     issuer: state.issuer(),
     subject: grant.subject,
     clientId: client.id,
-    nonce: includeNonce ? grant.nonce : undefined,
+    nonce: options.grantType === 'authorization_code' ? grant.nonce : undefined,
     authTimeSec: grant.authTimeSec,
     nowSec,
     ttlSec: state.limits.idTokenTtlSec,
     accessToken,
     key: idTokenKey(state, client),
+    extraClaims: extra,
   });
   return {
     access_token: accessToken,

@@ -8,6 +8,7 @@ import type { ClientRegistration } from '../oauth/clients.js';
 import { ClientRegistrationError } from '../oauth/clients.js';
 import type { MintCodeInput } from '../oauth/mint-code.js';
 import { mintCode } from '../oauth/mint-code.js';
+import { parseClaimsText } from '../oauth/claims.js';
 import { invalidRequest } from '../oauth/oauth-error.js';
 import { noStore, rawBodyOf } from '../oauth/oauth-http.js';
 import { optionalString, parseOAuthBody } from '../oauth/oauth-params.js';
@@ -36,6 +37,15 @@ export function registerOAuthDev(scope: FastifyInstance, state: OAuthState): voi
       throw invalidRequest('PARAMETER_NOT_STRING', 'pkce must be a boolean');
     }
     input['pkce'] = pkce;
+    // An object in a JSON body; JSON text in a form body.
+    const claims = params['claims'];
+    if (typeof claims === 'string') {
+      const parsed = parseClaimsText(claims);
+      if (typeof parsed === 'string') throw invalidRequest('CLAIMS_INVALID', parsed);
+      input['claims'] = parsed;
+    } else {
+      input['claims'] = claims;
+    }
     const minted = mintCode(state, input as unknown as MintCodeInput);
     return noStore(reply).code(201).send(minted);
   });

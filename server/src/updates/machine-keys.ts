@@ -98,6 +98,44 @@ export class MachineKeys {
     };
   }
 
+  /**
+   * Adds a machine with a key chosen by the caller (a config file's fixed machine keys, so
+   * tests can hard-code them). Replaces a record with the same key or the same machine id.
+   * `expiresAt` (RFC 3339) is the end of an active subscription; default 30 days from now.
+   */
+  async put(fixed: {
+    readonly machineKey: string;
+    readonly machineId: string;
+    readonly label: string | null;
+    readonly status: SubscriptionStatus;
+    readonly expiresAt?: string | undefined;
+  }): Promise<MachineRecord> {
+    const digest = digestOf(fixed.machineKey);
+    const now = this.clock.now();
+    for (const old of [this.#byDigest.get(digest), this.#byId.get(fixed.machineId)]) {
+      if (old === undefined) continue;
+      this.#byDigest.delete(old.key_sha256);
+      this.#byId.delete(old.machine_id);
+    }
+    if (this.#byId.size >= MAX_MACHINES) {
+      throw new HttpError(429, 'MACHINE_LIMIT_REACHED', `at most ${MAX_MACHINES} machine keys`);
+    }
+    const record: MachineRecord = {
+      machine_id: fixed.machineId,
+      key_sha256: digest,
+      label: fixed.label,
+      created_at: new Date(now).toISOString(),
+      status: fixed.status,
+      expires_at:
+        fixed.status !== 'active'
+          ? null
+          : (fixed.expiresAt ?? new Date(now + SUBSCRIPTION_MS).toISOString()),
+    };
+    this.#add(record);
+    await this.#save();
+    return { ...record };
+  }
+
   /** Sets a machine's subscription (dev API); active restarts the 30 days. */
   async setSubscription(machineId: string, status: SubscriptionStatus): Promise<MachineRecord> {
     const record = this.#byId.get(machineId);

@@ -18,7 +18,8 @@ import {
   type Signer,
 } from '../../../src/protocol/index.js';
 import type { RandomSource } from '../random.js';
-import { KeyChainError, KeyChainStore } from './key-chain-store.js';
+import { errorClass } from '../server-error.js';
+import { KEYS_DIR, KeyChainError, KeyChainStore } from './key-chain-store.js';
 import { loadNodeKey, NODE_KEY_FILE } from './node-key.js';
 
 export const RELEASE_KEY_FILE = 'release-key.json';
@@ -70,15 +71,39 @@ export async function heldKey(
 
 const inRole = (role: Role, key: HeldKey): boolean => role.keys.some((k) => k.keyid === key.keyid);
 
+/**
+ * A directory without a key chain and without a node key, opened where a new node key must not
+ * be made silently (`publish` without `--init`): clients pinned to the real key would refuse
+ * every release signed under a new one with UNKNOWN_KEY.
+ */
+export const NodeKeyMissingError = errorClass('NodeKeyMissingError', 'NODE_KEY_MISSING');
+export type NodeKeyMissingError = InstanceType<typeof NodeKeyMissingError>;
+
+/**
+ * Throws NodeKeyMissingError when opening `dataDir` would create a new node key: no key chain
+ * (keys/1.json) and no node key file. Reads only, so a refused directory is left as it was.
+ */
+export async function refuseNewRoot(
+  dataDir: string,
+  nodeKeyFile: string | undefined,
+): Promise<void> {
+  const rootFile = nodeKeyFile ?? join(dataDir, NODE_KEY_FILE);
+  if (await exists(join(dataDir, KEYS_DIR, '1.json'))) return;
+  if (await exists(rootFile)) return;
+  throw new NodeKeyMissingError(
+    `${dataDir} has no key chain and ${rootFile} does not exist: a new node key would be created`,
+  );
+}
+
 /** Opens (or, on a directory without a chain, creates) the chain and the keys held. */
 export async function openTrustKeys(
   dataDir: string,
   nodeKeyFile: string | undefined,
   random: RandomSource,
 ): Promise<TrustKeys> {
+  const rootFile = nodeKeyFile ?? join(dataDir, NODE_KEY_FILE);
   const chain = new KeyChainStore(dataDir);
   await chain.load();
-  const rootFile = nodeKeyFile ?? join(dataDir, NODE_KEY_FILE);
   if (chain.newest === undefined) {
     const root = (await heldKey(dataDir, rootFile, random, true)) as HeldKey;
     const release = (await heldKey(

@@ -39,7 +39,13 @@ import { ManifestAnswers } from './manifest-answers.js';
 import { Publisher, type PublishInput, type PublishResult } from './publisher.js';
 import { verifyRelease } from './release-bundle.js';
 import { ReleaseStore, type Release } from './release-store.js';
-import { keysOf, openTrustKeys, promotePending, type TrustKeys } from './trust-keys.js';
+import {
+  keysOf,
+  openTrustKeys,
+  promotePending,
+  refuseNewRoot,
+  type TrustKeys,
+} from './trust-keys.js';
 import { KeyChainStore } from './key-chain-store.js';
 
 export const BLOBS_DIR = 'blobs';
@@ -56,15 +62,30 @@ export interface UpdatesApi {
     label?: string;
   }): Promise<MintResult>;
   setSubscription(machineId: string, status: SubscriptionStatus): Promise<MachineRecord>;
+  /** Adds a machine whose key the caller chose (config `machines`); see MachineKeys.put. */
+  putMachineKey(fixed: Parameters<MachineKeys['put']>[0]): Promise<MachineRecord>;
   currentRelease(): Release | undefined;
+  /** The highest version published in the data directory. */
+  highestVersion(): string | undefined;
   /** The highest freshness sequence signed so far. */
   freshnessSequence(): number;
 }
 
 type StateContext = Pick<ServerContext, 'dataDir' | 'options' | 'clock' | 'random'>;
 
-/** Opens (or initialises, or migrates from format 1) the data directory's update state. */
-export async function openUpdateState(ctx: StateContext) {
+/**
+ * Opens (or initialises, or migrates from format 1) the data directory's update state.
+ * `newRoot: false` refuses to initialise a directory with a new node key (publish without
+ * --init; trust-keys.ts NodeKeyMissingError).
+ */
+export async function openUpdateState(
+  ctx: StateContext,
+  options: { readonly newRoot?: boolean } = {},
+) {
+  if (options.newRoot === false) {
+    // Refused before the directory is made: nothing is left behind.
+    await refuseNewRoot(ctx.dataDir, ctx.options.nodeKeyFile);
+  }
   await mkdir(ctx.dataDir, { recursive: true, mode: 0o700 });
   let trust = await openTrustKeys(ctx.dataDir, ctx.options.nodeKeyFile, ctx.random);
   const verify = (envelope: Parameters<typeof verifyRelease>[0]): void => {
@@ -190,7 +211,9 @@ export async function createUpdatesModule(ctx: ServerContext): Promise<ServerMod
       mintMachineKey: (options = {}) =>
         keys.mint(options.subscription ?? 'active', options.label ?? null),
       setSubscription: (id, status) => keys.setSubscription(id, status),
+      putMachineKey: (fixed) => keys.put(fixed),
       currentRelease: () => releases.current,
+      highestVersion: () => releases.highestVersion,
       freshnessSequence: () => freshness.sequence,
     },
   };

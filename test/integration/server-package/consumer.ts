@@ -7,7 +7,28 @@ import {
   type RunningServer,
   type ServerOptions,
   type UpdateErrorCode,
+  type ServerConfig,
+  type IssueTokensHook,
 } from 'verified-updater-server';
+import { test as pwTest } from 'verified-updater-server/playwright';
+import { useServer } from 'verified-updater-server/vitest';
+
+const config: ServerConfig = {
+  machines: [{ machine_key: `mk_${'A'.repeat(43)}`, subscription: 'inactive' }],
+  oauth: { claims: { subjects: { alice: { roles: ['qa'] } } } },
+};
+const onIssueTokens: IssueTokensHook = ({ claims, subject }) => ({ ...claims, who: subject });
+
+export function fixtures(): void {
+  pwTest.use({ serverOptions: { config, onIssueTokens } });
+  pwTest('typed fixture', async ({ server }) => {
+    await server.reset();
+  });
+  const server = useServer({ config: 'qa.json' }, { per: 'test' });
+  void server.url;
+  // @ts-expect-error: per is 'file' or 'test'
+  useServer({}, { per: 'worker' });
+}
 
 export async function typed(): Promise<string> {
   const options: Partial<ServerOptions> = { dev: true, simulate: false };

@@ -9,8 +9,15 @@ function serve(argv: string[]) {
 }
 
 describe('parseArgs: server flags', () => {
-  it('gives the defaults without flags', () => {
-    expect(serve([])).toEqual(DEFAULT_OPTIONS);
+  it('gives only the flags given, so the defaults and a --config fill the rest', () => {
+    expect(serve([])).toEqual({});
+    expect({ ...DEFAULT_OPTIONS, ...serve([]) }).toEqual(DEFAULT_OPTIONS);
+  });
+
+  it('takes --config FILE (docs/SERVER.md §Config file)', () => {
+    expect(serve(['--config', 'qa.json', '--port', '0'])).toEqual({ config: 'qa.json', port: 0 });
+    expect(() => parseArgs(['--config', ''])).toThrow(UsageError);
+    expect(() => parseArgs(['--config'])).toThrow(UsageError);
   });
 
   it('parses every flag of every area', () => {
@@ -42,7 +49,6 @@ describe('parseArgs: server flags', () => {
       '2048',
     ]);
     expect(o).toEqual({
-      ...DEFAULT_OPTIONS,
       port: 8080,
       host: '0.0.0.0',
       dev: true,
@@ -142,7 +148,15 @@ describe('parseArgs: publish', () => {
       nodeKeyFile: undefined,
       artifactBaseUrl: 'https://cdn.example/a',
       expiresInS: 60,
+      init: false,
     });
+  });
+  it('takes --init for publish (a new node key only on purpose, docs/SERVER.md §Use it)', () => {
+    const c = parseArgs(['publish', '--data-dir', 'd', '--version', '1.0.0', '--init', 'out']);
+    expect(c).toMatchObject({ kind: 'publish', init: true });
+    expect(() =>
+      parseArgs(['publish', '--data-dir', 'd', '--version', '1.0.0', '--init=yes', 'out']),
+    ).toThrow(UsageError);
   });
   it('refuses publish without --data-dir', () => {
     expect(() => parseArgs(['publish', '--version', '1.0.0', 'out'])).toThrow(UsageError);

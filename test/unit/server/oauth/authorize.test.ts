@@ -36,6 +36,7 @@ function good(): Record<string, string> {
     state: 'st-1',
     nonce: 'no-1',
     scope: 'openid profile',
+    login_hint: 'alice',
   };
 }
 

@@ -165,7 +165,7 @@ describe('dev API', () => {
   });
 });
 
-it('discovery is consistent with the issuer and advertises S256, HS256 and both grants', async () => {
+it('discovery is consistent with the issuer and advertises S256, HS256, both grants, userinfo and end-session', async () => {
   const res = await h.app.inject({ method: 'GET', url: '/.well-known/openid-configuration' });
   expect(res.statusCode).toBe(200);
   expect(res.json()).toMatchObject({
@@ -174,6 +174,8 @@ it('discovery is consistent with the issuer and advertises S256, HS256 and both 
     token_endpoint: `${TEST_ISSUER}/api/oauth/token`,
     revocation_endpoint: `${TEST_ISSUER}/api/oauth/revoke`,
     introspection_endpoint: `${TEST_ISSUER}/api/oauth/introspect`,
+    userinfo_endpoint: `${TEST_ISSUER}/api/oauth/userinfo`,
+    end_session_endpoint: `${TEST_ISSUER}/api/oauth/end-session`,
     grant_types_supported: ['authorization_code', 'refresh_token'],
     code_challenge_methods_supported: ['S256'],
     id_token_signing_alg_values_supported: ['HS256'],

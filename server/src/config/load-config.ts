@@ -1,0 +1,58 @@
+/**
+ * Reads a config (docs/SERVER.md §Config file): a JSON file's path or the object itself,
+ * validated (server-config.ts), then checked against the file system: every release folder is
+ * a directory and a node key file exists, so a typo fails at start with the field's JSON path
+ * rather than later (or, for the node key, by silently making a new one).
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { ConfigError, validateConfig, type ServerConfig } from './server-config.js';
+
+/** A validated config and where it came from (for messages). */
+export interface LoadedConfig {
+  readonly config: ServerConfig;
+  /** The file's path, or `config` for an object given in-process. */
+  readonly source: string;
+}
+
+export const NO_CONFIG: LoadedConfig = { config: {}, source: 'config' };
+
+/** Loads and validates; throws ConfigError (CONFIG_INVALID) naming the first bad field. */
+export async function loadConfig(input: ServerConfig | string | undefined): Promise<LoadedConfig> {
+  if (input === undefined) return NO_CONFIG;
+  let value: unknown = input;
+  let source = 'config';
+  let baseDir = process.cwd();
+  if (typeof input === 'string') {
+    source = input;
+    baseDir = dirname(resolve(input));
+    let text: string;
+    try {
+      text = await readFile(input, 'utf8');
+    } catch (cause) {
+      throw new ConfigError(`${input}: cannot read the config file`, { cause });
+    }
+    try {
+      value = JSON.parse(text);
+    } catch (cause) {
+      const why = cause instanceof Error ? cause.message : String(cause);
+      throw new ConfigError(`${input}: not JSON (${why})`, { cause });
+    }
+  }
+  const config = validateConfig(value, source, baseDir);
+  for (const [i, release] of (config.releases ?? []).entries()) {
+    const info = await stat(release.folder).catch(() => undefined);
+    if (info === undefined || !info.isDirectory()) {
+      throw new ConfigError(
+        `${source}: $.releases[${i}].folder: ${release.folder} is not a directory`,
+      );
+    }
+  }
+  if (config.node_key !== undefined && 'file' in config.node_key) {
+    const info = await stat(config.node_key.file).catch(() => undefined);
+    if (info === undefined || !info.isFile()) {
+      throw new ConfigError(`${source}: $.node_key.file: ${config.node_key.file} does not exist`);
+    }
+  }
+  return { config, source };
+}
