@@ -137,22 +137,14 @@ export async function promoteSealed(
   handle: FileHandle,
 ): Promise<void> {
   const sealed = await handle.stat({ bigint: true });
-  const blobPath = join(blobDir, sha256);
-  await rename(from, blobPath);
-  const info = await lstat(blobPath, { bigint: true });
-  if (
-    info.isSymbolicLink() ||
-    !info.isFile() ||
-    info.ino !== sealed.ino ||
-    info.dev !== sealed.dev
-  ) {
-    await dropBlob(blobDir, sha256);
-    throw unsafeEntry(from, 'was replaced while it was being verified');
-  }
-  await recordBlobFacts(blobDir, sha256);
+  await rename(from, join(blobDir, sha256));
+  await keepIfArrived(from, blobDir, sha256, sealed);
 }
 
-/** `promoteSealed` for a file descriptor kept open by the caller (partial-blob.ts). */
+/**
+ * `promoteSealed` for a file descriptor kept open by the caller (partial-blob.ts: direct
+ * calls for small artifacts, where a thread-pool round trip costs more than the call).
+ */
 export async function promoteSealedFd(
   from: string,
   blobDir: string,
@@ -160,9 +152,18 @@ export async function promoteSealedFd(
   fd: number,
 ): Promise<void> {
   const sealed = fstatSync(fd, { bigint: true });
-  const blobPath = join(blobDir, sha256);
-  renameSync(from, blobPath);
-  const info = lstatSync(blobPath, { bigint: true });
+  renameSync(from, join(blobDir, sha256));
+  await keepIfArrived(from, blobDir, sha256, sealed);
+}
+
+/** Records the facts of the renamed blob if it is the sealed inode; else drops and refuses. */
+async function keepIfArrived(
+  from: string,
+  blobDir: string,
+  sha256: string,
+  sealed: BigIntStats,
+): Promise<void> {
+  const info = lstatSync(join(blobDir, sha256), { bigint: true });
   if (
     info.isSymbolicLink() ||
     !info.isFile() ||
