@@ -24,7 +24,7 @@ import {
 } from './commit-journal.js';
 import { CurrentSet, type SwapStrategy } from './current-set.js';
 import { exists, io } from './fs-errors.js';
-import { openPartialBlob } from './partial-blob.js';
+import { openPartialBlob } from './partial-open.js';
 import { prepareStateDir, readNoFollow } from './safe-fs.js';
 import { ensureStateDirs, stateDirPaths, type StateDirPaths } from './state-dir.js';
 import { quickCheck, scanTree } from './tree-scan.js';

@@ -6,6 +6,9 @@
  * buffered is also appended once the bytes pause for IDLE_FLUSH_MS, so a transfer that hangs
  * and is then killed loses nothing it received (it is not fetched again on resume).
  *
+ * Opening and resuming is partial-open.ts; the whole-in-memory small-artifact write is
+ * whole-blob.ts.
+ *
  * Durability, decided per step (docs/UPDATER.md §3, Durability): the file is created at its
  * first append, and an artifact that arrives whole before one (up to FLUSH_BYTES) is checked
  * in memory and written once, read-only, straight to its final bytes: no .meta, no append. The
@@ -15,19 +18,17 @@
  * (the digest decides), so they are written without fsync.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { closeSync, constants, fsync, futimesSync, openSync, rmSync, writevSync } from 'node:fs';
+import { constants } from 'node:fs';
 import { rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { UpdateError } from '../core/errors.js';
 import type { StepHook } from '../core/install-steps.js';
 import type { PartialBlob, TimerHandle, Timers } from '../core/ports.js';
-import { errno } from './fs-errors.js';
-import { promoteSealed, promoteSealedFd, sealBlob } from './blob-facts.js';
+import { promoteSealed, sealBlob } from './blob-facts.js';
 import { systemTimers } from './node-ports.js';
-import { lstatNoLink, openNoFollow, readNoFollow } from './safe-fs.js';
-
-const fsyncFd = promisify(fsync);
+import type { OpenedPartial, PartialPaths } from './partial-open.js';
+import { openNoFollow } from './safe-fs.js';
+import { promoteWholeBuffers } from './whole-blob.js';
 
 /** mtime (epoch seconds) of every verified blob; see `isIntactBlob`. */
 export const BLOB_MTIME_S = 1_000_000_000;
@@ -49,54 +50,7 @@ export const FLUSH_BYTES = 256 * 1024;
  */
 export const IDLE_FLUSH_MS = 100;
 
-export interface PartialPaths {
-  readonly partialDir: string;
-  readonly blobDir: string;
-}
-
-async function hashPrefix(path: string, length: number): Promise<Hash> {
-  const hash = createHash('sha256');
-  if (length === 0) return hash;
-  // Through a handle opened without following a link (closed when the stream ends).
-  const handle = await openNoFollow(path, constants.O_RDONLY);
-  for await (const chunk of handle.createReadStream({ start: 0, end: length - 1 })) {
-    hash.update(chunk as Buffer);
-  }
-  return hash;
-}
-
-export interface PartialBlobOptions {
-  /** Called after each durable step (crash tests). */
-  readonly onStep?: StepHook | undefined;
-  /** Told the bytes of each append (read-buffer-gc.ts paces a GC on it). */
-  readonly onWritten?: ((bytes: number) => void) | undefined;
-  /** Drives the idle flush (default: the system timers). */
-  readonly timers?: Timers | undefined;
-  /**
-   * Told after a blob was renamed into the blob directory, before that directory is synced:
-   * the owner syncs it once per batch (FileStore, before the commit journal).
-   */
-  readonly onPromoted?: (() => void) | undefined;
-  /**
-   * False when the caller knows there is no partial file for this digest (FileStore lists the
-   * directory once): the stat is skipped. A wrong `false` only loses a resume, never a check.
-   */
-  readonly mayExist?: boolean | undefined;
-}
-
-/** A partial file as opened: its open handle and the hash of the bytes already in it. */
-interface OpenedPartial extends PartialBlobOptions {
-  readonly paths: PartialPaths;
-  readonly sha256: string;
-  readonly size: number;
-  /** Open when the file has bytes (a resume); else created at the first append. */
-  readonly handle: FileHandle | undefined;
-  readonly hash: Hash;
-  readonly offset: number;
-  readonly validator: string | undefined;
-}
-
-class FilePartialBlob implements PartialBlob {
+export class FilePartialBlob implements PartialBlob {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private closed = false;
@@ -318,39 +272,13 @@ class FilePartialBlob implements PartialBlob {
     this.onStep?.('blob-promoted');
   }
 
-  /**
-   * Writes the buffered, verified artifact as a new read-only file with the sentinel mtime and
-   * promotes it. Direct calls of a few microseconds each: at 10,000 small artifacts a
-   * thread-pool round trip per call cost more than the calls; only the fsync leaves the loop.
-   */
+  /** The buffered, verified artifact, written once and promoted (whole-blob.ts). */
   private async promoteWhole(): Promise<void> {
     const buffers = this.pending;
     this.pending = [];
     this.pendingBytes = 0;
     this.closed = true;
-    let fd: number;
-    // O_EXCL: never through a link planted at the partial's name (a link there is removed).
-    try {
-      fd = openSync(this.partPath, 'wx', 0o444);
-    } catch (error) {
-      // A file left where no partial was found at open (exclusive create keeps the mode ours).
-      if (errno(error) !== 'EEXIST') throw error;
-      rmSync(this.partPath, { force: true });
-      fd = openSync(this.partPath, 'wx', 0o444);
-    }
-    try {
-      const written = writevSync(fd, buffers);
-      if (written !== this.size) {
-        throw new UpdateError('IO', `short write (${written} of ${this.size} bytes)`);
-      }
-      futimesSync(fd, BLOB_MTIME_S, BLOB_MTIME_S);
-      // The data is durable before the name says "verified blob" (docs/UPDATER.md §3).
-      await fsyncFd(fd);
-      // Promoted while still open, so no file swapped in can take its inode.
-      await promoteSealedFd(this.partPath, this.paths.blobDir, this.sha256, fd);
-    } finally {
-      closeSync(fd);
-    }
+    await promoteWholeBuffers(this.partPath, this.paths.blobDir, this.sha256, this.size, buffers);
     this.onWritten?.(this.size);
     this.onPromoted?.();
     this.onStep?.('blob-promoted');
@@ -375,48 +303,4 @@ class FilePartialBlob implements PartialBlob {
     if (this.handle !== undefined) await rm(this.partPath, { force: true });
     if (this.metaOnDisk !== undefined) await rm(this.metaPath, { force: true });
   }
-}
-
-async function readValidator(path: string): Promise<string | undefined> {
-  try {
-    const json = JSON.parse((await readNoFollow(path))?.toString('utf8') ?? '') as {
-      validator?: unknown;
-    };
-    return typeof json.validator === 'string' ? json.validator : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Opens (or creates) the partial file of one artifact, re-hashing what is already there. */
-export async function openPartialBlob(
-  paths: PartialPaths,
-  sha256: string,
-  size: number,
-  options: PartialBlobOptions = {},
-): Promise<PartialBlob> {
-  const partPath = join(paths.partialDir, `${sha256}.part`);
-  const metaPath = join(paths.partialDir, `${sha256}.meta`);
-  let length = 0;
-  let found = false;
-  // A planted link at the partial's name is refused (STATE_UNSAFE), never written through.
-  const info = options.mayExist === false ? undefined : await lstatNoLink(partPath);
-  if (info !== undefined) {
-    found = true;
-    length = info.isFile() ? info.size : 0;
-    if (!info.isFile() || info.size > size) {
-      // Longer than signed: those bytes cannot all be right (docs/UPDATER.md §Resume).
-      await rm(partPath, { force: true, recursive: true });
-      await rm(metaPath, { force: true });
-      length = 0;
-    }
-  }
-  const validator = length > 0 ? await readValidator(metaPath) : undefined;
-  const hash = await hashPrefix(partPath, length);
-  // No partial on disk (the usual case): the file is created at its first append, if any.
-  const { O_WRONLY, O_CREAT, O_APPEND, O_TRUNC } = constants;
-  const flags = O_WRONLY | O_CREAT | (length > 0 ? O_APPEND : O_TRUNC);
-  const handle = found ? await openNoFollow(partPath, flags, 0o644) : undefined;
-  const offset = length;
-  return new FilePartialBlob({ ...options, paths, sha256, size, handle, hash, offset, validator });
 }

@@ -15,7 +15,7 @@ import {
   trustBlob,
 } from '../../../src/node/blob-facts.js';
 import { FileStore } from '../../../src/node/file-store.js';
-import { openPartialBlob } from '../../../src/node/partial-blob.js';
+import { openPartialBlob } from '../../../src/node/partial-open.js';
 import { ensureRealDir, openNoFollow, prepareStateDir } from '../../../src/node/safe-fs.js';
 import { stateDirPaths } from '../../../src/node/state-dir.js';
 import { sha256Hex, text } from '../core/fakes.js';
