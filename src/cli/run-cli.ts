@@ -1,17 +1,24 @@
 /**
- * The headless CLI over createNodeUpdater (docs/UPDATER.md §CLI). With --json exactly one JSON
+ * The headless CLI over createNodeUpdater (docs/UPDATER.md §7). With --json exactly one JSON
  * object goes to stdout; everything else (logs, errors, progress) goes to stderr. Exit codes:
  * 0 success or up-to-date, 1 refused or failed (and verify drift), 2 usage or configuration.
  */
 import { isUpdateError, toUpdateError, type UpdateErrorDetails } from '../core/errors.js';
-import type { PlanSummary } from '../core/events.js';
 import type { StepHook } from '../core/install-steps.js';
 import type { Logger } from '../core/ports.js';
-import type { UpdateResult, UpdaterApi, UpdaterStatus } from '../core/updater-api.js';
+import type { UpdaterApi } from '../core/updater-api.js';
 import { createNodeUpdater } from '../node/create-updater.js';
 import { resolveCurrentSet } from '../node/current-set.js';
 import { parseCli, USAGE, type CliOptions, type Command } from './args.js';
-import { formatBytes, progressBar } from './progress-bar.js';
+import {
+  detailLines,
+  planJson,
+  planLine,
+  probationJson,
+  updateLine,
+  type Json,
+} from './output-format.js';
+import { progressBar } from './progress-bar.js';
 import type { runServe as RunServe } from './serve.js';
 
 export interface CliIo {
@@ -38,59 +45,12 @@ export const EXIT_INTERRUPTED = 130;
 export const RESUME_HINT =
   'interrupted: run the same command again to resume; partial downloads are kept';
 
-type Json = Record<string, unknown>;
-
-function planJson(plan: PlanSummary): Json {
-  return {
-    fetch: plan.fetch,
-    reuse: plan.reuse,
-    remove: plan.remove,
-    bytes_to_fetch: plan.bytesToFetch,
-    bytes_to_reuse: plan.bytesToReuse,
-    artifacts: plan.artifacts.map((a) => ({
-      name: a.name,
-      size: a.size,
-      method: a.method,
-      fetch_bytes: a.fetchBytes,
-      reused_bytes: a.reusedBytes,
-      index_bytes: a.indexBytes,
-    })),
-  };
-}
-
-/** A human line for a plan. */
-function planLine(plan: PlanSummary): string {
-  return (
-    `${plan.fetch.length} to fetch (${formatBytes(plan.bytesToFetch)}), ` +
-    `${plan.reuse.length} reused (${formatBytes(plan.bytesToReuse)}), ${plan.remove.length} removed`
-  );
-}
-
-/** An error's details as indented `name: value` lines under its `error CODE:` line. */
-export function detailLines(details: UpdateErrorDetails): string {
-  return Object.entries(details)
-    .map(([name, value]) => {
-      const text = typeof value === 'object' ? value.join(', ') || 'none' : String(value);
-      return `  ${name}: ${text}\n`;
-    })
-    .join('');
-}
+export { detailLines } from './output-format.js';
 
 class Drift extends Error {
   constructor(readonly report: Json) {
     super('the installed set differs from the signed manifest');
   }
-}
-
-function probationJson(p: UpdaterStatus['probation']): Json | null {
-  return p === null
-    ? null
-    : {
-        version: p.version,
-        mode: p.mode,
-        started_at_ms: p.startedAtMs,
-        deadline_at_ms: p.deadlineAtMs,
-      };
 }
 
 async function execute(
@@ -187,23 +147,6 @@ async function execute(
       return { json, text: `verified ${report.version ?? ''}: no drift` };
     }
   }
-}
-
-function updateLine(result: UpdateResult): string {
-  if (result.repaired !== undefined) {
-    return (
-      `repaired ${result.version ?? ''}: ${result.repaired.length} file(s) restored, ` +
-      `${formatBytes(result.bytesDownloaded)} downloaded`
-    );
-  }
-  if (result.skipped !== undefined) {
-    return `skipped ${result.skipped.version}: ${result.skipped.reason}`;
-  }
-  if (result.outcome !== 'applied') return `up to date at ${result.version ?? ''}`;
-  const line = `applied ${result.version ?? ''}: ${formatBytes(result.bytesDownloaded)} downloaded`;
-  return result.probation === undefined
-    ? line
-    : `${line}; run \`confirm\` before ${new Date(result.probation.deadlineAtMs).toISOString()}`;
 }
 
 function logger(io: CliIo): Logger {

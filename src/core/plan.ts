@@ -7,7 +7,7 @@
  * What a pull fetches is decided once, from the blob store (pull.ts `missingBlobs`). So that
  * `check` reports the bytes `update` will move, the caller passes `stored`: digests new to the
  * installed set that the store already holds (the newer set's blobs after a rollback, or a set
- * kept as previous); those are reused, not fetched (update-steps.ts `accept`). A repair, which
+ * kept as previous); those are reused, not fetched (accept-step.ts `accept`). A repair, which
  * re-fetches a blob the installed set names but the store lost, has its own plan (repair.ts).
  */
 import type { ArtifactPlan, PlanSummary } from './events.js';

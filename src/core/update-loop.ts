@@ -1,8 +1,8 @@
 /**
  * The updater pipeline: check -> verify -> policy -> plan -> pull -> commit, whose steps are
- * the named functions of update-steps.ts. Runs are serialised; a second update() (or check())
- * while one is in flight joins it (electron-updater's checkForUpdates model). Everything
- * outside is a port.
+ * the named functions of accept-step.ts and update-steps.ts. Runs are serialised; a second
+ * update() (or check()) while one is in flight joins it (electron-updater's checkForUpdates
+ * model). Everything outside is a port.
  */
 import type { ChunkPorts } from './chunk-pull.js';
 import type { AnswerCache } from './answer-cache.js';
@@ -18,16 +18,10 @@ import {
 import type { StepHook } from './install-steps.js';
 import type { Limits } from './limits.js';
 import type { Clock, Fetcher, LocalStore, Logger, Random, RandomBytes, Timers } from './ports.js';
+import { accept } from './accept-step.js';
 import { createRunQueue } from './run-queue.js';
-import {
-  accept,
-  checkForUpdate,
-  install,
-  recordFailure,
-  rollBack,
-  statusOf,
-  type RunContext,
-} from './update-steps.js';
+import type { RunContext } from './run-context.js';
+import { checkForUpdate, install, recordFailure, rollBack, statusOf } from './update-steps.js';
 import type { UpdaterApi } from './updater-api.js';
 import type { PinnedKey } from './verify.js';
 import { verifyInstalled } from './verify-installed.js';

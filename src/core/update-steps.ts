@@ -1,153 +1,23 @@
 /**
- * The steps of one update run, as named functions over one run context: accept (fetch,
- * verify, policy, plan, record), pull and commit, repair, and the failure record. The order
- * is the type-enforced pipeline of docs/ARCHITECTURE.md; update-loop.ts runs them one at a time.
+ * The steps of one update run after accept (accept-step.ts), as named functions over one run
+ * context: pull and commit, repair, install, and the failure record. The order is the
+ * type-enforced pipeline of docs/ARCHITECTURE.md; update-loop.ts runs them one at a time.
  */
-import type { ManifestArtifact } from '../protocol/manifest.js';
-import { chunkedPuller, planPull, type ChunkPorts, type PullPlan } from './chunk-pull.js';
-import type { AnswerCache } from './answer-cache.js';
+import { accept, type Accepted } from './accept-step.js';
+import { chunkedPuller, planPull, type PullPlan } from './chunk-pull.js';
 import { UpdateError } from './errors.js';
-import type { PlanSummary, UpdateEvent } from './events.js';
-import { fetchKeyChain } from './fetch-keys.js';
-import { fetchManifest } from './fetch-manifest.js';
-import { badReason, judgeNewSet, probationFor, type HealthContext } from './health-check.js';
-import type { HttpContext } from './http-get.js';
-import type { StepHook } from './install-steps.js';
-import type { Limits } from './limits.js';
-import { planUpdate, type Plan } from './plan.js';
-import { alreadyRecorded, checkPolicy, recordAcceptance } from './policy.js';
-import type { LocalStore, Logger, Random, RandomBytes } from './ports.js';
+import type { PlanSummary } from './events.js';
+import { badReason, judgeNewSet, probationFor } from './health-check.js';
+import type { LocalStore, Logger } from './ports.js';
 import { missingBlobs, pullBlobs } from './pull.js';
 import { repairDir, repairPlan } from './repair.js';
-import { withRetries } from './retry.js';
+import { nowOf, type RunContext } from './run-context.js';
 import { setDir, type InstalledSet, type UpdaterState } from './state.js';
 import type { UpdateResult, UpdaterStatus } from './updater-api.js';
-import {
-  needsKeyChain,
-  parseAnswer,
-  trustInputOf,
-  verifyParsedAnswer,
-  type AnswerInput,
-  type PinnedKey,
-  type VerifiedManifest,
-} from './verify.js';
+import type { VerifiedManifest } from './verify.js';
 
 /** Progress events are emitted at most this often (plus the final one of each artifact). */
 const PROGRESS_EVERY_MS = 100;
-
-/** What one network run works with: its HTTP context (built once per run) and its ports. */
-export interface RunContext {
-  readonly http: HttpContext;
-  readonly store: LocalStore;
-  readonly random: Random;
-  readonly logger: Logger;
-  readonly pinned: readonly PinnedKey[];
-  readonly limits: Limits;
-  /**
-   * Send a fresh nonce with every manifest request and accept only a freshness statement that
-   * carries it (docs/PROTOCOL.md §2.7.5); `randomBytes` makes it.
-   */
-  readonly requireNonce: boolean;
-  readonly randomBytes: RandomBytes;
-  readonly signal: AbortSignal;
-  readonly emit: (event: UpdateEvent) => void;
-  readonly onStep?: StepHook | undefined;
-  /** The chunked path (docs/UPDATER.md §9); without it every blob is fetched whole. */
-  readonly chunks?: ChunkPorts | undefined;
-  /** The last manifest answer, for a conditional fetch (answer-cache.ts); none: always 200. */
-  readonly answers?: AnswerCache | undefined;
-  /** The health check of new sets (health-check.ts), with its config when one is set. */
-  readonly health: HealthContext;
-}
-
-/** A manifest that passed verification and policy, with the state that records it. */
-export interface Accepted {
-  readonly vm: VerifiedManifest;
-  readonly plan: Plan;
-  readonly state: UpdaterState;
-}
-
-const nowOf = (run: RunContext): number => run.http.clock.nowMs();
-
-/**
- * Digests new to the installed set that the blob store already holds, so the plan counts them
- * as reused (plan.ts): `check` after a rollback then reports the ~0 bytes `update` moves. Only
- * new digests are looked up: an up-to-date check costs no lookup at all.
- */
-async function storedNewBlobs(
-  store: LocalStore,
-  installed: InstalledSet | null,
-  artifacts: readonly ManifestArtifact[],
-): Promise<ReadonlySet<string>> {
-  const have = new Set(installed?.artifacts.map((a) => a.sha256));
-  const fresh = artifacts.filter((a) => !have.has(a.sha256));
-  const missing = new Set((await missingBlobs(store, fresh)).map((a) => a.sha256));
-  return new Set(fresh.map((a) => a.sha256).filter((digest) => !missing.has(digest)));
-}
-
-/** Bytes of a request nonce: 128 bits, 22 base64url characters (docs/PROTOCOL.md §2.7.5). */
-export const NONCE_BYTES = 16;
-
-/** A fresh nonce from the injected CSPRNG, base64url without padding. */
-export function newNonce(randomBytes: RandomBytes): string {
-  return Buffer.from(randomBytes(NONCE_BYTES)).toString('base64url');
-}
-
-/**
- * Fetches the answer (with a fresh nonce per attempt under requireNonce) and verifies it
- * against the state, fetching the whole key chain when the answer's links cannot reach the
- * trusted key set (docs/PROTOCOL.md §2.7.4). Nothing is written.
- */
-export async function fetchVerified(
-  run: RunContext,
-  state: UpdaterState,
-): Promise<VerifiedManifest> {
-  const { http, limits } = run;
-  const retry = { limits, timers: http.timers, random: run.random, signal: run.signal };
-  const { bytes, nonce } = await withRetries(retry, async () => {
-    const sent = run.requireNonce ? newNonce(run.randomBytes) : undefined;
-    return { bytes: await fetchManifest(http, run.signal, run.answers, sent), nonce: sent };
-  });
-  const input: AnswerInput = {
-    pinned: run.pinned,
-    ...trustInputOf(state),
-    nowMs: nowOf(run),
-    maxFutureSkewMs: limits.maxFutureSkewMs,
-    nonce,
-    maxManifestBytes: limits.maxManifestBytes,
-  };
-  const answer = parseAnswer(bytes, limits.maxManifestBytes);
-  let chain;
-  if (answer.format === 2 && needsKeyChain(answer.keys, input)) {
-    run.logger.info("the answer's key links do not reach the trusted key set: fetching the chain");
-    chain = await withRetries(retry, () => fetchKeyChain(http, run.signal));
-  }
-  return verifyParsedAnswer(answer, bytes, input, chain);
-}
-
-/** Fetch, verify, apply policy and persist the acceptance (audit entry, then state). */
-export async function accept(run: RunContext): Promise<Accepted> {
-  const { http, store, limits } = run;
-  const loaded = await store.loadState();
-  const vm = await fetchVerified(run, loaded);
-  checkPolicy(vm, loaded, nowOf(run), limits, http.endpoint.base.href);
-  const stored = await storedNewBlobs(store, loaded.installed, vm.manifest.artifacts);
-  const plan = planUpdate(loaded.installed, vm, stored);
-  // The trusted key set, retired keyids and freshness floor go in this same write.
-  const state = { ...recordAcceptance(loaded, vm), lastCheckAtMs: nowOf(run) };
-  // Audit first: a crash in between repeats an entry rather than losing one.
-  if (!alreadyRecorded(loaded, vm)) {
-    await store.appendAudit({
-      version: vm.manifest.registry_version,
-      payloadSha256: vm.payloadSha256,
-      keyid: vm.keyid,
-      atMs: nowOf(run),
-    });
-  }
-  await store.saveState(state);
-  run.onStep?.('accepted-recorded');
-  return { vm, plan, state };
-}
 
 /** What the pull of an accepted manifest will do, each artifact's method and bytes told. */
 function planPullOf(run: RunContext, { vm, plan, state }: Accepted): Promise<PullPlan> {

@@ -3,20 +3,14 @@
  * is fixed (STYLE.md habit 4, docs/PROTOCOL.md §2.5 and §2.7.5): size cap, structure, then
  * signatures over the exact received payload bytes (DSSE PAE) and payload types, and only then
  * the payloads are parsed. A format 2 answer is checked from the trusted key set (or the
- * pinned keys) by trust-checks.ts; a format 1 envelope only while no key set is trusted.
+ * pinned keys) by trust-checks.ts; a format 1 envelope by verify-format1.ts, only while no key
+ * set is trusted.
  */
-import { createHash } from 'node:crypto';
-import { verifyEd25519 } from '../protocol/ed25519.js';
-import {
-  MANIFEST_PAYLOAD_TYPE,
-  pae,
-  parseEnvelope,
-  type ParsedEnvelope,
-} from '../protocol/envelope.js';
+import { parseEnvelope, type ParsedEnvelope } from '../protocol/envelope.js';
 import { keyOwners } from '../protocol/key-set.js';
 import { keyIdOf, parsePubkeyHex } from '../protocol/keys.js';
 import { parseManifestAnswer, type ManifestAnswer } from '../protocol/manifest-answer.js';
-import { parseManifest, type ManifestArtifact, type ParsedManifest } from '../protocol/manifest.js';
+import type { ManifestArtifact, ParsedManifest } from '../protocol/manifest.js';
 import { parseRelease, RELEASE_PAYLOAD_TYPE, releaseDigest } from '../protocol/release.js';
 import { verifyRole } from '../protocol/role-signatures.js';
 import { UpdateError } from './errors.js';
@@ -34,10 +28,12 @@ import {
   type PinnedKey,
   type TrustInput,
 } from './trust-checks.js';
+import { sizeCap, verifyFormatOne } from './verify-format1.js';
 import { fromProtocolError, fromTrustError } from './wire-errors.js';
 
 export { fromProtocolError } from './wire-errors.js';
 export { needsKeyChain } from './trust-checks.js';
+export { MAX_KEYIDS_NAMED, verifyManifest } from './verify-format1.js';
 export type { PinnedKey, TrustInput } from './trust-checks.js';
 
 declare const verifiedBrand: unique symbol;
@@ -51,8 +47,8 @@ export interface AcceptedTrust {
 /**
  * A manifest whose signatures were checked: a format 1 envelope under a pinned key, or a
  * format 2 release and freshness statement under the trusted key chain. Only `verifyManifest`
- * and `verifyAnswer` make one (the brand cannot be forged by a cast-free literal), so planning
- * can only see checked data.
+ * (verify-format1.ts) and `verifyAnswer` make one (the brand cannot be forged by a cast-free
+ * literal), so planning can only see checked data.
  */
 export interface VerifiedManifest {
   readonly [verifiedBrand]: true;
@@ -102,107 +98,6 @@ export function pinKeys(hexKeys: readonly string[]): readonly PinnedKey[] {
       throw new UpdateError('CONFIG_INVALID', 'a pinned key is not 64 lowercase hex', { cause });
     }
   });
-}
-
-function sizeCap(bytes: Uint8Array, maxManifestBytes: number): void {
-  if (bytes.length > maxManifestBytes) {
-    throw new UpdateError('MANIFEST_TOO_LARGE', `manifest exceeds ${maxManifestBytes} bytes`);
-  }
-}
-
-/** At most this many keyids of a refused envelope are named (a hostile one may carry many). */
-export const MAX_KEYIDS_NAMED = 8;
-
-/** The keyids an envelope was signed with and the pinned ones, for a refusal's details. */
-function keyidDetails(
-  signatures: readonly { readonly keyid: string }[],
-  pinned: readonly PinnedKey[],
-): { keyids_seen: readonly string[]; keyids_pinned: readonly string[] } {
-  const seen = [...new Set(signatures.map((s) => s.keyid))];
-  return {
-    keyids_seen: seen.slice(0, MAX_KEYIDS_NAMED),
-    keyids_pinned: pinned.map((k) => k.keyid),
-  };
-}
-
-/** "none", or the first 16 hex digits of each keyid (the details have them whole). */
-function describeKeyids(keyids: readonly string[]): string {
-  return keyids.length === 0 ? 'none' : keyids.map((k) => `${k.slice(0, 16)}…`).join(', ');
-}
-
-/**
- * Verifies format 1 envelope bytes (§2.5). A signature by any one pinned key suffices;
- * signatures under unpinned keyids are ignored. UNKNOWN_KEY when no signature names a pinned
- * key, SIGNATURE_INVALID when the ones that do all fail. `verifyAnswer` is what a run calls:
- * it refuses this format once a key set is trusted.
- *
- * @example
- * const vm = verifyManifest(bytes, pinKeys([nodePubkeyHex]), limits.maxManifestBytes);
- */
-export function verifyManifest(
-  bytes: Uint8Array,
-  pinned: readonly PinnedKey[],
-  maxManifestBytes: number,
-): VerifiedManifest {
-  if (pinned.length === 0) throw new UpdateError('NO_PINNED_KEY', 'no pinned public key');
-  sizeCap(bytes, maxManifestBytes);
-  let envelope;
-  try {
-    envelope = parseEnvelope(bytes);
-  } catch (error) {
-    throw fromProtocolError(error);
-  }
-  return verifyFormatOne(envelope, bytes, pinned);
-}
-
-function verifyFormatOne(
-  envelope: ParsedEnvelope,
-  bytes: Uint8Array,
-  pinned: readonly PinnedKey[],
-): VerifiedManifest {
-  const message = pae(envelope.payloadType, envelope.payload);
-  let named = false;
-  let acceptedKeyid: string | undefined;
-  for (const signature of envelope.signatures) {
-    const key = pinned.find((k) => k.keyid === signature.keyid);
-    if (key === undefined) continue;
-    named = true;
-    if (verifyEd25519(signature.sig, message, key.publicKey)) {
-      acceptedKeyid = key.keyid;
-      break;
-    }
-  }
-  if (!named) {
-    const details = keyidDetails(envelope.signatures, pinned);
-    throw new UpdateError(
-      'UNKNOWN_KEY',
-      `no signature by a pinned key (signed by ${describeKeyids(details.keyids_seen)}; ` +
-        `pinned ${describeKeyids(details.keyids_pinned)})`,
-      { details },
-    );
-  }
-  if (acceptedKeyid === undefined) {
-    throw new UpdateError('SIGNATURE_INVALID', 'signature does not verify under the pinned key', {
-      details: keyidDetails(envelope.signatures, pinned),
-    });
-  }
-  // The type is inside the signed PAE, so it is checked after the signature, before parsing.
-  if (envelope.payloadType !== MANIFEST_PAYLOAD_TYPE) {
-    throw new UpdateError('WRONG_PAYLOAD_TYPE', 'signed payload is not an update manifest');
-  }
-  let manifest: ParsedManifest;
-  try {
-    manifest = parseManifest(envelope.payload);
-  } catch (error) {
-    throw fromProtocolError(error);
-  }
-  return {
-    format: 1,
-    manifest,
-    payloadSha256: createHash('sha256').update(envelope.payload).digest('hex'),
-    keyid: acceptedKeyid,
-    envelope: bytes,
-  } as VerifiedManifest;
 }
 
 /** Step 1 of §2.7.5: the size cap and the answer's structure (nothing verified yet). */

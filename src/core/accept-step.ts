@@ -1,0 +1,109 @@
+/**
+ * The accept step of an update run: fetch the manifest answer, verify it, apply policy, plan
+ * and record the acceptance. Nothing is pulled or installed here; update-steps.ts does that.
+ */
+import type { ManifestArtifact } from '../protocol/manifest.js';
+import { fetchKeyChain } from './fetch-keys.js';
+import { fetchManifest } from './fetch-manifest.js';
+import { planUpdate, type Plan } from './plan.js';
+import { alreadyRecorded, checkPolicy, recordAcceptance } from './policy.js';
+import type { LocalStore, RandomBytes } from './ports.js';
+import { missingBlobs } from './pull.js';
+import { withRetries } from './retry.js';
+import { nowOf, type RunContext } from './run-context.js';
+import type { InstalledSet, UpdaterState } from './state.js';
+import {
+  needsKeyChain,
+  parseAnswer,
+  trustInputOf,
+  verifyParsedAnswer,
+  type AnswerInput,
+  type VerifiedManifest,
+} from './verify.js';
+
+/** A manifest that passed verification and policy, with the state that records it. */
+export interface Accepted {
+  readonly vm: VerifiedManifest;
+  readonly plan: Plan;
+  readonly state: UpdaterState;
+}
+
+/**
+ * Digests new to the installed set that the blob store already holds, so the plan counts them
+ * as reused (plan.ts): `check` after a rollback then reports the ~0 bytes `update` moves. Only
+ * new digests are looked up: an up-to-date check costs no lookup at all.
+ */
+async function storedNewBlobs(
+  store: LocalStore,
+  installed: InstalledSet | null,
+  artifacts: readonly ManifestArtifact[],
+): Promise<ReadonlySet<string>> {
+  const have = new Set(installed?.artifacts.map((a) => a.sha256));
+  const fresh = artifacts.filter((a) => !have.has(a.sha256));
+  const missing = new Set((await missingBlobs(store, fresh)).map((a) => a.sha256));
+  return new Set(fresh.map((a) => a.sha256).filter((digest) => !missing.has(digest)));
+}
+
+/** Bytes of a request nonce: 128 bits, 22 base64url characters (docs/PROTOCOL.md §2.7.5). */
+export const NONCE_BYTES = 16;
+
+/** A fresh nonce from the injected CSPRNG, base64url without padding. */
+export function newNonce(randomBytes: RandomBytes): string {
+  return Buffer.from(randomBytes(NONCE_BYTES)).toString('base64url');
+}
+
+/**
+ * Fetches the answer (with a fresh nonce per attempt under requireNonce) and verifies it
+ * against the state, fetching the whole key chain when the answer's links cannot reach the
+ * trusted key set (docs/PROTOCOL.md §2.7.4). Nothing is written.
+ */
+export async function fetchVerified(
+  run: RunContext,
+  state: UpdaterState,
+): Promise<VerifiedManifest> {
+  const { http, limits } = run;
+  const retry = { limits, timers: http.timers, random: run.random, signal: run.signal };
+  const { bytes, nonce } = await withRetries(retry, async () => {
+    const sent = run.requireNonce ? newNonce(run.randomBytes) : undefined;
+    return { bytes: await fetchManifest(http, run.signal, run.answers, sent), nonce: sent };
+  });
+  const input: AnswerInput = {
+    pinned: run.pinned,
+    ...trustInputOf(state),
+    nowMs: nowOf(run),
+    maxFutureSkewMs: limits.maxFutureSkewMs,
+    nonce,
+    maxManifestBytes: limits.maxManifestBytes,
+  };
+  const answer = parseAnswer(bytes, limits.maxManifestBytes);
+  let chain;
+  if (answer.format === 2 && needsKeyChain(answer.keys, input)) {
+    run.logger.info("the answer's key links do not reach the trusted key set: fetching the chain");
+    chain = await withRetries(retry, () => fetchKeyChain(http, run.signal));
+  }
+  return verifyParsedAnswer(answer, bytes, input, chain);
+}
+
+/** Fetch, verify, apply policy and persist the acceptance (audit entry, then state). */
+export async function accept(run: RunContext): Promise<Accepted> {
+  const { http, store, limits } = run;
+  const loaded = await store.loadState();
+  const vm = await fetchVerified(run, loaded);
+  checkPolicy(vm, loaded, nowOf(run), limits, http.endpoint.base.href);
+  const stored = await storedNewBlobs(store, loaded.installed, vm.manifest.artifacts);
+  const plan = planUpdate(loaded.installed, vm, stored);
+  // The trusted key set, retired keyids and freshness floor go in this same write.
+  const state = { ...recordAcceptance(loaded, vm), lastCheckAtMs: nowOf(run) };
+  // Audit first: a crash in between repeats an entry rather than losing one.
+  if (!alreadyRecorded(loaded, vm)) {
+    await store.appendAudit({
+      version: vm.manifest.registry_version,
+      payloadSha256: vm.payloadSha256,
+      keyid: vm.keyid,
+      atMs: nowOf(run),
+    });
+  }
+  await store.saveState(state);
+  run.onStep?.('accepted-recorded');
+  return { vm, plan, state };
+}
