@@ -6,7 +6,7 @@
  */
 import type { ParsedEnvelope } from '../protocol/envelope.js';
 import { parseKeysAnswer } from '../protocol/manifest-answer.js';
-import { UpdateError } from './errors.js';
+import { readCapped } from './fetch-manifest.js';
 import { errorForResponse } from './http-errors.js';
 import { startGet, type HttpContext } from './http-get.js';
 import { fromProtocolError } from './wire-errors.js';
@@ -26,22 +26,7 @@ export async function fetchKeyChain(
   try {
     if (response.status !== 200)
       throw await errorForResponse(response, 'keys', ctx.clock.nowMs(), exchange.safeUrl);
-    const declared = Number(response.header('content-length') ?? Number.NaN);
-    if (Number.isFinite(declared) && declared > max) {
-      throw new UpdateError('MANIFEST_TOO_LARGE', `key chain declares ${declared} > ${max} bytes`);
-    }
-    const parts: Uint8Array[] = [];
-    let total = 0;
-    for await (const chunk of response.body) {
-      total += chunk.length;
-      if (total > max)
-        throw new UpdateError('MANIFEST_TOO_LARGE', `key chain exceeds ${max} bytes`);
-      exchange.watch.bytes(chunk.length);
-      parts.push(chunk);
-    }
-    const failure = exchange.finish();
-    if (failure !== undefined) throw failure;
-    bytes = Buffer.concat(parts, total);
+    bytes = await readCapped(exchange, max, 'key chain');
   } catch (error) {
     response.discard();
     throw exchange.finish(error) ?? error;

@@ -7,7 +7,7 @@
 import type { AnswerCache, CachedAnswer } from './answer-cache.js';
 import { UpdateError } from './errors.js';
 import { errorForResponse } from './http-errors.js';
-import { startGet, type HttpContext } from './http-get.js';
+import { startGet, type Exchange, type HttpContext } from './http-get.js';
 
 export const MANIFEST_PATH = 'api/updates/manifest';
 
@@ -43,23 +43,7 @@ export async function fetchManifest(
     if (response.status !== 200) {
       throw await errorForResponse(response, 'manifest', ctx.clock.nowMs(), exchange.safeUrl);
     }
-    const declared = Number(response.header('content-length') ?? Number.NaN);
-    if (Number.isFinite(declared) && declared > max) {
-      throw new UpdateError('MANIFEST_TOO_LARGE', `manifest declares ${declared} > ${max} bytes`);
-    }
-    const parts: Uint8Array[] = [];
-    let total = 0;
-    for await (const chunk of response.body) {
-      total += chunk.length;
-      if (total > max) {
-        throw new UpdateError('MANIFEST_TOO_LARGE', `manifest exceeds ${max} bytes`);
-      }
-      exchange.watch.bytes(chunk.length);
-      parts.push(chunk);
-    }
-    const failure = exchange.finish();
-    if (failure !== undefined) throw failure;
-    const bytes = Buffer.concat(parts, total);
+    const bytes = await readCapped(exchange, max, 'manifest');
     const etag = response.header('etag');
     // Kept whatever verification will say: on a 304 it is verified again, like this answer.
     if (usable !== undefined && etag !== undefined) {
@@ -70,4 +54,31 @@ export async function fetchManifest(
     response.discard();
     throw exchange.finish(error) ?? error;
   }
+}
+
+/**
+ * The body of a 200 answer, at most `max` bytes: a larger declared or actual body is
+ * MANIFEST_TOO_LARGE at once (bounded memory, TUF "endless data"). Finishes the exchange; the
+ * caller discards the response on a throw.
+ */
+export async function readCapped(
+  exchange: Exchange,
+  max: number,
+  what: string,
+): Promise<Uint8Array> {
+  const declared = Number(exchange.response.header('content-length') ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > max) {
+    throw new UpdateError('MANIFEST_TOO_LARGE', `${what} declares ${declared} > ${max} bytes`);
+  }
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of exchange.response.body) {
+    total += chunk.length;
+    if (total > max) throw new UpdateError('MANIFEST_TOO_LARGE', `${what} exceeds ${max} bytes`);
+    exchange.watch.bytes(chunk.length);
+    parts.push(chunk);
+  }
+  const failure = exchange.finish();
+  if (failure !== undefined) throw failure;
+  return Buffer.concat(parts, total);
 }
