@@ -25,7 +25,7 @@ import {
 import { fsyncDir, writeFileAtomic } from '../shared/atomic-file.js';
 import type { CurrentSet } from './current-set.js';
 import { errno, exists } from './fs-errors.js';
-import { keepBlobFacts, trustBlob } from './blob-facts.js';
+import { keepBlobFacts, recordBlobFacts, trustBlob } from './blob-facts.js';
 import { BLOB_MTIME_S } from './partial-blob.js';
 import type { StateDirPaths } from './state-dir.js';
 
@@ -189,15 +189,16 @@ async function stage(
     if (!(await trustBlob(paths.blobs, a.sha256, a.size))) {
       throw new UpdateError('IO', `blob of ${a.name} is missing or was modified`);
     }
-    await keepBlobFacts(paths.blobs, [a.sha256], async () => {
-      try {
-        await link(blob, path);
-      } catch {
-        // File systems without hard links: a copy, given the sentinel so quickCheck holds.
-        await copyFile(blob, path);
-        await utimes(path, BLOB_MTIME_S, BLOB_MTIME_S);
-      }
-    });
+    try {
+      await link(blob, path);
+    } catch {
+      // File systems without hard links: a copy, given the sentinel so quickCheck holds.
+      await copyFile(blob, path);
+      await utimes(path, BLOB_MTIME_S, BLOB_MTIME_S);
+    }
+    // trustBlob just proved the facts held; the link moved the ctime, so record them anew
+    // (what keepBlobFacts does, without checking again what was checked one call ago).
+    await recordBlobFacts(paths.blobs, a.sha256);
   }
   for (const d of dirs) await fsyncDir(d);
   if (kept) {
