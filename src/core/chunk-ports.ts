@@ -22,6 +22,17 @@ export interface ChunkStore {
     fanoutBits: number,
   ): Promise<void>;
   /**
+   * Caches the published tree of a blob fetched whole: its index blob and chunk list as
+   * fetched, both checked by the caller against the signed digest (docs/UPDATER.md §9.1).
+   */
+  keepPublishedTree(
+    sha256: string,
+    indexBytes: Uint8Array,
+    listBytes: Uint8Array,
+    params: ChunkerParams,
+    fanoutBits: number,
+  ): Promise<void>;
+  /**
    * Reads `into.length` bytes of a held blob at `offset` into `into` (reused by the caller so
    * a long copy allocates nothing); answers the bytes read, fewer only if the blob is shorter.
    */

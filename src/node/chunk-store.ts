@@ -88,13 +88,19 @@ export class FileChunkStore implements ChunkStore {
     fanoutBits: number,
   ): Promise<void> {
     const built = buildChunkTree(level0, size, sha256, params, fanoutBits);
+    await this.keepPublishedTree(sha256, built.indexBytes, built.listBytes, params, fanoutBits);
+  }
+
+  async keepPublishedTree(
+    sha256: string,
+    indexBytes: Uint8Array,
+    listBytes: Uint8Array,
+    params: ChunkerParams,
+    fanoutBits: number,
+  ): Promise<void> {
     const dir = join(this.options.cacheDir, layoutKey(params, fanoutBits));
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    await writeFileAtomic(
-      join(dir, sha256),
-      Buffer.concat([built.indexBytes, built.listBytes]),
-      0o600,
-    );
+    await writeFileAtomic(join(dir, sha256), Buffer.concat([indexBytes, listBytes]), 0o600);
   }
 
   async readBlob(sha256: string, offset: number, into: Uint8Array): Promise<Uint8Array> {
