@@ -268,10 +268,14 @@ async function prepareOurs(baseFile: string, cases: readonly Case[]): Promise<Co
   } finally {
     await server.close();
   }
+  // BENCH_WRAP='strace -f -c -o FILE': our CLI under a tracer (diagnosis only: it is measured).
+  const wrap = (process.env.BENCH_WRAP ?? '').split(' ').filter((a) => a !== '');
   const run = (dir: string, release: string): Promise<ChildRun> =>
     runMeasured(
-      process.execPath,
+      wrap[0] ?? process.execPath,
       [
+        ...wrap.slice(1),
+        ...(wrap.length > 0 ? [process.execPath] : []),
         ...NODE_ARGS,
         ...[cli, 'update', '--base-url', `${nginx.baseUrl}/ours/${release}/`],
         ...['--pubkey', pubkey, '--dir', dir, '--json'],

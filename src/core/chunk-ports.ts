@@ -37,6 +37,8 @@ export interface ChunkStore {
    * a long copy allocates nothing); answers the bytes read, fewer only if the blob is shorter.
    */
   readBlob(sha256: string, offset: number, into: Uint8Array): Promise<Uint8Array>;
+  /** Closes the files `readBlob` keeps open between reads (called when an assembly ends). */
+  closeReads(): Promise<void>;
   /**
    * Opens (or resumes) the chunked partial of an artifact. `planId` names the chunk layout
    * (the index digest): a record written under another layout is dropped.

@@ -72,6 +72,7 @@ function sharedLocalChunks(store: ChunkStore): ChunkStore {
     rememberTree: (...args) => store.rememberTree(...args),
     keepPublishedTree: (...args) => store.keepPublishedTree(...args),
     readBlob: (...args) => store.readBlob(...args),
+    closeReads: () => store.closeReads(),
     openChunkedPartial: (...args) => store.openChunkedPartial(...args),
   };
 }
