@@ -76,6 +76,7 @@ export class FileChunkStore implements ChunkStore {
       if (!isIntactBlob(info, info.size)) continue;
       const tree =
         (await this.loadTree(dir, name, info.size)) ??
+        (await this.regroupTree(key, dir, name, info.size, params, fanoutBits)) ??
         (await this.computeTree(dir, name, params, fanoutBits).catch(() => undefined));
       if (tree === undefined) continue;
       held.add(name);
@@ -165,6 +166,37 @@ export class FileChunkStore implements ChunkStore {
       await rm(path, { force: true });
       return undefined;
     }
+  }
+
+  /**
+   * The tree under this layout, regrouped from the cached tree of a layout with the same chunker
+   * and another fan-out (the chunks are the same, only the sections differ): after the
+   * publisher's fan-out changes, the held blobs are not read again to learn their chunks.
+   */
+  private async regroupTree(
+    key: string,
+    dir: string,
+    sha256: string,
+    size: number,
+    params: ChunkerParams,
+    fanoutBits: number,
+  ): Promise<ChunkTree | undefined> {
+    const chunker = key.slice(0, key.lastIndexOf('-f') + 2);
+    const others = await readdir(this.options.cacheDir).catch(() => []);
+    for (const other of others) {
+      if (other === key || !other.startsWith(chunker)) continue;
+      const tree = await this.loadTree(join(this.options.cacheDir, other), sha256, size);
+      const level0 = tree?.levels[0];
+      if (level0 === undefined) continue;
+      const built = buildChunkTree(level0, size, sha256, params, fanoutBits);
+      await writeFileAtomic(
+        join(dir, sha256),
+        Buffer.concat([built.indexBytes, built.listBytes]),
+        0o600,
+      );
+      return built;
+    }
+    return undefined;
   }
 
   private async computeTree(

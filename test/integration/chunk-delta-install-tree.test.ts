@@ -5,7 +5,7 @@
  * or a list that does not match the signed index, costs a re-fetch or a read, never a wrong
  * byte.
  */
-import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/ports.js';
@@ -201,5 +201,32 @@ describe('the chunk tree of a whole install', () => {
     expect(local.size).toBeGreaterThan(50);
     expect(await readdir(join(dir, '.updater', 'chunks', LAYOUT))).toEqual([e1.sha256]);
     expect(await readFile(path)).toEqual(tree);
+  });
+  it('cached under another fan-out is regrouped, not learned by reading the blob', async () => {
+    const dir = await dirs.make('chunk-tree-');
+    const v1 = bytesOf(3 * MiB, 97);
+    const e1 = await publish(v1);
+    await updateOnce(registry, dir);
+    // As after the publisher's fan-out changed: the held tree is cached under the old layout.
+    const otherBits = DEFAULT_FANOUT_BITS + 1;
+    const other = `fastcdc1-${minSize}-${avgSize}-${maxSize}-f${otherBits}`;
+    const chunks = join(dir, '.updater', 'chunks');
+    const before = await storeOf(dir, { bytes: 0 }).localChunks(
+      DEFAULT_CHUNKER_PARAMS,
+      DEFAULT_FANOUT_BITS,
+    );
+    await rm(join(chunks, other), { recursive: true, force: true });
+    await rename(join(chunks, LAYOUT), join(chunks, other));
+    const reads = { bytes: 0 };
+    const local = await storeOf(dir, reads).localChunks(
+      DEFAULT_CHUNKER_PARAMS,
+      DEFAULT_FANOUT_BITS,
+    );
+    expect(reads.bytes).toBe(0);
+    expect(local.size).toBe(before.size);
+    expect(await readdir(chunks)).toEqual([LAYOUT]);
+    const [index, list] = await publishedTree(e1);
+    // Regrouped locally, the tree is byte for byte the publisher's.
+    expect(await readFile(treePath(dir, e1.sha256))).toEqual(Buffer.concat([index, list]));
   });
 });
