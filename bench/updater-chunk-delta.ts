@@ -8,7 +8,9 @@
  *
  * - ours: the bundled CLI (scripts/build-cli.mjs) run by plain node, updating a state directory
  *   that holds release 1 (installed by the CLI before the rounds, hard-linked afresh for each
- *   run) to the case's release. The companion server publishes every release with
+ *   run: the whole install caches release 1's published chunk tree, as any install does) to
+ *   the case's release. ours-cold: the same without that cached tree, so the delta reads the
+ *   held 512 MiB once to learn its chunks (a client whose install could not fetch the tree). The companion server publishes every release with
  *   `artifact_base_url` on nginx and is then closed: its manifest answers are served by nginx
  *   too, so every byte of ours is counted at the same place as the peers'.
  * - zsync 0.6.2: `zsyncmake` of the new file; `zsync -i OLD -o OUT URL.zsync`.
@@ -23,9 +25,9 @@
  * Not run in CI. Needs Debian's zsync, casync and nginx:
  *   apt-get update && apt-get install -y zsync casync nginx-light
  *   npx tsx bench/updater-chunk-delta.ts      (ROUNDS=3, BENCH_SIZE_MIB=512, CASES=a,b,c,
- *                                              CONTENDERS=ours,zsync,casync (ours-cached
- *                                              adds ours with release 1's chunk tree cached,
- *                                              the steady state), NODE_ARGS=)
+ *                                              CONTENDERS=ours,zsync,casync (ours-cold adds
+ *                                              ours without release 1's cached tree),
+ *                                              NODE_ARGS=, BENCH_LOG=1 prints our requests)
  */
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -61,6 +63,8 @@ const CASES = (process.env.CASES ?? 'a,b,c').split(',');
 const CONTENDERS = (process.env.CONTENDERS ?? 'ours,zsync,casync').split(',');
 /** Extra node flags for our CLI, e.g. NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'. */
 const NODE_ARGS = (process.env.NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+/** BENCH_LOG=1: print each request of our runs (what the bytes over the changed chunks are). */
+const BENCH_LOG = process.env.BENCH_LOG === '1';
 const CASE_TITLES: Record<string, string> = {
   a: '(a) 1 MiB changed in place',
   b: '(b) 64 KiB inserted at 1 MiB',
@@ -203,6 +207,15 @@ async function measure(who: Contender, c: Case): Promise<Sample> {
   const r = await who.run(c);
   if (r.code !== 0) throw new Error(`${who.label} ${c.name} failed: ${r.stdout} ${r.stderr}`);
   const log = (await nginx.accessLog()).slice(before);
+  if (BENCH_LOG && who.label.startsWith('ours')) {
+    for (const e of log) {
+      const ranges = e.range === '' || e.range === '-' ? 0 : e.range.split(',').length;
+      console.error(
+        `  ${e.status} ${e.uri} ranges=${ranges} body=${e.bodyBytesSent} ` +
+          `headers=${e.bytesSent - e.bodyBytesSent}`,
+      );
+    }
+  }
   // Checked after the clock stopped: every contender must have produced the exact new file.
   const got = await sha256File(who.output(c));
   if (got !== c.sha256) throw new Error(`${who.label} ${c.name}: wrong output ${got}`);
@@ -255,10 +268,14 @@ async function prepareOurs(baseFile: string, cases: readonly Case[]): Promise<Co
   } finally {
     await server.close();
   }
+  // BENCH_WRAP='strace -f -c -o FILE': our CLI under a tracer (diagnosis only: it is measured).
+  const wrap = (process.env.BENCH_WRAP ?? '').split(' ').filter((a) => a !== '');
   const run = (dir: string, release: string): Promise<ChildRun> =>
     runMeasured(
-      process.execPath,
+      wrap[0] ?? process.execPath,
       [
+        ...wrap.slice(1),
+        ...(wrap.length > 0 ? [process.execPath] : []),
         ...NODE_ARGS,
         ...[cli, 'update', '--base-url', `${nginx.baseUrl}/ours/${release}/`],
         ...['--pubkey', pubkey, '--dir', dir, '--json'],
@@ -275,25 +292,13 @@ async function prepareOurs(baseFile: string, cases: readonly Case[]): Promise<Co
     run: (c) => run(dir, c.name),
     output: () => join(dir, 'current', 'app.bin'),
   };
-  if (!CONTENDERS.includes('ours-cached')) return [ours];
-  // The steady state: release 1's chunk tree already cached, as after a chunk delta (which
-  // writes the new blob's tree from the chunks it assembled) or a `check`, which builds it.
-  const cachedTemplate = join(work, 'ours-v1-cached');
-  await cloneState(template, cachedTemplate);
-  const first = cases[0] as Case;
-  const check = await runMeasured(process.execPath, [
-    ...[cli, 'check', '--base-url', `${nginx.baseUrl}/ours/${first.name}/`],
-    ...['--machine-key', 'bench', '--pubkey', pubkey, '--dir', cachedTemplate, '--json'],
-  ]);
-  if (check.code !== 0) throw new Error(`ours: check failed: ${check.stderr}`);
-  return [
-    ours,
-    {
-      ...ours,
-      label: 'ours-cached',
-      setup: () => cloneState(cachedTemplate, dir),
-    },
-  ];
+  if (!CONTENDERS.includes('ours-cold')) return [ours];
+  // Release 1 without its cached chunk tree (as a client older than the install-time tree,
+  // or one whose tree fetch failed, leaves it): the delta reads the held blob to learn it.
+  const coldTemplate = join(work, 'ours-v1-cold');
+  await cloneState(template, coldTemplate);
+  await rm(join(coldTemplate, '.updater', 'chunks'), { recursive: true, force: true });
+  return [ours, { ...ours, label: 'ours-cold', setup: () => cloneState(coldTemplate, dir) }];
 }
 
 async function prepareZsync(baseFile: string, cases: readonly Case[]): Promise<Contender> {

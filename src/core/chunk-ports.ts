@@ -22,10 +22,23 @@ export interface ChunkStore {
     fanoutBits: number,
   ): Promise<void>;
   /**
+   * Caches the published tree of a blob fetched whole: its index blob and chunk list as
+   * fetched, both checked by the caller against the signed digest (docs/UPDATER.md §9.1).
+   */
+  keepPublishedTree(
+    sha256: string,
+    indexBytes: Uint8Array,
+    listBytes: Uint8Array,
+    params: ChunkerParams,
+    fanoutBits: number,
+  ): Promise<void>;
+  /**
    * Reads `into.length` bytes of a held blob at `offset` into `into` (reused by the caller so
    * a long copy allocates nothing); answers the bytes read, fewer only if the blob is shorter.
    */
   readBlob(sha256: string, offset: number, into: Uint8Array): Promise<Uint8Array>;
+  /** Closes the files `readBlob` keeps open between reads (called when an assembly ends). */
+  closeReads(): Promise<void>;
   /**
    * Opens (or resumes) the chunked partial of an artifact. `planId` names the chunk layout
    * (the index digest): a record written under another layout is dropped.

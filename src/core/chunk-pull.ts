@@ -70,13 +70,19 @@ function sharedLocalChunks(store: ChunkStore): ChunkStore {
       return local;
     },
     rememberTree: (...args) => store.rememberTree(...args),
+    keepPublishedTree: (...args) => store.keepPublishedTree(...args),
     readBlob: (...args) => store.readBlob(...args),
+    closeReads: () => store.closeReads(),
     openChunkedPartial: (...args) => store.openChunkedPartial(...args),
   };
 }
 
 /** The chunked download context of one run (hooks of one artifact added by the caller). */
-function chunkedContext(run: ChunkRun, ports: ChunkPorts, store: ChunkStore): ChunkedContext {
+export function chunkedContext(
+  run: ChunkRun,
+  ports: ChunkPorts,
+  store: ChunkStore,
+): ChunkedContext {
   return {
     http: run.http,
     random: run.random,

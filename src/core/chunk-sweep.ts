@@ -5,8 +5,15 @@
  * in the partial (fetched ranges, resumed chunks) are read back; a chunk repeated inside the
  * artifact is copied from its first place. Everything passes through the whole-file SHA-256 in
  * order, so the blob is never read again to check its digest before promotion.
+ *
+ * The two hashes of a held run overlap: its chunks are hashed by WebCrypto on the thread pool
+ * (which copies them first) while the main thread feeds the same bytes to the whole-file
+ * SHA-256. That is optimistic: when a chunk does not verify (a held blob damaged on disk), its
+ * bytes already went into the whole hash, so the pass answers no digest and the partial hashes
+ * the finished file from disk before promotion (chunk-ports.ts `complete`): slower, never less
+ * checked.
  */
-import { createHash, type Hash } from 'node:crypto';
+import { createHash, webcrypto, type Hash } from 'node:crypto';
 import { entryHash, entrySpan, sliceSection, type Section } from '../protocol/chunk-index.js';
 import type { ChunkOp } from './chunk-delta-plan.js';
 import type { ChunkStore, ChunkedPartial } from './chunk-ports.js';
@@ -42,6 +49,17 @@ export function sha256Equals(bytes: Uint8Array, expected: Uint8Array): boolean {
   return createHash('sha256').update(bytes).digest().equals(expected);
 }
 
+/** SHA-256 on the thread pool (the input is copied when the job starts, so it may be reused). */
+async function sha256Async(bytes: Uint8Array): Promise<Uint8Array> {
+  return new Uint8Array(await webcrypto.subtle.digest('SHA-256', bytes));
+}
+
+function sameDigest(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** The level 0 entries of one fetched or repeated chunk. */
 export function singleChunk(op: { readonly length: number; readonly sha256: Uint8Array }) {
   const bytes = new Uint8Array(36);
@@ -50,16 +68,23 @@ export function singleChunk(op: { readonly length: number; readonly sha256: Uint
   return { level: 0, count: 1, bytes };
 }
 
+/** The whole-file hash of the pass; `tainted` once it took bytes that did not verify. */
+interface WholeHash {
+  readonly hash: Hash;
+  tainted: boolean;
+}
+
 /**
  * Runs the pass over `ops` (the artifact, tiled in order); `done`: chunks already in the
- * partial (resumed or fetched), artifact offset -> length. Resolves to the whole SHA-256 (hex).
+ * partial (resumed or fetched), artifact offset -> length. Resolves to the whole SHA-256 (hex),
+ * or to undefined when a held chunk did not verify (the file must then be hashed from disk).
  */
 export async function sweep(
   ports: SweepPorts,
   ops: readonly ChunkOp[],
   done: (offset: number, length: number) => boolean,
-): Promise<string> {
-  const whole = createHash('sha256');
+): Promise<string | undefined> {
+  const whole: WholeHash = { hash: createHash('sha256'), tainted: false };
   const buffer = new Uint8Array(COPY_BYTES);
   let run: HeldChunk[] = [];
   let runBytes = 0;
@@ -117,35 +142,54 @@ export async function sweep(
         throw new UpdateError('HASH_MISMATCH', `${ports.what}: a repeated chunk changed`);
       }
       await ports.put(op.offset, bytes, singleChunk(op));
-      whole.update(bytes);
+      whole.hash.update(bytes);
     } else {
       await back(op.offset, op.length);
     }
   }
   await flushRun();
   await flushBack();
-  return whole.digest('hex');
+  const digest = whole.hash.digest('hex');
+  return whole.tainted ? undefined : digest;
 }
 
 /** Reads `length` bytes of the partial at `offset` into the whole hash. */
-async function readBack(ports: SweepPorts, whole: Hash, offset: number, length: number) {
+async function readBack(ports: SweepPorts, whole: WholeHash, offset: number, length: number) {
   const bytes = await ports.partial.read(offset, length);
   if (bytes.length !== length) {
     throw new UpdateError('IO', `${ports.what}: the partial file is shorter than written`);
   }
-  whole.update(bytes);
+  whole.hash.update(bytes);
 }
 
 /**
  * Copies one run of held chunks (contiguous in one blob and in the artifact): one read, each
- * chunk checked, verified stretches written and hashed in order; a chunk that does not verify
- * (its blob damaged on disk) is fetched instead and read back.
+ * chunk checked against the new index's SHA-256 (the held entry equals it: local-chunks.ts),
+ * verified stretches written in order; a chunk that does not verify (its blob damaged on disk)
+ * is fetched instead, and the whole hash is marked tainted (it already took the read bytes).
  */
-async function copyRun(ports: SweepPorts, whole: Hash, run: HeldChunk[], into: Uint8Array) {
+async function copyRun(ports: SweepPorts, whole: WholeHash, run: HeldChunk[], into: Uint8Array) {
   const first = run[0] as HeldChunk;
   const bytes = await ports.chunks
     .readBlob(first.op.from.blob, first.from, into)
     .catch(() => new Uint8Array(0));
+  const pieces: Uint8Array[] = [];
+  let at = 0;
+  for (const c of run) {
+    pieces.push(bytes.subarray(at, at + c.length));
+    at += c.length;
+  }
+  const digests = Promise.all(
+    pieces.map((piece, i) =>
+      piece.length === (run[i] as HeldChunk).length
+        ? sha256Async(piece)
+        : Promise.resolve(undefined),
+    ),
+  );
+  // The whole hash runs here while the thread pool hashes the chunks.
+  whole.hash.update(bytes.subarray(0, Math.min(at, bytes.length)));
+  if (bytes.length < at) whole.tainted = true;
+  const got = await digests;
   let good: HeldChunk[] = [];
   let goodAt = 0;
   const writeGood = async (): Promise<void> => {
@@ -154,22 +198,20 @@ async function copyRun(ports: SweepPorts, whole: Hash, run: HeldChunk[], into: U
     const length = good.reduce((n, c) => n + c.length, 0);
     const entries = good.map((c) => sliceSection(c.op.from.chunks, c.index, 1).bytes);
     const section: Section = { level: 0, count: good.length, bytes: Buffer.concat(entries) };
-    const piece = bytes.subarray(goodAt, goodAt + length);
-    await ports.put(head.offset, piece, section);
-    whole.update(piece);
+    await ports.put(head.offset, bytes.subarray(goodAt, goodAt + length), section);
     good = [];
   };
-  let at = 0;
-  for (const c of run) {
-    const piece = bytes.subarray(at, at + c.length);
+  at = 0;
+  for (const [i, c] of run.entries()) {
     const sha256 = entryHash(c.op.from.chunks, c.index);
-    if (piece.length === c.length && sha256Equals(piece, sha256)) {
+    const digest = got[i];
+    if (digest !== undefined && sameDigest(digest, sha256)) {
       if (good.length === 0) goodAt = at;
       good.push(c);
     } else {
       await writeGood();
+      whole.tainted = true;
       await ports.refetch({ kind: 'fetch', offset: c.offset, length: c.length, sha256 });
-      await readBack(ports, whole, c.offset, c.length);
     }
     at += c.length;
   }

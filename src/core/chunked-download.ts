@@ -74,6 +74,8 @@ export async function applyChunked(
   } catch (error) {
     await closeQuietly(partial);
     throw error;
+  } finally {
+    await ctx.chunks.closeReads().catch(() => undefined);
   }
   const { params, fanoutBits } = plan.index;
   // Best effort: without the cache the next delta reads the blob once to learn its chunks.

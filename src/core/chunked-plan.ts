@@ -58,7 +58,13 @@ export function blobSources(ctx: ChunkedContext, url: string, sha256: string): U
   return [primary, ...mirrors.filter((m) => m.href !== primary.href)];
 }
 
-async function fetchIndexBytes(ctx: ChunkedContext, url: URL, what: string): Promise<Uint8Array> {
+/** One plain GET of a small blob (an index or a whole chunk list), refused past `maxBytes`. */
+export async function fetchSmallBlob(
+  ctx: ChunkedContext,
+  url: URL,
+  what: string,
+  maxBytes = MAX_CHUNK_INDEX_BYTES,
+): Promise<Uint8Array> {
   const exchange = await startGet(ctx.http, url, {}, ctx.signal, what);
   const { response } = exchange;
   try {
@@ -70,7 +76,7 @@ async function fetchIndexBytes(ctx: ChunkedContext, url: URL, what: string): Pro
       exchange.watch.bytes(chunk.length);
       ctx.onNetworkBytes?.(chunk.length);
       size += chunk.length;
-      if (size > MAX_CHUNK_INDEX_BYTES) throw new UpdateError('SIZE_MISMATCH', `${what}: too long`);
+      if (size > maxBytes) throw new UpdateError('SIZE_MISMATCH', `${what}: too long`);
       parts.push(chunk);
     }
     const failure = exchange.finish();
@@ -83,15 +89,18 @@ async function fetchIndexBytes(ctx: ChunkedContext, url: URL, what: string): Pro
 }
 
 /** Fetches and verifies the index from the first source that serves it correctly. */
-async function loadIndex(ctx: ChunkedContext, artifact: ManifestArtifact) {
+export async function loadIndex(
+  ctx: ChunkedContext,
+  artifact: ManifestArtifact,
+): Promise<{ readonly index: ChunkIndex; readonly bytes: Uint8Array } | undefined> {
   const ref = artifact.chunk_index;
   if (ref === undefined) return undefined;
   const what = `chunk index of ${artifact.name}`;
   for (const url of blobSources(ctx, ref.url, ref.sha256)) {
     try {
-      const bytes = await fetchIndexBytes(ctx, url, what);
+      const bytes = await fetchSmallBlob(ctx, url, what);
       const index = parseChunkIndex(bytes, ref, artifact);
-      return { index, bytes: bytes.length };
+      return { index, bytes };
     } catch (error) {
       if (ctx.signal.aborted) throw new UpdateError('ABORTED', 'aborted', { cause: error });
       const code =
@@ -162,7 +171,7 @@ export async function planChunked(
       indexSha256: ref.sha256,
       index,
       delta,
-      metadataBytes: loaded.bytes + delta.sectionBytes,
+      metadataBytes: loaded.bytes.length + delta.sectionBytes,
     };
   } catch (error) {
     if (ctx.signal.aborted) throw new UpdateError('ABORTED', 'aborted', { cause: error });

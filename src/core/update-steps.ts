@@ -5,6 +5,7 @@
  */
 import { accept, type Accepted } from './accept-step.js';
 import { chunkedPuller, planPull, type PullPlan } from './chunk-pull.js';
+import { keepWholeTrees } from './chunk-tree-fetch.js';
 import { UpdateError } from './errors.js';
 import type { PlanSummary } from './events.js';
 import { badReason, judgeNewSet, probationFor } from './health-check.js';
@@ -86,7 +87,9 @@ export async function pullAndCommit(
       : { ...state.health, probation: probationFor(run.health.config, set, nowOf(run)) },
   };
   await run.store.commitSet({ ...set, envelope: vm.envelope }, next);
-  return downloaded;
+  // After the commit, so a slow index never delays it (docs/UPDATER.md §9.1).
+  const chunked = new Set(planned?.chunked.keys());
+  return downloaded + (await keepWholeTrees(run, todo, chunked));
 }
 
 /** Re-stages the installed set from blobs, re-fetching what is missing (docs/UPDATER.md §3). */

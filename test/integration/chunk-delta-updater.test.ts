@@ -80,11 +80,19 @@ describe('chunk deltas in update()', () => {
       { name: 'app.bin', content: bytesOf(4 * MiB, 1) },
       { name: 'notes.txt', content: bytesOf(2000, 2) },
     ];
-    await publish(v1);
+    const [app1] = await publish(v1);
+    const before1 = (await nginx.accessLog()).length;
     const first = await updateOnce(registry, dir);
-    // Nothing held yet: whole files, no chunk index fetched.
+    // Nothing held yet: whole files, no chunk index fetched to plan. After the commit, the
+    // published tree of the blob fetched whole is (chunk-tree-fetch.ts), counted with it.
     expect(byName(first.plan, 'app.bin')).toMatchObject({ method: 'whole', indexBytes: 0 });
-    expect(first.bytesDownloaded).toBe(4 * MiB + 2000);
+    const tree = [app1?.chunk_index?.sha256, app1?.chunk_index?.list_url?.split('/').pop()];
+    const treeBytes = (await nginx.accessLog())
+      .slice(before1)
+      .filter((e) => tree.some((sha) => sha !== undefined && e.uri === `/cdn/${sha}`))
+      .reduce((n, e) => n + e.bodyBytesSent, 0);
+    expect(treeBytes).toBeGreaterThan(0);
+    expect(first.bytesDownloaded).toBe(4 * MiB + 2000 + treeBytes);
 
     const v2: Files = [
       { name: 'app.bin', content: edited(v1[0]?.content as Uint8Array, 2 * MiB, 100_000, 3) },
