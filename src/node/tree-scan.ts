@@ -18,6 +18,10 @@ import { BLOB_MTIME_S } from './partial-blob.js';
  */
 const LSTAT_BATCH = 1024;
 
+/** An artifact's path: names are safe relative POSIX paths (protocol/artifact-name.ts). */
+const pathOf = (root: string, name: string): string =>
+  sep === '/' ? `${root}/${name}` : join(root, ...name.split('/'));
+
 const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
@@ -36,7 +40,7 @@ export async function quickCheck(
     const a = artifacts[i] as InstalledArtifact;
     let info;
     try {
-      info = lstatSync(join(root, ...a.name.split('/')), { throwIfNoEntry: false });
+      info = lstatSync(pathOf(root, a.name), { throwIfNoEntry: false });
     } catch {
       info = undefined; // ENOTDIR, EACCES, ...: not intact either way
     }
