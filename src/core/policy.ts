@@ -17,6 +17,10 @@ import { fromProtocolError, type VerifiedManifest } from './verify.js';
 // to parse; anything else, absolute URLs included, goes through the full URL parser, so a URL
 // that would fail at pull time is refused here, before any byte moves. Cheap for 10,000 entries.
 const PLAIN_RELATIVE = /^[A-Za-z0-9._~%/-]+$/;
+// An absolute http(s) URL whose path is plain in the same sense: the path cannot make the
+// parse fail, so the URL parses exactly when its scheme and authority followed by "/" do. Those
+// are parsed once per authority (10,000 artifacts on one origin: one parse, not 10,000).
+const PLAIN_ABSOLUTE = /^(https?:\/\/[^/?#\\]*)\/[A-Za-z0-9._~%/-]*$/i;
 
 /**
  * Throws the first refusal, in this order: limits, rollback, equivocation, then for format 1
@@ -37,6 +41,7 @@ export function checkPolicy(
       `${m.artifacts.length} artifacts exceed the limit of ${limits.maxArtifacts}`,
     );
   }
+  const goodOrigins = new Set<string>();
   for (const a of m.artifacts) {
     if (a.size > limits.maxArtifactBytes) {
       throw new UpdateError(
@@ -44,13 +49,15 @@ export function checkPolicy(
         `${a.name} is ${a.size} bytes, over the limit of ${limits.maxArtifactBytes}`,
       );
     }
-    if (!PLAIN_RELATIVE.test(a.url)) {
-      try {
-        resolveArtifactUrl(baseUrl, a.url);
-      } catch (error) {
-        throw fromProtocolError(error);
-      }
+    if (PLAIN_RELATIVE.test(a.url)) continue;
+    const origin = PLAIN_ABSOLUTE.exec(a.url)?.[1];
+    if (origin !== undefined && goodOrigins.has(origin)) continue;
+    try {
+      resolveArtifactUrl(baseUrl, origin === undefined ? a.url : `${origin}/`);
+    } catch (error) {
+      throw fromProtocolError(error);
     }
+    if (origin !== undefined) goodOrigins.add(origin);
   }
   const highest = state.highestAcceptedVersion;
   if (highest !== null && semver.lt(m.registry_version, highest)) {
