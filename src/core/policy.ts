@@ -5,7 +5,8 @@
  * issued_at; format 2 checked its freshness statement in verification, docs/PROTOCOL.md
  * §2.7.5). Names and digests were already checked by the payload parsers inside verify.ts.
  */
-import semver from 'semver';
+import gt from 'semver/functions/gt.js';
+import lt from 'semver/functions/lt.js';
 import { resolveArtifactUrl, type ManifestArtifact } from '../protocol/manifest.js';
 import { UpdateError } from './errors.js';
 import type { Limits } from './limits.js';
@@ -60,7 +61,7 @@ export function checkPolicy(
     if (origin !== undefined) goodOrigins.add(origin);
   }
   const highest = state.highestAcceptedVersion;
-  if (highest !== null && semver.lt(m.registry_version, highest)) {
+  if (highest !== null && lt(m.registry_version, highest)) {
     throw new UpdateError(
       'ROLLBACK',
       `registry_version ${m.registry_version} is older than ${highest}, already accepted`,
@@ -133,7 +134,7 @@ function sameArtifacts(
 export function recordAcceptance(state: UpdaterState, vm: VerifiedManifest): UpdaterState {
   const version = vm.manifest.registry_version;
   const highest = state.highestAcceptedVersion;
-  const floor = highest === null || semver.gt(version, highest) ? version : highest;
+  const floor = highest === null || gt(version, highest) ? version : highest;
   if (vm.trust === undefined) {
     return {
       ...state,
