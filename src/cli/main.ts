@@ -38,6 +38,19 @@ function interruptSignal(argv: readonly string[]): AbortSignal | undefined {
   return controller.signal;
 }
 
+/**
+ * The young-generation GC of read-buffer-gc.ts, set up at its first call: exposing it creates a
+ * V8 context (3-10 ms), which a run that writes no partial file (a no-op) never needs
+ * (docs/UPDATER.md §3, No-op runs).
+ */
+function lazyMinorGc(): () => void {
+  let collect: (() => void) | undefined | null = null;
+  return () => {
+    if (collect === null) collect = exposeMinorGc();
+    collect?.();
+  };
+}
+
 const hook = crashHook(process.env['UPDATER_TEST_CRASH_AT']);
 if (hook === 'invalid') {
   process.stderr.write('error CONFIG_INVALID: UPDATER_TEST_CRASH_AT names no install step\n');
@@ -50,7 +63,7 @@ if (hook === 'invalid') {
       onStep: hook,
       interrupt: interruptSignal(process.argv.slice(2)),
       // Keeps the peak RSS of a large pull under 100 MB (read-buffer-gc.ts).
-      collectGarbage: exposeMinorGc(),
+      collectGarbage: lazyMinorGc(),
     },
     {
       stdout: (text) => process.stdout.write(text),

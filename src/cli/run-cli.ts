@@ -61,17 +61,16 @@ async function execute(
   switch (command) {
     case 'check': {
       const plan = await updater.check();
-      const status = await updater.status();
+      // The plan's from-version is the installed one: no second read of the state file.
+      const installedVersion = plan.fromVersion;
       const skipped = plan.skipped;
       const available =
         skipped === undefined &&
-        (status.installedVersion !== plan.toVersion ||
-          plan.fetch.length > 0 ||
-          plan.remove.length > 0);
+        (installedVersion !== plan.toVersion || plan.fetch.length > 0 || plan.remove.length > 0);
       return {
         json: {
           version: plan.toVersion,
-          installed_version: status.installedVersion,
+          installed_version: installedVersion,
           update_available: available,
           plan: planJson(plan),
           ...(skipped === undefined
@@ -82,7 +81,7 @@ async function execute(
           skipped !== undefined
             ? `skipped ${plan.toVersion}: ${skipped.reason}`
             : available
-              ? `update available: ${status.installedVersion ?? 'nothing'} -> ${plan.toVersion}; ${planLine(plan)}`
+              ? `update available: ${installedVersion ?? 'nothing'} -> ${plan.toVersion}; ${planLine(plan)}`
               : `up to date at ${plan.toVersion}`,
       };
     }

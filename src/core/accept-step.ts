@@ -84,8 +84,34 @@ export async function fetchVerified(
   return verifyParsedAnswer(answer, bytes, input, chain);
 }
 
-/** Fetch, verify, apply policy and persist the acceptance (audit entry, then state). */
-export async function accept(run: RunContext): Promise<Accepted> {
+/** How accept persists: `deferUnchanged`, the caller writes the state later in this run. */
+export interface AcceptOptions {
+  readonly deferUnchanged?: boolean;
+}
+
+/**
+ * True when recording `vm` would change nothing the trust rules keep: its digest is recorded,
+ * the rollback floor is at or above it, and (format 2) the key set, retired keyids and
+ * freshness floor are the ones already held (docs/PROTOCOL.md §2.7.5). Any doubt is a change:
+ * a write too many is harmless, a floor not written is not.
+ */
+export function acceptanceUnchanged(loaded: UpdaterState, recorded: UpdaterState): boolean {
+  const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+  return (
+    loaded.highestAcceptedVersion === recorded.highestAcceptedVersion &&
+    same(loaded.acceptedDigests, recorded.acceptedDigests) &&
+    same(loaded.releaseDigests, recorded.releaseDigests) &&
+    same(loaded.trust, recorded.trust) &&
+    same(loaded.freshness, recorded.freshness)
+  );
+}
+
+/**
+ * Fetch, verify, apply policy and persist the acceptance (audit entry, then state). With
+ * `deferUnchanged` an acceptance that changes nothing is not written here: `update` writes the
+ * state once at its end (update-steps.ts `install`), and a failure records itself.
+ */
+export async function accept(run: RunContext, options: AcceptOptions = {}): Promise<Accepted> {
   const { http, store, limits } = run;
   const loaded = await store.loadState();
   const vm = await fetchVerified(run, loaded);
@@ -103,7 +129,9 @@ export async function accept(run: RunContext): Promise<Accepted> {
       atMs: nowOf(run),
     });
   }
-  await store.saveState(state);
+  if (options.deferUnchanged !== true || !acceptanceUnchanged(loaded, state)) {
+    await store.saveState(state);
+  }
   run.onStep?.('accepted-recorded');
   return { vm, plan, state };
 }

@@ -5,7 +5,7 @@
  * state's own schema can evolve without touching it: a state file without `health` (written
  * before it existed) reads as EMPTY_HEALTH.
  */
-import semver from 'semver';
+import compare from 'semver/functions/compare.js';
 import { isStrictSemver, SHA256_HEX } from '../protocol/manifest.js';
 import { UpdateError } from './errors.js';
 
@@ -113,7 +113,7 @@ export function withBadVersion(
   };
   const versions = Object.keys(out);
   if (versions.length > MAX_BAD_VERSIONS) {
-    versions.sort(semver.compare);
+    versions.sort(compare);
     for (const old of versions.slice(0, versions.length - MAX_BAD_VERSIONS)) delete out[old];
   }
   return out;

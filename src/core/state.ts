@@ -6,7 +6,8 @@
  * STATE_CORRUPT, never guessed at. A schema 1 file (written before format 2) loads with no
  * trusted key set (§2.7.7); every write is schema 2.
  */
-import semver from 'semver';
+import compare from 'semver/functions/compare.js';
+import gt from 'semver/functions/gt.js';
 import { MAX_RETIRED_KEYIDS } from '../protocol/key-chain.js';
 import {
   keySetPayload,
@@ -96,7 +97,7 @@ export function boundDigests(digests: Readonly<Record<string, string>>): Record<
   const out: Record<string, string> = { ...digests };
   const versions = Object.keys(out);
   if (versions.length > MAX_ACCEPTED_DIGESTS) {
-    versions.sort(semver.compare);
+    versions.sort(compare);
     for (const old of versions.slice(0, versions.length - MAX_ACCEPTED_DIGESTS)) delete out[old];
   }
   return out;
@@ -255,7 +256,7 @@ export function parseState(bytes: Uint8Array): UpdaterState {
 export function keepFloor(next: UpdaterState, current: UpdaterState): UpdaterState {
   const a = next.highestAcceptedVersion;
   const b = current.highestAcceptedVersion;
-  const highest = a === null ? b : b === null ? a : semver.gt(b, a) ? b : a;
+  const highest = a === null ? b : b === null ? a : gt(b, a) ? b : a;
   const { trust, freshness } = newerTrust(next, current);
   return {
     ...next,

@@ -20,6 +20,7 @@ import type { Limits } from './limits.js';
 import type { Clock, Fetcher, LocalStore, Logger, Random, RandomBytes, Timers } from './ports.js';
 import { accept } from './accept-step.js';
 import { createRunQueue } from './run-queue.js';
+import { memoizeState } from './state-memo.js';
 import type { RunContext } from './run-context.js';
 import { checkForUpdate, install, recordFailure, rollBack, statusOf } from './update-steps.js';
 import type { UpdaterApi } from './updater-api.js';
@@ -81,8 +82,8 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
     }
   };
 
-  const healthContext = (): HealthContext => ({
-    store: deps.store,
+  const healthContext = (store: LocalStore = deps.store): HealthContext => ({
+    store,
     clock: deps.clock,
     timers: deps.timers,
     logger: deps.logger,
@@ -92,8 +93,8 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
     config: deps.health,
   });
 
-  /** The one run context (and HTTP context) of a network run. */
-  const runContext = (): RunContext => ({
+  /** The one run context (and HTTP context) of a network run, reading the state once. */
+  const runContext = (store = memoizeState(deps.store)): RunContext => ({
     http: {
       fetcher: deps.fetcher,
       clock: deps.clock,
@@ -102,7 +103,7 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
       endpoint: requireEndpoint(deps.endpoint),
       userAgent: deps.userAgent ?? 'verified-updater',
     },
-    store: deps.store,
+    store,
     random: deps.random,
     logger: deps.logger,
     pinned: deps.pinned,
@@ -114,7 +115,7 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
     onStep: deps.onStep,
     chunks: deps.chunks,
     answers: deps.answers,
-    health: healthContext(),
+    health: healthContext(store),
   });
 
   /** The one boundary of a network run: whatever was thrown is typed here, once. */
@@ -135,7 +136,11 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
 
   return {
     check: () => runs.run('check', () => guarded(checkForUpdate)),
-    update: () => runs.run('update', () => guarded(async (run) => install(run, await accept(run)))),
+    update: () =>
+      runs.run('update', () =>
+        // install() writes the state anyway: accept need not write an unchanged acceptance.
+        guarded(async (run) => install(run, await accept(run, { deferUnchanged: true }))),
+      ),
     status: () => statusOf(deps.store, runs.running),
     rollback: () => runs.run('rollback', () => rollBack(deps.store)),
     verify: () => runs.run('verify', () => verifyInstalled(deps.store, deps.pinned)),

@@ -4,13 +4,25 @@
  * with size -1 so it shows up as drift.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, lstatSync } from 'node:fs';
 import { lstat, readdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import type { InstalledArtifact } from '../core/state.js';
 import { BLOB_MTIME_S } from './partial-blob.js';
 
-const LSTAT_PARALLEL = 32;
+/**
+ * lstat calls made back to back before the event loop gets a turn. A synchronous lstat of a
+ * cached inode costs a few microseconds; the promise form pays a thread-pool hop and a
+ * microtask each, which made 10,000 of them most of a no-op update (docs/UPDATER.md §3, No-op
+ * runs). Batches keep a host's event loop (the tray app's main process) responsive.
+ */
+const LSTAT_BATCH = 1024;
+
+/** An artifact's path: names are safe relative POSIX paths (protocol/artifact-name.ts). */
+const pathOf = (root: string, name: string): string =>
+  sep === '/' ? `${root}/${name}` : join(root, ...name.split('/'));
+
+const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * Names under `root` that are missing, not regular files, of the wrong size, or written since
@@ -21,22 +33,22 @@ export async function quickCheck(
   root: string,
   artifacts: readonly InstalledArtifact[],
 ): Promise<string[]> {
-  const intact = new Array<boolean>(artifacts.length);
-  let next = 0;
-  // LSTAT_PARALLEL at a time: one by one, 10,000 files were most of a no-op update's time.
-  const worker = async (): Promise<void> => {
-    for (let i = next++; i < artifacts.length; i = next++) {
-      const a = artifacts[i] as InstalledArtifact;
-      const info = await lstat(join(root, ...a.name.split('/'))).catch(() => undefined);
-      intact[i] =
-        info !== undefined &&
-        info.isFile() &&
-        info.size === a.size &&
-        info.mtimeMs === BLOB_MTIME_S * 1000;
+  const damaged: string[] = [];
+  const sentinelMs = BLOB_MTIME_S * 1000;
+  for (let i = 0; i < artifacts.length; i++) {
+    if (i > 0 && i % LSTAT_BATCH === 0) await yieldToLoop();
+    const a = artifacts[i] as InstalledArtifact;
+    let info;
+    try {
+      info = lstatSync(pathOf(root, a.name), { throwIfNoEntry: false });
+    } catch {
+      info = undefined; // ENOTDIR, EACCES, ...: not intact either way
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(LSTAT_PARALLEL, artifacts.length) }, worker));
-  return artifacts.filter((_, i) => intact[i] !== true).map((a) => a.name);
+    const intact =
+      info !== undefined && info.isFile() && info.size === a.size && info.mtimeMs === sentinelMs;
+    if (!intact) damaged.push(a.name);
+  }
+  return damaged;
 }
 
 /** Streams a file through SHA-256. */

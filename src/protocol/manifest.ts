@@ -2,7 +2,7 @@
  * The update manifest payload (docs/PROTOCOL.md §2.2). `parseManifest` is a strict schema
  * check of bytes that were already signature-verified; it never touches the network or disk.
  */
-import semver from 'semver';
+import valid from 'semver/functions/valid.js';
 import { compareNames, unsafeNameReason } from './artifact-name.js';
 import { parseJsonObject, requiredField, type JsonObject } from './json-object.js';
 import { ProtocolError } from './protocol-error.js';
@@ -64,7 +64,7 @@ export function isRfc3339(text: string): boolean {
 
 /** A strict semver (no leading "v", no whitespace); build metadata is refused as ambiguous. */
 export function isStrictSemver(text: string): boolean {
-  return semver.valid(text) === text && !text.includes('+');
+  return valid(text) === text && !text.includes('+');
 }
 
 function fail(message: string): never {

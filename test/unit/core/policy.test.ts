@@ -132,6 +132,18 @@ describe('recordAcceptance', () => {
 });
 
 describe('artifact URL schemes', () => {
+  it('refuses a bad authority after good ones on the same manifest (each authority is parsed)', () => {
+    const m = manifestOf('1.0.0', files);
+    const first = m.artifacts[0]!;
+    const artifacts = [
+      { ...first, name: 'a', url: 'https://cdn.example/a' },
+      { ...first, name: 'b', url: 'https://cdn.example/b' },
+      { ...first, name: 'c', url: 'https://cdn.example:70000/c' },
+    ];
+    const vm = verifyManifest(envelopeBytes({ ...m, artifacts }, key), pinKeys([key.hex]), 1 << 20);
+    expect(refusal(vm)).toBe('MANIFEST_MALFORMED');
+  });
+
   for (const url of [
     ' javascript:alert(1)',
     'j\tavascript:x',
@@ -140,6 +152,10 @@ describe('artifact URL schemes', () => {
     // Signed but unparsable: refused at check time, never a TypeError at pull time.
     'http://[bad',
     'http://a b/c',
+    // Plain paths under an unparsable authority: the authority alone decides.
+    'http://a b/plain/path',
+    'https://host:99999/f.bin',
+    'http://1.2.3.999/f.bin',
   ]) {
     it(`refuses ${JSON.stringify(url)} (MANIFEST_MALFORMED)`, () => {
       const m = manifestOf('1.0.0', files);
