@@ -1,0 +1,155 @@
+/**
+ * The Fetcher over node:http(s) (src/node/http-fetcher.ts): the same contract as the got
+ * fetcher it replaced, plus the connect deadline, keep-alive reuse and a broken body.
+ */
+import { createServer, type Server } from 'node:http';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHttpFetcher } from '../../../src/node/http-fetcher.js';
+
+let server: Server | undefined;
+
+afterEach(async () => {
+  const s = server;
+  server = undefined;
+  if (s !== undefined) {
+    s.closeAllConnections();
+    await new Promise((resolve) => s.close(resolve));
+  }
+});
+
+async function serve(handler: Parameters<typeof createServer>[1]): Promise<string> {
+  server = createServer(handler);
+  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function readAll(body: AsyncIterable<Uint8Array>): Promise<string> {
+  const parts: Uint8Array[] = [];
+  for await (const chunk of body) parts.push(chunk);
+  return Buffer.concat(parts).toString();
+}
+
+const fetcher = createHttpFetcher({ connectTimeoutMs: 2000 });
+const signal = () => new AbortController().signal;
+
+describe('http fetcher', () => {
+  it('returns status, headers and the streamed body, sending our headers', async () => {
+    let auth: string | undefined;
+    const base = await serve((req, res) => {
+      auth = req.headers.authorization;
+      res.writeHead(200, { etag: '"e1"' });
+      res.end('payload');
+    });
+    const response = await fetcher.get(`${base}/x`, {
+      headers: { authorization: 'Bearer k' },
+      signal: signal(),
+    });
+    expect(response.status).toBe(200);
+    expect(response.header('etag')).toBe('"e1"');
+    expect(await readAll(response.body)).toBe('payload');
+    expect(auth).toBe('Bearer k');
+  });
+
+  it('does not follow redirects and does not throw on error statuses', async () => {
+    const base = await serve((req, res) => {
+      res.writeHead(req.url === '/r' ? 302 : 500, { location: '/elsewhere' });
+      res.end();
+    });
+    expect((await fetcher.get(`${base}/r`, { headers: {}, signal: signal() })).status).toBe(302);
+    expect((await fetcher.get(`${base}/e`, { headers: {}, signal: signal() })).status).toBe(500);
+  });
+
+  it('does not decompress: bytes arrive exactly as sent', async () => {
+    const base = await serve((_req, res) => {
+      res.writeHead(200, { 'content-encoding': 'gzip' });
+      res.end('not really gzip');
+    });
+    const response = await fetcher.get(`${base}/`, { headers: {}, signal: signal() });
+    expect(await readAll(response.body)).toBe('not really gzip');
+  });
+
+  it('rejects with a transient NETWORK error when nothing listens', async () => {
+    const base = await serve((_req, res) => res.end());
+    const s = server;
+    server = undefined;
+    await new Promise((resolve) => s?.close(resolve));
+    await expect(
+      fetcher.get(`${base}/blob?sig=secret`, { headers: {}, signal: signal() }),
+    ).rejects.toMatchObject({
+      code: 'NETWORK',
+      transient: true,
+      // The URL without its query, and the errno code (docs/UPDATER.md §7).
+      details: { url: `${base}/blob`, errno: 'ECONNREFUSED' },
+    });
+  });
+
+  it('rejects when aborted', async () => {
+    const base = await serve(() => undefined); // never answers
+    const controller = new AbortController();
+    const pending = fetcher.get(`${base}/`, { headers: {}, signal: controller.signal });
+    controller.abort();
+    const error = await pending.then(
+      () => undefined,
+      (e: unknown) => e as { code?: string },
+    );
+    expect(['ABORTED', 'NETWORK']).toContain(error?.code);
+  });
+  it('reuses one kept-alive connection for requests in sequence', async () => {
+    const sockets = new Set<unknown>();
+    const base = await serve((req, res) => {
+      sockets.add(req.socket);
+      res.end('x');
+    });
+    for (let i = 0; i < 3; i++) {
+      const response = await fetcher.get(`${base}/${i}`, { headers: {}, signal: signal() });
+      expect(await readAll(response.body)).toBe('x');
+    }
+    expect(sockets.size).toBe(1);
+  });
+
+  it('a body cut off mid-way is a transient NETWORK error while it is read', async () => {
+    const base = await serve((_req, res) => {
+      res.writeHead(200, { 'content-length': '100' });
+      res.write('only part');
+      setImmediate(() => res.socket?.destroy());
+    });
+    const response = await fetcher.get(`${base}/`, { headers: {}, signal: signal() });
+    await expect(readAll(response.body)).rejects.toMatchObject({
+      code: 'NETWORK',
+      transient: true,
+    });
+  });
+
+  it('rejects with NETWORK ETIMEDOUT when the TLS handshake does not finish in time', async () => {
+    const silent: Socket[] = [];
+    const tcp = createTcpServer((socket) => silent.push(socket)); // accepts, never answers
+    await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+    const port = (tcp.address() as AddressInfo).port;
+    try {
+      const quick = createHttpFetcher({ connectTimeoutMs: 150 });
+      await expect(
+        quick.get(`https://127.0.0.1:${port}/`, { headers: {}, signal: signal() }),
+      ).rejects.toMatchObject({
+        code: 'NETWORK',
+        transient: true,
+        details: { errno: 'ETIMEDOUT' },
+      });
+    } finally {
+      for (const s of silent) s.destroy();
+      await new Promise((resolve) => tcp.close(resolve));
+    }
+  });
+
+  it('an abort while the body is read is ABORTED', async () => {
+    const base = await serve((_req, res) => {
+      res.writeHead(200, { 'content-length': '100' });
+      res.write('first');
+    });
+    const controller = new AbortController();
+    const response = await fetcher.get(`${base}/`, { headers: {}, signal: controller.signal });
+    const reading = readAll(response.body);
+    controller.abort();
+    await expect(reading).rejects.toMatchObject({ code: 'ABORTED' });
+  });
+});
