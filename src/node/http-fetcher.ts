@@ -6,8 +6,8 @@
  * (src/core/http-get.ts), so this adapter only adds the connect timeout and error mapping.
  *
  * Why not got: its per-request machinery (options merging, hooks, its own stream wrapper) cost
- * more CPU than the request itself for small artifacts (docs/UPDATER.md §8, "Many small
- * artifacts").
+ * more CPU than the request itself for small artifacts (docs/UPDATER.md §8, Many small
+ * artifacts).
  */
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { request as httpRequest } from 'node:http';
