@@ -1,5 +1,5 @@
 /**
- * The Node composition of the updater: node:http fetcher (http-fetcher.ts), file store, lock, real clock and timers,
+ * The Node composition of the updater: got fetcher, file store, lock, real clock and timers,
  * wired into the pure core. The state directory is locked for the updater's lifetime and any
  * commit a crash interrupted is finished before the first call.
  *
@@ -22,7 +22,7 @@ import { AnswerFile } from './answer-file.js';
 import { chooseSwap, type SwapStrategy } from './current-set.js';
 import { FileStore } from './file-store.js';
 import { createFetchFetcher, type FetchLike } from './fetch-fetcher.js';
-import { createHttpFetcher } from './http-fetcher.js';
+import { createGotFetcher } from './got-fetcher.js';
 import { commandProbe, functionProbe, type HealthFunction } from './health-probe.js';
 import { acquireLock } from './lock-file.js';
 import { gcPacer } from './read-buffer-gc.js';
@@ -155,7 +155,7 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
   const loop = createUpdateLoop({
     fetcher:
       options.fetch === undefined
-        ? createHttpFetcher({ connectTimeoutMs: limits.connectTimeoutMs })
+        ? createGotFetcher({ connectTimeoutMs: limits.connectTimeoutMs })
         : createFetchFetcher({
             fetch: options.fetch,
             // Connect (through a proxy too), then the same idle rule the body has.
