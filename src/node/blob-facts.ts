@@ -1,118 +1,65 @@
 /**
  * When a held blob may be reused without re-hashing it (docs/SECURITY.md §8). The sentinel
  * mtime alone is not enough: anyone who can write the blob can also set its mtime back. So
- * the facts of the file as it was verified are recorded in `.updater/verified/<sha256>`:
- * device, inode, size, mtime and ctime (nanoseconds). ctime cannot be set back by a user: any
- * write, chmod, utimes or rename moves it. A blob is reused unverified only while all of them
- * still hold; otherwise it is re-hashed through a handle opened without following links, and
- * kept (facts recorded anew) only if it still matches its name. A blob that does not is
- * removed, so it is fetched again rather than installed.
+ * the facts of the file as it was verified are recorded (facts-book.ts: in memory for the
+ * process, saved in one file per commit): device, inode, size, mtime and ctime (nanoseconds).
+ * ctime cannot be set back by a user: any write, chmod, utimes or rename moves it. A blob is
+ * reused unverified only while all of them still hold; otherwise it is re-hashed through a
+ * handle opened without following links, and kept (facts recorded anew) only if it still
+ * matches its name. A blob that does not is removed, so it is fetched again rather than
+ * installed.
  *
  * Links made by the updater itself change a blob's ctime (link(2) and unlink(2) move it), so
  * the store re-records the facts of blobs that held just before such a step (`keepBlobFacts`).
+ * The lstat calls here are direct (a few microseconds): at 10,000 blobs a thread-pool round
+ * trip per call cost more than the calls.
  */
 import { createHash } from 'node:crypto';
 import { constants, fstatSync, lstatSync, renameSync, type BigIntStats } from 'node:fs';
-import { lstat, readdir, readFile, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { errno } from './fs-errors.js';
+import { rename, rm, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { factsBookOf, factsOf } from './facts-book.js';
 import { BLOB_MTIME_S } from './partial-blob.js';
-import { ensureRealDir, lstatNoLink, openNoFollow, unsafeEntry } from './safe-fs.js';
+import { openNoFollow, unsafeEntry } from './safe-fs.js';
 
-/** What was true of a blob's file when it was last verified. */
-interface BlobFacts {
-  readonly dev: string;
-  readonly ino: string;
-  readonly size: string;
-  readonly mtimeNs: string;
-  readonly ctimeNs: string;
-}
-
-function factsOf(info: BigIntStats): BlobFacts {
-  return {
-    dev: info.dev.toString(),
-    ino: info.ino.toString(),
-    size: info.size.toString(),
-    mtimeNs: info.mtimeNs.toString(),
-    ctimeNs: info.ctimeNs.toString(),
-  };
-}
-
-const sameFacts = (a: BlobFacts, b: BlobFacts): boolean =>
-  a.dev === b.dev &&
-  a.ino === b.ino &&
-  a.size === b.size &&
-  a.mtimeNs === b.mtimeNs &&
-  a.ctimeNs === b.ctimeNs;
-
-/** `.updater/verified`, the sibling of `.updater/blobs`. */
-export function verifiedDirOf(blobDir: string): string {
-  return join(dirname(blobDir), 'verified');
-}
-
-const factsPath = (blobDir: string, sha256: string): string => join(verifiedDirOf(blobDir), sha256);
+export { verifiedDirOf } from './facts-book.js';
 
 /** lstat with exact (bigint) numbers, refusing a link; undefined when absent. */
-async function lstatBig(path: string): Promise<BigIntStats | undefined> {
-  if ((await lstatNoLink(path)) === undefined) return undefined;
-  try {
-    return await lstat(path, { bigint: true });
-  } catch (error) {
-    if (errno(error) === 'ENOENT') return undefined;
-    throw error;
-  }
+function lstatBig(path: string): BigIntStats | undefined {
+  const info = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+  if (info?.isSymbolicLink() === true) throw unsafeEntry(path, 'is a symbolic link');
+  return info;
 }
 
-async function readFacts(blobDir: string, sha256: string): Promise<BlobFacts | undefined> {
-  const path = factsPath(blobDir, sha256);
-  const info = await lstatNoLink(path);
-  if (info === undefined || !info.isFile()) return undefined;
-  try {
-    const o = JSON.parse(await readFile(path, 'utf8')) as Partial<Record<keyof BlobFacts, unknown>>;
-    const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-    return {
-      dev: str(o.dev),
-      ino: str(o.ino),
-      size: str(o.size),
-      mtimeNs: str(o.mtimeNs),
-      ctimeNs: str(o.ctimeNs),
-    };
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Records the facts of `blobs/<sha256>` as it is now: call only right after verifying it.
- * Written whole then renamed, without fsync: a facts file lost or left stale by a crash only
- * costs a re-hash, since its ctime cannot match a file changed since (docs/SECURITY.md §8).
- */
+/** Records the facts of `blobs/<sha256>` as it is now: call only right after verifying it. */
 export async function recordBlobFacts(blobDir: string, sha256: string): Promise<void> {
-  const info = await lstatBig(join(blobDir, sha256));
-  if (info === undefined) return;
-  await writeFacts(blobDir, sha256, factsOf(info));
-}
-
-async function writeFacts(blobDir: string, sha256: string, facts: BlobFacts): Promise<void> {
-  await ensureRealDir(verifiedDirOf(blobDir));
-  const path = factsPath(blobDir, sha256);
-  const temp = `${path}.tmp`;
-  await writeFile(temp, JSON.stringify(facts), { mode: 0o600 });
-  await rename(temp, path);
+  const book = await factsBookOf(blobDir);
+  const info = lstatBig(join(blobDir, sha256));
+  if (info === undefined) book.forget(sha256);
+  else book.record(sha256, info);
 }
 
 /** Forgets a blob: the file and its facts. */
 export async function dropBlob(blobDir: string, sha256: string): Promise<void> {
   await rm(join(blobDir, sha256), { force: true });
-  await rm(factsPath(blobDir, sha256), { force: true });
+  (await factsBookOf(blobDir)).forget(sha256);
 }
 
 /** Whether the blob's recorded facts still hold (no hashing). */
 export async function blobFactsHold(blobDir: string, sha256: string): Promise<boolean> {
-  const info = await lstatBig(join(blobDir, sha256));
-  if (info === undefined || !info.isFile()) return false;
-  const recorded = await readFacts(blobDir, sha256);
-  return recorded !== undefined && sameFacts(recorded, factsOf(info));
+  const book = await factsBookOf(blobDir);
+  const info = lstatBig(join(blobDir, sha256));
+  return info !== undefined && info.isFile() && book.holds(sha256, info);
+}
+
+/**
+ * Saves the facts of `blobDir`, forgetting every blob but `held` (what a GC kept): once per
+ * commit, without fsync (facts-book.ts says why).
+ */
+export async function saveBlobFacts(blobDir: string, held: ReadonlySet<string>): Promise<void> {
+  const book = await factsBookOf(blobDir);
+  book.retainOnly(held);
+  await book.save();
 }
 
 /** Computed when used: partial-blob.ts imports this module too. */
@@ -163,6 +110,7 @@ async function keepIfArrived(
   sha256: string,
   sealed: BigIntStats,
 ): Promise<void> {
+  const book = await factsBookOf(blobDir);
   const info = lstatSync(join(blobDir, sha256), { bigint: true });
   if (
     info.isSymbolicLink() ||
@@ -173,7 +121,7 @@ async function keepIfArrived(
     await dropBlob(blobDir, sha256);
     throw unsafeEntry(from, 'was replaced while it was being verified');
   }
-  await writeFacts(blobDir, sha256, factsOf(info));
+  book.record(sha256, info);
 }
 
 /** SHA-256 of an open file, read from its start. */
@@ -196,16 +144,16 @@ async function hashHandle(handle: FileHandle): Promise<string> {
  * regular file is STATE_UNSAFE.
  */
 export async function trustBlob(blobDir: string, sha256: string, size: number): Promise<boolean> {
+  const book = await factsBookOf(blobDir);
   const path = join(blobDir, sha256);
-  const info = await lstatBig(path);
+  const info = lstatBig(path);
   if (info === undefined) return false;
   if (!info.isFile()) throw unsafeEntry(path, 'is not a regular file');
   if (info.size !== BigInt(size)) {
     await dropBlob(blobDir, sha256);
     return false;
   }
-  const recorded = await readFacts(blobDir, sha256);
-  if (recorded !== undefined && sameFacts(recorded, factsOf(info))) return true;
+  if (book.holds(sha256, info)) return true;
   const handle = await openNoFollow(path, constants.O_RDONLY);
   let intact: boolean;
   try {
@@ -213,7 +161,7 @@ export async function trustBlob(blobDir: string, sha256: string, size: number): 
     const digest = await hashHandle(handle);
     const after = await handle.stat({ bigint: true });
     // Written while being hashed: not the bytes hashed; treated as tampered.
-    const steady = sameFacts(factsOf(before), factsOf(after));
+    const steady = factsOf(before) === factsOf(after);
     intact = steady && digest === sha256 && after.size === BigInt(size);
     if (intact && (after.mtimeNs !== sentinelNs() || (after.mode & 0o222n) !== 0n)) {
       await sealBlob(handle);
@@ -238,7 +186,6 @@ export async function keepBlobFacts<T>(
   blobDir: string,
   sha256s: Iterable<string>,
   body: () => Promise<T>,
-  options: { prune?: boolean } = {},
 ): Promise<T> {
   const held: string[] = [];
   for (const sha of new Set(sha256s)) {
@@ -246,22 +193,5 @@ export async function keepBlobFacts<T>(
   }
   const result = await body();
   for (const sha of held) await recordBlobFacts(blobDir, sha);
-  if (options.prune === true) await pruneBlobFacts(blobDir);
   return result;
-}
-
-/** Removes the facts of blobs no longer held (after a GC). */
-async function pruneBlobFacts(blobDir: string): Promise<void> {
-  const dir = verifiedDirOf(blobDir);
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch (error) {
-    if (errno(error) === 'ENOENT') return;
-    throw error;
-  }
-  for (const name of names) {
-    const blob = await lstat(join(blobDir, name)).catch(() => undefined);
-    if (blob === undefined) await rm(join(dir, name), { force: true });
-  }
 }

@@ -25,7 +25,7 @@ import {
 import { fsyncDir, writeFileAtomic } from '../shared/atomic-file.js';
 import type { CurrentSet } from './current-set.js';
 import { errno, exists } from './fs-errors.js';
-import { keepBlobFacts, recordBlobFacts, trustBlob } from './blob-facts.js';
+import { keepBlobFacts, recordBlobFacts, saveBlobFacts, trustBlob } from './blob-facts.js';
 import { BLOB_MTIME_S } from './partial-blob.js';
 import type { StateDirPaths } from './state-dir.js';
 
@@ -147,14 +147,22 @@ async function applyJournal(ctx: CommitContext, journal: Journal, gc: boolean): 
   await fsyncDir(paths.meta);
   ctx.onStep?.('journal-removed');
   if (gc) {
-    // Removing sets unlinks blobs' hard links (their ctime moves): keep the facts that held.
-    const kept = [journal.state.installed, journal.state.previous].flatMap(
-      (set) => set?.artifacts.map((a) => a.sha256) ?? [],
+    const kept = new Set(
+      [journal.state.installed, journal.state.previous].flatMap(
+        (set) => set?.artifacts.map((a) => a.sha256) ?? [],
+      ),
     );
-    await keepBlobFacts(paths.blobs, kept, () => collectGarbage(paths, journal.state), {
-      prune: true,
-    });
+    // Removing sets unlinks blobs' hard links (their ctime moves): keep the facts that held.
+    // With no set to remove (a first install) no link changes, and nothing is re-checked.
+    const collect = (): Promise<void> => collectGarbage(paths, journal.state);
+    if ((await doomedSets(paths, journal.state)).length > 0) {
+      await keepBlobFacts(paths.blobs, kept, collect);
+    } else {
+      await collect();
+    }
     ctx.onStep?.('gc-done');
+    // The facts of the run, once per commit, after the GC's last link change (blob-facts.ts).
+    await saveBlobFacts(paths.blobs, kept);
   }
 }
 
@@ -214,19 +222,24 @@ async function stage(
   await fsyncDir(paths.sets);
 }
 
+/** The entries of sets/ that neither the installed nor the previous set uses. */
+async function doomedSets(paths: StateDirPaths, state: UpdaterState): Promise<string[]> {
+  const dirs = new Set<string>();
+  for (const set of [state.installed, state.previous]) if (set !== null) dirs.add(setDir(set));
+  return (await readdir(paths.sets)).filter((entry) => !dirs.has(entry));
+}
+
 /** Keeps what the installed and previous sets reference; removes the rest. */
 async function collectGarbage(paths: StateDirPaths, state: UpdaterState): Promise<void> {
   const sets = new Set<string>();
-  const dirs = new Set<string>();
   const blobs = new Set<string>();
   for (const set of [state.installed, state.previous]) {
     if (set === null) continue;
     sets.add(set.setId);
-    dirs.add(setDir(set));
     for (const a of set.artifacts) blobs.add(a.sha256);
   }
-  for (const entry of await readdir(paths.sets)) {
-    if (!dirs.has(entry)) await rm(join(paths.sets, entry), { recursive: true, force: true });
+  for (const entry of await doomedSets(paths, state)) {
+    await rm(join(paths.sets, entry), { recursive: true, force: true });
   }
   for (const entry of await readdir(paths.manifests)) {
     if (!sets.has(entry.replace(/\.json$/, '')))

@@ -23,6 +23,7 @@ import {
   type SetToCommit,
 } from './commit-journal.js';
 import { CurrentSet, type SwapStrategy } from './current-set.js';
+import { openFactsBook } from './facts-book.js';
 import { exists, io } from './fs-errors.js';
 import { openPartialBlob } from './partial-open.js';
 import { prepareStateDir, readNoFollow } from './safe-fs.js';
@@ -69,6 +70,7 @@ export class FileStore implements LocalStore {
     const store = new FileStore(stateDirPaths(dir), options);
     await io('check the state directory', () => prepareStateDir(store.paths));
     await io('prepare the state directory', () => ensureStateDirs(store.paths));
+    await io('read the blob facts', () => openFactsBook(store.paths.blobs));
     await store.recover();
     return store;
   }

@@ -193,7 +193,10 @@ describe('planted links inside the state directory are refused, never followed',
     join(l.meta, 'manifests', `${'a'.repeat(64)}.json`),
   );
   linkCase('.updater/sets/<dir>', (l) => join(l.meta, 'sets', 'b'.repeat(64)));
-  linkCase('.updater/verified/<sha>', (l) => join(l.meta, 'verified', SHARED_SHA));
+  linkCase('.updater/verified/<sha> (a per-blob facts file of older versions)', (l) =>
+    join(l.meta, 'verified', SHARED_SHA),
+  );
+  linkCase('.updater/verified/facts.json', (l) => join(l.meta, 'verified', 'facts.json'));
 
   it('.updater/blobs/<sha> → an outside copy of the right bytes, link and target given the sentinel mtime: STATE_UNSAFE', async () => {
     const layout = await installedV1();
