@@ -19,8 +19,6 @@ export async function buildCli(options = {}) {
     target: 'node20',
     logLevel: 'error',
     legalComments: 'none',
-    // got loads http2-wrapper eagerly but uses it only for HTTP/2, which we never ask for.
-    alias: { 'http2-wrapper': join(root, 'scripts', 'http2-wrapper-stub.mjs') },
     // CommonJS dependencies (semver) call require(); give the ESM bundle one.
     banner: {
       js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",

@@ -1,5 +1,5 @@
 /**
- * The Node composition of the updater: got fetcher, file store, lock, real clock and timers,
+ * The Node composition of the updater: node:http fetcher (http-fetcher.ts), file store, lock, real clock and timers,
  * wired into the pure core. The state directory is locked for the updater's lifetime and any
  * commit a crash interrupted is finished before the first call.
  *
@@ -22,7 +22,7 @@ import { AnswerFile } from './answer-file.js';
 import { chooseSwap, type SwapStrategy } from './current-set.js';
 import { FileStore } from './file-store.js';
 import { createFetchFetcher, type FetchLike } from './fetch-fetcher.js';
-import { createGotFetcher } from './got-fetcher.js';
+import { createHttpFetcher } from './http-fetcher.js';
 import { commandProbe, functionProbe, type HealthFunction } from './health-probe.js';
 import { acquireLock } from './lock-file.js';
 import { gcPacer } from './read-buffer-gc.js';
@@ -86,7 +86,7 @@ export interface NodeUpdaterOptions {
   readonly health?: NodeHealthOption;
   /**
    * Sends every request through this fetch (the tray app: Electron's net.fetch, so the system
-   * proxy and certificate store apply; docs/DESKTOP.md "Network"). Default: got.
+   * proxy and certificate store apply; docs/DESKTOP.md "Network"). Default: node:http(s).
    */
   readonly fetch?: FetchLike;
 }
@@ -155,7 +155,7 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
   const loop = createUpdateLoop({
     fetcher:
       options.fetch === undefined
-        ? createGotFetcher({ connectTimeoutMs: limits.connectTimeoutMs })
+        ? createHttpFetcher({ connectTimeoutMs: limits.connectTimeoutMs })
         : createFetchFetcher({
             fetch: options.fetch,
             // Connect (through a proxy too), then the same idle rule the body has.

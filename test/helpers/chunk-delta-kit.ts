@@ -1,7 +1,7 @@
 /**
  * Pieces for chunked-download tests: a state directory holding promoted blobs, the server's
  * blobs copied under an nginx root (what `artifact_base_url` expects), and one chunked
- * download run through the updater's own modules with a real got fetcher.
+ * download run through the updater's own modules with the real node:http fetcher.
  */
 import { chmod, copyFile, mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,7 +11,7 @@ import { planChunked, type ChunkedPlan } from '../../src/core/chunked-plan.js';
 import { resolveLimits } from '../../src/core/limits.js';
 import type { SourceFailure } from '../../src/core/range-fetch.js';
 import { FileChunkStore } from '../../src/node/chunk-store.js';
-import { createGotFetcher } from '../../src/node/got-fetcher.js';
+import { createHttpFetcher } from '../../src/node/http-fetcher.js';
 import { systemClock, systemRandom, systemTimers } from '../../src/node/node-ports.js';
 import { BLOB_MTIME_S } from '../../src/node/partial-blob.js';
 import type { ManifestArtifact } from '../../src/protocol/manifest.js';
@@ -71,7 +71,7 @@ export async function runChunked(options: {
   const base = new URL(options.baseUrl);
   const ctx = {
     http: {
-      fetcher: createGotFetcher({ connectTimeoutMs: limits.connectTimeoutMs }),
+      fetcher: createHttpFetcher({ connectTimeoutMs: limits.connectTimeoutMs }),
       clock: systemClock,
       timers: systemTimers,
       limits,

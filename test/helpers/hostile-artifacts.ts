@@ -191,6 +191,10 @@ async function body(
     const extra = new Uint8Array(Math.min(attack.extraBytes, CHUNK)).fill(0x41);
     for (let left = attack.extraBytes; left > 0 && !res.destroyed; left -= extra.length) {
       if (!(await write(res, extra.subarray(0, Math.min(left, extra.length)), count))) return;
+      // A turn of the event loop between writes: the client shares this process, and without
+      // it the loop fills the kernel's socket buffers (megabytes on loopback) before the client
+      // can run at all, so the count would measure those buffers, not how soon it hung up.
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
   if (attack?.kind === 'stall') await sleep(attack.holdMs);

@@ -1,7 +1,11 @@
+/**
+ * The Fetcher over node:http(s) (src/node/http-fetcher.ts): the same contract as the got
+ * fetcher it replaced, plus the connect deadline, keep-alive reuse and a broken body.
+ */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGotFetcher } from '../../../src/node/got-fetcher.js';
+import { createHttpFetcher } from '../../../src/node/http-fetcher.js';
 
 let server: Server | undefined;
 
@@ -26,10 +30,10 @@ async function readAll(body: AsyncIterable<Uint8Array>): Promise<string> {
   return Buffer.concat(parts).toString();
 }
 
-const fetcher = createGotFetcher({ connectTimeoutMs: 2000 });
+const fetcher = createHttpFetcher({ connectTimeoutMs: 2000 });
 const signal = () => new AbortController().signal;
 
-describe('got fetcher', () => {
+describe('http fetcher', () => {
   it('returns status, headers and the streamed body, sending our headers', async () => {
     let auth: string | undefined;
     const base = await serve((req, res) => {
@@ -90,5 +94,62 @@ describe('got fetcher', () => {
       (e: unknown) => e as { code?: string },
     );
     expect(['ABORTED', 'NETWORK']).toContain(error?.code);
+  });
+  it('reuses one kept-alive connection for requests in sequence', async () => {
+    const sockets = new Set<unknown>();
+    const base = await serve((req, res) => {
+      sockets.add(req.socket);
+      res.end('x');
+    });
+    for (let i = 0; i < 3; i++) {
+      const response = await fetcher.get(`${base}/${i}`, { headers: {}, signal: signal() });
+      expect(await readAll(response.body)).toBe('x');
+    }
+    expect(sockets.size).toBe(1);
+  });
+
+  it('a body cut off mid-way is a transient NETWORK error while it is read', async () => {
+    const base = await serve((_req, res) => {
+      res.writeHead(200, { 'content-length': '100' });
+      res.write('only part');
+      setImmediate(() => res.socket?.destroy());
+    });
+    const response = await fetcher.get(`${base}/`, { headers: {}, signal: signal() });
+    await expect(readAll(response.body)).rejects.toMatchObject({
+      code: 'NETWORK',
+      transient: true,
+    });
+  });
+
+  it('rejects with NETWORK ETIMEDOUT when the TLS handshake does not finish in time', async () => {
+    const silent: Socket[] = [];
+    const tcp = createTcpServer((socket) => silent.push(socket)); // accepts, never answers
+    await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+    const port = (tcp.address() as AddressInfo).port;
+    try {
+      const quick = createHttpFetcher({ connectTimeoutMs: 150 });
+      await expect(
+        quick.get(`https://127.0.0.1:${port}/`, { headers: {}, signal: signal() }),
+      ).rejects.toMatchObject({
+        code: 'NETWORK',
+        transient: true,
+        details: { errno: 'ETIMEDOUT' },
+      });
+    } finally {
+      for (const s of silent) s.destroy();
+      await new Promise((resolve) => tcp.close(resolve));
+    }
+  });
+
+  it('an abort while the body is read is ABORTED', async () => {
+    const base = await serve((_req, res) => {
+      res.writeHead(200, { 'content-length': '100' });
+      res.write('first');
+    });
+    const controller = new AbortController();
+    const response = await fetcher.get(`${base}/`, { headers: {}, signal: controller.signal });
+    const reading = readAll(response.body);
+    controller.abort();
+    await expect(reading).rejects.toMatchObject({ code: 'ABORTED' });
   });
 });
