@@ -11,7 +11,13 @@ import type { FileHandle } from 'node:fs/promises';
 import { UpdateError } from '../core/errors.js';
 
 export interface AppendSink {
-  /** Every received chunk, in order, as it arrives (before it is coalesced). */
+  /**
+   * True: `take` copies each chunk (the caller keeps no reference, so the chunk dies young and
+   * hands `append` no buffers), and `append` returns once the batch is queued in the sink,
+   * which bounds its own queue. False: the caller keeps the chunks and hands them to `append`.
+   */
+  readonly copies: boolean;
+  /** Every received chunk, in order, as it arrives. */
   take(chunk: Buffer): void;
   /**
    * Hashes (if `take` did not) and appends one batch of `total` bytes after the one before,
@@ -35,6 +41,8 @@ export interface AppendSink {
 
 /** Hashes each chunk as it arrives and appends with one writev per batch, on this thread. */
 export class InThreadSink implements AppendSink {
+  readonly copies = false;
+
   constructor(private hash: Hash) {}
 
   take(chunk: Buffer): void {

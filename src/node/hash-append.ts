@@ -16,7 +16,7 @@ import { acquireHashWorker, type OkReply, type WorkerLease } from './hash-worker
 import type { WorkerRequest } from './hash-append-worker.js';
 
 /** Batches handed to the worker and not yet written, at most. */
-export const MAX_QUEUED = 3;
+export const MAX_QUEUED = 1;
 
 /** Least size of a batch buffer: a coalesced batch plus the chunk that crossed its limit. */
 const BATCH_BYTES = 1024 * 1024 + 256 * 1024;
@@ -31,36 +31,53 @@ export class HashAppendWorker implements AppendSink {
   private readonly queued: Promise<void>[] = [];
   /** The first append that failed after `append` returned (reported by the next call). */
   private appendFailure: Error | undefined;
+  readonly copies = true;
   private closed = false;
+  /** The batch being filled by `take`, and how many bytes it holds. */
+  private current: SharedArrayBuffer | undefined;
+  private filled = 0;
 
   /** Hashes the `length` bytes already in the file behind `fd` (must be readable). */
   async prefix(fd: number, length: number): Promise<void> {
     if (length > 0) await this.request({ op: 'prefix', fd, length });
   }
 
-  /** Chunks are hashed in the worker, with their batch. */
-  take(): void {
-    // Nothing on this thread: that is the point.
+  /**
+   * Copies the chunk into the batch being filled at once, so the socket's buffer dies young
+   * (a minor GC frees it; kept until the batch is full it would be promoted, and only a major
+   * GC would free it: peak RSS). Hashed in the worker, with its batch.
+   */
+  take(chunk: Buffer): void {
+    const need = this.filled + chunk.length;
+    if (this.current === undefined || this.current.byteLength < need) {
+      const bigger = this.buffer(need);
+      if (this.current !== undefined) {
+        new Uint8Array(bigger).set(new Uint8Array(this.current, 0, this.filled));
+        this.release(this.current);
+      }
+      this.current = bigger;
+    }
+    new Uint8Array(this.current).set(chunk, this.filled);
+    this.filled = need;
   }
 
+  /** Hands the first `total` bytes taken (`buffers` is empty: `take` kept them) to the worker. */
   async append(
     handle: FileHandle,
-    buffers: readonly Uint8Array[],
+    _buffers: readonly Uint8Array[],
     total: number,
     written: () => void,
   ): Promise<void> {
     this.rethrow();
-    const spare = this.spare.pop();
-    const buffer =
-      spare !== undefined && spare.byteLength >= total
-        ? spare
-        : new SharedArrayBuffer(Math.max(total, BATCH_BYTES));
-    const view = new Uint8Array(buffer);
-    let at = 0;
-    for (const b of buffers) {
-      view.set(b, at);
-      at += b.length;
+    const buffer = this.current;
+    if (buffer === undefined || total > this.filled) {
+      throw new UpdateError('IO', `append of ${total} bytes, ${this.filled} taken`);
     }
+    // Bytes taken after this batch was cut (while its .meta was written) start the next one.
+    const rest = this.filled - total;
+    this.current = undefined;
+    this.filled = 0;
+    if (rest > 0) this.take(Buffer.from(buffer, total, rest));
     const done = this.request({ op: 'append', fd: handle.fd, buffer, length: total }).then(
       () => {
         this.release(buffer);
@@ -77,6 +94,7 @@ export class HashAppendWorker implements AppendSink {
   }
 
   async reset(): Promise<void> {
+    this.filled = 0;
     await this.request({ op: 'reset' });
     await this.drain();
     this.appendFailure = undefined;
@@ -93,6 +111,8 @@ export class HashAppendWorker implements AppendSink {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.current = undefined;
+    this.filled = 0;
     try {
       await this.drain();
       await this.lease.request({ id: this.lease.id, op: 'end' }).catch(() => undefined);
@@ -105,8 +125,15 @@ export class HashAppendWorker implements AppendSink {
     while (this.queued.length > 0) await this.queued.shift();
   }
 
+  /** A free batch buffer of at least `bytes`. */
+  private buffer(bytes: number): SharedArrayBuffer {
+    const spare = this.spare.pop();
+    if (spare !== undefined && spare.byteLength >= bytes) return spare;
+    return new SharedArrayBuffer(Math.max(bytes, BATCH_BYTES));
+  }
+
   private release(buffer: SharedArrayBuffer): void {
-    if (this.spare.length <= MAX_QUEUED) this.spare.push(buffer);
+    this.spare.push(buffer);
   }
 
   private rethrow(): void {

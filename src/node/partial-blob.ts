@@ -132,7 +132,7 @@ export class FilePartialBlob implements PartialBlob {
     // Created at the first append when no partial was found at open; never through a link.
     this.handle ??= await openNoFollow(
       this.partPath,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_APPEND,
       0o644,
     );
     return this.handle;
@@ -145,7 +145,7 @@ export class FilePartialBlob implements PartialBlob {
     }
     const buffer = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
     this.sink.take(buffer);
-    this.pending.push(buffer);
+    if (!this.sink.copies) this.pending.push(buffer);
     this.pendingBytes += buffer.length;
     this.offset += buffer.length;
     this.writesSinceArm++;
@@ -165,7 +165,8 @@ export class FilePartialBlob implements PartialBlob {
     run.catch((error: unknown) => {
       this.failure ??= error instanceof Error ? error : new UpdateError('IO', 'append failed');
     });
-    await before;
+    // A copying sink queues (and bounds) the batches itself: wait until it took this one.
+    await (this.sink.copies ? run : before);
     this.rethrow();
   }
 
