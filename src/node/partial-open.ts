@@ -121,7 +121,10 @@ export async function openPartialBlob(
     }
   }
   const validator = length > 0 ? await readValidator(metaPath) : undefined;
-  const offload = size >= (options.offloadMinBytes ?? OFFLOAD_MIN_BYTES);
+  // Never below one batch: an artifact that arrives whole is checked in memory (whole-blob.ts),
+  // and only an append hands bytes to the worker.
+  const offload =
+    size > OFFLOAD_FLUSH_BYTES && size >= (options.offloadMinBytes ?? OFFLOAD_MIN_BYTES);
   // No partial on disk (the usual case): the file is created at its first append, if any.
   // Readable too when offloaded: the worker re-hashes the resumed bytes through this handle.
   const { O_RDWR, O_WRONLY, O_CREAT, O_APPEND, O_TRUNC } = constants;

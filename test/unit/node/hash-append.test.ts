@@ -110,6 +110,16 @@ describe('partial files hashed and appended by the worker thread', () => {
     expect(sha256Hex(await readFile(join(p.blobDir, sha256Hex(other))))).toBe(sha256Hex(other));
   });
 
+  it('keeps an artifact of one batch or less on this thread (it may arrive whole)', async () => {
+    const p = await paths();
+    const small = CONTENT.subarray(0, OFFLOAD_FLUSH_BYTES);
+    const partial = await openPartialBlob(p, sha256Hex(small), small.length, OFFLOAD);
+    expect(hashWorkerRunning()).toBe(false);
+    await partial.write(small);
+    await partial.complete();
+    expect(sha256Hex(await readFile(join(p.blobDir, sha256Hex(small))))).toBe(sha256Hex(small));
+  });
+
   it('closing mid-transfer (an abort) keeps what was received and stops the thread', async () => {
     const p = await paths();
     const partial = await openPartialBlob(p, SHA, CONTENT.length, OFFLOAD);
