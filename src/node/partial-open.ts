@@ -46,11 +46,13 @@ export interface PartialBlobOptions {
 }
 
 /**
- * From this size a worker is worth its start (about a millisecond, once per artifact): the
- * main thread is then left with the socket (docs/UPDATER.md §3, Throughput of one large
- * artifact). Smaller artifacts never reach it, and many of them arrive whole (whole-blob.ts).
+ * Signed size from which a partial is hashed and appended by the worker thread. Off (Infinity)
+ * by default: measured on a loaded 2-core machine it gained no wall time (there was no idle
+ * core for it to use) and cost about 7 MB of peak RSS, near the 100 MB bound (docs/UPDATER.md
+ * §3, Throughput of one large artifact). 4 MiB is the value measured with it on; it also needs
+ * GC_EVERY_BYTES of 1 MiB (read-buffer-gc.ts) to stay under that bound.
  */
-export const OFFLOAD_MIN_BYTES = 4 * 1024 * 1024;
+export const OFFLOAD_MIN_BYTES = Number.POSITIVE_INFINITY;
 
 /**
  * Bytes coalesced per append when offloaded: one hand-over to the worker and one write per

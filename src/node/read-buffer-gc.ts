@@ -3,7 +3,7 @@
  * slice on as a fresh Buffer (64 KiB on loopback), which is external memory: V8 frees it only
  * at a GC, and a fast transfer allocates almost no JS heap, so no GC comes until external
  * memory has grown by tens of MiB (V8's external allocation soft limit). That garbage was the
- * CLI's peak RSS above 100 MB (docs/UPDATER-PROOF.md §3). A young-generation GC every MiB
+ * CLI's peak RSS above 100 MB (docs/UPDATER-PROOF.md §3). A young-generation GC every few MiB
  * written frees it; each one costs well under a millisecond on the CLI's small heap.
  *
  * Opt-in from an entry point only (the CLI): the desktop app keeps V8's own pacing.
@@ -11,12 +11,8 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-/**
- * Bytes written to partial files between two collections (peak garbage ~ twice this). 1 MiB,
- * not 4: it buys back part of the hash worker's own isolate (hash-append.ts), so a large pull
- * with the worker stays under 100 MB (docs/UPDATER.md §3, Throughput of one large artifact).
- */
-export const GC_EVERY_BYTES = 1024 * 1024;
+/** Bytes written to partial files between two collections (peak garbage ~ twice this). */
+export const GC_EVERY_BYTES = 4 * 1024 * 1024;
 
 type GcFunction = (options?: { type?: 'major' | 'minor' }) => void;
 
