@@ -17,13 +17,13 @@
  * batch, before the commit journal (`onPromoted`). Partial bytes and .meta are never trusted
  * (the digest decides), so they are written without fsync.
  */
-import { createHash, type Hash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UpdateError } from '../core/errors.js';
 import type { StepHook } from '../core/install-steps.js';
 import type { PartialBlob, TimerHandle, Timers } from '../core/ports.js';
+import type { AppendSink } from './append-sink.js';
 import { promoteSealed, sealBlob } from './blob-facts.js';
 import { systemTimers } from './node-ports.js';
 import type { OpenedPartial, PartialPaths } from './partial-open.js';
@@ -68,7 +68,10 @@ export class FilePartialBlob implements PartialBlob {
   private readonly sha256: string;
   private readonly size: number;
   private handle: FileHandle | undefined;
-  private hash: Hash;
+  /** Hashes and appends the batches (on this thread, or a worker for large artifacts). */
+  private readonly sink: AppendSink;
+  /** Bytes coalesced per append: FLUSH_BYTES, or OFFLOAD_FLUSH_BYTES with a worker sink. */
+  private readonly flushBytes: number;
   public offset: number;
   public validator: string | undefined;
   /** The validator in the .meta file on disk (undefined: no .meta file). */
@@ -83,7 +86,8 @@ export class FilePartialBlob implements PartialBlob {
     this.sha256 = o.sha256;
     this.size = o.size;
     this.handle = o.handle;
-    this.hash = o.hash;
+    this.sink = o.sink;
+    this.flushBytes = o.flushBytes ?? FLUSH_BYTES;
     this.offset = o.offset;
     this.validator = o.validator;
     this.metaOnDisk = o.validator;
@@ -128,7 +132,7 @@ export class FilePartialBlob implements PartialBlob {
     // Created at the first append when no partial was found at open; never through a link.
     this.handle ??= await openNoFollow(
       this.partPath,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_APPEND,
       0o644,
     );
     return this.handle;
@@ -140,12 +144,12 @@ export class FilePartialBlob implements PartialBlob {
       throw new UpdateError('SIZE_MISMATCH', `more bytes than the signed ${this.size}`);
     }
     const buffer = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
-    this.hash.update(buffer);
-    this.pending.push(buffer);
+    this.sink.take(buffer);
+    if (!this.sink.copies) this.pending.push(buffer);
     this.pendingBytes += buffer.length;
     this.offset += buffer.length;
     this.writesSinceArm++;
-    if (this.pendingBytes >= FLUSH_BYTES) await this.flushBehind();
+    if (this.pendingBytes >= this.flushBytes) await this.flushBehind();
     else if (this.idle === undefined) this.arm();
   }
 
@@ -161,7 +165,8 @@ export class FilePartialBlob implements PartialBlob {
     run.catch((error: unknown) => {
       this.failure ??= error instanceof Error ? error : new UpdateError('IO', 'append failed');
     });
-    await before;
+    // A copying sink queues (and bounds) the batches itself: wait until it took this one.
+    await (this.sink.copies ? run : before);
     this.rethrow();
   }
 
@@ -207,15 +212,11 @@ export class FilePartialBlob implements PartialBlob {
     this.pendingBytes = 0;
     await this.writeMeta();
     const handle = await this.openHandle();
-    // writev: one syscall for the batch, and no concatenated copy (keeps peak RSS flat).
-    const { bytesWritten } = await handle.writev(buffers);
-    if (bytesWritten !== total) {
-      // A short write to a regular file means the disk is full; the bytes on disk are
-      // re-hashed on the next open, so failing here loses nothing verified.
-      throw new UpdateError('IO', `short write (${bytesWritten} of ${total} bytes)`);
-    }
-    this.onStep?.('partial-written');
-    this.onWritten?.(total);
+    // Told once the bytes are in the file (a worker sink returns as soon as it took them).
+    await this.sink.append(handle, buffers, total, () => {
+      this.onStep?.('partial-written');
+      this.onWritten?.(total);
+    });
   }
 
   async reset(): Promise<void> {
@@ -223,9 +224,9 @@ export class FilePartialBlob implements PartialBlob {
     this.pending = [];
     this.pendingBytes = 0;
     await this.chain; // no append may land after the truncate
+    await this.sink.reset(); // after the appends the sink still holds
     this.failure = undefined;
     await this.handle?.truncate(0);
-    this.hash = createHash('sha256');
     this.offset = 0;
     this.validator = undefined;
     await this.writeMeta();
@@ -239,12 +240,13 @@ export class FilePartialBlob implements PartialBlob {
     const whole = this.handle === undefined;
     if (!whole) await this.flush();
     this.rethrow();
-    const digest = this.hash.digest('hex');
     if (this.offset !== this.size) {
       await this.close();
       await this.discard();
       throw new UpdateError('SIZE_MISMATCH', `got ${this.offset} bytes, signed ${this.size}`);
     }
+    // After every append: the sink hashed exactly the bytes of the file.
+    const digest = await this.sink.digest();
     if (digest !== this.sha256) {
       await this.close();
       await this.discard();
@@ -278,6 +280,7 @@ export class FilePartialBlob implements PartialBlob {
     this.pending = [];
     this.pendingBytes = 0;
     this.closed = true;
+    await this.sink.close();
     await promoteWholeBuffers(this.partPath, this.paths.blobDir, this.sha256, this.size, buffers);
     this.onWritten?.(this.size);
     this.onPromoted?.();
@@ -291,6 +294,7 @@ export class FilePartialBlob implements PartialBlob {
     try {
       await this.flush();
     } finally {
+      await this.sink.close();
       await this.handle?.close();
     }
   }

@@ -5,12 +5,14 @@
  * longer than the signed size, or not a regular file, is discarded; the HTTP validator comes
  * from `<sha256>.meta` only when there are bytes to resume.
  */
-import { createHash, type Hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StepHook } from '../core/install-steps.js';
 import type { PartialBlob, Timers } from '../core/ports.js';
+import { InThreadSink, type AppendSink } from './append-sink.js';
+import { HashAppendWorker } from './hash-append.js';
 import { FilePartialBlob } from './partial-blob.js';
 import { lstatNoLink, openNoFollow, readNoFollow } from './safe-fs.js';
 
@@ -36,7 +38,28 @@ export interface PartialBlobOptions {
    * directory once): the stat is skipped. A wrong `false` only loses a resume, never a check.
    */
   readonly mayExist?: boolean | undefined;
+  /**
+   * Signed sizes from which the hashing and appending run in a worker thread (hash-append.ts);
+   * default OFFLOAD_MIN_BYTES. Infinity keeps every artifact on this thread.
+   */
+  readonly offloadMinBytes?: number | undefined;
 }
+
+/**
+ * Signed size from which a partial is hashed and appended by the worker thread. Off (Infinity)
+ * by default: measured on a loaded 2-core machine it gained no wall time (there was no idle
+ * core for it to use) and cost about 7 MB of peak RSS, near the 100 MB bound (docs/UPDATER.md
+ * §3, Throughput of one large artifact). 4 MiB is the value measured with it on; it also needs
+ * GC_EVERY_BYTES of 1 MiB (read-buffer-gc.ts) to stay under that bound.
+ */
+export const OFFLOAD_MIN_BYTES = Number.POSITIVE_INFINITY;
+
+/**
+ * Bytes coalesced per append when offloaded: one hand-over to the worker and one write per
+ * MiB, so the threads wake each other 4 times less than at FLUSH_BYTES; also the most a
+ * kill -9 loses of such an artifact while its bytes flow (docs/UPDATER.md §3, Resume).
+ */
+export const OFFLOAD_FLUSH_BYTES = 1024 * 1024;
 
 /** A partial file as opened: its open handle and the hash of the bytes already in it. */
 export interface OpenedPartial extends PartialBlobOptions {
@@ -45,20 +68,24 @@ export interface OpenedPartial extends PartialBlobOptions {
   readonly size: number;
   /** Open when the file has bytes (a resume); else created at the first append. */
   readonly handle: FileHandle | undefined;
-  readonly hash: Hash;
+  /** Has hashed the bytes already in the file. */
+  readonly sink: AppendSink;
+  /** Bytes coalesced per append (default FLUSH_BYTES). */
+  readonly flushBytes?: number | undefined;
   readonly offset: number;
   readonly validator: string | undefined;
 }
 
-async function hashPrefix(path: string, length: number): Promise<Hash> {
+async function hashPrefix(path: string, length: number): Promise<AppendSink> {
   const hash = createHash('sha256');
-  if (length === 0) return hash;
+  const sink = new InThreadSink(hash);
+  if (length === 0) return sink;
   // Through a handle opened without following a link (closed when the stream ends).
   const handle = await openNoFollow(path, constants.O_RDONLY);
   for await (const chunk of handle.createReadStream({ start: 0, end: length - 1 })) {
     hash.update(chunk as Buffer);
   }
-  return hash;
+  return sink;
 }
 
 async function readValidator(path: string): Promise<string | undefined> {
@@ -96,11 +123,31 @@ export async function openPartialBlob(
     }
   }
   const validator = length > 0 ? await readValidator(metaPath) : undefined;
-  const hash = await hashPrefix(partPath, length);
+  // Never below one batch: an artifact that arrives whole is checked in memory (whole-blob.ts),
+  // and only an append hands bytes to the worker.
+  const offload =
+    size > OFFLOAD_FLUSH_BYTES && size >= (options.offloadMinBytes ?? OFFLOAD_MIN_BYTES);
   // No partial on disk (the usual case): the file is created at its first append, if any.
-  const { O_WRONLY, O_CREAT, O_APPEND, O_TRUNC } = constants;
-  const flags = O_WRONLY | O_CREAT | (length > 0 ? O_APPEND : O_TRUNC);
+  // Readable too when offloaded: the worker re-hashes the resumed bytes through this handle.
+  const { O_RDWR, O_WRONLY, O_CREAT, O_APPEND, O_TRUNC } = constants;
+  const flags = (offload ? O_RDWR : O_WRONLY) | O_CREAT | (length > 0 ? O_APPEND : O_TRUNC);
   const handle = found ? await openNoFollow(partPath, flags, 0o644) : undefined;
+  let sink: AppendSink;
+  if (offload) {
+    const worker = new HashAppendWorker();
+    try {
+      if (handle !== undefined) await worker.prefix(handle.fd, length);
+    } catch (error) {
+      await worker.close();
+      await handle?.close();
+      throw error;
+    }
+    sink = worker;
+  } else {
+    sink = await hashPrefix(partPath, length);
+  }
   const offset = length;
-  return new FilePartialBlob({ ...options, paths, sha256, size, handle, hash, offset, validator });
+  const flushBytes = offload ? OFFLOAD_FLUSH_BYTES : undefined;
+  const opened = { paths, sha256, size, handle, sink, offset, validator, flushBytes };
+  return new FilePartialBlob({ ...options, ...opened });
 }
