@@ -46,13 +46,13 @@ export interface PartialBlobOptions {
 }
 
 /**
- * Signed size from which a partial is hashed and appended by the worker thread. Off (Infinity)
- * by default: measured on a loaded 2-core machine it gained no wall time (there was no idle
- * core for it to use) and cost about 7 MB of peak RSS, near the 100 MB bound (docs/UPDATER.md
- * §3, Throughput of one large artifact). 4 MiB is the value measured with it on; it also needs
- * GC_EVERY_BYTES of 1 MiB (read-buffer-gc.ts) to stay under that bound.
+ * Signed size from which a partial is hashed and appended by the worker thread. Why 4 MiB: a
+ * thread is not worth starting for less, and on a machine with a core to spare the worker cut
+ * a 512 MiB pull from 1.40-1.51x to 0.95-1.23x the time of `curl | tee | openssl`; on a loaded
+ * machine it gains nothing (docs/UPDATER.md §3, Throughput of one large artifact). It goes
+ * with GC_EVERY_BYTES of 1 MiB (read-buffer-gc.ts), which buys back the worker's isolate.
  */
-export const OFFLOAD_MIN_BYTES = Number.POSITIVE_INFINITY;
+export const OFFLOAD_MIN_BYTES = 4 * 1024 * 1024;
 
 /**
  * Bytes coalesced per append when offloaded: one hand-over to the worker and one write per

@@ -12,7 +12,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 /** Bytes written to partial files between two collections (peak garbage ~ twice this). */
-export const GC_EVERY_BYTES = 4 * 1024 * 1024;
+export const GC_EVERY_BYTES = 1024 * 1024;
 
 type GcFunction = (options?: { type?: 'major' | 'minor' }) => void;
 

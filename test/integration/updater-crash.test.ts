@@ -14,6 +14,7 @@ import {
   SWAP_STRATEGIES,
   type SwapStrategy,
 } from '../../src/node/current-set.js';
+import { OFFLOAD_MIN_BYTES } from '../../src/node/partial-open.js';
 import { startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
 import { filesOf, snapshotTree } from '../helpers/tree-snapshot.js';
 import {
@@ -26,15 +27,18 @@ import {
 } from '../helpers/updater-harness.js';
 
 // Several chunks per artifact, so "partial-written" happens before the artifact completes.
+// In 2.0.0, app.bin is large enough to be hashed and appended by the worker thread
+// (OFFLOAD_MIN_BYTES, hash-append.ts) and data/b.dat goes through the main-thread path: a kill
+// at every step covers both.
 const V1 = [
   { name: 'app.bin', content: bytesOf(256 * 1024, 11) },
   { name: 'data/a.dat', content: bytesOf(4096, 12) },
   { name: 'old-only.txt', content: new TextEncoder().encode('removed in 2.0.0\n') },
 ];
 const V2 = [
-  { name: 'app.bin', content: bytesOf(320 * 1024, 21) },
+  { name: 'app.bin', content: bytesOf(OFFLOAD_MIN_BYTES + 512 * 1024, 21) },
   { name: 'data/a.dat', content: bytesOf(4096, 12) },
-  { name: 'data/b.dat', content: bytesOf(8192, 22) },
+  { name: 'data/b.dat', content: bytesOf(320 * 1024, 22) },
 ];
 
 const dirs = tempDirs();
