@@ -43,7 +43,7 @@ export interface OpenUpdaterDeps {
   /**
    * Every request of the app goes through this (the tray app: Electron's net.fetch, so the
    * system proxy and certificate store apply; docs/DESKTOP.md "Network"). Default: the core's
-   * got fetcher and the global fetch.
+   * node:http fetcher and the global fetch.
    */
   readonly fetch?: SessionFetch;
 }
