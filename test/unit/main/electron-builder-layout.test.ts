@@ -356,7 +356,7 @@ describe('electron-builder packaging', () => {
       ]),
     );
     // Production dependencies the main bundle imports at runtime are packed.
-    for (const dep of ['fastify', 'got', 'electron-store', '@noble/ed25519']) {
+    for (const dep of ['fastify', 'jose', 'electron-store', '@noble/ed25519']) {
       expect(files).toContain(`/node_modules/${dep}/package.json`);
     }
     // No sources, maps, tests or dev tooling in the package.
