@@ -28,7 +28,7 @@ export async function fetchManifest(
   if (nonce !== undefined) url.searchParams.set('nonce', nonce);
   const usable = nonce === undefined ? cache : undefined;
   // A cache that cannot be read is no cache: the full answer is asked for.
-  const kept: CachedAnswer | undefined = await usable?.load().catch(() => undefined);
+  const kept: CachedAnswer | undefined = await usable?.load(url.href).catch(() => undefined);
   const headers: Record<string, string> = { accept: 'application/json' };
   if (kept !== undefined) headers['if-none-match'] = kept.etag;
   const exchange = await startGet(ctx, url, headers, signal, 'manifest');
@@ -47,7 +47,7 @@ export async function fetchManifest(
     const etag = response.header('etag');
     // Kept whatever verification will say: on a 304 it is verified again, like this answer.
     if (usable !== undefined && etag !== undefined) {
-      await usable.save({ etag, bytes }).catch(() => undefined);
+      await usable.save(url.href, { etag, bytes }).catch(() => undefined);
     }
     return bytes;
   } catch (error) {

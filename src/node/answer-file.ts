@@ -1,6 +1,8 @@
 /**
- * The AnswerCache port over one file, `DIR/.updater/answer`: a line with the ETag, a line with
- * the SHA-256 of the bytes, then the bytes. Written whole and renamed into place (a kill
+ * The AnswerCache port over one file, `DIR/.updater/answer`: a line with the SHA-256 of the URL
+ * the answer came from (the URL itself is not written: it may carry user-info), a line with
+ * the ETag, a line with the SHA-256 of the bytes, then the bytes. A file of the older two-line
+ * form loads as no answer (one full answer, then the new form). Written whole and renamed into place (a kill
  * leaves the old or the new file); not fsynced, and a file whose bytes do not match their
  * digest loads as no cache, so a power cut costs at most one full answer. The bytes are never
  * trusted either way: every answer, kept or fresh, is verified (docs/PROTOCOL.md §2.7.6).
@@ -24,7 +26,7 @@ export class AnswerFile implements AnswerCache {
     this.path = join(metaDir, 'answer');
   }
 
-  async load(): Promise<CachedAnswer | undefined> {
+  async load(resource: string): Promise<CachedAnswer | undefined> {
     let file: Buffer;
     try {
       file = await readFile(this.path);
@@ -33,18 +35,22 @@ export class AnswerFile implements AnswerCache {
     }
     const first = file.indexOf(0x0a);
     const second = first < 0 ? -1 : file.indexOf(0x0a, first + 1);
-    if (second < 0) return undefined;
-    const etag = file.subarray(0, first).toString('latin1');
-    const digest = file.subarray(first + 1, second).toString('latin1');
-    const bytes = file.subarray(second + 1);
+    const third = second < 0 ? -1 : file.indexOf(0x0a, second + 1);
+    if (third < 0) return undefined;
+    const from = file.subarray(0, first).toString('latin1');
+    const etag = file.subarray(first + 1, second).toString('latin1');
+    const digest = file.subarray(second + 1, third).toString('latin1');
+    const bytes = file.subarray(third + 1);
+    if (from !== sha256(Buffer.from(resource))) return undefined;
     if (!ETAG.test(etag) || sha256(bytes) !== digest) return undefined;
     return { etag, bytes };
   }
 
-  async save(answer: CachedAnswer): Promise<void> {
+  async save(resource: string, answer: CachedAnswer): Promise<void> {
     // An ETag we could not send back verbatim is not kept.
     if (answer.etag.length > MAX_ETAG_CHARS || !ETAG.test(answer.etag)) return;
-    const head = Buffer.from(`${answer.etag}\n${sha256(answer.bytes)}\n`, 'latin1');
+    const from = sha256(Buffer.from(resource));
+    const head = Buffer.from(`${from}\n${answer.etag}\n${sha256(answer.bytes)}\n`, 'latin1');
     const temp = `${this.path}.tmp`;
     await writeFile(temp, Buffer.concat([head, answer.bytes]));
     await rename(temp, this.path);

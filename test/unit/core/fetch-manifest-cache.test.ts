@@ -31,15 +31,21 @@ function ctx(handler: (req: SeenRequest) => ScriptedResponse) {
   return { http, fetcher };
 }
 
+const MANIFEST_URL = 'http://updates.test/api/updates/manifest';
+
 class MemoryCache implements AnswerCache {
   saved: CachedAnswer[] = [];
-  constructor(public kept: CachedAnswer | undefined = undefined) {}
-  load(): Promise<CachedAnswer | undefined> {
-    return Promise.resolve(this.kept);
+  constructor(
+    public kept: CachedAnswer | undefined = undefined,
+    public keptFor = MANIFEST_URL,
+  ) {}
+  load(resource: string): Promise<CachedAnswer | undefined> {
+    return Promise.resolve(resource === this.keptFor ? this.kept : undefined);
   }
-  save(answer: CachedAnswer): Promise<void> {
+  save(resource: string, answer: CachedAnswer): Promise<void> {
     this.saved.push(answer);
     this.kept = answer;
+    this.keptFor = resource;
     return Promise.resolve();
   }
 }
@@ -95,5 +101,19 @@ describe('fetchManifest with an answer cache', () => {
     const { http, fetcher } = ctx(() => ({ headers: { etag: '"t"' }, chunks: [text('{}')] }));
     expect(decode(await fetchManifest(http, signal, broken))).toBe('{}');
     expect(fetcher.seen[0]?.headers['if-none-match']).toBeUndefined();
+  });
+
+  it('never sends the ETag of an answer another URL gave (RFC 9110 §8.8.3)', async () => {
+    const cache = new MemoryCache(
+      { etag: '"same"', bytes: text('{"old":1}') },
+      'http://elsewhere.test/api/updates/manifest',
+    );
+    const { http, fetcher } = ctx(() => ({
+      headers: { etag: '"same"' },
+      chunks: [text('{"new":1}')],
+    }));
+    expect(decode(await fetchManifest(http, signal, cache))).toBe('{"new":1}');
+    expect(fetcher.seen[0]?.headers['if-none-match']).toBeUndefined();
+    expect(cache.keptFor).toBe(MANIFEST_URL);
   });
 });

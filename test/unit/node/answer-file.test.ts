@@ -9,13 +9,14 @@ const dirs = tempDirs();
 afterEach(() => dirs.cleanup());
 
 const bytes = new TextEncoder().encode('{"ok":true,"format":2}');
+const URL = 'https://updates.example/api/updates/manifest';
 
 describe('AnswerFile', () => {
   it('loads nothing before the first save, then the saved answer', async () => {
     const cache = new AnswerFile(await dirs.make());
-    expect(await cache.load()).toBeUndefined();
-    await cache.save({ etag: '"abc"', bytes });
-    const kept = await cache.load();
+    expect(await cache.load(URL)).toBeUndefined();
+    await cache.save(URL, { etag: '"abc"', bytes });
+    const kept = await cache.load(URL);
     expect(kept?.etag).toBe('"abc"');
     expect(new Uint8Array(kept?.bytes ?? [])).toEqual(bytes);
   });
@@ -23,22 +24,38 @@ describe('AnswerFile', () => {
   it('loads a file whose bytes no longer match their digest as no answer', async () => {
     const dir = await dirs.make();
     const cache = new AnswerFile(dir);
-    await cache.save({ etag: '"abc"', bytes });
+    await cache.save(URL, { etag: '"abc"', bytes });
     const path = join(dir, 'answer');
     const file = await readFile(path);
     file.writeUInt8((file.at(-2) ?? 0) ^ 0x01, file.length - 2);
     await writeFile(path, file);
-    expect(await cache.load()).toBeUndefined();
+    expect(await cache.load(URL)).toBeUndefined();
     await writeFile(path, '"abc"\n');
-    expect(await cache.load()).toBeUndefined();
+    expect(await cache.load(URL)).toBeUndefined();
   });
 
   it('keeps no ETag it could not send back verbatim', async () => {
     const cache = new AnswerFile(await dirs.make());
-    await cache.save({ etag: '"a"\r\nx-injected: 1', bytes });
-    await cache.save({ etag: 'unquoted', bytes });
-    expect(await cache.load()).toBeUndefined();
-    await cache.save({ etag: 'W/"weak"', bytes });
-    expect((await cache.load())?.etag).toBe('W/"weak"');
+    await cache.save(URL, { etag: '"a"\r\nx-injected: 1', bytes });
+    await cache.save(URL, { etag: 'unquoted', bytes });
+    expect(await cache.load(URL)).toBeUndefined();
+    await cache.save(URL, { etag: 'W/"weak"', bytes });
+    expect((await cache.load(URL))?.etag).toBe('W/"weak"');
+  });
+
+  it('offers an answer only to the URL it came from, and never writes that URL', async () => {
+    const dir = await dirs.make();
+    const cache = new AnswerFile(dir);
+    const withUserInfo = 'https://qa:hunter2@updates.example/api/updates/manifest';
+    await cache.save(withUserInfo, { etag: '"abc"', bytes });
+    expect(await cache.load('https://mirror.example/api/updates/manifest')).toBeUndefined();
+    expect((await cache.load(withUserInfo))?.etag).toBe('"abc"');
+    expect((await readFile(join(dir, 'answer'))).includes('hunter2')).toBe(false);
+  });
+
+  it('loads a file of the older form (no URL line) as no answer', async () => {
+    const dir = await dirs.make();
+    await writeFile(join(dir, 'answer'), '"abc"\n' + 'f'.repeat(64) + '\n{}');
+    expect(await new AnswerFile(dir).load(URL)).toBeUndefined();
   });
 });
