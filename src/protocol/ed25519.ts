@@ -39,10 +39,10 @@ export function verifyEd25519(
   message: Uint8Array,
   publicKey: Uint8Array,
 ): boolean {
-  if (signature.length !== SIGNATURE_BYTES || publicKey.length !== PUBLIC_KEY_BYTES) return false;
-  const key = nativeKeyOf(publicKey);
-  if (key !== undefined && nativeVerifies(signature, message, key)) return true;
-  return verifyEd25519Portable(signature, message, publicKey);
+  return (
+    verifyEd25519Native(signature, message, publicKey) ||
+    verifyEd25519Portable(signature, message, publicKey)
+  );
 }
 
 /** The pure-JS strict verifier (@noble/ed25519, zip215: false): the reference semantics. */
