@@ -70,7 +70,7 @@ export class FileStore implements LocalStore {
     const store = new FileStore(stateDirPaths(dir), options);
     await io('check the state directory', () => prepareStateDir(store.paths));
     await io('prepare the state directory', () => ensureStateDirs(store.paths));
-    await io('read the blob facts', () => openFactsBook(store.paths.blobs));
+    await io('check the blob facts directory', () => openFactsBook(store.paths.blobs));
     await store.recover();
     return store;
   }
