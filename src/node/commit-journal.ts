@@ -154,8 +154,9 @@ async function applyJournal(ctx: CommitContext, journal: Journal, gc: boolean): 
     );
     // Removing sets unlinks blobs' hard links (their ctime moves): keep the facts that held.
     // With no set to remove (a first install) no link changes, and nothing is re-checked.
-    const collect = (): Promise<void> => collectGarbage(paths, journal.state);
-    if ((await doomedSets(paths, journal.state)).length > 0) {
+    const doomed = await doomedSets(paths, journal.state);
+    const collect = (): Promise<void> => collectGarbage(paths, journal.state, doomed);
+    if (doomed.length > 0) {
       await keepBlobFacts(paths.blobs, kept, collect);
     } else {
       await collect();
@@ -229,8 +230,15 @@ async function doomedSets(paths: StateDirPaths, state: UpdaterState): Promise<st
   return (await readdir(paths.sets)).filter((entry) => !dirs.has(entry));
 }
 
-/** Keeps what the installed and previous sets reference; removes the rest. */
-async function collectGarbage(paths: StateDirPaths, state: UpdaterState): Promise<void> {
+/**
+ * Keeps what the installed and previous sets reference; removes the rest (`doomed`: the
+ * caller's `doomedSets`, listed once).
+ */
+async function collectGarbage(
+  paths: StateDirPaths,
+  state: UpdaterState,
+  doomed: readonly string[],
+): Promise<void> {
   const sets = new Set<string>();
   const blobs = new Set<string>();
   for (const set of [state.installed, state.previous]) {
@@ -238,7 +246,7 @@ async function collectGarbage(paths: StateDirPaths, state: UpdaterState): Promis
     sets.add(set.setId);
     for (const a of set.artifacts) blobs.add(a.sha256);
   }
-  for (const entry of await doomedSets(paths, state)) {
+  for (const entry of doomed) {
     await rm(join(paths.sets, entry), { recursive: true, force: true });
   }
   for (const entry of await readdir(paths.manifests)) {
