@@ -76,7 +76,7 @@ export class FileChunkStore implements ChunkStore {
       if (!isIntactBlob(info, info.size)) continue;
       const tree =
         (await this.loadTree(dir, name, info.size)) ??
-        (await this.regroupTree(key, dir, name, info.size, params, fanoutBits)) ??
+        (await this.regroupTree(key, name, info.size, params, fanoutBits)) ??
         (await this.computeTree(dir, name, params, fanoutBits).catch(() => undefined));
       if (tree === undefined) continue;
       held.add(name);
@@ -175,7 +175,6 @@ export class FileChunkStore implements ChunkStore {
    */
   private async regroupTree(
     key: string,
-    dir: string,
     sha256: string,
     size: number,
     params: ChunkerParams,
@@ -189,11 +188,7 @@ export class FileChunkStore implements ChunkStore {
       const level0 = tree?.levels[0];
       if (level0 === undefined) continue;
       const built = buildChunkTree(level0, size, sha256, params, fanoutBits);
-      await writeFileAtomic(
-        join(dir, sha256),
-        Buffer.concat([built.indexBytes, built.listBytes]),
-        0o600,
-      );
+      await this.keepPublishedTree(sha256, built.indexBytes, built.listBytes, params, fanoutBits);
       return built;
     }
     return undefined;
