@@ -8,7 +8,8 @@
  *
  *   WORKLOAD=large|many-64k|many-4k|changed|noop|huge npx tsx bench/updater-peers.ts
  *   (default: all but huge; ROUNDS=3; BENCH_LARGE_MIB=512; huge is 4 GiB, ours + curl only;
- *   PEERS=curl-z,curl-tee,tuf narrows the peers while iterating)
+ *   PEERS=curl-z,curl-tee,tuf narrows the peers while iterating; OURS_NODE_ARGS passes node
+ *   flags to our CLI only, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof')
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -51,6 +52,8 @@ const WORKLOADS: Record<string, Workload> = {
 const ROUNDS = envInt('ROUNDS', 3);
 const selected = (process.env.WORKLOAD ?? 'large,many-64k,many-4k,changed,noop').split(',');
 const peersWanted = process.env.PEERS?.split(',');
+/** Extra node flags for our CLI only, e.g. OURS_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/p'. */
+const oursNodeArgs = (process.env.OURS_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 const wanted = (peer: string): boolean => peersWanted === undefined || peersWanted.includes(peer);
 
 interface Sample {
@@ -104,6 +107,7 @@ function contenders(
     runMeasured(
       process.execPath,
       [
+        ...oursNodeArgs,
         ...[bin.ours, command, '--base-url', `${nginx.baseUrl}/v${version}`],
         ...['--pubkey', fx.pubkeyHex, '--dir', dir, '--json'],
         ...['--max-artifact-bytes', String(Math.max(w.size, 1024))],
