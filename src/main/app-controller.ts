@@ -9,6 +9,7 @@ import { isUpdateError } from '../core/errors.js';
 import type { UpdateEvent } from '../core/events.js';
 import type { UpdaterApi } from '../core/updater-api.js';
 import type { ActionResult, ActivityResult, AppStatus } from '../preload/ipc-contract.js';
+import { busy, failed, verifyResult } from './action-results.js';
 import { createNotifier, type Notice } from './notifications.js';
 import { describeError } from './refusal-words.js';
 import { applyCoreStatus, applyEvent, initialStatus } from './status-model.js';
@@ -67,11 +68,6 @@ export interface AppController {
 }
 
 const UNEXPECTED = 'The update stopped unexpectedly; see the log file.';
-
-function failed(error: unknown, fallback: string): ActionResult {
-  if (isUpdateError(error)) return { ok: false, error: describeError(error.code, error.message) };
-  return { ok: false, error: { ...describeError('IO', fallback), words: fallback } };
-}
 
 /** Creates the controller; call start() once the window can listen. */
 export function createAppController(deps: AppControllerDeps): AppController {
@@ -172,11 +168,6 @@ export function createAppController(deps: AppControllerDeps): AppController {
     publish({ ...status, paused });
   };
 
-  const busy = (what: string): ActionResult => ({
-    ok: false,
-    error: describeError('BUSY', `An update is running. Wait for it or cancel it, then ${what}.`),
-  });
-
   async function cancel(): Promise<ActionResult> {
     const run = inFlight;
     if (run === null || closed) return { ok: true, words: 'No update is running.' };
@@ -235,31 +226,7 @@ export function createAppController(deps: AppControllerDeps): AppController {
   async function verify(): Promise<ActionResult> {
     if (inFlight !== null) return busy('verify');
     try {
-      const report = await updater.verify();
-      const version = report.version ?? 'the installed set';
-      if (report.ok) {
-        return {
-          ok: true,
-          words: `Every installed file of ${version} matches its signed checksum.`,
-        };
-      }
-      const shown = report.drift.slice(0, 5).map((d) => `${d.name} (${d.problem})`);
-      const more =
-        report.drift.length > shown.length
-          ? `, and ${report.drift.length - shown.length} more`
-          : '';
-      const count =
-        report.drift.length === 1 ? '1 file differs' : `${report.drift.length} files differ`;
-      return {
-        ok: false,
-        error: {
-          code: 'DRIFT',
-          message: `${count} from ${version}`,
-          words: `${count} from the signed ${version}: ${shown.join(', ')}${more}.`,
-          advice: 'Check for updates now: it restores them from verified copies.',
-          kind: 'local',
-        },
-      };
+      return verifyResult(await updater.verify());
     } catch (error) {
       return failed(error, 'Verify stopped unexpectedly; see the log file.');
     }
