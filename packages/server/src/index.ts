@@ -26,8 +26,10 @@ export type {
 } from '../../../server/src/oauth/claims.js';
 export type { ClientRegistration } from '../../../server/src/oauth/clients.js';
 export {
+  verifyAnswer,
   verifyManifest,
   UpdateError,
+  type AnswerCheckOptions,
   type UpdateErrorCode,
   type VerifiedManifest,
 } from './verify.js';

@@ -1,13 +1,21 @@
 /**
- * The updater's own manifest verifier (src/core/verify.ts), for QA tests that check what the
- * server signed: the exact bytes of GET /api/updates/manifest against the pinned node_pubkey.
+ * The updater's own manifest verifiers (src/core/verify.ts), for QA tests that check what the
+ * server signed: the exact bytes of GET /api/updates/manifest against the pinned node_pubkey,
+ * as its format 1 envelope (`verifyManifest`) or as the whole answer (`verifyAnswer`).
  */
 import { DEFAULT_LIMITS } from '../../../src/core/limits.js';
+import { UpdateError } from '../../../src/core/errors.js';
 import {
+  fromProtocolError,
+  needsKeyChain,
+  parseAnswer,
   pinKeys,
   verifyManifest as verifyWithPins,
+  verifyParsedAnswer,
   type VerifiedManifest,
 } from '../../../src/core/verify.js';
+import type { ParsedEnvelope } from '../../../src/protocol/envelope.js';
+import { parseKeysAnswer } from '../../../src/protocol/manifest-answer.js';
 
 export type { VerifiedManifest } from '../../../src/core/verify.js';
 export { UpdateError, type UpdateErrorCode } from '../../../src/core/errors.js';
@@ -27,4 +35,64 @@ export function verifyManifest(
 ): VerifiedManifest {
   const pins = pinKeys(typeof nodePubkeys === 'string' ? [nodePubkeys] : nodePubkeys);
   return verifyWithPins(bytes, pins, options.maxManifestBytes ?? DEFAULT_LIMITS.maxManifestBytes);
+}
+
+/** What `verifyAnswer` may be told beside the bytes and the pinned keys. */
+export interface AnswerCheckOptions {
+  /** Refuse answers larger than this (default: the updater's limit). */
+  readonly maxManifestBytes?: number;
+  /** The nonce sent as `?nonce=`: the freshness statement must carry exactly it. */
+  readonly nonce?: string;
+  /** The clock the expiry is checked against, in ms since the epoch (default: now). */
+  readonly nowMs?: number;
+  /**
+   * The bytes of `GET /api/updates/keys`, when the answer's newest 8 links do not reach back
+   * to the pinned key (more than 8 rotations); without it that answer is `KEY_CHAIN_GAP`.
+   */
+  readonly keyChain?: Uint8Array;
+}
+
+/**
+ * Verifies a whole answer of `GET /api/updates/manifest` as an updater that pins
+ * `nodePubkeys` and has trusted nothing yet (docs/PROTOCOL.md §2.7.5): format 2 (the key chain
+ * from the pinned root, the release under its role's threshold, the freshness statement, its
+ * expiry and nonce), or a format 1 envelope when the answer is only that. Unlike
+ * `verifyManifest`, which reads only the format 1 envelope a server signs while its root key
+ * is online, this keeps working after the keys go offline (docs/SERVER.md). Throws an
+ * `UpdateError` whose `code` says why (`KEY_CHAIN_GAP`, `THRESHOLD_NOT_MET`,
+ * `FRESHNESS_MISMATCH`, `MANIFEST_EXPIRED`, `NONCE_MISMATCH`, ...).
+ * @example
+ *   const { format, manifest } = verifyAnswer(bytes, server.nodePubkey);
+ */
+export function verifyAnswer(
+  bytes: Uint8Array,
+  nodePubkeys: string | readonly string[],
+  options: AnswerCheckOptions = {},
+): VerifiedManifest {
+  const pinned = pinKeys(typeof nodePubkeys === 'string' ? [nodePubkeys] : nodePubkeys);
+  let chain: readonly ParsedEnvelope[] | undefined;
+  if (options.keyChain !== undefined) {
+    try {
+      chain = parseKeysAnswer(options.keyChain);
+    } catch (error) {
+      throw fromProtocolError(error);
+    }
+  }
+  const input = {
+    pinned,
+    trust: null,
+    floor: null,
+    nowMs: options.nowMs ?? Date.now(),
+    maxFutureSkewMs: DEFAULT_LIMITS.maxFutureSkewMs,
+    nonce: options.nonce,
+    maxManifestBytes: options.maxManifestBytes ?? DEFAULT_LIMITS.maxManifestBytes,
+  };
+  const answer = parseAnswer(bytes, input.maxManifestBytes);
+  if (answer.format === 2 && chain === undefined && needsKeyChain(answer.keys, input)) {
+    throw new UpdateError(
+      'KEY_CHAIN_GAP',
+      "the answer's key links do not reach the pinned key: pass the bytes of GET /api/updates/keys as keyChain",
+    );
+  }
+  return verifyParsedAnswer(answer, bytes, input, chain);
 }

@@ -2,6 +2,7 @@
 // package's declarations: a QA team's TypeScript sees the API without tsx or our sources.
 import {
   startServer,
+  verifyAnswer,
   verifyManifest,
   UpdateError,
   type RunningServer,
@@ -9,6 +10,7 @@ import {
   type UpdateErrorCode,
   type ServerConfig,
   type IssueTokensHook,
+  type AnswerCheckOptions,
 } from 'verified-updater-server';
 import { test as pwTest } from 'verified-updater-server/playwright';
 import { useServer } from 'verified-updater-server/vitest';
@@ -35,10 +37,14 @@ export async function typed(): Promise<string> {
   const server: RunningServer = await startServer(options);
   const published = await server.publish({ registry_version: '1.0.0', artifacts: [] });
   const checked = verifyManifest(new Uint8Array(0), [server.nodePubkey]);
+  const options2: AnswerCheckOptions = { nowMs: 0, keyChain: new Uint8Array(0) };
+  const whole = verifyAnswer(new Uint8Array(0), server.nodePubkey, options2);
+  // @ts-expect-error: the nonce is a string
+  verifyAnswer(new Uint8Array(0), server.nodePubkey, { nonce: 1 });
   const code: UpdateErrorCode | undefined = new UpdateError('UNKNOWN_KEY', 'x').code;
   // @ts-expect-error: the port is a number, and the declarations say so
   await startServer({ port: '8080' });
   server.clock.advance(1000);
   await server.close();
-  return `${published.registry_version} ${checked.manifest.registry_version} ${String(code)}`;
+  return `${published.registry_version} ${checked.manifest.registry_version} ${whole.format} ${String(code)}`;
 }

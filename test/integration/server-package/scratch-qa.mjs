@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import { startServer, UpdateError, verifyManifest } from 'verified-updater-server';
+import { startServer, UpdateError, verifyAnswer, verifyManifest } from 'verified-updater-server';
 
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 const b64url = (bytes) => Buffer.from(bytes).toString('base64url');
@@ -30,6 +30,9 @@ test('start, mint, publish, fetch the signed manifest and verify it with the exp
       manifest.artifacts.map((a) => [a.name, a.sha256, a.size]),
       [['app/hello.txt', sha256(hello), hello.length]],
     );
+    const whole = verifyAnswer(bytes, server.nodePubkey);
+    assert.equal(whole.format, 2);
+    assert.equal(whole.manifest.registry_version, '1.0.0');
     assert.throws(
       () => verifyManifest(bytes, randomBytes(32).toString('hex')),
       (error) => error instanceof UpdateError && error.code === 'UNKNOWN_KEY',
