@@ -102,12 +102,14 @@ export async function openUpdater(deps: OpenUpdaterDeps): Promise<OpenedUpdater>
       ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
     });
     demo = registry.demo;
+    const requireNonce = deps.settings.get('requireNonce');
     deps.log('info', `registry: ${registry.label}`);
     const open = (): Promise<UpdaterApi> =>
       createNodeUpdater({
         baseUrl: registry.baseUrl,
         machineKey: registry.machineKey,
         pubkeys: [...registry.pubkeys],
+        requireNonce,
         dir: join(deps.userDataDir, registry.demo === null ? 'install' : 'demo-install'),
         ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
       });

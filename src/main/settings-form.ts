@@ -25,6 +25,7 @@ export interface AcceptedSettings {
   readonly checkIntervalMs: number;
   readonly paused: boolean;
   readonly startAtLogin: boolean;
+  readonly requireNonce: boolean;
 }
 
 export type SettingsJudgement =
@@ -91,6 +92,7 @@ export function judgeSettings(
       checkIntervalMs: input.checkIntervalMinutes * 60_000,
       paused: input.paused,
       startAtLogin: input.startAtLogin,
+      requireNonce: input.requireNonce,
     },
   };
 }

@@ -40,6 +40,7 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
     paused: store.get('paused'),
     startAtLogin: store.get('startAtLogin'),
     startAtLoginAvailable: deps.applyStartAtLogin !== undefined,
+    requireNonce: store.get('requireNonce'),
   });
 
   /** One save at a time: a second Save waits for the restart of the first. */
@@ -56,15 +57,18 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
       baseUrl: store.get('baseUrl'),
       keys: store.get('pinnedKeys').join(','),
       interval: store.get('checkIntervalMs'),
+      requireNonce: store.get('requireNonce'),
     };
     const coreChanged =
       next.baseUrl !== before.baseUrl ||
       next.pinnedKeys.join(',') !== before.keys ||
       next.checkIntervalMs !== before.interval ||
+      next.requireNonce !== before.requireNonce ||
       next.machineKey !== null;
     store.set('baseUrl', next.baseUrl);
     store.set('pinnedKeys', [...next.pinnedKeys]);
     store.set('checkIntervalMs', next.checkIntervalMs);
+    store.set('requireNonce', next.requireNonce);
     let keyWords = '';
     if (next.machineKey !== null && !deps.secrets.save(next.machineKey)) {
       // Kept in memory only (no keychain, or the web window): said where it is kept.

@@ -16,6 +16,11 @@ export interface AppSettings {
   readonly paused: boolean;
   /** Start the app when the user logs in (off by default; src/main/login-item.ts). */
   readonly startAtLogin: boolean;
+  /**
+   * Send a fresh nonce with every manifest request and accept only a freshness statement
+   * signed for it (docs/PROTOCOL.md §2.7.5; the CLI's `--require-nonce`). Off by default.
+   */
+  readonly requireNonce: boolean;
   /** safeStorage ciphertext of the machine key, base64 (src/main/secret-store.ts). */
   readonly machineKeyCiphertext: string;
 }
@@ -29,6 +34,7 @@ export const DEFAULT_SETTINGS: AppSettings = {
   checkIntervalMs: 60 * 60_000,
   paused: false,
   startAtLogin: false,
+  requireNonce: false,
   machineKeyCiphertext: '',
 };
 
@@ -43,6 +49,7 @@ export const SETTINGS_SCHEMA: Schema<AppSettings> = {
   checkIntervalMs: { type: 'integer', minimum: MIN_CHECK_INTERVAL_MS, maximum: 7 * 24 * 3_600_000 },
   paused: { type: 'boolean' },
   startAtLogin: { type: 'boolean' },
+  requireNonce: { type: 'boolean' },
   machineKeyCiphertext: { type: 'string', maxLength: 4096 },
 };
 

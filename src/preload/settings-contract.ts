@@ -21,6 +21,8 @@ export interface SettingsView {
   readonly startAtLogin: boolean;
   /** False where the app cannot start itself at login (the web window). */
   readonly startAtLoginAvailable: boolean;
+  /** Every check asks for a statement signed for its own nonce (docs/PROTOCOL.md §2.7.5). */
+  readonly requireNonce: boolean;
 }
 
 /** What the settings screen sends on Save. */
@@ -33,6 +35,7 @@ export interface SettingsInput {
   readonly checkIntervalMinutes: number;
   readonly paused: boolean;
   readonly startAtLogin: boolean;
+  readonly requireNonce: boolean;
 }
 
 /** A field's problem in plain words, shown next to it. */
@@ -56,10 +59,11 @@ const INPUT_KEYS: readonly (keyof SettingsInput)[] = [
   'checkIntervalMinutes',
   'paused',
   'startAtLogin',
+  'requireNonce',
 ];
 
 /**
- * Checks the shape of a SettingsInput that crossed the boundary: exactly its six fields, of
+ * Checks the shape of a SettingsInput that crossed the boundary: exactly its seven fields, of
  * their types and bounded sizes. The values' meaning (an address, a key) is judged in
  * src/main/settings-form.ts, which answers in plain words.
  */
@@ -69,8 +73,15 @@ export function parseSettingsInput(raw: unknown): SettingsInput | null {
   const keys = Object.keys(record);
   if (keys.length !== INPUT_KEYS.length || !INPUT_KEYS.every((k) => keys.includes(k))) return null;
   const text = (v: unknown): v is string => typeof v === 'string' && v.length <= MAX_INPUT_TEXT;
-  const { registryUrl, pinnedKeys, machineKey, checkIntervalMinutes, paused, startAtLogin } =
-    record;
+  const {
+    registryUrl,
+    pinnedKeys,
+    machineKey,
+    checkIntervalMinutes,
+    paused,
+    startAtLogin,
+    requireNonce,
+  } = record;
   if (!text(registryUrl) || !text(machineKey)) return null;
   if (!Array.isArray(pinnedKeys) || pinnedKeys.length > MAX_INPUT_KEYS) return null;
   if (!pinnedKeys.every(text)) return null;
@@ -78,6 +89,7 @@ export function parseSettingsInput(raw: unknown): SettingsInput | null {
     return null;
   }
   if (typeof paused !== 'boolean' || typeof startAtLogin !== 'boolean') return null;
+  if (typeof requireNonce !== 'boolean') return null;
   return {
     registryUrl,
     pinnedKeys: [...pinnedKeys],
@@ -85,5 +97,6 @@ export function parseSettingsInput(raw: unknown): SettingsInput | null {
     checkIntervalMinutes,
     paused,
     startAtLogin,
+    requireNonce,
   };
 }

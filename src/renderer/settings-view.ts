@@ -28,6 +28,7 @@ interface SettingsElements {
   readonly paused: HTMLInputElement;
   readonly startAtLogin: HTMLInputElement;
   readonly startAtLoginHint: HTMLElement;
+  readonly requireNonce: HTMLInputElement;
   readonly save: HTMLButtonElement;
   readonly back: HTMLButtonElement;
   readonly result: HTMLElement;
@@ -62,6 +63,7 @@ function find(doc: Document): SettingsElements {
     paused: get<HTMLInputElement>('settings-paused'),
     startAtLogin: get<HTMLInputElement>('start-at-login'),
     startAtLoginHint: get('start-at-login-hint'),
+    requireNonce: get<HTMLInputElement>('require-nonce'),
     save: get<HTMLButtonElement>('settings-save'),
     back: get<HTMLButtonElement>('settings-back'),
     result: get('settings-result'),
@@ -81,6 +83,7 @@ function fill(el: SettingsElements, view: SettingsView): void {
   el.startAtLogin.checked = view.startAtLogin;
   el.startAtLogin.disabled = !view.startAtLoginAvailable;
   el.startAtLoginHint.hidden = view.startAtLoginAvailable;
+  el.requireNonce.checked = view.requireNonce;
 }
 
 /** What Save sends: the fields as typed (the app trims and judges them). */
@@ -95,6 +98,7 @@ function read(el: SettingsElements): SettingsInput {
       : 0,
     paused: el.paused.checked,
     startAtLogin: el.startAtLogin.checked,
+    requireNonce: el.requireNonce.checked,
   };
 }
 

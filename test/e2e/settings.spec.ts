@@ -49,6 +49,8 @@ test('the settings round trip: shown, changed, saved, applied and shown again', 
   await page.getByLabel('Check for updates every (minutes)').fill('15');
   await page.getByLabel('Pause automatic updates').check();
   await page.getByLabel('Start at login').check();
+  await expect(page.getByLabel('Ask for a freshly signed answer at every check')).not.toBeChecked();
+  await page.getByLabel('Ask for a freshly signed answer at every check').check();
   await page.getByRole('button', { name: 'Save' }).click();
   const host = new URL(harness.server.url).host;
   await expect(page.locator('#settings-result')).toHaveText(
@@ -56,6 +58,7 @@ test('the settings round trip: shown, changed, saved, applied and shown again', 
   );
   expect(harness.settings.get('checkIntervalMs')).toBe(15 * 60_000);
   expect(harness.settings.get('startAtLogin')).toBe(true);
+  expect(harness.settings.get('requireNonce')).toBe(true);
   expect(harness.restarts).toEqual({ count: 1, loginItem: [true] });
   expect(harness.controller.getStatus().paused).toBe(true);
 
@@ -67,6 +70,7 @@ test('the settings round trip: shown, changed, saved, applied and shown again', 
   await expect(page.getByLabel('Check for updates every (minutes)')).toHaveValue('15');
   await expect(page.getByLabel('Pause automatic updates')).toBeChecked();
   await expect(page.getByLabel('Start at login')).toBeChecked();
+  await expect(page.getByLabel('Ask for a freshly signed answer at every check')).toBeChecked();
   await page.getByRole('button', { name: 'Back' }).click();
   await expect(page.locator('#activity-title')).toBeVisible();
 });

@@ -13,6 +13,7 @@ const VIEW = {
   paused: false,
   startAtLogin: false,
   startAtLoginAvailable: true,
+  requireNonce: false,
 };
 const INPUT: SettingsInput = {
   registryUrl: '',
@@ -21,6 +22,7 @@ const INPUT: SettingsInput = {
   checkIntervalMinutes: 30,
   paused: false,
   startAtLogin: false,
+  requireNonce: false,
 };
 
 function fakeSettings(): SettingsService & { saved: SettingsInput[] } {

@@ -389,6 +389,7 @@ describe('main process composition (electron mocked)', () => {
       checkIntervalMinutes: 30,
       paused: false,
       startAtLogin: false,
+      requireNonce: false,
     };
     expect(await invoke('settings:save', trusted, input)).toMatchObject({
       ok: false,
@@ -397,6 +398,12 @@ describe('main process composition (electron mocked)', () => {
     await expect(invoke('settings:save', trusted, { ...input, extra: true })).rejects.toMatchObject(
       { code: 'BAD_ARGUMENTS' },
     );
+    const withoutNonce = Object.fromEntries(
+      Object.entries(input).filter(([k]) => k !== 'requireNonce'),
+    );
+    await expect(invoke('settings:save', trusted, withoutNonce)).rejects.toMatchObject({
+      code: 'BAD_ARGUMENTS',
+    });
     // The interval changed: the core and the demo registry close, and open again on it.
     expect(await invoke('settings:save', trusted, { ...input, registryUrl: '' })).toMatchObject({
       ok: true,
@@ -412,6 +419,20 @@ describe('main process composition (electron mocked)', () => {
       lastError: null,
     });
     expect(((await invoke('activity:get')) as { state: string }).state).toBe('ok');
+    // Asking for a nonce restarts the core on it: every check then sends one, and the demo
+    // registry signs a statement for it.
+    const saved = await invoke('settings:save', trusted, {
+      ...input,
+      registryUrl: '',
+      requireNonce: true,
+    });
+    expect(saved).toMatchObject({ ok: true, settings: { requireNonce: true } });
+    const before = h.netRequests.length;
+    await invoke('updater:check-now');
+    expect(await invoke('updater:get-status')).toMatchObject({ lastError: null });
+    const sent = h.netRequests.slice(before).filter((u) => u.includes('/api/updates/manifest'));
+    expect(sent.length).toBeGreaterThan(0);
+    expect(sent.every((u) => /[?&]nonce=[A-Za-z0-9_-]{16,64}(&|$)/.test(u))).toBe(true);
   });
 
   it("every request of the app goes through the session's net.fetch (system proxy, OS certificates)", () => {

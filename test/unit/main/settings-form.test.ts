@@ -11,6 +11,7 @@ const base: SettingsInput = {
   checkIntervalMinutes: 60,
   paused: false,
   startAtLogin: false,
+  requireNonce: false,
 };
 const context = { machineKeyKept: false, startAtLoginAvailable: true };
 
@@ -38,8 +39,14 @@ describe('settings form', () => {
         checkIntervalMs: 3_600_000,
         paused: false,
         startAtLogin: false,
+        requireNonce: false,
       },
     });
+  });
+
+  it('passes the nonce choice through, for the demo registry too', () => {
+    const judged = judgeSettings({ ...base, registryUrl: '', requireNonce: true }, context);
+    expect(judged).toMatchObject({ ok: true, accepted: { baseUrl: '', requireNonce: true } });
   });
 
   it('an empty address is the demo registry: keys and machine key are neither needed nor kept', () => {

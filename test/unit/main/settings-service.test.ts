@@ -45,6 +45,7 @@ const leaveDemo: SettingsInput = {
   checkIntervalMinutes: 30,
   paused: false,
   startAtLogin: false,
+  requireNonce: false,
 };
 
 describe('settings service', () => {
@@ -59,7 +60,21 @@ describe('settings service', () => {
       paused: false,
       startAtLogin: false,
       startAtLoginAvailable: true,
+      requireNonce: false,
     });
+  });
+
+  it('asking for a nonce (or no longer) restarts the core on it', async () => {
+    const { service, store, deps } = setup();
+    const demo = { ...leaveDemo, registryUrl: '', pinnedKeys: [], machineKey: '' };
+    await service.save({ ...demo, checkIntervalMinutes: 60 });
+    expect(deps.restart).not.toHaveBeenCalled();
+    const answer = await service.save({ ...demo, checkIntervalMinutes: 60, requireNonce: true });
+    expect(answer).toMatchObject({ ok: true, settings: { requireNonce: true } });
+    expect(store.get('requireNonce')).toBe(true);
+    expect(deps.restart).toHaveBeenCalledTimes(1);
+    await service.save({ ...demo, checkIntervalMinutes: 60, requireNonce: false });
+    expect(deps.restart).toHaveBeenCalledTimes(2);
   });
 
   it('leaving the demo: stores the registry, keeps the key, then restarts the core on it', async () => {
