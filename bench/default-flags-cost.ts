@@ -13,19 +13,17 @@
  *
  *   npx tsx bench/default-flags-cost.ts        (ROUNDS=40 BATCH=250)
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { destination } from 'pino';
 import { redactUrl } from '../server/src/dev/request-log.js';
 import { createLogger } from '../server/src/logger.js';
-import type { ChildMessage, Minted } from './oauth-server-child.js';
-import { envInt, percentiles, printTable, REPO_ROOT } from './updater-kit.js';
+import type { Minted } from './oauth-server-child.js';
+import { startServerChild, type ServerChild as Server } from './server-child-ipc.js';
+import { envInt, percentiles, printTable } from './updater-kit.js';
 
 const ROUNDS = envInt('ROUNDS', 40);
 const BATCH = envInt('BATCH', 250);
-const CHILD = join(REPO_ROOT, 'bench/oauth-server-child.ts');
 
 type Kind = 'public' | 'confidential';
 const CLIENT: Record<Kind, string> = { public: 'desktop-app', confidential: 'qa-web' };
@@ -45,42 +43,6 @@ autocannon({
   }],
 }).then((r) => parentPort.postMessage({ ok, errors: r.errors }), () => parentPort.postMessage({ ok, errors: -1 }));
 `;
-
-interface Server {
-  readonly label: string;
-  readonly tokenUrl: string;
-  readonly secret: string;
-  ask(message: object): Promise<ChildMessage>;
-  readonly child: ChildProcess;
-}
-
-async function start(label: string, which: 'quiet' | 'default'): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, which], {
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  const next = (): Promise<ChildMessage> =>
-    new Promise((resolve, reject) => {
-      const onExit = (code: number | null): void => reject(new Error(`${label} exited (${code})`));
-      child.once('exit', onExit);
-      child.once('message', (m: ChildMessage) => {
-        child.off('exit', onExit);
-        resolve(m);
-      });
-    });
-  const ready = await next();
-  if (!('ready' in ready)) throw new Error(`${label}: unexpected first message`);
-  return {
-    label,
-    tokenUrl: ready.tokenUrl,
-    secret: ready.secret,
-    child,
-    ask(message) {
-      const answer = next();
-      child.send(message);
-      return answer;
-    },
-  };
-}
 
 async function cpuUs(s: Server): Promise<number> {
   const m = await s.ask({ cpu: true });
@@ -140,8 +102,8 @@ function lineCostUs(lines: number): number {
   return (used.user + used.system) / lines;
 }
 
-const quiet = await start('quiet', 'quiet');
-const dflt = await start('default', 'default');
+const quiet = await startServerChild('quiet', 'quiet');
+const dflt = await startServerChild('default', 'default');
 const per = { quiet: [] as number[], default: [] as number[] };
 const paired: number[] = [];
 try {

@@ -15,15 +15,12 @@
  *
  *   npx tsx bench/oauth-token.ts            (ROUNDS=3 AMOUNT=4000)
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { ChildMessage, Minted } from './oauth-server-child.js';
-import { envInt, percentiles, printTable, REPO_ROOT } from './updater-kit.js';
-
-const CHILD = join(REPO_ROOT, 'bench/oauth-server-child.ts');
+import type { Minted } from './oauth-server-child.js';
+import { startServerChild } from './server-child-ipc.js';
+import { envInt, percentiles, printTable } from './updater-kit.js';
 
 const ROUNDS = envInt('ROUNDS', 3);
 const AMOUNT = envInt('AMOUNT', 4000);
@@ -105,37 +102,23 @@ interface Target {
 const CLK_TCK = 100; // Linux USER_HZ: /proc/<pid>/stat counts CPU time in 1/100 s
 
 async function startTarget(label: string, which: 'quiet' | 'default' | 'oidc'): Promise<Target> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, which], {
-    stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
-  });
-  const next = (): Promise<ChildMessage> =>
-    new Promise((resolve, reject) => {
-      const onExit = (code: number | null): void => reject(new Error(`${label} exited (${code})`));
-      child.once('exit', onExit);
-      child.once('message', (m: ChildMessage) => {
-        child.off('exit', onExit);
-        resolve(m);
-      });
-    });
-  const ready = await next();
-  if (!('ready' in ready)) throw new Error(`${label}: unexpected first message`);
+  const server = await startServerChild(label, which);
+  const pid = server.child.pid;
   return {
     label,
-    tokenUrl: ready.tokenUrl,
-    secret: ready.secret,
+    tokenUrl: server.tokenUrl,
+    secret: server.secret,
     async mint(kind, n) {
-      const answer = next();
-      child.send({ mint: kind, n });
-      const m = await answer;
+      const m = await server.ask({ mint: kind, n });
       if (!('minted' in m)) throw new Error(`${label}: unexpected message`);
       return m.minted;
     },
     cpuMs() {
-      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ');
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ');
       const ticks = Number(fields?.[11] ?? NaN) + Number(fields?.[12] ?? NaN);
       return (ticks * 1000) / CLK_TCK;
     },
-    stop: () => child.kill(),
+    stop: () => server.child.kill(),
   };
 }
 
