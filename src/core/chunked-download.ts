@@ -8,7 +8,8 @@
 import { CHUNK_ENTRY_BYTES, type Section } from '../protocol/chunk-index.js';
 import type { ChunkOp } from './chunk-delta-plan.js';
 import type { ChunkedPartial } from './chunk-ports.js';
-import { COPY_BYTES, singleChunk, sweep, type SingleOp } from './chunk-sweep.js';
+import { recheckHeld } from './chunk-recheck.js';
+import { singleChunk, sweep, type SingleOp, type SweepPorts } from './chunk-sweep.js';
 import {
   blobSources,
   rangeContext,
@@ -16,6 +17,9 @@ import {
   type ChunkedPlan,
 } from './chunked-plan.js';
 import { fetchPieces } from './range-fetch.js';
+
+/** Bytes put between two collections, when the entry point paces them (read-buffer-gc.ts). */
+const GC_EVERY_BYTES = 1024 * 1024;
 
 export interface ApplyHooks {
   /** Artifact bytes now in place (resumed, copied and fetched). */
@@ -38,7 +42,7 @@ export async function applyChunked(
     have += bytes.length;
     hooks.onHave(have);
     sinceGc += bytes.length;
-    if (sinceGc >= COPY_BYTES && ctx.collectGarbage !== undefined) {
+    if (sinceGc >= GC_EVERY_BYTES && ctx.collectGarbage !== undefined) {
       sinceGc = 0;
       ctx.collectGarbage();
     }
@@ -59,18 +63,24 @@ export async function applyChunked(
     const fetchPut = (op: SingleOp, bytes: Uint8Array) => put(op.offset, bytes, singleChunk(op));
     await fetchPieces(range, fetch, fetchPut);
     const fetched = new Set(fetch.map((op) => op.offset));
-    const digest = await sweep(
-      {
-        chunks: ctx.chunks,
-        partial,
-        put,
-        refetch: (op) => fetchPieces(range, [op], fetchPut),
-        what,
-      },
-      plan.delta.ops,
-      (offset, length) => done(offset, length) || fetched.has(offset),
-    );
-    await partial.complete(digest);
+    const ports: SweepPorts = {
+      chunks: ctx.chunks,
+      partial,
+      put,
+      refetch: (op) => fetchPieces(range, [op], fetchPut),
+      what,
+    };
+    const verified = (offset: number, length: number): boolean =>
+      done(offset, length) || fetched.has(offset);
+    const digest = await sweep(ports, plan.delta.ops, verified);
+    if (digest === artifact.sha256) {
+      await partial.complete(digest);
+    } else {
+      // A held blob gave other bytes than its facts promise: re-check its chunks against the
+      // signed index, fetch the bad ones, and hash the finished file from disk (§9.1).
+      await recheckHeld(ports, plan.delta.ops, verified);
+      await partial.complete();
+    }
   } catch (error) {
     await closeQuietly(partial);
     throw error;
