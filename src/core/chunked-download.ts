@@ -41,6 +41,12 @@ export async function applyChunked(
     await partial.write(offset, bytes, chunks);
     have += bytes.length;
     hooks.onHave(have);
+  };
+  // Paced on fetched bytes only: they arrive in fresh buffers of the HTTP parser, while the
+  // copy of held chunks reuses its buffers and leaves little garbage (§9.1 Memory); a minor GC
+  // per MiB copied cost a 512 MiB delta about 0.1 s of CPU for nothing.
+  const fetchPut = async (op: SingleOp, bytes: Uint8Array) => {
+    await put(op.offset, bytes, singleChunk(op));
     sinceGc += bytes.length;
     if (sinceGc >= GC_EVERY_BYTES && ctx.collectGarbage !== undefined) {
       sinceGc = 0;
@@ -60,7 +66,6 @@ export async function applyChunked(
     }
     const sources = blobSources(ctx, artifact.url, artifact.sha256);
     const range = rangeContext(ctx, artifact, sources, artifact.size, what);
-    const fetchPut = (op: SingleOp, bytes: Uint8Array) => put(op.offset, bytes, singleChunk(op));
     await fetchPieces(range, fetch, fetchPut);
     const fetched = new Set(fetch.map((op) => op.offset));
     const ports: SweepPorts = {
