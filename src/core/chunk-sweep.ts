@@ -130,6 +130,28 @@ export async function sweep(
     pending = next;
   };
 
+  // The block being gathered: consecutive held chunks, in one blob and in the artifact, across
+  // ops (the plan cuts held runs at subtree boundaries, often a few hundred KiB). Its level 0
+  // entries are kept as slices of the ops' sections: `parts`, then the open one.
+  let open: { blob: string; from: number; offset: number; length: number } | undefined;
+  let parts: Section[] = [];
+  let partOp: LocalOp | undefined;
+  let partFirst = 0;
+  let partEnd = 0;
+  const closePart = (): void => {
+    if (partOp !== undefined)
+      parts.push(sliceSection(partOp.from.chunks, partFirst, partEnd - partFirst));
+    partOp = undefined;
+  };
+  const flushBlock = async (): Promise<void> => {
+    if (open === undefined) return;
+    closePart();
+    const block = { ...open, chunks: joinSections(parts) };
+    open = undefined;
+    parts = [];
+    await copy(block);
+  };
+
   let backAt = 0;
   let backBytes = 0;
   const flushBack = async (): Promise<void> => {
@@ -139,49 +161,50 @@ export async function sweep(
     backBytes = 0;
   };
   const back = async (offset: number, length: number): Promise<void> => {
+    await flushBlock();
     if (backBytes > 0 && (backAt + backBytes !== offset || backBytes + length > COPY_BYTES)) {
       await flushBack();
     }
     if (backBytes === 0) backAt = offset;
     backBytes += length;
   };
+  /** Adds chunk `i` of a held run: `length` bytes at `from` in its blob, `offset` here. */
+  const hold = async (op: LocalOp, i: number, from: number, offset: number, length: number) => {
+    const follows =
+      open !== undefined &&
+      open.blob === op.from.blob &&
+      open.from + open.length === from &&
+      open.offset + open.length === offset &&
+      open.length + length <= COPY_BYTES;
+    if (!follows) {
+      await flushBlock();
+      // Bytes to read back come earlier in the artifact: hashed before this block.
+      await flushBack();
+    }
+    open ??= { blob: op.from.blob, from, offset, length: 0 };
+    open.length += length;
+    if (partOp === op && partEnd === i) {
+      partEnd++;
+    } else {
+      closePart();
+      partOp = op;
+      partFirst = i;
+      partEnd = i + 1;
+    }
+  };
 
   for (const op of ops) {
     if (op.kind === 'local') {
       const { chunks } = op.from;
       let at = 0;
-      let first = 0;
-      let blockBytes = 0;
-      const flushBlock = async (end: number): Promise<void> => {
-        if (end > first) {
-          await flushBack();
-          await copy({
-            blob: op.from.blob,
-            from: op.from.offset + at - blockBytes,
-            offset: op.offset + at - blockBytes,
-            length: blockBytes,
-            chunks: sliceSection(chunks, first, end - first),
-          });
-        }
-        first = end;
-        blockBytes = 0;
-      };
       for (let i = 0; i < chunks.count; i++) {
         const length = entrySpan(chunks, i);
-        if (done(op.offset + at, length)) {
-          await flushBlock(i);
-          first = i + 1;
-          await back(op.offset + at, length);
-        } else if (blockBytes + length > COPY_BYTES) {
-          await flushBlock(i);
-          blockBytes = length;
-        } else {
-          blockBytes += length;
-        }
+        if (done(op.offset + at, length)) await back(op.offset + at, length);
+        else await hold(op, i, op.from.offset + at, op.offset + at, length);
         at += length;
       }
-      await flushBlock(chunks.count);
     } else if (op.kind === 'repeat' && !done(op.offset, op.length)) {
+      await flushBlock();
       await flushBack();
       await drain();
       const bytes = await ports.partial.read(op.sourceOffset, op.length);
@@ -194,11 +217,24 @@ export async function sweep(
       await back(op.offset, op.length);
     }
   }
+  await flushBlock();
   await flushBack();
   await drain();
   for (const slot of slots) await slot.free;
   const digest = whole.digest('hex');
   return intact ? digest : undefined;
+}
+
+/** Level 0 sections one after the other, as one (no copy when there is one). */
+function joinSections(parts: readonly Section[]): Section {
+  if (parts.length === 1) return parts[0] as Section;
+  const bytes = new Uint8Array(parts.reduce((n, p) => n + p.bytes.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    bytes.set(p.bytes, at);
+    at += p.bytes.length;
+  }
+  return { level: 0, count: parts.reduce((n, p) => n + p.count, 0), bytes };
 }
 
 /** Reads `length` bytes of the partial at `offset` into the whole hash. */

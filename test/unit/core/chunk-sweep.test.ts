@@ -116,6 +116,29 @@ describe('sweep', () => {
     for (const [, length] of f.writes) expect(length).toBeLessThanOrEqual(COPY_BYTES);
   });
 
+  it('gathers consecutive held runs of several ops into one block', async () => {
+    // The plan cuts held runs at subtree boundaries: ten ops of ten chunks, one after another.
+    const section = level0(old, lengths);
+    const split: ChunkOp[] = [ops[0] as ChunkOp];
+    for (let k = 0; k < 10; k++) {
+      const at = k * 10 * 60 * KiB;
+      split.push({
+        kind: 'local',
+        offset: fresh.length + at,
+        length: 10 * 60 * KiB,
+        from: {
+          blob: 'old',
+          offset: at,
+          length: 10 * 60 * KiB,
+          chunks: { level: 0, count: 10, bytes: section.bytes.subarray(k * 360, (k + 1) * 360) },
+        },
+      });
+    }
+    const f = ports(new Map([['old', old]]));
+    expect(await sweep(f.sweepPorts, split, fetched)).toBe(sha(artifact).toString('hex'));
+    expect(f.writes.length).toBe(3);
+  });
+
   it('answers the digest of what it wrote when a held blob changed (the caller compares)', async () => {
     const damaged = flipped(old, 3 * 60 * KiB + 5);
     const f = ports(new Map([['old', damaged]]));
