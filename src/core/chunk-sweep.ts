@@ -106,6 +106,8 @@ export async function sweep(
         () => undefined,
       ),
     );
+    // Awaited by finish, unless an earlier failure ends the pass first.
+    void read.catch(() => undefined);
     return { block, slot, read };
   };
   const finish = async (p: Pending): Promise<void> => {

@@ -147,6 +147,34 @@ describe('sweep', () => {
     expect(digest).toBe(sha(Buffer.concat([fresh, damaged])).toString('hex'));
   });
 
+  it('fails with the error of a failed write, and leaves no rejection unhandled', async () => {
+    // Enough blocks that reads wait on buffers whose writes failed when the pass gives up.
+    const long = bytesOf(400 * 60 * KiB, 3);
+    const chunks = level0(
+      long,
+      Array.from({ length: 400 }, () => 60 * KiB),
+    );
+    const longOps: ChunkOp[] = [
+      {
+        kind: 'local',
+        offset: 0,
+        length: long.length,
+        from: { blob: 'long', offset: 0, length: long.length, chunks },
+      },
+    ];
+    const f = fakes(new Map([['long', long]]), long.length);
+    let puts = 0;
+    const failing: SweepPorts = {
+      chunks: f.chunks as ChunkStore,
+      partial: f.partial,
+      put: (offset, bytes, section) =>
+        ++puts >= 2 ? Promise.reject(new Error('disk full')) : f.put(offset, bytes, section),
+      refetch: () => Promise.resolve(),
+      what: 'test',
+    };
+    await expect(sweep(failing, longOps, () => false)).rejects.toThrow('disk full');
+  });
+
   it('answers no digest when a held blob cannot be read', async () => {
     const f = ports(new Map());
     expect(await sweep(f.sweepPorts, ops, fetched)).toBeUndefined();
