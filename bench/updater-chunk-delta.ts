@@ -28,8 +28,8 @@
  *                                              CONTENDERS=ours,zsync,casync (ours-cold adds
  *                                              ours without release 1's cached tree),
  *                                              NODE_ARGS=, BENCH_LOG=1 prints our requests,
- *                                              WARMUP=0 skips the unmeasured first run of
- *                                              each contender,
+ *                                              WARMUP=1 runs each contender once,
+ *                                              unmeasured, before the rounds,
  *                                              BASE_CLI=FILE adds ours-base: the same runs
  *                                              by another bundle, e.g. main's, in the same
  *                                              interleaved rounds)
@@ -70,8 +70,8 @@ const CONTENDERS = (process.env.CONTENDERS ?? 'ours,zsync,casync').split(',');
 const NODE_ARGS = (process.env.NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 /** BENCH_LOG=1: print each request of our runs (what the bytes over the changed chunks are). */
 const BENCH_LOG = process.env.BENCH_LOG === '1';
-/** WARMUP=0: no unmeasured run of each contender before the rounds. */
-const WARMUP = process.env.WARMUP !== '0';
+/** WARMUP=1: one unmeasured run of each contender before the rounds. */
+const WARMUP = process.env.WARMUP === '1';
 /** Another build of our CLI (e.g. main's) run as ours-base beside ours, same state and rounds. */
 const BASE_CLI = process.env.BASE_CLI;
 const CASE_TITLES: Record<string, string> = {
@@ -192,9 +192,9 @@ try {
 
   // The files just written go to disk now, not during the first runs (whose fsync would wait).
   execFileSync('sync');
-  // One unmeasured run of each contender first: the first run after the preparation paid up to
-  // 1 s more system CPU than any later one (first block allocations of the run's output file),
-  // whoever it was.
+  // WARMUP=1: one unmeasured run of each contender first (a diagnosis of slow first runs; it
+  // did not remove the system CPU spikes of docs/UPDATER.md §9.2, which follow the machine's
+  // load).
   if (WARMUP) {
     for (const who of contenders) await measure(who, cases[0] as Case);
   }
