@@ -27,7 +27,12 @@
  *   npx tsx bench/updater-chunk-delta.ts      (ROUNDS=3, BENCH_SIZE_MIB=512, CASES=a,b,c,
  *                                              CONTENDERS=ours,zsync,casync (ours-cold adds
  *                                              ours without release 1's cached tree),
- *                                              NODE_ARGS=, BENCH_LOG=1 prints our requests)
+ *                                              NODE_ARGS=, BENCH_LOG=1 prints our requests,
+ *                                              WARMUP=1 runs each contender once,
+ *                                              unmeasured, before the rounds,
+ *                                              BASE_CLI=FILE adds ours-base: the same runs
+ *                                              by another bundle, e.g. main's, in the same
+ *                                              interleaved rounds)
  */
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -65,6 +70,10 @@ const CONTENDERS = (process.env.CONTENDERS ?? 'ours,zsync,casync').split(',');
 const NODE_ARGS = (process.env.NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 /** BENCH_LOG=1: print each request of our runs (what the bytes over the changed chunks are). */
 const BENCH_LOG = process.env.BENCH_LOG === '1';
+/** WARMUP=1: one unmeasured run of each contender before the rounds. */
+const WARMUP = process.env.WARMUP === '1';
+/** Another build of our CLI (e.g. main's) run as ours-base beside ours, same state and rounds. */
+const BASE_CLI = process.env.BASE_CLI;
 const CASE_TITLES: Record<string, string> = {
   a: '(a) 1 MiB changed in place',
   b: '(b) 64 KiB inserted at 1 MiB',
@@ -137,6 +146,8 @@ interface Sample {
   readonly ms: number;
   /** User + system CPU time of the client (ms): on a loaded machine, steadier than wall time. */
   readonly cpuMs: number;
+  /** Of which system CPU time (ms): the kernel's share (copies, page cache, fsync). */
+  readonly sysMs: number;
   readonly rss: number;
   /** $bytes_sent over the run: bodies and headers. */
   readonly bytes: number;
@@ -179,6 +190,14 @@ try {
   if (CONTENDERS.includes('zsync')) contenders.push(await prepareZsync(baseFile, cases));
   if (CONTENDERS.includes('casync')) contenders.push(await prepareCasync(baseFile, cases));
 
+  // The files just written go to disk now, not during the first runs (whose fsync would wait).
+  execFileSync('sync');
+  // WARMUP=1: one unmeasured run of each contender first (a diagnosis of slow first runs; it
+  // did not remove the system CPU spikes of docs/UPDATER.md §9.2, which follow the machine's
+  // load).
+  if (WARMUP) {
+    for (const who of contenders) await measure(who, cases[0] as Case);
+  }
   const samples = new Map<string, Sample[]>();
   for (let round = 0; round < ROUNDS; round++) {
     for (const c of cases) {
@@ -188,7 +207,8 @@ try {
         const key = `${c.name}/${who.label}`;
         samples.set(key, [...(samples.get(key) ?? []), sample]);
         console.error(
-          `round ${round + 1} ${key}: ${sample.ms.toFixed(0)} ms, CPU ${sample.cpuMs.toFixed(0)} ms, ` +
+          `round ${round + 1} ${key}: ${sample.ms.toFixed(0)} ms, CPU ${sample.cpuMs.toFixed(0)} ms ` +
+            `(sys ${sample.sysMs.toFixed(0)}), ` +
             `${sample.bytes} B, ` +
             `${mib(sample.rss)}`,
         );
@@ -224,6 +244,7 @@ async function measure(who: Contender, c: Case): Promise<Sample> {
   return {
     ms: r.wallMs,
     cpuMs: (seconds('User') + seconds('System')) * 1000,
+    sysMs: seconds('System') * 1000,
     rss: r.peakRssBytes ?? Number.NaN,
     bytes: log.reduce((n, e) => n + e.bytesSent, 0),
     requests: log.length,
@@ -270,14 +291,14 @@ async function prepareOurs(baseFile: string, cases: readonly Case[]): Promise<Co
   }
   // BENCH_WRAP='strace -f -c -o FILE': our CLI under a tracer (diagnosis only: it is measured).
   const wrap = (process.env.BENCH_WRAP ?? '').split(' ').filter((a) => a !== '');
-  const run = (dir: string, release: string): Promise<ChildRun> =>
+  const run = (dir: string, release: string, bundle = cli): Promise<ChildRun> =>
     runMeasured(
       wrap[0] ?? process.execPath,
       [
         ...wrap.slice(1),
         ...(wrap.length > 0 ? [process.execPath] : []),
         ...NODE_ARGS,
-        ...[cli, 'update', '--base-url', `${nginx.baseUrl}/ours/${release}/`],
+        ...[bundle, 'update', '--base-url', `${nginx.baseUrl}/ours/${release}/`],
         ...['--pubkey', pubkey, '--dir', dir, '--json'],
       ],
       { env: { UPDATER_MACHINE_KEY: 'bench' } },
@@ -292,13 +313,17 @@ async function prepareOurs(baseFile: string, cases: readonly Case[]): Promise<Co
     run: (c) => run(dir, c.name),
     output: () => join(dir, 'current', 'app.bin'),
   };
-  if (!CONTENDERS.includes('ours-cold')) return [ours];
+  const all = [ours];
+  if (BASE_CLI !== undefined) {
+    all.push({ ...ours, label: 'ours-base', run: (c) => run(dir, c.name, BASE_CLI) });
+  }
+  if (!CONTENDERS.includes('ours-cold')) return all;
   // Release 1 without its cached chunk tree (as a client older than the install-time tree,
   // or one whose tree fetch failed, leaves it): the delta reads the held blob to learn it.
   const coldTemplate = join(work, 'ours-v1-cold');
   await cloneState(template, coldTemplate);
   await rm(join(coldTemplate, '.updater', 'chunks'), { recursive: true, force: true });
-  return [ours, { ...ours, label: 'ours-cold', setup: () => cloneState(coldTemplate, dir) }];
+  return [...all, { ...ours, label: 'ours-cold', setup: () => cloneState(coldTemplate, dir) }];
 }
 
 async function prepareZsync(baseFile: string, cases: readonly Case[]): Promise<Contender> {

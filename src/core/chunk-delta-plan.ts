@@ -31,7 +31,7 @@ export interface SectionRequest {
 export type FetchSections = (requests: readonly SectionRequest[]) => Promise<readonly Section[]>;
 
 export type ChunkOp =
-  /** Copy a run of held chunks (each re-hashed on read) to `offset`. */
+  /** Copy a run of held chunks to `offset` (checked by the whole SHA-256, §9.1). */
   | {
       readonly kind: 'local';
       readonly offset: number;

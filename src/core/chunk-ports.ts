@@ -57,9 +57,11 @@ export interface ChunkedPartial {
    */
   readonly verified: ReadonlyMap<number, number>;
   /**
-   * Writes a run of consecutive chunks at `offset`, whose bytes the caller verified against
-   * their SHA-256 (`chunks`: their level 0 entries, lengths adding up to `bytes.length`), then
-   * appends them to the record; data and record are fsynced in batches and on close.
+   * Writes a run of consecutive chunks at `offset` (`chunks`: their level 0 entries from the
+   * signed index, lengths adding up to `bytes.length`), then appends them to the record; data
+   * and record are fsynced in batches and on close. Fetched chunks come verified; held ones
+   * unhashed (the whole SHA-256 checks them, docs/UPDATER.md §9.1): the record is never
+   * trusted alone, a resume re-hashes every entry.
    */
   write(offset: number, bytes: Uint8Array, chunks: Section): Promise<void>;
   /** Reads back bytes already written (for a chunk repeated inside the artifact). */

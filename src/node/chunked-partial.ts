@@ -1,9 +1,10 @@
 /**
  * A chunked partial (docs/UPDATER.md §9): `partial/<sha256>.chunked` is the artifact being
  * assembled at its final size, `partial/<sha256>.chunks` the append-only record of the chunks
- * verified into it. Each verified chunk is written at its offset, then one 44-byte record
- * (offset u64, length u32, SHA-256) is appended; data and record are fsynced, in that order,
- * every RECORD_SYNC_BYTES and on close, so a power cut loses at most that much.
+ * written into it (held chunks unhashed: docs/UPDATER.md §9.1). Each chunk is written at its
+ * offset, then one 44-byte record (offset u64, length u32, SHA-256) is appended; data and
+ * record are fsynced, in that order, every RECORD_SYNC_BYTES and on close, so a power cut
+ * loses at most that much.
  *
  * A record is never trusted alone: on open every recorded chunk is read back and re-hashed,
  * and only those that still match count as verified (a torn last record, or a record whose

@@ -104,3 +104,37 @@ it('resumes after kill -9 mid-delta without fetching any recorded chunk again', 
     (resumed.plan?.delta.fetchBytes ?? 0) + (resumed.plan?.metadataBytes ?? 0) - keptBytes + MiB,
   );
 });
+
+it('resumes after kill -9 mid-copy of held chunks, keeping the blocks copied before it', async () => {
+  // Held, new, held: one or two chunks fetched, then 2 MiB copy blocks (chunk-sweep.ts).
+  const v1 = bytesOf(6 * MiB, 81);
+  const v2 = Uint8Array.from(v1);
+  v2.set(bytesOf(10_000, 82), 6 * MiB - 100_000);
+  const result = await server.publish({
+    registry_version: '1.0.1',
+    artifacts: [{ name: 'app.bin', content: v2 }],
+    artifact_base_url: `${nginx.baseUrl}/a`,
+  });
+  const entry = result.artifacts[0] as ManifestArtifact;
+  await copyEntryBlobs(server.dataDir, entry, join(root, 'a'));
+  const dir = await dirs.make('chunk-crash-state-');
+  await stateWithBlobs(dir, [v1]);
+  const entryPath = join(dir, 'entry.json');
+  await writeFile(entryPath, JSON.stringify(entry));
+
+  // The fetched chunk is recorded first (one record), then one record per 2 MiB copy block:
+  // the kill lands after the second block, mid-copy.
+  expect(await child([dir, server.url, entryPath, '3'])).toBe('SIGKILL');
+  const kept = await recorded(dir, entry.sha256);
+  const heldKept = kept.filter(([offset]) => offset < 6 * MiB - 100_000 - 64 * 1024);
+  const heldBytes = heldKept.reduce((n, [, length]) => n + length, 0);
+  // At least one whole copy block is recorded, and not the whole artifact.
+  expect(heldBytes).toBeGreaterThan(MiB);
+  expect(heldBytes).toBeLessThan(5 * MiB);
+
+  const resumed = await runChunked({ dir, baseUrl: server.url, artifact: entry });
+  expect(resumed.blob && sha256Hex(resumed.blob)).toBe(sha256Hex(v2));
+  expect(resumed.networkBytes).toBeLessThan(
+    (resumed.plan?.delta.fetchBytes ?? 0) + (resumed.plan?.metadataBytes ?? 0) + 64 * 1024,
+  );
+});
