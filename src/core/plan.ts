@@ -26,6 +26,7 @@ export function planUpdate(
   vm: VerifiedManifest,
   stored: ReadonlySet<string> = new Set(),
 ): Plan {
+  if (installed !== null && installed.setId === vm.payloadSha256) return sameSet(installed, vm);
   const have = new Set<string>();
   const installedNames = new Set<string>();
   for (const a of installed?.artifacts ?? []) {
@@ -74,6 +75,38 @@ export function planUpdate(
 }
 
 /** An artifact taken whole from what is held. */
+/**
+ * The plan when the installed set came from this very manifest (its setId is the payload or
+ * release digest, and its artifacts were copied from that list at commit): everything is
+ * reused, nothing removed. The same plan the general path makes, without its four sets of
+ * 10,000 names and digests (docs/UPDATER.md §3, No-op runs).
+ */
+function sameSet(installed: InstalledSet, vm: VerifiedManifest): Plan {
+  const list = vm.manifest.artifacts;
+  const reuse = new Array<{ name: string; size: number }>(list.length);
+  const artifacts = new Array<ArtifactPlan>(list.length);
+  let bytesToReuse = 0;
+  for (let i = 0; i < list.length; i++) {
+    const a = list[i] as (typeof list)[number];
+    reuse[i] = { name: a.name, size: a.size };
+    artifacts[i] = reused(a);
+    bytesToReuse += a.size;
+  }
+  return {
+    summary: {
+      fromVersion: installed.version,
+      toVersion: vm.manifest.registry_version,
+      fetch: [],
+      reuse,
+      remove: [],
+      bytesToFetch: 0,
+      bytesToReuse,
+      artifacts,
+    },
+    upToDate: true,
+  };
+}
+
 export function reused(a: { readonly name: string; readonly size: number }): ArtifactPlan {
   return {
     name: a.name,

@@ -137,4 +137,22 @@ describe('planUpdate', () => {
     expect(plan.upToDate).toBe(true);
     expect(plan.summary.fetch).toEqual([]);
   });
+
+  it('plans an up-to-date set as the general path would: all reused, nothing removed', () => {
+    const files = [
+      { name: 'a', content: a1 },
+      { name: 'b', content: b1 },
+      { name: 'c', content: a1 },
+    ];
+    const same = installed('1.0.0', files);
+    const plan = planUpdate(same, vm('1.0.0', files));
+    // The general path, reached with another setId over the same files.
+    const general = planUpdate({ ...same, setId: sha256Hex(text('other')) }, vm('1.0.0', files));
+    expect(general.upToDate).toBe(false);
+    expect(plan.upToDate).toBe(true);
+    expect(plan.summary).toEqual(general.summary);
+    expect(plan.summary.reuse.map((r) => r.name)).toEqual(['a', 'b', 'c']);
+    expect(plan.summary.bytesToReuse).toBe(2 * a1.length + b1.length);
+    expect(plan.summary.fromVersion).toBe('1.0.0');
+  });
 });
