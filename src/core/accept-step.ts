@@ -5,7 +5,7 @@
 import type { ManifestArtifact } from '../protocol/manifest.js';
 import { fetchKeyChain } from './fetch-keys.js';
 import { fetchManifest } from './fetch-manifest.js';
-import { planUpdate, type Plan } from './plan.js';
+import { holdsExactly, planUpdate, type Plan } from './plan.js';
 import { alreadyRecorded, checkPolicy, recordAcceptance } from './policy.js';
 import type { LocalStore, RandomBytes } from './ports.js';
 import { missingBlobs } from './pull.js';
@@ -38,8 +38,8 @@ async function storedNewBlobs(
   installed: InstalledSet | null,
   vm: VerifiedManifest,
 ): Promise<ReadonlySet<string>> {
-  // The installed set came from this very manifest: no digest is new (plan.ts `sameSet`).
-  if (installed !== null && installed.setId === vm.payloadSha256) return new Set();
+  // The installed set holds exactly these entries: no digest is new (plan.ts `sameSet`).
+  if (installed !== null && holdsExactly(installed, vm)) return new Set();
   const artifacts: readonly ManifestArtifact[] = vm.manifest.artifacts;
   const have = new Set(installed?.artifacts.map((a) => a.sha256));
   const fresh = artifacts.filter((a) => !have.has(a.sha256));
