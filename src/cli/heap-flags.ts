@@ -1,5 +1,5 @@
 /**
- * V8 heap sizing for the CLI's short runs (docs/UPDATER.md §3, No-op runs and Peak RSS). The
+ * V8 heap sizing for the CLI's short runs (docs/UPDATER.md §8, Peak RSS; §3, No-op runs). The
  * CLI runs as `node updater.mjs`, so heap flags cannot come from the command line; these two
  * are ones V8 reads when it sizes a space, not at start, so setting them from the entry point
  * takes effect:
