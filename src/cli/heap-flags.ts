@@ -12,7 +12,10 @@
  *   lived, not up to four times it, so objects that outlived two scavenges while in flight
  *   (10,000 small downloads) are collected at about 1.5 x the live heap rather than piling up.
  *
- * `serve` (a long-running web server) keeps V8's defaults. The desktop app never runs this.
+ * Only `update` pulls, so only `update` gets them: the other commands (a `check`, `status`,
+ * `verify`, the long-running `serve`) keep V8's defaults, whose large young generation lets a
+ * short run end before most of what it parsed was ever copied by a scavenge. The desktop app
+ * never runs this.
  */
 import { setFlagsFromString } from 'node:v8';
 
@@ -20,7 +23,7 @@ export const CLI_HEAP_FLAGS = '--semi-space-growth-factor=1 --heap-growing-perce
 
 /** The flags for `command` (argv[0]), or undefined when V8's defaults stay. */
 export function heapFlagsFor(command: string | undefined): string | undefined {
-  return command === 'serve' ? undefined : CLI_HEAP_FLAGS;
+  return command === 'update' ? CLI_HEAP_FLAGS : undefined;
 }
 
 /** Sets the heap flags for `command`; call it first thing in the entry point. */
