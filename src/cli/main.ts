@@ -6,7 +6,11 @@
  */
 import { isStep, type StepHook } from '../core/install-steps.js';
 import { exposeMinorGc } from '../node/read-buffer-gc.js';
+import { tuneHeap } from './heap-flags.js';
 import { runCli } from './run-cli.js';
+
+// Before anything sizable is allocated: V8 sizes its spaces as they grow (heap-flags.ts).
+tuneHeap(process.argv[2]);
 
 function crashHook(spec: string | undefined): StepHook | undefined | 'invalid' {
   if (spec === undefined || spec === '') return undefined;

@@ -5,7 +5,7 @@
 import type { ManifestArtifact } from '../protocol/manifest.js';
 import { fetchKeyChain } from './fetch-keys.js';
 import { fetchManifest } from './fetch-manifest.js';
-import { planUpdate, type Plan } from './plan.js';
+import { holdsExactly, planUpdate, type Plan } from './plan.js';
 import { alreadyRecorded, checkPolicy, recordAcceptance } from './policy.js';
 import type { LocalStore, RandomBytes } from './ports.js';
 import { missingBlobs } from './pull.js';
@@ -36,8 +36,11 @@ export interface Accepted {
 async function storedNewBlobs(
   store: LocalStore,
   installed: InstalledSet | null,
-  artifacts: readonly ManifestArtifact[],
+  vm: VerifiedManifest,
 ): Promise<ReadonlySet<string>> {
+  // The installed set holds exactly these entries: no digest is new (plan.ts `sameSet`).
+  if (installed !== null && holdsExactly(installed, vm)) return new Set();
+  const artifacts: readonly ManifestArtifact[] = vm.manifest.artifacts;
   const have = new Set(installed?.artifacts.map((a) => a.sha256));
   const fresh = artifacts.filter((a) => !have.has(a.sha256));
   const missing = new Set((await missingBlobs(store, fresh)).map((a) => a.sha256));
@@ -116,7 +119,7 @@ export async function accept(run: RunContext, options: AcceptOptions = {}): Prom
   const loaded = await store.loadState();
   const vm = await fetchVerified(run, loaded);
   checkPolicy(vm, loaded, nowOf(run), limits, http.endpoint.base.href);
-  const stored = await storedNewBlobs(store, loaded.installed, vm.manifest.artifacts);
+  const stored = await storedNewBlobs(store, loaded.installed, vm);
   const plan = planUpdate(loaded.installed, vm, stored);
   // The trusted key set, retired keyids and freshness floor go in this same write.
   const state = { ...recordAcceptance(loaded, vm), lastCheckAtMs: nowOf(run) };

@@ -26,6 +26,7 @@ export function planUpdate(
   vm: VerifiedManifest,
   stored: ReadonlySet<string> = new Set(),
 ): Plan {
+  if (installed !== null && holdsExactly(installed, vm)) return sameSet(installed, vm);
   const have = new Set<string>();
   const installedNames = new Set<string>();
   for (const a of installed?.artifacts ?? []) {
@@ -74,6 +75,55 @@ export function planUpdate(
 }
 
 /** An artifact taken whole from what is held. */
+/**
+ * True when the installed set lists exactly the manifest's entries, in order (names and
+ * digests): the no-op case, where the installed set came from this very manifest. Checked
+ * entry by entry, not inferred from the setId: a repair plans over the intact part of a set
+ * that keeps its setId (repair.ts).
+ */
+export function holdsExactly(installed: InstalledSet, vm: VerifiedManifest): boolean {
+  const have = installed.artifacts;
+  const list = vm.manifest.artifacts;
+  if (have.length !== list.length) return false;
+  for (let i = 0; i < list.length; i++) {
+    const a = have[i] as InstalledSet['artifacts'][number];
+    const b = list[i] as (typeof list)[number];
+    if (a.name !== b.name || a.sha256 !== b.sha256) return false;
+  }
+  return true;
+}
+
+/**
+ * The plan when the installed set holds exactly the manifest's entries: everything is
+ * reused, nothing removed. The same plan the general path makes, without its four sets of
+ * 10,000 names and digests (docs/UPDATER.md §3, No-op runs).
+ */
+function sameSet(installed: InstalledSet, vm: VerifiedManifest): Plan {
+  const list = vm.manifest.artifacts;
+  const reuse = new Array<{ name: string; size: number }>(list.length);
+  const artifacts = new Array<ArtifactPlan>(list.length);
+  let bytesToReuse = 0;
+  for (let i = 0; i < list.length; i++) {
+    const a = list[i] as (typeof list)[number];
+    reuse[i] = { name: a.name, size: a.size };
+    artifacts[i] = reused(a);
+    bytesToReuse += a.size;
+  }
+  return {
+    summary: {
+      fromVersion: installed.version,
+      toVersion: vm.manifest.registry_version,
+      fetch: [],
+      reuse,
+      remove: [],
+      bytesToFetch: 0,
+      bytesToReuse,
+      artifacts,
+    },
+    upToDate: installed.setId === vm.payloadSha256,
+  };
+}
+
 export function reused(a: { readonly name: string; readonly size: number }): ArtifactPlan {
   return {
     name: a.name,

@@ -29,6 +29,7 @@ import { gcPacer } from './read-buffer-gc.js';
 import { systemClock, systemRandom, systemRandomBytes, systemTimers } from './node-ports.js';
 import { prepareStateDir } from './safe-fs.js';
 import { stateDirPaths, type StateDirPaths } from './state-dir.js';
+import { withTouchRecord } from './state-touch.js';
 
 /**
  * The health check of new sets (docs/UPDATER.md §3, Health check): a shell command (exit 0 =
@@ -161,7 +162,8 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
             // Connect (through a proxy too), then the same idle rule the body has.
             headersTimeoutMs: limits.connectTimeoutMs + limits.stallTimeoutMs,
           }),
-    store,
+    // A run that only moves the last-run times writes a small record (state-touch.ts).
+    store: withTouchRecord(store, paths),
     clock: options.clock ?? systemClock,
     timers: systemTimers,
     random: systemRandom,

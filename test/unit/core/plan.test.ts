@@ -137,4 +137,40 @@ describe('planUpdate', () => {
     expect(plan.upToDate).toBe(true);
     expect(plan.summary.fetch).toEqual([]);
   });
+
+  it('plans an up-to-date set as the general path would: all reused, nothing removed', () => {
+    const files = [
+      { name: 'a', content: a1 },
+      { name: 'b', content: b1 },
+      { name: 'c', content: a1 },
+    ];
+    const same = installed('1.0.0', files);
+    const plan = planUpdate(same, vm('1.0.0', files));
+    // The general path, reached with a list in another order (same entries).
+    const general = planUpdate(
+      { ...same, artifacts: [...same.artifacts].reverse() },
+      vm('1.0.0', files),
+    );
+    expect(general.upToDate).toBe(true);
+    expect(plan.upToDate).toBe(true);
+    expect(plan.summary).toEqual(general.summary);
+    // Another setId over the same entries: the same plan, not up to date.
+    const other = planUpdate({ ...same, setId: sha256Hex(text('other')) }, vm('1.0.0', files));
+    expect(other.upToDate).toBe(false);
+    expect(other.summary).toEqual(plan.summary);
+    expect(plan.summary.reuse.map((r) => r.name)).toEqual(['a', 'b', 'c']);
+    expect(plan.summary.bytesToReuse).toBe(2 * a1.length + b1.length);
+    expect(plan.summary.fromVersion).toBe('1.0.0');
+  });
+
+  it('takes the same setId over fewer entries (a repair) through the general path', () => {
+    const files = [
+      { name: 'a', content: a1 },
+      { name: 'b', content: b1 },
+    ];
+    const full = installed('1.0.0', files);
+    const plan = planUpdate({ ...full, artifacts: full.artifacts.slice(0, 1) }, vm('1.0.0', files));
+    expect(plan.summary.fetch).toEqual([{ name: 'b', size: b1.length }]);
+    expect(plan.summary.reuse).toEqual([{ name: 'a', size: a1.length }]);
+  });
 });

@@ -1,0 +1,33 @@
+/**
+ * V8 heap sizing for the CLI's short runs (docs/UPDATER.md §8, Peak RSS; §3, No-op runs). The
+ * CLI runs as `node updater.mjs`, so heap flags cannot come from the command line; these two
+ * are ones V8 reads when it sizes a space, not at start, so setting them from the entry point
+ * takes effect:
+ *
+ * - `--semi-space-growth-factor=1`: the young generation stays at its initial size instead of
+ *   doubling up to 2 x 16 MiB. A pull allocates little that lives, and the garbage of each
+ *   artifact (request, response, promises) is gone by the next scavenge; 32 MiB of young
+ *   generation was RSS held for nothing.
+ * - `--heap-growing-percent=50`: after a full GC the old generation may grow by half of what
+ *   lived, not up to four times it, so objects that outlived two scavenges while in flight
+ *   (10,000 small downloads) are collected at about 1.5 x the live heap rather than piling up.
+ *
+ * Only `update` pulls, so only `update` gets them: the other commands (a `check`, `status`,
+ * `verify`, the long-running `serve`) keep V8's defaults, whose large young generation lets a
+ * short run end before most of what it parsed was ever copied by a scavenge. The desktop app
+ * never runs this.
+ */
+import { setFlagsFromString } from 'node:v8';
+
+export const CLI_HEAP_FLAGS = '--semi-space-growth-factor=1 --heap-growing-percent=50';
+
+/** The flags for `command` (argv[0]), or undefined when V8's defaults stay. */
+export function heapFlagsFor(command: string | undefined): string | undefined {
+  return command === 'update' ? CLI_HEAP_FLAGS : undefined;
+}
+
+/** Sets the heap flags for `command`; call it first thing in the entry point. */
+export function tuneHeap(command: string | undefined): void {
+  const flags = heapFlagsFor(command);
+  if (flags !== undefined) setFlagsFromString(flags);
+}
