@@ -131,6 +131,16 @@ export async function pullBlobs(
   const workers = Math.max(1, Math.min(ctx.http.limits.parallel, todo.length));
   await Promise.all(Array.from({ length: workers }, worker));
   link.dispose();
+  // The batch boundary: every blob handed over is promoted before the pull reports it, and no
+  // promotion outlives a failed run. A failure found here fails the pull unless one came first.
+  try {
+    await ctx.store.settleBlobs?.();
+  } catch (error) {
+    if (!failed) {
+      failed = true;
+      firstError = error;
+    }
+  }
   // A sibling's abort is reported as the refusal that caused it.
   if (failed) throw firstError;
   if (ctx.signal.aborted) throw new UpdateError('ABORTED', 'aborted');
