@@ -61,13 +61,12 @@ export async function startGet(
   const where = (u: URL): string => safeUrl(u, [ctx.endpoint.machineKey]);
   const finish = (error?: unknown): UpdateError | undefined => {
     watch.stop();
-    const details = { url: where(current) };
     link.dispose();
     if (stalled !== undefined) {
       return new UpdateError('STALLED', `${what}: ${stalled}`, {
         cause: error,
         transient: true,
-        details,
+        details: { url: where(current) },
       });
     }
     if (parent.aborted) return new UpdateError('ABORTED', `${what}: aborted`, { cause: error });
@@ -77,7 +76,7 @@ export async function startGet(
     return new UpdateError('NETWORK', `${what}: ${message}`, {
       cause: error,
       transient: true,
-      details,
+      details: { url: where(current) },
     });
   };
   try {
@@ -93,7 +92,19 @@ export async function startGet(
       const response = await ctx.fetcher.get(current.href, { headers, signal });
       const location = response.header('location');
       if (!REDIRECTS.has(response.status) || location === undefined) {
-        return { response, url: current, safeUrl: where(current), watch, finish };
+        const answered = current;
+        let named: string | undefined;
+        return {
+          response,
+          url: answered,
+          // Only an error names the URL: parsed and redacted then, not for every response.
+          get safeUrl() {
+            named ??= where(answered);
+            return named;
+          },
+          watch,
+          finish,
+        };
       }
       response.discard();
       const redirect = { url: where(current), status: response.status };

@@ -35,18 +35,25 @@ function networkError(error: unknown, url: string, signal: AbortSignal): UpdateE
   });
 }
 
-/** Destroys `request` unless its socket is connected (TLS included) within `ms`. */
+/**
+ * Destroys `request` unless its socket is connected (TLS included) within `ms`. Armed when
+ * the agent hands over a new socket (before its lookup and connect start); a kept-alive one is
+ * connected already, so most requests of a pull arm no timer at all.
+ */
 function connectDeadline(request: ClientRequest, secure: boolean, ms: number): () => void {
-  const timer = setTimeout(() => {
-    const error = new Error(`no connection within ${ms} ms`) as NodeJS.ErrnoException;
-    error.code = 'ETIMEDOUT';
-    request.destroy(error);
-  }, ms);
-  const clear = (): void => clearTimeout(timer);
+  let timer: NodeJS.Timeout | undefined;
+  const clear = (): void => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+  };
   request.once('socket', (socket: Socket) => {
-    // A kept-alive socket is connected already; a new one reports when it is.
-    if (request.reusedSocket) clear();
-    else socket.once(secure ? 'secureConnect' : 'connect', clear);
+    if (request.reusedSocket || request.destroyed) return;
+    timer = setTimeout(() => {
+      const error = new Error(`no connection within ${ms} ms`) as NodeJS.ErrnoException;
+      error.code = 'ETIMEDOUT';
+      request.destroy(error);
+    }, ms);
+    socket.once(secure ? 'secureConnect' : 'connect', clear);
   });
   return clear;
 }
