@@ -6,7 +6,7 @@
 import type { Endpoint } from './endpoint.js';
 import { UpdateError } from './errors.js';
 import type { Limits } from './limits.js';
-import { linkedAbort } from './linked-abort.js';
+import { linkedAbort, type AbortLane } from './linked-abort.js';
 import type { Clock, Fetcher, FetchResponse, Timers } from './ports.js';
 import { safeUrl } from './safe-url.js';
 import { StallWatch } from './stall-watch.js';
@@ -34,16 +34,21 @@ export interface Exchange {
   finish(error?: unknown): UpdateError | undefined;
 }
 
-/** Starts a GET, following at most limits.maxRedirects redirects. */
+/**
+ * Starts a GET, following at most limits.maxRedirects redirects. With a `lane` (a download
+ * slot's reusable link over `parent`), the request runs under its link instead of a new one.
+ */
 export async function startGet(
   ctx: HttpContext,
   url: URL,
   extra: Readonly<Record<string, string>>,
   parent: AbortSignal,
   what: string,
+  lane?: AbortLane,
 ): Promise<Exchange> {
   // Let go of `parent` in finish(): a link per request must not outlive it (linked-abort.ts).
-  const link = linkedAbort(parent);
+  // A lane's link is the lane's to let go of.
+  const link = lane?.take() ?? linkedAbort(parent);
   const signal = link.signal;
   let stalled: string | undefined;
   const watch = new StallWatch({
@@ -61,7 +66,7 @@ export async function startGet(
   const where = (u: URL): string => safeUrl(u, [ctx.endpoint.machineKey]);
   const finish = (error?: unknown): UpdateError | undefined => {
     watch.stop();
-    link.dispose();
+    if (lane === undefined) link.dispose();
     if (stalled !== undefined) {
       return new UpdateError('STALLED', `${what}: ${stalled}`, {
         cause: error,

@@ -8,7 +8,7 @@ import { ProtocolError } from '../protocol/protocol-error.js';
 import { downloadArtifact, type DownloadHooks } from './download.js';
 import { UpdateError } from './errors.js';
 import type { HttpContext } from './http-get.js';
-import { linkedAbort } from './linked-abort.js';
+import { AbortLane, linkedAbort } from './linked-abort.js';
 import type { LocalStore, Logger, Random } from './ports.js';
 import { RateLimit } from './rate-limit.js';
 import { withRetries } from './retry.js';
@@ -84,9 +84,18 @@ export async function pullBlobs(
   const cap = new RateLimit(ctx.http.limits.maxBytesPerS, ctx.http.clock, ctx.http.timers);
 
   const worker = async (): Promise<void> => {
+    const lane = new AbortLane(signal);
+    try {
+      await work(lane);
+    } finally {
+      lane.dispose();
+    }
+  };
+  const work = async (lane: AbortLane): Promise<void> => {
     while (!failed && next < todo.length) {
       const artifact = todo[next++] as ManifestArtifact;
       const hooks = {
+        lane,
         onHave: (bytes: number): void => {
           sum += bytes - (have.get(artifact.sha256) ?? 0);
           have.set(artifact.sha256, bytes);
