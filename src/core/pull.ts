@@ -82,6 +82,7 @@ export async function pullBlobs(
   let failed = false;
   let next = 0;
   const cap = new RateLimit(ctx.http.limits.maxBytesPerS, ctx.http.clock, ctx.http.timers);
+  const capped = ctx.http.limits.maxBytesPerS > 0;
 
   const worker = async (): Promise<void> => {
     const lane = new AbortLane(signal);
@@ -104,7 +105,8 @@ export async function pullBlobs(
         onNetworkBytes: (count: number): void => {
           network += count;
         },
-        throttle: (count: number, s: AbortSignal) => cap.take(count, s),
+        // No cap, no wait: not even an await per chunk.
+        ...(capped ? { throttle: (count: number, s: AbortSignal) => cap.take(count, s) } : {}),
       };
       try {
         if (pullOther !== undefined && (await pullOther(artifact, hooks, signal))) continue;
