@@ -7,6 +7,7 @@ import type { ManifestArtifact } from '../protocol/manifest.js';
 import { UpdateError } from './errors.js';
 import { errorForResponse } from './http-errors.js';
 import { startGet, type HttpContext } from './http-get.js';
+import type { AbortLane } from './linked-abort.js';
 import type { LocalStore, PartialBlob } from './ports.js';
 
 export interface DownloadHooks {
@@ -16,6 +17,8 @@ export interface DownloadHooks {
   readonly onHave: (have: number) => void;
   /** Bytes that just came from the network. */
   readonly onNetworkBytes: (count: number) => void;
+  /** The download slot's reusable abort link (linked-abort.ts); else one per request. */
+  readonly lane?: AbortLane;
 }
 
 const CONTENT_RANGE = /^bytes (\d+)-(\d+)\/(\d+|\*)$/;
@@ -45,7 +48,7 @@ export async function receive(
     headers['range'] = `bytes=${offset}-`;
     if (partial.validator !== undefined) headers['if-range'] = partial.validator;
   }
-  const exchange = await startGet(ctx, url, headers, signal, what);
+  const exchange = await startGet(ctx, url, headers, signal, what, hooks.lane);
   const { response } = exchange;
   try {
     const status = response.status;

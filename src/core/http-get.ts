@@ -6,7 +6,7 @@
 import type { Endpoint } from './endpoint.js';
 import { UpdateError } from './errors.js';
 import type { Limits } from './limits.js';
-import { linkedAbort } from './linked-abort.js';
+import { linkedAbort, type AbortLane } from './linked-abort.js';
 import type { Clock, Fetcher, FetchResponse, Timers } from './ports.js';
 import { safeUrl } from './safe-url.js';
 import { StallWatch } from './stall-watch.js';
@@ -34,16 +34,21 @@ export interface Exchange {
   finish(error?: unknown): UpdateError | undefined;
 }
 
-/** Starts a GET, following at most limits.maxRedirects redirects. */
+/**
+ * Starts a GET, following at most limits.maxRedirects redirects. With a `lane` (a download
+ * slot's reusable link over `parent`), the request runs under its link instead of a new one.
+ */
 export async function startGet(
   ctx: HttpContext,
   url: URL,
   extra: Readonly<Record<string, string>>,
   parent: AbortSignal,
   what: string,
+  lane?: AbortLane,
 ): Promise<Exchange> {
   // Let go of `parent` in finish(): a link per request must not outlive it (linked-abort.ts).
-  const link = linkedAbort(parent);
+  // A lane's link is the lane's to let go of.
+  const link = lane?.take() ?? linkedAbort(parent);
   const signal = link.signal;
   let stalled: string | undefined;
   const watch = new StallWatch({
@@ -61,13 +66,12 @@ export async function startGet(
   const where = (u: URL): string => safeUrl(u, [ctx.endpoint.machineKey]);
   const finish = (error?: unknown): UpdateError | undefined => {
     watch.stop();
-    const details = { url: where(current) };
-    link.dispose();
+    if (lane === undefined) link.dispose();
     if (stalled !== undefined) {
       return new UpdateError('STALLED', `${what}: ${stalled}`, {
         cause: error,
         transient: true,
-        details,
+        details: { url: where(current) },
       });
     }
     if (parent.aborted) return new UpdateError('ABORTED', `${what}: aborted`, { cause: error });
@@ -77,7 +81,7 @@ export async function startGet(
     return new UpdateError('NETWORK', `${what}: ${message}`, {
       cause: error,
       transient: true,
-      details,
+      details: { url: where(current) },
     });
   };
   try {
@@ -93,7 +97,19 @@ export async function startGet(
       const response = await ctx.fetcher.get(current.href, { headers, signal });
       const location = response.header('location');
       if (!REDIRECTS.has(response.status) || location === undefined) {
-        return { response, url: current, safeUrl: where(current), watch, finish };
+        const answered = current;
+        let named: string | undefined;
+        return {
+          response,
+          url: answered,
+          // Only an error names the URL: parsed and redacted then, not for every response.
+          get safeUrl() {
+            named ??= where(answered);
+            return named;
+          },
+          watch,
+          finish,
+        };
       }
       response.discard();
       const redirect = { url: where(current), status: response.status };

@@ -10,6 +10,11 @@ export const INSTALL_STEPS = [
   'partial-written',
   /** A verified partial was renamed into the blob store. */
   'blob-promoted',
+  /**
+   * Every blob of the pull is promoted (data fsynced, renamed): small ones finish behind the
+   * downloads, and the pull waits for them here (once per pull).
+   */
+  'blobs-settled',
   /** The blob directory is synced: every rename of the batch is durable (once per commit). */
   'blobs-synced',
   /** The complete new tree is staged under sets/ (fsynced, renamed into place). */

@@ -107,6 +107,11 @@ export interface LocalStore {
   hasBlob(sha256: string, size: number): Promise<boolean>;
   openPartial(sha256: string, size: number): Promise<PartialBlob>;
   /**
+   * Waits until every blob whose partial `complete()`d is in the store: a store may finish
+   * promotions behind the downloads (docs/UPDATER.md §3, Durability). Throws the first failure.
+   */
+  settleBlobs?(): Promise<void>;
+  /**
    * Builds the set from blobs and switches DIR/current to it atomically, writing `next` as the
    * new state in the same crash-safe commit. `envelope` is kept for `verify`.
    */

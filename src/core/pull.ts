@@ -8,7 +8,7 @@ import { ProtocolError } from '../protocol/protocol-error.js';
 import { downloadArtifact, type DownloadHooks } from './download.js';
 import { UpdateError } from './errors.js';
 import type { HttpContext } from './http-get.js';
-import { linkedAbort } from './linked-abort.js';
+import { AbortLane, linkedAbort } from './linked-abort.js';
 import type { LocalStore, Logger, Random } from './ports.js';
 import { RateLimit } from './rate-limit.js';
 import { withRetries } from './retry.js';
@@ -82,11 +82,21 @@ export async function pullBlobs(
   let failed = false;
   let next = 0;
   const cap = new RateLimit(ctx.http.limits.maxBytesPerS, ctx.http.clock, ctx.http.timers);
+  const capped = ctx.http.limits.maxBytesPerS > 0;
 
   const worker = async (): Promise<void> => {
+    const lane = new AbortLane(signal);
+    try {
+      await work(lane);
+    } finally {
+      lane.dispose();
+    }
+  };
+  const work = async (lane: AbortLane): Promise<void> => {
     while (!failed && next < todo.length) {
       const artifact = todo[next++] as ManifestArtifact;
       const hooks = {
+        lane,
         onHave: (bytes: number): void => {
           sum += bytes - (have.get(artifact.sha256) ?? 0);
           have.set(artifact.sha256, bytes);
@@ -95,7 +105,8 @@ export async function pullBlobs(
         onNetworkBytes: (count: number): void => {
           network += count;
         },
-        throttle: (count: number, s: AbortSignal) => cap.take(count, s),
+        // No cap, no wait: not even an await per chunk.
+        ...(capped ? { throttle: (count: number, s: AbortSignal) => cap.take(count, s) } : {}),
       };
       try {
         if (pullOther !== undefined && (await pullOther(artifact, hooks, signal))) continue;
@@ -131,6 +142,16 @@ export async function pullBlobs(
   const workers = Math.max(1, Math.min(ctx.http.limits.parallel, todo.length));
   await Promise.all(Array.from({ length: workers }, worker));
   link.dispose();
+  // The batch boundary: every blob handed over is promoted before the pull reports it, and no
+  // promotion outlives a failed run. A failure found here fails the pull unless one came first.
+  try {
+    await ctx.store.settleBlobs?.();
+  } catch (error) {
+    if (!failed) {
+      failed = true;
+      firstError = error;
+    }
+  }
   // A sibling's abort is reported as the refusal that caused it.
   if (failed) throw firstError;
   if (ctx.signal.aborted) throw new UpdateError('ABORTED', 'aborted');

@@ -20,20 +20,77 @@ export interface StallWatchOptions {
 const TICK_MS = 1000;
 const SAMPLE_MS = 100;
 
+/**
+ * One timer for every watch running on the same timers: a watch per request used to arm and
+ * clear its own, a measurable share of a pull of thousands of small artifacts (docs/UPDATER.md
+ * §8, "Many small artifacts"). A watch joining between ticks is first checked at the next one,
+ * so a stall is still judged at most one tick after it happened, as with a timer of its own.
+ */
+class Ticker {
+  private readonly watches = new Set<StallWatch>();
+  private timer: TimerHandle | undefined;
+  private delayMs = TICK_MS;
+
+  constructor(private readonly timers: Timers) {}
+
+  join(watch: StallWatch, delayMs: number): void {
+    this.watches.add(watch);
+    if (this.timer !== undefined && delayMs >= this.delayMs) return;
+    if (this.timer !== undefined) this.timers.clearTimeout(this.timer);
+    this.arm(delayMs);
+  }
+
+  leave(watch: StallWatch): void {
+    this.watches.delete(watch);
+    if (this.watches.size > 0 || this.timer === undefined) return;
+    // Nothing left to watch: no timer may keep the process (or a test's fake clock) busy.
+    this.timers.clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private arm(delayMs: number): void {
+    this.delayMs = delayMs;
+    this.timer = this.timers.setTimeout(() => this.tick(), delayMs);
+  }
+
+  private tick(): void {
+    this.timer = undefined;
+    let delayMs = TICK_MS;
+    for (const watch of [...this.watches]) watch.tick();
+    for (const watch of this.watches) delayMs = Math.min(delayMs, watch.delayMs);
+    if (this.watches.size > 0) this.arm(delayMs);
+  }
+}
+
+const tickers = new WeakMap<Timers, Ticker>();
+
+function tickerOf(timers: Timers): Ticker {
+  let ticker = tickers.get(timers);
+  if (ticker === undefined) {
+    ticker = new Ticker(timers);
+    tickers.set(timers, ticker);
+  }
+  return ticker;
+}
+
 export class StallWatch {
   private readonly startMs: number;
   private lastByteMs: number;
   /** (time, cumulative bytes) samples, oldest first, trimmed to one window. */
   private readonly samples: { atMs: number; total: number }[] = [];
   private total = 0;
-  private timer: TimerHandle | undefined;
   private done = false;
+  private readonly ticker: Ticker;
+  /** How often this watch wants a check. */
+  readonly delayMs: number;
 
   constructor(private readonly options: StallWatchOptions) {
     this.startMs = options.clock.nowMs();
     this.lastByteMs = this.startMs;
     this.samples.push({ atMs: this.startMs, total: 0 });
-    this.arm();
+    this.delayMs = Math.max(1, Math.min(TICK_MS, options.stallTimeoutMs));
+    this.ticker = tickerOf(options.timers);
+    this.ticker.join(this, this.delayMs);
   }
 
   /** Records `count` bytes that just arrived. */
@@ -52,19 +109,14 @@ export class StallWatch {
 
   /** Stops watching (transfer finished or failed). */
   stop(): void {
+    if (this.done) return;
     this.done = true;
-    if (this.timer !== undefined) this.options.timers.clearTimeout(this.timer);
-    this.timer = undefined;
+    this.ticker.leave(this);
   }
 
-  private arm(): void {
-    const delay = Math.max(1, Math.min(TICK_MS, this.options.stallTimeoutMs));
-    this.timer = this.options.timers.setTimeout(() => {
-      this.timer = undefined;
-      if (this.done) return;
-      this.check(this.options.clock.nowMs());
-      if (!this.done) this.arm();
-    }, delay);
+  /** The shared timer fired: judge the transfer now. */
+  tick(): void {
+    if (!this.done) this.check(this.options.clock.nowMs());
   }
 
   private check(now: number): void {

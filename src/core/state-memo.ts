@@ -28,6 +28,7 @@ export function memoizeState(store: LocalStore): LocalStore {
     switchSet: (dir, next) => writing(() => store.switchSet(dir, next)),
     hasBlob: (sha256, size) => store.hasBlob(sha256, size),
     openPartial: (sha256, size) => store.openPartial(sha256, size),
+    settleBlobs: () => store.settleBlobs?.() ?? Promise.resolve(),
     checkInstalled: (artifacts) => store.checkInstalled(artifacts),
     loadEnvelope: (setId) => store.loadEnvelope(setId),
     saveEnvelope: (setId, envelope) => store.saveEnvelope(setId, envelope),

@@ -27,6 +27,7 @@ import { openFactsBook } from './facts-book.js';
 import { exists, io } from './fs-errors.js';
 import { openPartialBlob } from './partial-open.js';
 import { prepareStateDir, readNoFollow } from './safe-fs.js';
+import { SealQueue } from './seal-queue.js';
 import { ensureStateDirs, stateDirPaths, type StateDirPaths } from './state-dir.js';
 import { quickCheck, scanTree } from './tree-scan.js';
 
@@ -41,15 +42,25 @@ export interface FileStoreOptions {
   readonly platform?: NodeJS.Platform | undefined;
 }
 
+/**
+ * Small blobs whose fsync and rename may run at once behind the downloads: one open descriptor
+ * each, and enough to keep the libuv pool's 4 threads busy while the sockets are read.
+ */
+const SEAL_WINDOW = 32;
+
 export class FileStore implements LocalStore {
   private readonly commit: CommitContext;
   /** Blobs were renamed into blobs/ since it was last synced (partial-blob.ts `onPromoted`). */
   private blobsUnsynced = false;
+  /** Blobs were promoted since the last `settleBlobs` (the `blobs-settled` step). */
+  private promotedUnsettled = false;
   /**
    * Digests that may have a partial file: those listed in partial/ at the first open, and every
    * one opened since (a retry resumes). Others skip a stat each (only this process writes here).
    */
   private partials: Set<string> | undefined;
+  /** The fsync-and-rename tails of small blobs, run behind the downloads (seal-queue.ts). */
+  private readonly seals = new SealQueue(SEAL_WINDOW);
   /** The live set under the chosen swap strategy. */
   readonly current: CurrentSet;
 
@@ -93,7 +104,11 @@ export class FileStore implements LocalStore {
 
   hasBlob(sha256: string, size: number): Promise<boolean> {
     // Reused only while the facts recorded at verification hold, else re-hashed (blob-facts.ts).
-    return io('check a held blob', () => trustBlob(this.paths.blobs, sha256, size));
+    // A blob still being promoted behind the downloads is waited for, never half seen.
+    return io('check a held blob', async () => {
+      if (this.seals.pending > 0) await this.seals.idle();
+      return trustBlob(this.paths.blobs, sha256, size);
+    });
   }
 
   openPartial(sha256: string, size: number): Promise<PartialBlob> {
@@ -113,14 +128,29 @@ export class FileStore implements LocalStore {
           onWritten: this.options.onWritten,
           onPromoted: () => {
             this.blobsUnsynced = true;
+            this.promotedUnsettled = true;
           },
+          seal: (job) => this.seals.add(job),
         },
       );
     });
   }
 
+  /** Waits until every blob the downloads handed over is promoted (seal-queue.ts). */
+  settleBlobs(): Promise<void> {
+    return io('promote downloaded blobs', async () => {
+      await this.seals.settle();
+      if (this.promotedUnsettled) {
+        this.promotedUnsettled = false;
+        this.options.onStep?.('blobs-settled');
+      }
+    });
+  }
+
   commitSet(set: SetToCommit, next: UpdaterState): Promise<void> {
     return io('commit', async () => {
+      // The pull settled already; a caller that did not gets its blobs promoted first.
+      await this.seals.settle();
       // One fsync of blobs/ for the whole batch, before the journal names a set built from
       // it: every blob's data was synced before its rename (docs/UPDATER.md §3, Durability).
       if (this.blobsUnsynced) {

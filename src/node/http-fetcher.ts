@@ -35,20 +35,56 @@ function networkError(error: unknown, url: string, signal: AbortSignal): UpdateE
   });
 }
 
-/** Destroys `request` unless its socket is connected (TLS included) within `ms`. */
+/**
+ * Destroys `request` unless its socket is connected (TLS included) within `ms`. Armed when
+ * the agent hands over a new socket (before its lookup and connect start); a kept-alive one is
+ * connected already, so most requests of a pull arm no timer at all.
+ */
 function connectDeadline(request: ClientRequest, secure: boolean, ms: number): () => void {
-  const timer = setTimeout(() => {
-    const error = new Error(`no connection within ${ms} ms`) as NodeJS.ErrnoException;
-    error.code = 'ETIMEDOUT';
-    request.destroy(error);
-  }, ms);
-  const clear = (): void => clearTimeout(timer);
+  let timer: NodeJS.Timeout | undefined;
+  const clear = (): void => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+  };
   request.once('socket', (socket: Socket) => {
-    // A kept-alive socket is connected already; a new one reports when it is.
-    if (request.reusedSocket) clear();
-    else socket.once(secure ? 'secureConnect' : 'connect', clear);
+    if (request.reusedSocket || request.destroyed) return;
+    timer = setTimeout(() => {
+      const error = new Error(`no connection within ${ms} ms`) as NodeJS.ErrnoException;
+      error.code = 'ETIMEDOUT';
+      request.destroy(error);
+    }, ms);
+    socket.once(secure ? 'secureConnect' : 'connect', clear);
   });
   return clear;
+}
+
+/** The requests in flight under each signal, destroyed together when it aborts. */
+const inFlight = new WeakMap<AbortSignal, Set<ClientRequest>>();
+
+/**
+ * Destroys `request` if `signal` aborts before it closes. Why not node's `signal` option: it
+ * wires an abort listener and an end-of-stream watch per request, which cost more than the
+ * request for small artifacts; here a signal gets one listener for all its requests (the core
+ * reuses one per download slot: http-get.ts `AbortLane`), and a request one 'close' listener.
+ */
+function watchAbort(signal: AbortSignal, request: ClientRequest): void {
+  let requests = inFlight.get(signal);
+  if (requests === undefined) {
+    const set = new Set<ClientRequest>();
+    requests = set;
+    inFlight.set(signal, set);
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const r of set) r.destroy(new Error('request aborted'));
+        set.clear();
+      },
+      { once: true },
+    );
+  }
+  const set = requests;
+  set.add(request);
+  request.once('close', () => set.delete(request));
 }
 
 /** Builds a Fetcher over node:http(s). */
@@ -68,11 +104,15 @@ export function createHttpFetcher(options: HttpFetcherOptions): Fetcher {
           reject(new UpdateError('NETWORK', `unsupported protocol ${target.protocol}`));
           return;
         }
+        if (init.signal.aborted) {
+          reject(new UpdateError('ABORTED', 'request aborted'));
+          return;
+        }
         const request = (secure ? httpsRequest : httpRequest)(target, {
           method: 'GET',
           headers: { ...init.headers },
-          signal: init.signal,
         });
+        watchAbort(init.signal, request);
         const clear = connectDeadline(request, secure, options.connectTimeoutMs);
         const onError = (error: unknown): void => {
           clear();
@@ -88,10 +128,7 @@ export function createHttpFetcher(options: HttpFetcherOptions): Fetcher {
           response.on('error', () => undefined);
           resolve({
             status: response.statusCode ?? 0,
-            header(name) {
-              const value = response.headers[name.toLowerCase()];
-              return Array.isArray(value) ? value[0] : value;
-            },
+            header: (name) => headerOf(response.rawHeaders, name.toLowerCase()),
             body: bodyOf(request, response, url, init.signal),
             // The request, not only the response: that is what closes the socket at once.
             discard: () => request.destroy(),
@@ -101,6 +138,50 @@ export function createHttpFetcher(options: HttpFetcherOptions): Fetcher {
       });
     },
   };
+}
+
+/**
+ * Headers node keeps only the first of when repeated (its `IncomingMessage.headers` rules);
+ * any other repeated header is joined with ", ", as node joins it.
+ */
+const FIRST_WINS = new Set([
+  'age',
+  'authorization',
+  'content-length',
+  'content-type',
+  'etag',
+  'expires',
+  'from',
+  'host',
+  'if-modified-since',
+  'if-unmodified-since',
+  'last-modified',
+  'location',
+  'max-forwards',
+  'proxy-authorization',
+  'referer',
+  'retry-after',
+  'server',
+  'user-agent',
+]);
+
+/**
+ * One header (`name` in lower case) from the raw name/value list, as `response.headers` would
+ * give it. Why not that object: node builds it on first use by normalising every header line,
+ * which cost more than the few lookups a download makes (docs/UPDATER.md §8, "Many small
+ * artifacts").
+ */
+export function headerOf(raw: readonly string[], name: string): string | undefined {
+  let found: string | undefined;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const key = raw[i] as string;
+    if (key.length !== name.length || key.toLowerCase() !== name) continue;
+    const value = raw[i + 1] as string;
+    if (found === undefined) found = value;
+    else if (FIRST_WINS.has(name)) break;
+    else found = `${found}, ${value}`;
+  }
+  return found;
 }
 
 /** The response's chunks; a broken connection becomes NETWORK (or ABORTED). */

@@ -28,7 +28,7 @@ import { promoteSealed, sealBlob } from './blob-facts.js';
 import { systemTimers } from './node-ports.js';
 import type { OpenedPartial, PartialPaths } from './partial-open.js';
 import { openNoFollow } from './safe-fs.js';
-import { promoteWholeBuffers } from './whole-blob.js';
+import { promoteWholeBuffers, type SealRunner } from './whole-blob.js';
 
 /** mtime (epoch seconds) of every verified blob; see `isIntactBlob`. */
 export const BLOB_MTIME_S = 1_000_000_000;
@@ -80,6 +80,7 @@ export class FilePartialBlob implements PartialBlob {
   private readonly onWritten: ((bytes: number) => void) | undefined;
   private readonly onPromoted: (() => void) | undefined;
   private readonly timers: Timers;
+  private readonly seal: SealRunner | undefined;
 
   constructor(o: OpenedPartial) {
     this.paths = o.paths;
@@ -95,6 +96,7 @@ export class FilePartialBlob implements PartialBlob {
     this.onWritten = o.onWritten;
     this.onPromoted = o.onPromoted;
     this.timers = o.timers ?? systemTimers;
+    this.seal = o.seal;
   }
 
   private get partPath(): string {
@@ -281,10 +283,13 @@ export class FilePartialBlob implements PartialBlob {
     this.pendingBytes = 0;
     this.closed = true;
     await this.sink.close();
-    await promoteWholeBuffers(this.partPath, this.paths.blobDir, this.sha256, this.size, buffers);
+    const promoted = (): void => {
+      this.onPromoted?.();
+      this.onStep?.('blob-promoted');
+    };
+    const { partPath, sha256, size, seal } = this;
+    await promoteWholeBuffers(partPath, this.paths.blobDir, sha256, size, buffers, promoted, seal);
     this.onWritten?.(this.size);
-    this.onPromoted?.();
-    this.onStep?.('blob-promoted');
   }
 
   async close(): Promise<void> {

@@ -15,6 +15,7 @@ import { InThreadSink, type AppendSink } from './append-sink.js';
 import { HashAppendWorker } from './hash-append.js';
 import { FilePartialBlob } from './partial-blob.js';
 import { lstatNoLink, openNoFollow, readNoFollow } from './safe-fs.js';
+import type { SealRunner } from './whole-blob.js';
 
 export interface PartialPaths {
   readonly partialDir: string;
@@ -33,6 +34,11 @@ export interface PartialBlobOptions {
    * the owner syncs it once per batch (FileStore, before the commit journal).
    */
   readonly onPromoted?: (() => void) | undefined;
+  /**
+   * Runs the fsync-and-rename tail of a whole small blob (default: inline, awaited); FileStore
+   * queues it behind the downloads (seal-queue.ts) and settles the queue before a commit.
+   */
+  readonly seal?: SealRunner | undefined;
   /**
    * False when the caller knows there is no partial file for this digest (FileStore lists the
    * directory once): the stat is skipped. A wrong `false` only loses a resume, never a check.
@@ -129,8 +135,13 @@ export async function openPartialBlob(
     size > OFFLOAD_FLUSH_BYTES && size >= (options.offloadMinBytes ?? OFFLOAD_MIN_BYTES);
   // No partial on disk (the usual case): the file is created at its first append, if any.
   // Readable too when offloaded: the worker re-hashes the resumed bytes through this handle.
-  const { O_RDWR, O_WRONLY, O_CREAT, O_APPEND, O_TRUNC } = constants;
-  const flags = (offload ? O_RDWR : O_WRONLY) | O_CREAT | (length > 0 ? O_APPEND : O_TRUNC);
+  // A complete one (a kill came between its write and its rename) is only re-hashed and
+  // promoted: read-only, since it was created 0444 and only root could open it for writing.
+  const { O_RDONLY, O_RDWR, O_WRONLY, O_CREAT, O_APPEND, O_TRUNC } = constants;
+  const flags =
+    length > 0 && length === size
+      ? O_RDONLY
+      : (offload ? O_RDWR : O_WRONLY) | O_CREAT | (length > 0 ? O_APPEND : O_TRUNC);
   const handle = found ? await openNoFollow(partPath, flags, 0o644) : undefined;
   let sink: AppendSink;
   if (offload) {

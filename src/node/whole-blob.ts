@@ -16,13 +16,26 @@ import { BLOB_MTIME_S } from './partial-blob.js';
 
 const fsyncFd = promisify(fsync);
 
-/** Writes `buffers` (`size` bytes, verified) at `partPath` and promotes them to `sha256`. */
+/**
+ * Runs the durable tail of a promotion (fsync, rename, close): inline by default, or behind the
+ * downloads (seal-queue.ts). Always runs the job, which releases the descriptor.
+ */
+export type SealRunner = (job: () => Promise<void>) => Promise<void>;
+
+const inline: SealRunner = (job) => job();
+
+/**
+ * Writes `buffers` (`size` bytes, verified) at `partPath` and promotes them to `sha256`, then
+ * calls `promoted` (after the rename, before blobs/ is synced).
+ */
 export async function promoteWholeBuffers(
   partPath: string,
   blobDir: string,
   sha256: string,
   size: number,
   buffers: Buffer[],
+  promoted: () => void,
+  seal: SealRunner = inline,
 ): Promise<void> {
   let fd: number;
   // O_EXCL: never through a link planted at the partial's name (a link there is removed).
@@ -40,11 +53,19 @@ export async function promoteWholeBuffers(
       throw new UpdateError('IO', `short write (${written} of ${size} bytes)`);
     }
     futimesSync(fd, BLOB_MTIME_S, BLOB_MTIME_S);
-    // The data is durable before the name says "verified blob" (docs/UPDATER.md §3).
-    await fsyncFd(fd);
-    // Promoted while still open, so no file swapped in can take its inode.
-    await promoteSealedFd(partPath, blobDir, sha256, fd);
-  } finally {
+  } catch (error) {
     closeSync(fd);
+    throw error;
   }
+  await seal(async () => {
+    try {
+      // The data is durable before the name says "verified blob" (docs/UPDATER.md §3).
+      await fsyncFd(fd);
+      // Promoted while still open, so no file swapped in can take its inode.
+      await promoteSealedFd(partPath, blobDir, sha256, fd);
+    } finally {
+      closeSync(fd);
+    }
+    promoted();
+  });
 }

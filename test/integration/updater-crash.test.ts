@@ -35,10 +35,17 @@ const V1 = [
   { name: 'data/a.dat', content: bytesOf(4096, 12) },
   { name: 'old-only.txt', content: new TextEncoder().encode('removed in 2.0.0\n') },
 ];
+// The small ones arrive whole and are promoted behind the downloads (seal-queue.ts): a kill
+// at "blob-promoted" or "blobs-settled" finds some sealed and renamed, others not yet.
+const SMALL = Array.from({ length: 6 }, (_, i) => ({
+  name: `small/s${i}.dat`,
+  content: bytesOf(16 * 1024 + i, 30 + i),
+}));
 const V2 = [
   { name: 'app.bin', content: bytesOf(OFFLOAD_MIN_BYTES + 512 * 1024, 21) },
   { name: 'data/a.dat', content: bytesOf(4096, 12) },
   { name: 'data/b.dat', content: bytesOf(320 * 1024, 22) },
+  ...SMALL,
 ];
 
 const dirs = tempDirs();
@@ -102,7 +109,12 @@ describe.each(SWAP_STRATEGIES)('swap %s', (swap) => {
     it('knows every install step and the expected sets differ', () => {
       expect(INSTALL_STEPS.length).toBeGreaterThanOrEqual(5);
       expect(Object.keys(oldSet)).toEqual(['app.bin', 'data/a.dat', 'old-only.txt']);
-      expect(Object.keys(newSet)).toEqual(['app.bin', 'data/a.dat', 'data/b.dat']);
+      expect(Object.keys(newSet)).toEqual([
+        'app.bin',
+        'data/a.dat',
+        'data/b.dat',
+        ...SMALL.map((f) => f.name),
+      ]);
     });
 
     for (const step of INSTALL_STEPS) {
@@ -144,7 +156,12 @@ describe.each(SWAP_STRATEGIES)('swap %s', (swap) => {
   });
 
   describe('kill -9 during the first install', () => {
-    for (const step of ['blob-promoted', 'blobs-synced', 'current-swapped'] as const) {
+    for (const step of [
+      'blob-promoted',
+      'blobs-settled',
+      'blobs-synced',
+      'current-swapped',
+    ] as const) {
       it(`leaves no set or the complete set after a kill at "${step}"`, async () => {
         await server.publish({ version: '2.0.0', files: V2 });
         const crashed = await runCli(cliArgs('update', { ...server, dir }, ['--swap', swap]), {

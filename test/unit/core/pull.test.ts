@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { missingBlobs } from '../../../src/core/pull.js';
+import { parseEndpoint } from '../../../src/core/endpoint.js';
+import { UpdateError } from '../../../src/core/errors.js';
+import { DEFAULT_LIMITS } from '../../../src/core/limits.js';
+import { silentLogger } from '../../../src/core/ports.js';
+import { missingBlobs, pullBlobs, type PullContext } from '../../../src/core/pull.js';
 import type { ManifestArtifact } from '../../../src/protocol/manifest.js';
-import { MemoryStore, sha256Hex, text } from './fakes.js';
+import { FakeTime, MemoryStore, ScriptedFetcher, sha256Hex, text } from './fakes.js';
 
 const a1 = text('a one');
 const a2 = text('a two!');
@@ -35,5 +39,70 @@ describe('missingBlobs (what a pull fetches)', () => {
     const store = new MemoryStore();
     store.blobs.set(sha256Hex(b1), b1);
     expect(await missingBlobs(store, [artifact('renamed', b1)])).toEqual([]);
+  });
+});
+
+/** A store that promotes behind the downloads: `settleBlobs` is the pull's batch boundary. */
+class SettlingStore extends MemoryStore {
+  settles = 0;
+  failWith: UpdateError | undefined;
+
+  settleBlobs(): Promise<void> {
+    this.settles++;
+    return this.failWith === undefined ? Promise.resolve() : Promise.reject(this.failWith);
+  }
+}
+
+function pullContext(store: MemoryStore, contents: readonly Uint8Array[]): PullContext {
+  const bySha = new Map(contents.map((c) => [sha256Hex(c), c]));
+  const time = new FakeTime();
+  const fetcher = new ScriptedFetcher((req) => {
+    const body = bySha.get(req.url.split('/').pop() ?? '');
+    return body === undefined
+      ? { status: 404, headers: {}, chunks: [] }
+      : { status: 200, headers: {}, chunks: [body] };
+  });
+  return {
+    http: {
+      fetcher,
+      clock: time,
+      timers: time,
+      limits: DEFAULT_LIMITS,
+      endpoint: parseEndpoint('http://updates.test', 'mk'),
+      userAgent: 'test',
+    },
+    store,
+    random: () => 0.5,
+    logger: silentLogger,
+    signal: new AbortController().signal,
+  };
+}
+
+describe('pullBlobs settles the store before it returns', () => {
+  it('waits for the store to promote every blob, once per pull', async () => {
+    const store = new SettlingStore();
+    const ctx = pullContext(store, [a1, b1]);
+    const todo = [artifact('a', a1), artifact('b', b1)];
+    expect(await pullBlobs(ctx, todo, () => undefined)).toBe(a1.length + b1.length);
+    expect(store.settles).toBe(1);
+  });
+
+  it('fails the pull with a promotion that failed behind the downloads', async () => {
+    const store = new SettlingStore();
+    store.failWith = new UpdateError('IO', 'fsync failed');
+    const ctx = pullContext(store, [a1]);
+    await expect(pullBlobs(ctx, [artifact('a', a1)], () => undefined)).rejects.toMatchObject({
+      code: 'IO',
+    });
+  });
+
+  it('still settles after a refusal, and reports the refusal rather than the settle', async () => {
+    const store = new SettlingStore();
+    store.failWith = new UpdateError('IO', 'fsync failed');
+    const ctx = pullContext(store, []);
+    await expect(pullBlobs(ctx, [artifact('gone', a2)], () => undefined)).rejects.not.toMatchObject(
+      { code: 'IO' },
+    );
+    expect(store.settles).toBe(1);
   });
 });

@@ -78,4 +78,29 @@ describe('StallWatch', () => {
     w.stop();
     expect(time.timerCount).toBe(0);
   });
+
+  it('watches on the same timers share one timer, cleared when the last one stops', () => {
+    const time = new FakeTime();
+    const first = watch(time);
+    time.advance(500);
+    const second = watch(time);
+    expect(time.timerCount).toBe(1);
+    first.w.stop();
+    expect(time.timerCount).toBe(1);
+    second.w.stop();
+    expect(time.timerCount).toBe(0);
+  });
+
+  it('a watch that joins between ticks still fires within one tick of its idle timeout', () => {
+    const time = new FakeTime();
+    const early = watch(time);
+    time.advance(500);
+    const late = watch(time);
+    early.w.stop();
+    time.advance(2999);
+    expect(late.stalls).toEqual([]);
+    time.advance(1000);
+    expect(late.stalls).toHaveLength(1);
+    expect(early.stalls).toEqual([]);
+  });
 });

@@ -112,6 +112,7 @@ describe('createNodeUpdater', () => {
       'accepted-recorded',
       'partial-written',
       'blob-promoted',
+      'blobs-settled',
       'blobs-synced',
       'set-staged',
       'journal-written',

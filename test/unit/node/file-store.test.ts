@@ -26,6 +26,8 @@ async function putBlob(store: FileStore, content: Uint8Array): Promise<void> {
   const partial = await store.openPartial(sha256Hex(content), content.length);
   await partial.write(content);
   await partial.complete();
+  // A small blob is promoted behind the downloads: in the store once settled.
+  await store.settleBlobs();
 }
 
 async function install(
@@ -173,6 +175,36 @@ describe('FileStore', () => {
     const set = setOf('1.0.0', { x: A });
     await install(store, set, EMPTY_STATE);
     expect(await readlink(join(dir, 'current'))).toBe(join('.updater', 'sets', set.setId));
+  });
+});
+
+describe('small blobs promoted behind the downloads', () => {
+  it('hasBlob waits for a promotion still in flight; settleBlobs reports blobs-settled once', async () => {
+    const dir = await dirs.make();
+    const steps: string[] = [];
+    const store = await FileStore.open(dir, { onStep: (s) => steps.push(s) });
+    const partial = await store.openPartial(sha256Hex(A), A.length);
+    await partial.write(A);
+    await partial.complete();
+    expect(await store.hasBlob(sha256Hex(A), A.length)).toBe(true);
+    expect(steps).toEqual(['blob-promoted']);
+    await store.settleBlobs();
+    await store.settleBlobs();
+    expect(steps).toEqual(['blob-promoted', 'blobs-settled']);
+  });
+
+  it('promotes a complete sealed partial a kill left behind, read-only, without a fetch', async () => {
+    const dir = await dirs.make();
+    await FileStore.open(dir);
+    const part = join(dir, '.updater', 'partial', `${sha256Hex(B)}.part`);
+    await writeFile(part, B, { mode: 0o444 });
+    const store = await FileStore.open(dir);
+    const partial = await store.openPartial(sha256Hex(B), B.length);
+    expect(partial.offset).toBe(B.length);
+    await partial.complete();
+    await store.settleBlobs();
+    expect(await store.hasBlob(sha256Hex(B), B.length)).toBe(true);
+    expect(await readdir(join(dir, '.updater', 'partial'))).toEqual([]);
   });
 });
 

@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHttpFetcher } from '../../../src/node/http-fetcher.js';
+import { createHttpFetcher, headerOf } from '../../../src/node/http-fetcher.js';
 
 let server: Server | undefined;
 
@@ -151,5 +151,43 @@ describe('http fetcher', () => {
     const reading = readAll(response.body);
     controller.abort();
     await expect(reading).rejects.toMatchObject({ code: 'ABORTED' });
+  });
+});
+
+describe('headerOf (a header from the raw list, as node would give it)', () => {
+  const raw = [
+    'ETag',
+    '"a"',
+    'X-Note',
+    'one',
+    'etag',
+    '"b"',
+    'x-note',
+    'two',
+    'Content-Range',
+    'r1',
+  ];
+
+  it('matches names case-insensitively and answers undefined when absent', () => {
+    expect(headerOf(raw, 'content-range')).toBe('r1');
+    expect(headerOf(raw, 'location')).toBeUndefined();
+  });
+
+  it('keeps the first of a repeated single-valued header and joins any other', () => {
+    expect(headerOf(raw, 'etag')).toBe('"a"');
+    expect(headerOf(raw, 'x-note')).toBe('one, two');
+  });
+
+  it('agrees with IncomingMessage.headers on a real response', async () => {
+    const base = await serve((_req, res) => {
+      res.setHeader('x-twice', ['a', 'b']);
+      res.setHeader('etag', '"e"');
+      res.end('ok');
+    });
+    const response = await fetcher.get(`${base}/x`, { headers: {}, signal: signal() });
+    expect(response.header('X-Twice')).toBe('a, b');
+    expect(response.header('etag')).toBe('"e"');
+    expect(response.header('content-length')).toBe('2');
+    expect(await readAll(response.body)).toBe('ok');
   });
 });

@@ -233,6 +233,7 @@ describe('a held blob is trusted only while the facts recorded at verification h
     const partial = await store.openPartial(NEW_SHA, NEW.length);
     await partial.write(NEW);
     await partial.complete();
+    await store.settleBlobs(); // promoted behind the download (seal-queue.ts)
     const blob = join(layout.meta, 'blobs', NEW_SHA);
     await rewriteInPlace(blob);
     expect((await stat(blob)).mtimeMs).toBe(BLOB_MTIME_S * 1000); // the old check passed
