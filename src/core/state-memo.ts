@@ -10,7 +10,7 @@ import type { LocalStore } from './ports.js';
 import type { UpdaterState } from './state.js';
 
 /** `store` with loadState memoised for the lifetime of the returned object (one run). */
-export function memoizeState(store: LocalStore): LocalStore {
+export function memoizeState(store: LocalStore): Required<LocalStore> {
   let known: UpdaterState | undefined;
   /** Runs a write; the memo holds `after` only once the write has succeeded. */
   const writing = async (write: () => Promise<void>, after?: UpdaterState): Promise<void> => {

@@ -100,7 +100,7 @@ interface Known {
  * disk, and saveState of a state that differs from the one last loaded or saved only in the
  * touched fields writes the record instead of the state file.
  */
-export function withTouchRecord(store: LocalStore, paths: StateDirPaths): LocalStore {
+export function withTouchRecord(store: LocalStore, paths: StateDirPaths): Required<LocalStore> {
   const touchPath = join(paths.meta, TOUCH_FILE);
   let known: Known | undefined;
   const stateDigest = async (): Promise<string | undefined> => {
@@ -168,13 +168,17 @@ export function withTouchRecord(store: LocalStore, paths: StateDirPaths): LocalS
   };
 }
 
-/** The store's methods bound to it, so the spread above keeps a class instance's `this`. */
-function bindAll(store: LocalStore): LocalStore {
+/**
+ * The store's methods bound to it, so the spread above keeps a class instance's `this`.
+ * Required: a wrapper that forgot an optional method would drop it silently (settleBlobs was).
+ */
+function bindAll(store: LocalStore): Required<LocalStore> {
   return {
     loadState: () => store.loadState(),
     saveState: (state) => store.saveState(state),
     hasBlob: (sha256, size) => store.hasBlob(sha256, size),
     openPartial: (sha256, size) => store.openPartial(sha256, size),
+    settleBlobs: () => store.settleBlobs?.() ?? Promise.resolve(),
     commitSet: (set, next) => store.commitSet(set, next),
     switchSet: (dir, next) => store.switchSet(dir, next),
     checkInstalled: (artifacts) => store.checkInstalled(artifacts),
