@@ -41,7 +41,7 @@ import { copyFile, link, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '../server/src/start-server.js';
-import { buildCli } from '../scripts/build-cli.mjs';
+import { buildCli, launcherOf } from '../scripts/build-cli.mjs';
 import { ChunkIndexBuilder, type BuiltChunkIndex } from '../src/protocol/chunk-index-builder.js';
 import {
   chunkEntries,
@@ -261,7 +261,8 @@ async function cloneState(from: string, to: string): Promise<void> {
 }
 
 async function prepareOurs(baseFile: string, cases: readonly Case[]): Promise<Contender[]> {
-  const cli = await buildCli({ outfile: join(work, 'cli', 'updater.mjs') });
+  // The launcher, as users run it (it sizes libuv's thread pool, scripts/build-cli.mjs).
+  const cli = launcherOf(await buildCli({ outfile: join(work, 'cli', 'updater.mjs') }));
   const server = await startServer({ simulate: false });
   const blobs = join(www, 'ours', 'blobs');
   let pubkey: string;

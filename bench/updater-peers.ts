@@ -15,7 +15,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { buildCli } from '../scripts/build-cli.mjs';
+import { buildCli, launcherOf } from '../scripts/build-cli.mjs';
 import { startNginx, type Nginx } from '../test/helpers/nginx.js';
 import { buildFixture, type PeersFixture } from './peers-fixture.js';
 import {
@@ -77,7 +77,8 @@ const sh = (script: string): Promise<ChildRun> => runMeasured('sh', ['-c', scrip
 const q = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
 
 async function bundles(work: string): Promise<{ ours: string; tuf: string }> {
-  const ours = await buildCli({ outfile: join(work, 'updater-cli.mjs') });
+  // The launcher, as users run it (it sizes libuv's thread pool, scripts/build-cli.mjs).
+  const ours = launcherOf(await buildCli({ outfile: join(work, 'updater-cli.mjs') }));
   const tuf = join(work, 'tuf-client.mjs');
   await build({
     entryPoints: [join(REPO_ROOT, 'bench/tuf-client.ts')],

@@ -11,7 +11,7 @@ import { statfsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildCli } from '../scripts/build-cli.mjs';
+import { buildCli, launcherOf } from '../scripts/build-cli.mjs';
 import { createNodeUpdater } from '../src/node/create-updater.js';
 import { startHostileServer } from '../test/helpers/hostile-server.js';
 import { startNginx } from '../test/helpers/nginx.js';
@@ -116,8 +116,7 @@ try {
   await rm(dirB, { recursive: true, force: true });
 
   // The same CLI bundled by esbuild and run by plain node, as it would ship (no tsx in memory).
-  const bundle = join(work, 'updater-cli.mjs');
-  await buildCli({ outfile: bundle });
+  const bundle = launcherOf(await buildCli({ outfile: join(work, 'updater-cli.mjs') }));
   const dirC = join(work, 'client-c');
   const args = ['update', '--base-url', server.baseUrl, '--pubkey', server.pubkeyHex, '--json'];
   const bundled = await runMeasured(

@@ -1,0 +1,64 @@
+/**
+ * The CLI's launcher (scripts/build-cli.mjs, docs/UPDATER.md §8 Many small artifacts): it sizes
+ * libuv's thread pool before node starts it, which the ES module bundle cannot do itself, and
+ * leaves a size the user chose alone.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCli, CLI_THREADPOOL_SIZE, launcherOf } from '../../../scripts/build-cli.mjs';
+
+const run = promisify(execFile);
+let dir: string;
+let bundle: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'build-cli-'));
+  bundle = await buildCli({ outfile: join(dir, 'updater.mjs') });
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Runs `node launcher` with the bundle replaced by a probe of the pool size it started with. */
+async function probe(env: NodeJS.ProcessEnv): Promise<{ size: string; threads: number }> {
+  const probeDir = await mkdtemp(join(dir, 'probe-'));
+  const launcher = launcherOf(join(probeDir, 'updater.mjs'));
+  await writeFile(launcher, await readFile(launcherOf(bundle)));
+  // 32 jobs for the pool, then the thread count: the pool starts all its threads at once.
+  await writeFile(
+    join(probeDir, 'updater.mjs'),
+    `import { pbkdf2 } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+for (let i = 0; i < 32; i++) pbkdf2('x', 'y', 1000, 32, 'sha256', () => {});
+const threads = Number(/Threads:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]);
+process.stdout.write(JSON.stringify({ size: process.env.UV_THREADPOOL_SIZE, threads }));
+`,
+  );
+  const { stdout } = await run(process.execPath, [launcher], { env });
+  return JSON.parse(stdout) as { size: string; threads: number };
+}
+
+describe('the CLI launcher', () => {
+  it('sits beside the bundle and runs it', async () => {
+    expect(launcherOf('/x/dist/cli/updater.mjs')).toBe('/x/dist/cli/updater.cjs');
+    const { stdout } = await run(process.execPath, [launcherOf(bundle), '--help']);
+    expect(stdout).toContain('usage: npm run updater');
+  });
+
+  it.runIf(process.platform === 'linux')(
+    'starts the pool with its threads, unless the user sized it',
+    async () => {
+      const env = { ...process.env };
+      delete env['UV_THREADPOOL_SIZE'];
+      const sized = await probe(env);
+      expect(sized.size).toBe(String(CLI_THREADPOOL_SIZE));
+      const chosen = await probe({ ...env, UV_THREADPOOL_SIZE: '2' });
+      expect(chosen.size).toBe('2');
+      // The pool really has the threads: the same process with 14 more.
+      expect(sized.threads - chosen.threads).toBe(CLI_THREADPOOL_SIZE - 2);
+    },
+  );
+});
