@@ -11,7 +11,8 @@
  * server/src/logger.ts writes it, synchronously to /dev/null), for the decomposition:
  * the simulator runs on a timer, about once per time unit, not per request.
  *
- *   npx tsx bench/default-flags-cost.ts        (ROUNDS=40 BATCH=250)
+ *   npx tsx bench/default-flags-cost.ts        (ROUNDS=40 BATCH=250; AA=1 runs the control:
+ *                                               a second quiet server in place of the default)
  */
 import { loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -103,7 +104,9 @@ function lineCostUs(lines: number): number {
 }
 
 const quiet = await startServerChild('quiet', 'quiet');
-const dflt = await startServerChild('default', 'default');
+// AA=1: the control, two identical quiet servers: what the method reads when there is no effect.
+const AA = process.env.AA === '1';
+const dflt = await startServerChild('default', AA ? 'quiet' : 'default');
 const per = { quiet: [] as number[], default: [] as number[] };
 const paired: number[] = [];
 try {
@@ -133,9 +136,10 @@ const q = percentiles(per.quiet);
 const d = percentiles(per.default);
 const p = percentiles(paired);
 const total = sum(per.default) / sum(per.quiet) - 1;
-printTable(`default flags' cost, ${ROUNDS} interleaved rounds of ${BATCH} code grants`, [
+const what = AA ? 'control (quiet against quiet)' : "default flags' cost";
+printTable(`${what}, ${ROUNDS} interleaved rounds of ${BATCH} code grants`, [
   ['server CPU µs/request, quiet (median)', q.median.toFixed(0)],
-  ['server CPU µs/request, default (median)', d.median.toFixed(0)],
+  [`server CPU µs/request, ${AA ? 'second quiet' : 'default'} (median)`, d.median.toFixed(0)],
   ['cost, all rounds summed (default / quiet - 1)', `${(total * 100).toFixed(1)} %`],
   ['cost, median of paired rounds', `${((p.median - 1) * 100).toFixed(1)} %`],
   ['request line alone, CPU µs (in-process, median of 3)', line.median.toFixed(2)],
