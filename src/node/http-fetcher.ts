@@ -112,6 +112,10 @@ export function createHttpFetcher(options: HttpFetcherOptions): Fetcher {
           method: 'GET',
           headers: { ...init.headers },
         });
+        // An error event with no listener throws (it crashed a test run): the request's
+        // outcome is decided by onError below or by the body, so a later one (an abort of a
+        // request that already failed, between its error and its close) is dropped here.
+        request.on('error', () => undefined);
         watchAbort(init.signal, request);
         const clear = connectDeadline(request, secure, options.connectTimeoutMs);
         const onError = (error: unknown): void => {
@@ -123,8 +127,8 @@ export function createHttpFetcher(options: HttpFetcherOptions): Fetcher {
           clear();
           request.off('error', onError);
           // Later errors surface while the body is iterated; one that comes while nobody
-          // reads it (an abort after discard(), between reads) must not go uncaught.
-          request.on('error', () => undefined);
+          // reads it (an abort after discard(), between reads) must not go uncaught (the
+          // request's own sink is set above).
           response.on('error', () => undefined);
           resolve({
             status: response.statusCode ?? 0,

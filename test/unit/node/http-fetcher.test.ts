@@ -95,6 +95,38 @@ describe('http fetcher', () => {
     );
     expect(['ABORTED', 'NETWORK']).toContain(error?.code);
   });
+  it('an abort of requests that already failed or were answered throws nothing', async () => {
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown): void => {
+      uncaught.push(error);
+    };
+    process.prependListener('uncaughtException', onUncaught);
+    try {
+      const base = await serve((req, res) => {
+        if (req.url === '/cut') req.socket.destroy();
+        else res.end('ok');
+      });
+      for (let i = 0; i < 20; i++) {
+        const controller = new AbortController();
+        const failing = fetcher.get(`${base}/cut`, { headers: {}, signal: controller.signal });
+        const answered = fetcher.get(`${base}/ok`, { headers: {}, signal: controller.signal });
+        // Aborted the moment the first one fails: it is between its error and its close.
+        await failing.then(
+          () => controller.abort(),
+          () => controller.abort(),
+        );
+        await answered.then(
+          (r) => r.discard(),
+          () => undefined,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+    expect(uncaught).toEqual([]);
+  });
+
   it('reuses one kept-alive connection for requests in sequence', async () => {
     const sockets = new Set<unknown>();
     const base = await serve((req, res) => {
