@@ -20,10 +20,13 @@ export interface ServeOptions {
   readonly pubkeys: readonly string[];
   readonly machineKey: string;
   readonly checkIntervalMs: number;
+  /** Every check asks for a statement signed for its own nonce (docs/PROTOCOL.md §2.7.5). */
+  readonly requireNonce: boolean;
 }
 
 export const SERVE_USAGE = `usage: npm run updater -- serve [--port N] [--listen ADDR] [--data-dir DIR]
   [--base-url URL --pubkey HEX [--pubkey HEX ...] [--machine-key-file PATH]] [--interval-s N]
+  [--require-nonce]
   Runs the updater on its schedule and serves the tray window's page on http://ADDR:PORT.
   The first stdout line is {"url": "http://ADDR:PORT/?token=..."}: open it in a browser.
   --port N        0-65535 (0 = any free port; default 0)
@@ -32,7 +35,9 @@ export const SERVE_USAGE = `usage: npm run updater -- serve [--port N] [--listen
   --base-url URL  the registry (default: the embedded demo registry, on this machine)
   --pubkey HEX    the registry's pinned key(s) (default: resources/pinned-key.txt)
   --machine-key-file PATH   or env UPDATER_MACHINE_KEY (--machine-key KEY shows in ps)
-  --interval-s N  seconds between automatic checks (default 3600, at least 60)`;
+  --interval-s N  seconds between automatic checks (default 3600, at least 60)
+  --require-nonce send a fresh nonce with every manifest request and accept only an answer
+                  signed for it (the settings screen can change it)`;
 
 /** Where the tray app keeps its data (Electron's userData for the app's name). */
 export function defaultDataDir(
@@ -80,6 +85,7 @@ export function parseServeArgs(
         'machine-key': { type: 'string' },
         'interval-s': { type: 'string' },
         'machine-key-file': { type: 'string' },
+        'require-nonce': { type: 'boolean' },
       },
     }));
   } catch (error) {
@@ -105,5 +111,6 @@ export function parseServeArgs(
     pubkeys: values.pubkey ?? [],
     machineKey: machineKeyOf(values['machine-key'], values['machine-key-file'], env.machineKey),
     checkIntervalMs: (intervalS ?? 3600) * 1000,
+    requireNonce: values['require-nonce'] === true,
   };
 }

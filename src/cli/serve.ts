@@ -87,6 +87,7 @@ export async function runServe(argv: readonly string[], env: ServeEnv, io: CliIo
         baseUrl: options.baseUrl,
         pinnedKeys: options.pubkeys,
         checkIntervalMs: options.checkIntervalMs,
+        requireNonce: options.requireNonce,
       }),
       machineKey: options.machineKey,
       resourcesDir: env.resourcesDir ?? DEFAULT_RESOURCES_DIR,

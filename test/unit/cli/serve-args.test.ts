@@ -19,6 +19,7 @@ describe('updater serve flags', () => {
       pubkeys: [],
       machineKey: '',
       checkIntervalMs: 3_600_000,
+      requireNonce: false,
     });
   });
 
@@ -44,13 +45,24 @@ describe('updater serve flags', () => {
       machineKey: 'k',
     });
     const withKeys = parseServeArgs(
-      ['--pubkey', 'a', '--pubkey', 'b', '--machine-key', 'flag', '--interval-s', '60'],
+      [
+        '--pubkey',
+        'a',
+        '--pubkey',
+        'b',
+        '--machine-key',
+        'flag',
+        '--interval-s',
+        '60',
+        '--require-nonce',
+      ],
       { machineKey: 'env', defaultDataDir: '/data' },
     );
     expect(withKeys).toMatchObject({
       pubkeys: ['a', 'b'],
       machineKey: 'flag',
       checkIntervalMs: 60_000,
+      requireNonce: true,
     });
   });
 
@@ -62,6 +74,7 @@ describe('updater serve flags', () => {
     ['a DNS name to listen on', ['--listen', 'example.com']],
     ['an interval under a minute', ['--interval-s', '59']],
     ['an empty data dir', ['--data-dir', '']],
+    ['a value for --require-nonce', ['--require-nonce=yes']],
   ];
   for (const [what, argv] of refused) {
     it(`CONFIG_INVALID: ${what}`, () => {
