@@ -74,7 +74,6 @@ export function planUpdate(
   };
 }
 
-/** An artifact taken whole from what is held. */
 /**
  * True when the installed set lists exactly the manifest's entries, in order (names and
  * digests): the no-op case, where the installed set came from this very manifest. Checked
@@ -124,6 +123,7 @@ function sameSet(installed: InstalledSet, vm: VerifiedManifest): Plan {
   };
 }
 
+/** An artifact taken whole from what is held. */
 export function reused(a: { readonly name: string; readonly size: number }): ArtifactPlan {
   return {
     name: a.name,
