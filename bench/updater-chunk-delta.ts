@@ -46,7 +46,7 @@ import { ChunkIndexBuilder, type BuiltChunkIndex } from '../src/protocol/chunk-i
 import {
   chunkEntries,
   DEFAULT_CHUNKER_PARAMS,
-  DEFAULT_FANOUT_BITS,
+  DEFAULT_TREE_LAYOUT,
   type Section,
 } from '../src/protocol/chunk-index.js';
 import { copyEntryBlobs } from '../test/helpers/chunk-delta-kit.js';
@@ -109,7 +109,7 @@ function edit(base: Buffer, name: string): Buffer {
 }
 
 function chunkTree(data: Uint8Array): BuiltChunkIndex {
-  const builder = new ChunkIndexBuilder(DEFAULT_CHUNKER_PARAMS, DEFAULT_FANOUT_BITS);
+  const builder = new ChunkIndexBuilder(DEFAULT_CHUNKER_PARAMS, DEFAULT_TREE_LAYOUT);
   for (let at = 0; at < data.length; at += MiB) builder.update(data.subarray(at, at + MiB));
   return builder.finish();
 }

@@ -3,7 +3,7 @@
  * the held blobs seen as chunks, and a partial file written at chunk offsets with a durable
  * record of the chunks already verified into it.
  */
-import type { Section } from '../protocol/chunk-index.js';
+import type { Section, TreeLayout } from '../protocol/chunk-index.js';
 import type { ChunkerParams } from '../protocol/fastcdc.js';
 import type { LocalChunks } from './local-chunks.js';
 
@@ -12,14 +12,14 @@ export interface ChunkStore {
    * Every chunk and subtree of the held blobs, cut with these parameters (the adapter caches
    * the trees it computes). Blobs under `minBlobBytes` are left out.
    */
-  localChunks(params: ChunkerParams, fanoutBits: number): Promise<LocalChunks>;
+  localChunks(params: ChunkerParams, layout: TreeLayout): Promise<LocalChunks>;
   /** Caches the tree of a blob just assembled from `level0`, so it is never read to learn it. */
   rememberTree(
     sha256: string,
     level0: Section,
     size: number,
     params: ChunkerParams,
-    fanoutBits: number,
+    layout: TreeLayout,
   ): Promise<void>;
   /**
    * Caches the published tree of a blob fetched whole: its index blob and chunk list as
@@ -30,7 +30,7 @@ export interface ChunkStore {
     indexBytes: Uint8Array,
     listBytes: Uint8Array,
     params: ChunkerParams,
-    fanoutBits: number,
+    layout: TreeLayout,
   ): Promise<void>;
   /**
    * Reads `into.length` bytes of a held blob at `offset` into `into` (reused by the caller so

@@ -60,11 +60,12 @@ function holdsChunkedBlob(state: UpdaterState): boolean {
 function sharedLocalChunks(store: ChunkStore): ChunkStore {
   const built = new Map<string, Promise<LocalChunks>>();
   return {
-    localChunks(params, fanoutBits) {
-      const key = `${params.minSize}/${params.avgSize}/${params.maxSize}/${fanoutBits}`;
+    localChunks(params, layout) {
+      const { format, fanoutBits, sectionMin, sectionMax } = layout;
+      const key = `${params.minSize}/${params.avgSize}/${params.maxSize}/${format}/${fanoutBits}/${sectionMin}/${sectionMax}`;
       let local = built.get(key);
       if (local === undefined) {
-        local = store.localChunks(params, fanoutBits);
+        local = store.localChunks(params, layout);
         built.set(key, local);
       }
       return local;

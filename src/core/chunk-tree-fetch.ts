@@ -14,7 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readWholeTree } from '../protocol/chunk-index-parse.js';
-import { CHUNK_INDEX_MIN_BYTES, type ChunkIndex } from '../protocol/chunk-index.js';
+import { CHUNK_INDEX_MIN_BYTES, layoutOf, type ChunkIndex } from '../protocol/chunk-index.js';
 import type { ManifestArtifact } from '../protocol/manifest.js';
 import { chunkedContext, type ChunkRun } from './chunk-pull.js';
 import { blobSources, fetchSmallBlob, loadIndex, type ChunkedContext } from './chunked-plan.js';
@@ -72,7 +72,7 @@ async function keepTree(ctx: ChunkedContext, artifact: ManifestArtifact): Promis
     loaded.bytes,
     list,
     index.params,
-    index.fanoutBits,
+    layoutOf(index),
   );
   return true;
 }

@@ -5,7 +5,7 @@
  * resuming from the durable record of an earlier run; the whole SHA-256 is checked before the
  * blob is promoted.
  */
-import { CHUNK_ENTRY_BYTES, type Section } from '../protocol/chunk-index.js';
+import { CHUNK_ENTRY_BYTES, layoutOf, type Section } from '../protocol/chunk-index.js';
 import type { ChunkOp } from './chunk-delta-plan.js';
 import type { ChunkedPartial } from './chunk-ports.js';
 import { recheckHeld } from './chunk-recheck.js';
@@ -92,10 +92,16 @@ export async function applyChunked(
   } finally {
     await ctx.chunks.closeReads().catch(() => undefined);
   }
-  const { params, fanoutBits } = plan.index;
+  const { params } = plan.index;
   // Best effort: without the cache the next delta reads the blob once to learn its chunks.
   await ctx.chunks
-    .rememberTree(artifact.sha256, levelZero(plan.delta.ops), artifact.size, params, fanoutBits)
+    .rememberTree(
+      artifact.sha256,
+      levelZero(plan.delta.ops),
+      artifact.size,
+      params,
+      layoutOf(plan.index),
+    )
     .catch(() => undefined);
 }
 

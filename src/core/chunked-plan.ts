@@ -9,7 +9,7 @@
  */
 import { ChunkIndexError } from '../protocol/chunk-index-error.js';
 import { parseChunkIndex, parseSection } from '../protocol/chunk-index-parse.js';
-import type { ChunkIndex } from '../protocol/chunk-index.js';
+import { layoutOf, type ChunkIndex } from '../protocol/chunk-index.js';
 import {
   MAX_CHUNK_INDEX_BYTES,
   resolveArtifactUrl,
@@ -127,7 +127,7 @@ export async function planChunked(
   const loaded = await loadIndex(ctx, artifact);
   if (ref === undefined || loaded === undefined) return undefined;
   const { index } = loaded;
-  const local = await ctx.chunks.localChunks(index.params, index.fanoutBits);
+  const local = await ctx.chunks.localChunks(index.params, layoutOf(index));
   const listSources =
     ref.list_url === undefined || index.listSha256 === undefined
       ? []

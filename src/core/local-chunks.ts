@@ -84,23 +84,22 @@ export function buildLocalChunks(
     held.push({ blob, chunks, offsets });
     // For each node: its first chunk and chunk count, level by level from the bottom.
     const ranges = new Map<number, Uint32Array>();
-    let first = Uint32Array.from({ length: chunks.count + 1 }, (_x, i) => i);
     for (let level = 1; level < tree.levels.length; level++) {
       const nodes = tree.levels[level] as Section;
       const next = new Uint32Array(nodes.count + 1);
       const map = nodeMaps.get(level) ?? new Map<number, number>();
       nodeMaps.set(level, map);
-      let child = 0;
-      const view = new DataView(nodes.bytes.buffer, nodes.bytes.byteOffset, nodes.bytes.byteLength);
+      // A node's chunks are those its span covers (the format need not name child counts).
+      let chunk = 0;
       for (let j = 0; j < nodes.count; j++) {
-        next[j] = first[child] as number;
-        child += view.getUint32(j * 52 + 16);
+        next[j] = chunk;
+        const end = (offsets[chunk] as number) + entrySpan(nodes, j);
+        while (chunk < chunks.count && (offsets[chunk] as number) < end) chunk++;
         const k = key48(entryHash(nodes, j));
         if (!map.has(k)) map.set(k, pack(t, j));
       }
-      next[nodes.count] = first[child] as number;
+      next[nodes.count] = chunk;
       ranges.set(level, next);
-      first = next;
     }
     nodeRanges.push(ranges);
   });

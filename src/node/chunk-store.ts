@@ -17,11 +17,12 @@ import {
   type ChunkTree,
 } from '../protocol/chunk-index-builder.js';
 import { parseChunkIndex, readWholeTree } from '../protocol/chunk-index-parse.js';
+import { indexBlobLength } from '../protocol/chunk-index-wire.js';
 import {
   CHUNK_INDEX_HEADER_BYTES,
-  entryBytes,
   type ChunkIndex,
   type Section,
+  type TreeLayout,
 } from '../protocol/chunk-index.js';
 import type { ChunkerParams } from '../protocol/fastcdc.js';
 import { SHA256_HEX } from '../protocol/manifest.js';
@@ -48,8 +49,19 @@ export interface FileChunkStoreOptions {
   readonly onRead?: (bytes: number) => void;
 }
 
-const layoutKey = (params: ChunkerParams, fanoutBits: number): string =>
-  `fastcdc1-${params.minSize}-${params.avgSize}-${params.maxSize}-f${fanoutBits}`;
+/** The chunker part of a cache directory's name: trees under it hold the same chunks. */
+const chunkerKey = (params: ChunkerParams): string =>
+  `fastcdc1-${params.minSize}-${params.avgSize}-${params.maxSize}-`;
+
+/**
+ * The cache directory of a layout (format 1 keeps the name it had before format 2, so the
+ * caches clients already hold are found and regrouped, not read again).
+ */
+export function chunkLayoutKey(params: ChunkerParams, layout: TreeLayout): string {
+  const { format, fanoutBits, sectionMin, sectionMax } = layout;
+  const tree = format === 1 ? '' : `v${format}-s${sectionMin}-${sectionMax}-`;
+  return `${chunkerKey(params)}${tree}f${fanoutBits}`;
+}
 
 /** Held blobs kept open for reading at once (an assembly reads from a few). */
 const MAX_OPEN_READERS = 8;
@@ -59,8 +71,8 @@ export class FileChunkStore implements ChunkStore {
 
   constructor(private readonly options: FileChunkStoreOptions) {}
 
-  async localChunks(params: ChunkerParams, fanoutBits: number): Promise<LocalChunks> {
-    const key = layoutKey(params, fanoutBits);
+  async localChunks(params: ChunkerParams, layout: TreeLayout): Promise<LocalChunks> {
+    const key = chunkLayoutKey(params, layout);
     const dir = join(this.options.cacheDir, key);
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const trees: { blob: string; tree: ChunkTree }[] = [];
@@ -76,8 +88,8 @@ export class FileChunkStore implements ChunkStore {
       if (!isIntactBlob(info, info.size)) continue;
       const tree =
         (await this.loadTree(dir, name, info.size)) ??
-        (await this.regroupTree(key, name, info.size, params, fanoutBits)) ??
-        (await this.computeTree(dir, name, params, fanoutBits).catch(() => undefined));
+        (await this.regroupTree(key, name, info.size, params, layout)) ??
+        (await this.computeTree(dir, name, params, layout).catch(() => undefined));
       if (tree === undefined) continue;
       held.add(name);
       trees.push({ blob: name, tree });
@@ -91,10 +103,10 @@ export class FileChunkStore implements ChunkStore {
     level0: Section,
     size: number,
     params: ChunkerParams,
-    fanoutBits: number,
+    layout: TreeLayout,
   ): Promise<void> {
-    const built = buildChunkTree(level0, size, sha256, params, fanoutBits);
-    await this.keepPublishedTree(sha256, built.indexBytes, built.listBytes, params, fanoutBits);
+    const built = buildChunkTree(level0, size, sha256, params, layout);
+    await this.keepPublishedTree(sha256, built.indexBytes, built.listBytes, params, layout);
   }
 
   async keepPublishedTree(
@@ -102,9 +114,9 @@ export class FileChunkStore implements ChunkStore {
     indexBytes: Uint8Array,
     listBytes: Uint8Array,
     params: ChunkerParams,
-    fanoutBits: number,
+    layout: TreeLayout,
   ): Promise<void> {
-    const dir = join(this.options.cacheDir, layoutKey(params, fanoutBits));
+    const dir = join(this.options.cacheDir, chunkLayoutKey(params, layout));
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await writeFileAtomic(join(dir, sha256), Buffer.concat([indexBytes, listBytes]), 0o600);
   }
@@ -153,9 +165,7 @@ export class FileChunkStore implements ChunkStore {
     const bytes = await readFile(path).catch(() => undefined);
     if (bytes === undefined || bytes.length < CHUNK_INDEX_HEADER_BYTES) return undefined;
     try {
-      const levels = bytes.readUInt8(7);
-      const rootCount = bytes.readUInt32BE(100);
-      const indexLength = CHUNK_INDEX_HEADER_BYTES + rootCount * entryBytes(levels - 1);
+      const indexLength = indexBlobLength(bytes);
       const indexBytes = bytes.subarray(0, indexLength);
       const signed = { sha256: sha256Of(indexBytes), size: indexBytes.length };
       const index: ChunkIndex = parseChunkIndex(indexBytes, signed, { sha256, size });
@@ -170,25 +180,27 @@ export class FileChunkStore implements ChunkStore {
 
   /**
    * The tree under this layout, regrouped from the cached tree of a layout with the same chunker
-   * and another fan-out (the chunks are the same, only the sections differ): after the
-   * publisher's fan-out changes, the held blobs are not read again to learn their chunks.
+   * and another index format or section rule (the chunks are the same, only the sections and
+   * so the node digests differ, docs/PROTOCOL.md §2.6): after the publisher's layout changes
+   * (format 1 to 2, or a new fan-out), the held blobs are not read again to learn their chunks,
+   * and equal chunk lists give equal nodes.
    */
   private async regroupTree(
     key: string,
     sha256: string,
     size: number,
     params: ChunkerParams,
-    fanoutBits: number,
+    layout: TreeLayout,
   ): Promise<ChunkTree | undefined> {
-    const chunker = key.slice(0, key.lastIndexOf('-f') + 2);
+    const chunker = chunkerKey(params);
     const others = await readdir(this.options.cacheDir).catch(() => []);
     for (const other of others) {
       if (other === key || !other.startsWith(chunker)) continue;
       const tree = await this.loadTree(join(this.options.cacheDir, other), sha256, size);
       const level0 = tree?.levels[0];
       if (level0 === undefined) continue;
-      const built = buildChunkTree(level0, size, sha256, params, fanoutBits);
-      await this.keepPublishedTree(sha256, built.indexBytes, built.listBytes, params, fanoutBits);
+      const built = buildChunkTree(level0, size, sha256, params, layout);
+      await this.keepPublishedTree(sha256, built.indexBytes, built.listBytes, params, layout);
       return built;
     }
     return undefined;
@@ -198,9 +210,9 @@ export class FileChunkStore implements ChunkStore {
     dir: string,
     sha256: string,
     params: ChunkerParams,
-    fanoutBits: number,
+    layout: TreeLayout,
   ): Promise<ChunkTree> {
-    const builder = new ChunkIndexBuilder(params, fanoutBits);
+    const builder = new ChunkIndexBuilder(params, layout);
     // One reused buffer: reading a large blob allocates nothing per read (peak RSS).
     const buffer = Buffer.alloc(1024 * 1024);
     const handle = await open(

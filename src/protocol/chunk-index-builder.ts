@@ -2,28 +2,31 @@
  * Builds an artifact's chunk tree in the same pass that hashes it (docs/PROTOCOL.md §2.6):
  * `update()` takes the bytes as they are read, in any split, and feeds the whole-file SHA-256,
  * the FastCDC cutter and the current chunk's SHA-256; `finish()` groups the chunks into
- * sections level by level and serialises the index and chunk list blobs. Memory: 36 bytes per
- * chunk plus the serialised list (about 0.2 % of the artifact at the default chunk size).
+ * sections level by level and serialises the index and chunk list blobs in the layout's format
+ * (chunk-index-wire.ts). Memory: 36 bytes per chunk plus the serialised list, twice (about
+ * 0.2 % of the artifact each at the default chunk size).
  *
  * The publisher builds the blobs it serves; the updater builds the same tree over blobs it
  * already holds, to learn which chunks and subtrees it can reuse.
  */
 import { createHash, type Hash } from 'node:crypto';
+import { encodeChunkIndex, encodeSectionWire } from './chunk-index-wire.js';
 import {
   CHUNK_ENTRY_BYTES,
   closesSection,
   DEFAULT_CHUNKER_PARAMS,
-  DEFAULT_FANOUT_BITS,
-  encodeChunkIndex,
-  entryBytes,
-  entryHash,
+  DEFAULT_TREE_LAYOUT,
   entrySpan,
+  entryHash,
   MAX_ROOT_ENTRIES,
   nodeAt,
   NODE_ENTRY_BYTES,
+  sliceSection,
+  treeLayoutProblem,
   writeNodeEntry,
   type ChunkIndex,
   type Section,
+  type TreeLayout,
 } from './chunk-index.js';
 import { FastCdc, type ChunkerParams } from './fastcdc.js';
 
@@ -54,11 +57,10 @@ export class ChunkIndexBuilder {
 
   constructor(
     private readonly params: ChunkerParams = DEFAULT_CHUNKER_PARAMS,
-    private readonly fanoutBits: number = DEFAULT_FANOUT_BITS,
+    private readonly layout: TreeLayout = DEFAULT_TREE_LAYOUT,
   ) {
-    if (!Number.isInteger(fanoutBits) || fanoutBits < 1 || fanoutBits > 8) {
-      throw new RangeError('fan-out bits must be 1 to 8');
-    }
+    const problem = treeLayoutProblem(layout);
+    if (problem !== undefined) throw new RangeError(problem);
     this.cutter = new FastCdc(params);
   }
 
@@ -106,41 +108,57 @@ export class ChunkIndexBuilder {
       bytes: this.chunks.subarray(0, this.count * CHUNK_ENTRY_BYTES),
     };
     const artifactSha256 = this.whole.digest('hex');
-    return buildChunkTree(level0, this.size, artifactSha256, this.params, this.fanoutBits);
+    return buildChunkTree(level0, this.size, artifactSha256, this.params, this.layout);
   }
 }
 
-/** The level above `below`, and for each of its nodes the index of its first child. */
-function groupLevel(
-  below: Section,
-  fanoutBits: number,
-): { level: Section; firstChild: Uint32Array } {
-  const size = entryBytes(below.level);
+/**
+ * The level above `below`; for each of its nodes the index of its first child (and one past
+ * the last node, the level's count), and the wire bytes of its sections, end to end.
+ */
+interface Grouped {
+  readonly level: Section;
+  readonly firstChild: Uint32Array;
+  readonly wire: Uint8Array;
+  /** wireAt[j]: where node j's section starts in `wire` (wireAt[count]: its length). */
+  readonly wireAt: Float64Array;
+}
+
+function groupLevel(below: Section, layout: TreeLayout): Grouped {
   const out: Uint8Array[] = [];
   const firsts: number[] = [];
+  const wires: Uint8Array[] = [];
   let start = 0;
   for (let i = 0; i < below.count; i++) {
     const last = i === below.count - 1;
-    if (!last && !closesSection(entryHash(below, i), i - start + 1, fanoutBits)) continue;
-    const section = below.bytes.subarray(start * size, (i + 1) * size);
+    if (!last && !closesSection(entryHash(below, i), i - start + 1, layout)) continue;
+    const wire = encodeSectionWire(sliceSection(below, start, i - start + 1), layout.format);
     let span = 0;
-    let subtreeBytes = section.length;
+    let subtreeBytes = wire.length;
     for (let k = start; k <= i; k++) {
       span += entrySpan(below, k);
       if (below.level > 0) subtreeBytes += nodeAt(below, k).subtreeBytes;
     }
     const entry = new Uint8Array(NODE_ENTRY_BYTES);
-    const sha256 = createHash('sha256').update(section).digest();
-    writeNodeEntry(entry, 0, { span, subtreeBytes, childCount: i - start + 1, sha256 });
+    const sha256 = createHash('sha256').update(wire).digest();
+    writeNodeEntry(entry, 0, { span, subtreeBytes, sectionBytes: wire.length, sha256 });
     out.push(entry);
     firsts.push(start);
+    wires.push(wire);
     start = i + 1;
   }
+  firsts.push(below.count);
   const bytes = new Uint8Array(out.length * NODE_ENTRY_BYTES);
   out.forEach((entry, j) => bytes.set(entry, j * NODE_ENTRY_BYTES));
+  const wireAt = new Float64Array(wires.length + 1);
+  wires.forEach((w, j) => (wireAt[j + 1] = (wireAt[j] as number) + w.length));
+  const wire = new Uint8Array(wireAt[wires.length] as number);
+  wires.forEach((w, j) => wire.set(w, wireAt[j]));
   return {
     level: { level: below.level + 1, count: out.length, bytes },
     firstChild: Uint32Array.from(firsts),
+    wire,
+    wireAt,
   };
 }
 
@@ -153,20 +171,23 @@ export function buildChunkTree(
   artifactSize: number,
   artifactSha256: string,
   params: ChunkerParams,
-  fanoutBits: number,
+  layout: TreeLayout,
 ): BuiltChunkIndex {
   const levels: Section[] = [level0];
-  const firstChild: Uint32Array[] = [new Uint32Array(0)];
+  const grouped: (Grouped | undefined)[] = [undefined];
   while ((levels[levels.length - 1] as Section).count > MAX_ROOT_ENTRIES) {
-    const grouped = groupLevel(levels[levels.length - 1] as Section, fanoutBits);
-    levels.push(grouped.level);
-    firstChild.push(grouped.firstChild);
+    const next = groupLevel(levels[levels.length - 1] as Section, layout);
+    levels.push(next.level);
+    grouped.push(next);
   }
   const root = levels[levels.length - 1] as Section;
-  const listBytes = writeList(levels, firstChild);
+  const listBytes = writeList(levels, grouped);
   const index: ChunkIndex = {
     params,
-    fanoutBits,
+    format: layout.format,
+    fanoutBits: layout.fanoutBits,
+    sectionMin: layout.sectionMin,
+    sectionMax: layout.sectionMax,
     levels: levels.length,
     artifactSize,
     artifactSha256,
@@ -185,7 +206,7 @@ export function buildChunkTree(
 }
 
 /** Pre-order: each root node's section, then its children's subtrees, left to right. */
-function writeList(levels: readonly Section[], firstChild: readonly Uint32Array[]): Uint8Array {
+function writeList(levels: readonly Section[], grouped: readonly (Grouped | undefined)[]) {
   const top = levels.length - 1;
   const root = levels[top] as Section;
   if (root.level === 0) return new Uint8Array(0);
@@ -194,14 +215,15 @@ function writeList(levels: readonly Section[], firstChild: readonly Uint32Array[
   const out = new Uint8Array(total);
   let at = 0;
   const emit = (level: number, j: number): void => {
-    const node = nodeAt(levels[level] as Section, j);
-    const below = levels[level - 1] as Section;
-    const size = entryBytes(level - 1);
-    const first = (firstChild[level] as Uint32Array)[j] as number;
-    out.set(below.bytes.subarray(first * size, (first + node.childCount) * size), at);
-    at += node.childCount * size;
+    const { firstChild, wire, wireAt } = grouped[level] as Grouped;
+    const from = wireAt[j] as number;
+    const to = wireAt[j + 1] as number;
+    out.set(wire.subarray(from, to), at);
+    at += to - from;
     if (level === 1) return;
-    for (let k = 0; k < node.childCount; k++) emit(level - 1, first + k);
+    const first = firstChild[j] as number;
+    const end = firstChild[j + 1] as number;
+    for (let k = first; k < end; k++) emit(level - 1, k);
   };
   for (let j = 0; j < root.count; j++) emit(top, j);
   return out;

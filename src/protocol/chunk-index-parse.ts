@@ -3,27 +3,36 @@
  * Order, as for the manifest: the bytes are first checked against the digest that signs them
  * (the manifest entry for the index, the parent node for a section), then parsed, then every
  * bound and sum is checked. Anything the publisher would not have produced is refused.
+ * Formats 1 and 2 are both read (a registry may still serve format 1; chunk-index-wire.ts).
  */
 import { createHash } from 'node:crypto';
 import { ChunkIndexError } from './chunk-index-error.js';
 import {
-  CHUNK_INDEX_FORMAT,
+  decodeSectionWire,
+  headerBytes,
+  maxWireEntryBytes,
+  minWireEntryBytes,
+  WireReader,
+} from './chunk-index-wire.js';
+import {
   CHUNK_INDEX_HEADER_BYTES,
   CHUNK_INDEX_MAGIC,
   CHUNKER_FASTCDC_GEAR32,
   closesSection,
   entryBytes,
+  format1Layout,
   MAX_LEVELS,
   MAX_ROOT_ENTRIES,
-  maxFanout,
   entryHash,
   entrySpan,
   nodeAt,
   readU64,
   sectionLength,
+  treeLayoutProblem,
   type ChunkIndex,
   type NodeEntry,
   type Section,
+  type TreeLayout,
 } from './chunk-index.js';
 import { chunkerParamsProblem, type ChunkerParams } from './fastcdc.js';
 
@@ -59,11 +68,19 @@ export function parseChunkIndex(
   if (new TextDecoder().decode(bytes.subarray(0, 4)) !== CHUNK_INDEX_MAGIC) {
     malformed('chunk index magic is wrong');
   }
-  if (view.getUint8(4) !== CHUNK_INDEX_FORMAT) malformed('chunk index format is unknown');
+  const format = view.getUint8(4);
+  if (format !== 1 && format !== 2) malformed('chunk index format is unknown');
   if (view.getUint8(5) !== CHUNKER_FASTCDC_GEAR32) malformed('chunker is unknown');
+  const header = headerBytes(format);
+  if (bytes.length < header) malformed('chunk index is shorter than its header');
   const fanoutBits = view.getUint8(6);
   const levels = view.getUint8(7);
-  if (fanoutBits < 1 || fanoutBits > 8) malformed('fan-out bits are out of range');
+  const layout: TreeLayout =
+    format === 1
+      ? format1Layout(fanoutBits)
+      : { format, fanoutBits, sectionMin: view.getUint8(104), sectionMax: view.getUint8(105) };
+  const layoutProblem = treeLayoutProblem(layout);
+  if (layoutProblem !== undefined) malformed(layoutProblem);
   if (levels < 1 || levels > MAX_LEVELS) malformed('level count is out of range');
   const params: ChunkerParams = {
     minSize: view.getUint32(8),
@@ -84,17 +101,17 @@ export function parseChunkIndex(
   const rootCount = view.getUint32(100);
   if (rootCount < 1 || rootCount > MAX_ROOT_ENTRIES) malformed('root entry count is out of range');
   const rootLevel = levels - 1;
-  if (bytes.length !== CHUNK_INDEX_HEADER_BYTES + rootCount * entryBytes(rootLevel)) {
-    malformed('chunk index length does not match its root');
-  }
-  const index = { params, fanoutBits, levels, artifactSize, listSize };
-  const body = bytes.subarray(CHUNK_INDEX_HEADER_BYTES);
-  const root = decodeSection(body, rootLevel, rootCount);
+  const index = { params, ...layout, levels, artifactSize, listSize };
+  const reader = new WireReader(bytes.subarray(header));
+  const root = decodeSectionWire(reader, rootLevel, rootCount, layout);
+  if (!reader.done) malformed('chunk index length does not match its root');
   checkSums(root, { span: artifactSize, subtreeBytes: listSize, endsArtifact: true }, index);
-  if (rootLevel > 0) {
-    // Canonical: the tree stops growing once a level fits in the root, never earlier.
+  if (rootLevel > 0 && format === 1) {
+    // Canonical: the tree stops growing once a level fits in the root, never earlier (format 2
+    // names no child counts: readWholeTree checks it there, once the level below is known).
     let below = 0;
-    for (let i = 0; i < root.count; i++) below += nodeAt(root, i).childCount;
+    for (let i = 0; i < root.count; i++)
+      below += nodeAt(root, i).sectionBytes / entryBytes(rootLevel - 1);
     if (below <= MAX_ROOT_ENTRIES) malformed('the tree has a level more than it needs');
   }
   if (rootLevel === 0) {
@@ -122,24 +139,24 @@ export function parseSection(
   parent: NodeEntry,
   parentLevel: number,
   endsArtifact: boolean,
-  index: Pick<ChunkIndex, 'params' | 'fanoutBits' | 'levels'>,
+  index: Pick<ChunkIndex, 'params' | 'levels'> & TreeLayout,
 ): Section {
   if (parentLevel < 1 || parentLevel >= index.levels) malformed('section level is out of range');
   const level = parentLevel - 1;
-  if (
-    bytes.length !== parent.childCount * entryBytes(level) ||
-    hexOf(sha256(bytes)) !== hexOf(parent.sha256)
-  ) {
+  if (bytes.length !== parent.sectionBytes || hexOf(sha256(bytes)) !== hexOf(parent.sha256)) {
     throw new ChunkIndexError('CHUNK_INDEX_MISMATCH', 'chunk list section does not match its node');
   }
-  const section = decodeSection(bytes, level, parent.childCount);
+  const section = decodeSectionWire(new WireReader(bytes), level, undefined, index);
+  if (section.count < 1 || section.count > index.sectionMax) {
+    malformed('a section entry count is out of range');
+  }
   const own = bytes.length;
   checkSums(
     section,
     { span: parent.span, subtreeBytes: parent.subtreeBytes - own, endsArtifact },
     index,
   );
-  checkGrouping(section, endsArtifact, index.fanoutBits);
+  checkGrouping(section, endsArtifact, index);
   return section;
 }
 
@@ -147,15 +164,11 @@ function sha256(bytes: Uint8Array): Uint8Array {
   return createHash('sha256').update(bytes).digest();
 }
 
-function decodeSection(body: Uint8Array, level: number, count: number): Section {
-  return { level, count, bytes: body.subarray(0, count * entryBytes(level)) };
-}
-
 /** Spans add up to the parent's, chunk and node bounds hold, subtrees fill the list exactly. */
 function checkSums(
   section: Section,
   context: SectionContext,
-  index: Pick<ChunkIndex, 'params' | 'fanoutBits'>,
+  index: Pick<ChunkIndex, 'params'> & TreeLayout,
 ): void {
   let span = 0;
   let subtree = 0;
@@ -171,17 +184,19 @@ function checkSums(
       span += length;
     }
   } else {
-    const childBytes = entryBytes(section.level - 1);
+    const below = section.level - 1;
+    const fewest = minWireEntryBytes(below, index.format);
+    const most = index.sectionMax * maxWireEntryBytes(below, index.format);
     for (let i = 0; i < section.count; i++) {
       const node = nodeAt(section, i);
       if (!Number.isSafeInteger(node.span) || !Number.isSafeInteger(node.subtreeBytes)) {
         malformed('a node size is too large');
       }
-      if (node.childCount < 1 || node.childCount > maxFanout(index.fanoutBits)) {
-        malformed('a node child count is out of range');
+      const own = node.sectionBytes;
+      if (own < fewest || own > most) malformed('a node section length is out of range');
+      if (node.span < own / maxWireEntryBytes(below, index.format) || node.subtreeBytes < own) {
+        malformed('a node is too small');
       }
-      const own = node.childCount * childBytes;
-      if (node.span < node.childCount || node.subtreeBytes < own) malformed('a node is too small');
       if (section.level === 1 && node.subtreeBytes !== own) malformed('a leaf node has a subtree');
       span += node.span;
       subtree += node.subtreeBytes;
@@ -192,10 +207,10 @@ function checkSums(
 }
 
 /** Sections end where the grouping rule says (closesSection), so equal content groups equally. */
-function checkGrouping(section: Section, endsArtifact: boolean, fanoutBits: number): void {
+function checkGrouping(section: Section, endsArtifact: boolean, layout: TreeLayout): void {
   const last = section.count - 1;
   for (let i = 0; i < section.count; i++) {
-    const closes = closesSection(entryHash(section, i), i + 1, fanoutBits);
+    const closes = closesSection(entryHash(section, i), i + 1, layout);
     if (i < last && closes) malformed('a section continues past its closing entry');
     if (i === last && !closes && !endsArtifact)
       malformed('a section ends before its closing entry');
@@ -246,9 +261,15 @@ export function readWholeTree(index: ChunkIndex, list: Uint8Array): Section[] {
     }
   };
   visit(index.root, 0, 0);
-  return levels.map((level, l) => ({
+  const tree = levels.map((level, l) => ({
     level: l,
     count: level.length / entryBytes(l),
     bytes: level.view(),
   }));
+  // Canonical: the tree stops growing once a level fits in the root, never earlier.
+  const belowRoot = tree[index.levels - 2];
+  if (belowRoot !== undefined && belowRoot.count <= MAX_ROOT_ENTRIES) {
+    malformed('the tree has a level more than it needs');
+  }
+  return tree;
 }

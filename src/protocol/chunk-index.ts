@@ -11,18 +11,35 @@
  * All integers are big-endian.
  */
 import { type ChunkerParams } from './fastcdc.js';
+import type { TreeLayout } from './chunk-tree-layout.js';
+
+export * from './chunk-tree-layout.js';
 
 export const CHUNK_INDEX_MAGIC = 'VUCI';
-export const CHUNK_INDEX_FORMAT = 1;
+/** Fixed-width entries, fan-out rule of 2 to 4·2^b entries per section. */
+export const CHUNK_INDEX_FORMAT_1 = 1;
+/** Varint entries, section bounds in the header (docs/PROTOCOL.md §2.6). */
+export const CHUNK_INDEX_FORMAT_2 = 2;
 /** FastCDC with the 32-bit Gear table of src/protocol/fastcdc.ts. */
 export const CHUNKER_FASTCDC_GEAR32 = 1;
 export const CHUNK_INDEX_HEADER_BYTES = 104;
+/** Format 2 adds the section minimum and maximum (one byte each) to format 1's header. */
+export const CHUNK_INDEX_HEADER_BYTES_2 = 106;
+/** In memory (and on the wire in format 1): u32 length and SHA-256. */
 export const CHUNK_ENTRY_BYTES = 36;
+/**
+ * In memory: u64 span, u64 subtree bytes, u32 section bytes, SHA-256. On the wire in format 1
+ * the u32 is the child count instead (the section bytes follow from it).
+ */
 export const NODE_ENTRY_BYTES = 52;
 /** The tree grows a level until at most this many entries are left; they form the root. */
 export const MAX_ROOT_ENTRIES = 64;
 export const MAX_LEVELS = 32;
-/** Largest index blob: the header and a full root of nodes (= MAX_CHUNK_INDEX_BYTES). */
+/**
+ * Largest index blob of any format: format 1's header and a full root of 52-byte nodes
+ * (= MAX_CHUNK_INDEX_BYTES). Format 2's is smaller: 106 + 64 × 51 (two 8-byte varints, a
+ * 3-byte one and the SHA-256) = 3,370 bytes.
+ */
 export const MAX_INDEX_BYTES = CHUNK_INDEX_HEADER_BYTES + MAX_ROOT_ENTRIES * NODE_ENTRY_BYTES;
 
 /**
@@ -37,8 +54,6 @@ export const DEFAULT_CHUNKER_PARAMS: ChunkerParams = {
   avgSize: 16 * 1024,
   maxSize: 64 * 1024,
 };
-/** Sections group about 2^3 = 8 entries (at most 32, at least 2 but the last). */
-export const DEFAULT_FANOUT_BITS = 3;
 
 export interface ChunkEntry {
   readonly length: number;
@@ -50,25 +65,23 @@ export interface NodeEntry {
   readonly span: number;
   /** Bytes of the chunk list taken by the subtree: its own section and everything below. */
   readonly subtreeBytes: number;
-  /** Entries in its section. */
-  readonly childCount: number;
-  /** SHA-256 of its section's bytes. */
+  /** Bytes of its own section in the chunk list (format 1: child count × entry size). */
+  readonly sectionBytes: number;
+  /** SHA-256 of its section's bytes, as they are on the wire. */
   readonly sha256: Uint8Array;
 }
 
 /**
- * A run of entries of one level, kept as its wire bytes (36 bytes per chunk, 52 per node) and
- * read through the accessors below: a 4 GiB artifact's tree is about 250,000 entries, and one
- * object per entry would cost the client more memory than everything else it holds.
+ * A run of entries of one level, kept decoded in fixed-width bytes (36 per chunk, 52 per node:
+ * chunk-index-wire.ts converts from and to the wire) and read through the accessors below: a
+ * 4 GiB artifact's tree is about 250,000 entries, and one object per entry would cost the
+ * client more memory than everything else it holds.
  */
 export interface Section {
   readonly level: number;
   readonly count: number;
   readonly bytes: Uint8Array;
 }
-
-const viewOf = (s: Section): DataView =>
-  new DataView(s.bytes.buffer, s.bytes.byteOffset, s.bytes.byteLength);
 
 /** Entry i's SHA-256 (a view, no copy). */
 export function entryHash(s: Section, i: number): Uint8Array {
@@ -93,13 +106,17 @@ export function entrySpan(s: Section, i: number): number {
 }
 
 export function nodeAt(s: Section, i: number): NodeEntry {
-  const view = viewOf(s);
   const at = i * NODE_ENTRY_BYTES;
+  const b = s.bytes;
+  const big = (k: number): number => {
+    const hi = u32(b, k);
+    return hi >= 2 ** 21 ? Number.NaN : hi * 2 ** 32 + u32(b, k + 4);
+  };
   return {
-    span: readU64(view, at) ?? Number.NaN,
-    subtreeBytes: readU64(view, at + 8) ?? Number.NaN,
-    childCount: view.getUint32(at + 16),
-    sha256: s.bytes.subarray(at + 20, at + 52),
+    span: big(at),
+    subtreeBytes: big(at + 8),
+    sectionBytes: u32(b, at + 16),
+    sha256: b.subarray(at + 20, at + 52),
   };
 }
 
@@ -109,9 +126,8 @@ export function sliceSection(s: Section, i: number, count: number): Section {
   return { level: s.level, count, bytes: s.bytes.subarray(i * size, (i + count) * size) };
 }
 
-export interface ChunkIndex {
+export interface ChunkIndex extends TreeLayout {
   readonly params: ChunkerParams;
-  readonly fanoutBits: number;
   /** Levels of the tree; the root is level `levels - 1`. */
   readonly levels: number;
   readonly artifactSize: number;
@@ -122,20 +138,7 @@ export interface ChunkIndex {
   readonly root: Section;
 }
 
-export function maxFanout(fanoutBits: number): number {
-  return 4 << fanoutBits;
-}
-
-/**
- * The grouping rule: an entry closes its section when the section already holds the maximum
- * (4 * 2^b entries), or when it holds at least 2 and the entry's SHA-256 starts with b zero
- * bits. The minimum of 2 makes every level at most half the one below, so the tree is finite.
- */
-export function closesSection(sha256: Uint8Array, entriesSoFar: number, fanoutBits: number) {
-  if (entriesSoFar >= maxFanout(fanoutBits)) return true;
-  return entriesSoFar >= 2 && (sha256[0] as number) >>> (8 - fanoutBits) === 0;
-}
-
+/** Bytes of one decoded (in-memory) entry of `level`. */
 export function entryBytes(level: number): number {
   return level === 0 ? CHUNK_ENTRY_BYTES : NODE_ENTRY_BYTES;
 }
@@ -160,16 +163,16 @@ export function writeChunkEntry(out: Uint8Array, at: number, entry: ChunkEntry):
   out.set(entry.sha256, at + 4);
 }
 
-/** Writes a node entry at `at` of `out`. */
+/** Writes a decoded node entry at `at` of `out`. */
 export function writeNodeEntry(out: Uint8Array, at: number, entry: NodeEntry): void {
   const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
   writeU64(view, at, entry.span);
   writeU64(view, at + 8, entry.subtreeBytes);
-  view.setUint32(at + 16, entry.childCount);
+  view.setUint32(at + 16, entry.sectionBytes);
   out.set(entry.sha256, at + 20);
 }
 
-/** A section of entries given as objects (tests, small roots). */
+/** A decoded section of entries given as objects (tests, small roots). */
 export function encodeSection(
   level: number,
   entries: readonly (ChunkEntry | NodeEntry)[],
@@ -181,30 +184,6 @@ export function encodeSection(
     else writeNodeEntry(bytes, i * size, entry);
   });
   return { level, count: entries.length, bytes };
-}
-
-const hexToBytes = (hex: string): Uint8Array => Uint8Array.from(Buffer.from(hex, 'hex'));
-
-/** The index blob: header then the root section. */
-export function encodeChunkIndex(index: ChunkIndex): Uint8Array {
-  const root = index.root.bytes;
-  const out = new Uint8Array(CHUNK_INDEX_HEADER_BYTES + root.length);
-  const view = new DataView(out.buffer);
-  out.set(new TextEncoder().encode(CHUNK_INDEX_MAGIC), 0);
-  view.setUint8(4, CHUNK_INDEX_FORMAT);
-  view.setUint8(5, CHUNKER_FASTCDC_GEAR32);
-  view.setUint8(6, index.fanoutBits);
-  view.setUint8(7, index.levels);
-  view.setUint32(8, index.params.minSize);
-  view.setUint32(12, index.params.avgSize);
-  view.setUint32(16, index.params.maxSize);
-  writeU64(view, 20, index.artifactSize);
-  out.set(hexToBytes(index.artifactSha256), 28);
-  writeU64(view, 60, index.listSize);
-  if (index.listSha256 !== undefined) out.set(hexToBytes(index.listSha256), 68);
-  view.setUint32(100, index.root.count);
-  out.set(root, CHUNK_INDEX_HEADER_BYTES);
-  return out;
 }
 
 /** An entry with where it sits: in the artifact, and (for a node) where its section starts. */
@@ -267,9 +246,9 @@ export function placeEntries(
   return placed;
 }
 
-/** The byte length of a node's own section in the chunk list. */
-export function sectionLength(level: number, node: NodeEntry): number {
-  return node.childCount * entryBytes(level - 1);
+/** The byte length of a node's own section in the chunk list (as on the wire). */
+export function sectionLength(_level: number, node: NodeEntry): number {
+  return node.sectionBytes;
 }
 
 /** A level 0 section's chunks as objects (tests and tools; hot paths use the accessors). */

@@ -5,15 +5,16 @@
  * or a list that does not match the signed index, costs a re-fetch or a read, never a wrong
  * byte.
  */
-import { readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/ports.js';
-import { FileChunkStore } from '../../src/node/chunk-store.js';
+import { chunkLayoutKey, FileChunkStore } from '../../src/node/chunk-store.js';
 import { buildChunkTree, ChunkIndexBuilder } from '../../src/protocol/chunk-index-builder.js';
 import {
   DEFAULT_CHUNKER_PARAMS,
-  DEFAULT_FANOUT_BITS,
+  DEFAULT_TREE_LAYOUT,
+  format1Layout,
   type Section,
 } from '../../src/protocol/chunk-index.js';
 import type { ManifestArtifact } from '../../src/protocol/manifest.js';
@@ -30,8 +31,7 @@ let server: RunningServer;
 let nginx: Nginx;
 let registry: UpdaterServer;
 let version = 0;
-const { minSize, avgSize, maxSize } = DEFAULT_CHUNKER_PARAMS;
-const LAYOUT = `fastcdc1-${minSize}-${avgSize}-${maxSize}-f${DEFAULT_FANOUT_BITS}`;
+const LAYOUT = chunkLayoutKey(DEFAULT_CHUNKER_PARAMS, DEFAULT_TREE_LAYOUT);
 
 beforeAll(async () => {
   server = await startServer({ simulate: false });
@@ -112,7 +112,7 @@ describe('the chunk tree of a whole install', () => {
     const reads = { bytes: 0 };
     const local = await storeOf(dir, reads).localChunks(
       DEFAULT_CHUNKER_PARAMS,
-      DEFAULT_FANOUT_BITS,
+      DEFAULT_TREE_LAYOUT,
     );
     expect(local.size).toBeGreaterThan(100);
     expect(reads.bytes).toBe(0);
@@ -136,7 +136,7 @@ describe('the chunk tree of a whole install', () => {
     const v2 = edited(v1, 512 * 1024, 100_000, 82);
     await publish(v2);
     // The held blob's tree claims v2's chunks (the edited ones included) under v1's name.
-    const builder = new ChunkIndexBuilder(DEFAULT_CHUNKER_PARAMS, DEFAULT_FANOUT_BITS);
+    const builder = new ChunkIndexBuilder(DEFAULT_CHUNKER_PARAMS, DEFAULT_TREE_LAYOUT);
     builder.update(v2);
     const level0 = builder.finish().levels[0] as Section;
     const lie = buildChunkTree(
@@ -144,7 +144,7 @@ describe('the chunk tree of a whole install', () => {
       v1.length,
       e1.sha256,
       DEFAULT_CHUNKER_PARAMS,
-      DEFAULT_FANOUT_BITS,
+      DEFAULT_TREE_LAYOUT,
     );
     await writeFile(treePath(dir, e1.sha256), Buffer.concat([lie.indexBytes, lie.listBytes]));
 
@@ -195,38 +195,56 @@ describe('the chunk tree of a whole install', () => {
     const reads = { bytes: 0 };
     const local = await storeOf(dir, reads).localChunks(
       DEFAULT_CHUNKER_PARAMS,
-      DEFAULT_FANOUT_BITS,
+      DEFAULT_TREE_LAYOUT,
     );
     expect(reads.bytes).toBe(v1.length);
     expect(local.size).toBeGreaterThan(50);
     expect(await readdir(join(dir, '.updater', 'chunks', LAYOUT))).toEqual([e1.sha256]);
     expect(await readFile(path)).toEqual(tree);
   });
-  it('cached under another fan-out is regrouped, not learned by reading the blob', async () => {
+  it('cached in format 1 is regrouped to format 2, not read, and serves the next delta', async () => {
     const dir = await dirs.make('chunk-tree-');
     const v1 = bytesOf(3 * MiB, 97);
     const e1 = await publish(v1);
     await updateOnce(registry, dir);
-    // As after the publisher's fan-out changed: the held tree is cached under the old layout.
-    const otherBits = DEFAULT_FANOUT_BITS + 1;
-    const other = `fastcdc1-${minSize}-${avgSize}-${maxSize}-f${otherBits}`;
+    // As a client of a format 1 registry holds it: the tree of v1 in format 1, fan-out 3.
     const chunks = join(dir, '.updater', 'chunks');
-    const before = await storeOf(dir, { bytes: 0 }).localChunks(
-      DEFAULT_CHUNKER_PARAMS,
-      DEFAULT_FANOUT_BITS,
-    );
-    await rm(join(chunks, other), { recursive: true, force: true });
-    await rename(join(chunks, LAYOUT), join(chunks, other));
+    const old = chunkLayoutKey(DEFAULT_CHUNKER_PARAMS, format1Layout(3));
+    const plantFormat1 = async (): Promise<void> => {
+      const builder = new ChunkIndexBuilder(DEFAULT_CHUNKER_PARAMS, format1Layout(3));
+      builder.update(v1);
+      const tree = builder.finish();
+      expect(tree.indexBytes[4]).toBe(1);
+      await rm(chunks, { recursive: true, force: true });
+      await mkdir(join(chunks, old), { recursive: true });
+      await writeFile(
+        join(chunks, old, e1.sha256),
+        Buffer.concat([tree.indexBytes, tree.listBytes]),
+      );
+    };
+    await plantFormat1();
     const reads = { bytes: 0 };
     const local = await storeOf(dir, reads).localChunks(
       DEFAULT_CHUNKER_PARAMS,
-      DEFAULT_FANOUT_BITS,
+      DEFAULT_TREE_LAYOUT,
     );
     expect(reads.bytes).toBe(0);
-    expect(local.size).toBe(before.size);
+    expect(local.size).toBeGreaterThan(100);
     expect(await readdir(chunks)).toEqual([LAYOUT]);
     const [index, list] = await publishedTree(e1);
-    // Regrouped locally, the tree is byte for byte the publisher's.
+    // Regrouped locally, the tree is byte for byte the publisher's format 2 (equal nodes).
+    expect(index[4]).toBe(2);
     expect(await readFile(treePath(dir, e1.sha256))).toEqual(Buffer.concat([index, list]));
+
+    // And a delta against a format 2 index, from the format 1 cache, moves only the edit.
+    await plantFormat1();
+    const v2 = edited(v1, MiB, 30_000, 98);
+    await publish(v2);
+    const result = await updateOnce(registry, dir);
+    const app = result.plan?.artifacts[0];
+    expect(app?.method).toBe('chunks');
+    expect(app?.fetchBytes).toBeLessThan(30_000 + 3 * 64 * 1024);
+    expect(result.bytesDownloaded).toBeLessThan(30_000 + 4 * 64 * 1024);
+    expect(filesOf(await snapshotTree(join(dir, 'current')))).toEqual({ 'app.bin': sha256Hex(v2) });
   });
 });

@@ -16,7 +16,8 @@ import { copyEntryBlobs } from '../helpers/chunk-delta-kit.js';
 import { sha256Hex } from '../helpers/hostile-server.js';
 import { startNginx, type Nginx } from '../helpers/nginx.js';
 import { filesOf, snapshotTree } from '../helpers/tree-snapshot.js';
-import { DEFAULT_CHUNKER_PARAMS, DEFAULT_FANOUT_BITS } from '../../src/protocol/chunk-index.js';
+import { chunkLayoutKey } from '../../src/node/chunk-store.js';
+import { DEFAULT_CHUNKER_PARAMS, DEFAULT_TREE_LAYOUT } from '../../src/protocol/chunk-index.js';
 import {
   bytesOf,
   cliArgs,
@@ -169,8 +170,7 @@ describe('chunk deltas when the held blobs cannot be read as chunks', () => {
     // The chunk tree cache of the release's layout is a file where a directory must be: every
     // local chunk read fails. (A file at `.updater/chunks` itself is a planted entry, refused
     // before any run with STATE_UNSAFE: docs/SECURITY.md §8.)
-    const { minSize, avgSize, maxSize } = DEFAULT_CHUNKER_PARAMS;
-    const layout = `fastcdc1-${minSize}-${avgSize}-${maxSize}-f${DEFAULT_FANOUT_BITS}`;
+    const layout = chunkLayoutKey(DEFAULT_CHUNKER_PARAMS, DEFAULT_TREE_LAYOUT);
     const cache = join(dir, '.updater', 'chunks', layout);
     await rm(cache, { recursive: true, force: true });
     await writeFile(cache, 'not a directory');

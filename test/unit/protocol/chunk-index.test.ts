@@ -5,11 +5,19 @@ import {
   type BuiltChunkIndex,
 } from '../../../src/protocol/chunk-index-builder.js';
 import { ChunkIndexError } from '../../../src/protocol/chunk-index-error.js';
-import { parseChunkIndex, parseSection } from '../../../src/protocol/chunk-index-parse.js';
+import {
+  parseChunkIndex,
+  parseSection,
+  readWholeTree,
+} from '../../../src/protocol/chunk-index-parse.js';
+import { encodeSectionWire } from '../../../src/protocol/chunk-index-wire.js';
 import {
   chunkEntries,
   CHUNK_INDEX_HEADER_BYTES,
+  CHUNK_INDEX_HEADER_BYTES_2,
+  DEFAULT_TREE_LAYOUT,
   entryHash,
+  format1Layout,
   sliceSection,
   closesSection,
   encodeSection,
@@ -20,6 +28,7 @@ import {
   type ChunkIndex,
   type NodeEntry,
   type Section,
+  type TreeLayout,
 } from '../../../src/protocol/chunk-index.js';
 import { MAX_CHUNK_INDEX_BYTES } from '../../../src/protocol/manifest.js';
 
@@ -41,8 +50,12 @@ function counterBytes(size: number, seed: number): Uint8Array {
   return out;
 }
 
-function build(data: Uint8Array, step = 1 << 20): BuiltChunkIndex {
-  const builder = new ChunkIndexBuilder();
+function build(
+  data: Uint8Array,
+  step = 1 << 20,
+  layout: TreeLayout = DEFAULT_TREE_LAYOUT,
+): BuiltChunkIndex {
+  const builder = new ChunkIndexBuilder(undefined, layout);
   for (let at = 0; at < data.length; at += step) builder.update(data.subarray(at, at + step));
   return builder.finish();
 }
@@ -88,8 +101,31 @@ function walk(index: ChunkIndex, list: Uint8Array): ChunkEntry[] {
 
 const big = counterBytes(3 * 1024 * 1024 + 12345, 1);
 const bigBuilt = build(big);
+/** The same artifact in format 1 (what older registries serve and older clients cached). */
+const bigBuilt1 = build(big, 1 << 20, format1Layout(3));
 
 describe('chunk index builder and parser (docs/PROTOCOL.md §2.6)', () => {
+  it('publishes format 2 by default and still parses format 1 of the same artifact', () => {
+    expect(bigBuilt.indexBytes[4]).toBe(2);
+    expect(bigBuilt1.indexBytes[4]).toBe(1);
+    const index1 = parse(bigBuilt1);
+    expect(index1.format).toBe(1);
+    expect(walk(index1, bigBuilt1.listBytes).map((c) => c.length)).toEqual(
+      walk(parse(bigBuilt), bigBuilt.listBytes).map((c) => c.length),
+    );
+    expect(readWholeTree(index1, bigBuilt1.listBytes)[0]?.bytes).toEqual(bigBuilt.levels[0]?.bytes);
+    // From a pooled Buffer (as read from a cache file): decoding copies, never aliases.
+    const pooled = Buffer.concat([Buffer.from('x'), bigBuilt1.indexBytes]).subarray(1);
+    expect(parse(bigBuilt1, pooled).root.count).toBe(index1.root.count);
+    expect(pooled).toEqual(Buffer.from(bigBuilt1.indexBytes));
+  });
+
+  it('makes format 2 denser than format 1 (varint entries)', () => {
+    expect(bigBuilt.listBytes.length).toBeLessThan(bigBuilt1.listBytes.length * 0.97);
+    const nodes = bigBuilt.index.root.count;
+    expect(bigBuilt.indexBytes.length).toBeLessThan(CHUNK_INDEX_HEADER_BYTES_2 + nodes * 42);
+  });
+
   it('round-trips: every chunk is reached through the list and hashes to its entry', () => {
     const index = parse(bigBuilt);
     expect(index.levels).toBeGreaterThanOrEqual(2);
@@ -195,7 +231,7 @@ describe('parseChunkIndex refusals', () => {
 
   const malformed: [string, (bytes: Uint8Array, view: DataView) => void][] = [
     ['a wrong magic', (b) => (b[0] = 0x58)],
-    ['an unknown format version', (_b, v) => v.setUint8(4, 2)],
+    ['an unknown format version', (_b, v) => v.setUint8(4, 3)],
     ['an unknown chunker', (_b, v) => v.setUint8(5, 9)],
     ['fan-out bits of 0', (_b, v) => v.setUint8(6, 0)],
     ['zero levels', (_b, v) => v.setUint8(7, 0)],
@@ -208,12 +244,31 @@ describe('parseChunkIndex refusals', () => {
       (_b, v) => v.setUint32(100, v.getUint32(100) - 1),
     ],
     ['a list size that the subtrees do not fill', (_b, v) => v.setUint32(64, v.getUint32(64) + 1)],
-    ['a node span that breaks the sum', (_b, v) => v.setUint32(CHUNK_INDEX_HEADER_BYTES + 4, 1)],
-    ['a node with no children', (_b, v) => v.setUint32(CHUNK_INDEX_HEADER_BYTES + 16, 0)],
+    ['a section minimum of 1', (_b, v) => v.setUint8(104, 1)],
+    ['a section maximum below the minimum', (_b, v) => v.setUint8(105, 5)],
+    [
+      'a node span that breaks the sum',
+      (b) => (b[CHUNK_INDEX_HEADER_BYTES_2] = (b[CHUNK_INDEX_HEADER_BYTES_2] as number) ^ 1),
+    ],
+    ['a root cut short of its last entry', (_b, v) => v.setUint32(100, v.getUint32(100) + 1)],
   ];
   for (const [what, edit] of malformed) {
     it(`refuses ${what} (CHUNK_INDEX_MALFORMED)`, () => {
       expect(tampered(edit)).toBe('CHUNK_INDEX_MALFORMED');
+    });
+  }
+
+  const malformed1: [string, (bytes: Uint8Array, view: DataView) => void][] = [
+    ['format 1 with a root count that disagrees', (_b, v) => v.setUint32(100, 3)],
+    ['format 1 with a node span that breaks the sum', (_b, v) => v.setUint32(108, 1)],
+    ['format 1 with a node of no children', (_b, v) => v.setUint32(120, 0)],
+    ['format 1 with a node of too many children', (_b, v) => v.setUint32(120, 33)],
+  ];
+  for (const [what, edit] of malformed1) {
+    it(`refuses ${what} (CHUNK_INDEX_MALFORMED)`, () => {
+      const bytes = Uint8Array.from(bigBuilt1.indexBytes);
+      edit(bytes, new DataView(bytes.buffer));
+      expect(codeOf(() => parse(bigBuilt1, bytes))).toBe('CHUNK_INDEX_MALFORMED');
     });
   }
 
@@ -229,17 +284,19 @@ describe('parseChunkIndex refusals', () => {
     expect(codeOf(() => parse(small, bytes))).toBe('CHUNK_INDEX_MALFORMED');
   });
 
-  it('refuses a tree with a level more than it needs (CHUNK_INDEX_MALFORMED)', () => {
-    const small = build(counterBytes(100_000, 2));
-    const section = small.index.root.bytes;
+  /** A small artifact's one-level tree pushed down under a needless root of one node. */
+  const needlessLevel = (layout: TreeLayout) => {
+    const small = build(counterBytes(100_000, 2), 1 << 20, layout);
+    const section = encodeSectionWire(small.index.root, layout.format);
     const node: NodeEntry = {
       span: small.index.artifactSize,
       subtreeBytes: section.length,
-      childCount: small.index.root.count,
+      sectionBytes: section.length,
       sha256: createHash('sha256').update(section).digest(),
     };
-    const bytes = small.indexBytes.subarray(0, CHUNK_INDEX_HEADER_BYTES);
-    const root = encodeSection(1, [node]).bytes;
+    const header = layout.format === 1 ? CHUNK_INDEX_HEADER_BYTES : CHUNK_INDEX_HEADER_BYTES_2;
+    const bytes = small.indexBytes.subarray(0, header);
+    const root = encodeSectionWire(encodeSection(1, [node]), layout.format);
     const out = new Uint8Array(bytes.length + root.length);
     out.set(bytes, 0);
     out.set(root, bytes.length);
@@ -248,7 +305,18 @@ describe('parseChunkIndex refusals', () => {
     view.setUint32(64, section.length);
     out.set(createHash('sha256').update(section).digest(), 68);
     view.setUint32(100, 1);
+    return { small, out, section };
+  };
+
+  it('refuses a tree with a level more than it needs (CHUNK_INDEX_MALFORMED)', () => {
+    const { small, out } = needlessLevel(format1Layout(3));
     expect(codeOf(() => parse(small, out))).toBe('CHUNK_INDEX_MALFORMED');
+  });
+
+  it('refuses a format 2 tree with a level more than it needs once the list is read', () => {
+    const { small, out, section } = needlessLevel(DEFAULT_TREE_LAYOUT);
+    const index = parse(small, out);
+    expect(codeOf(() => readWholeTree(index, section))).toBe('CHUNK_INDEX_MALFORMED');
   });
 });
 
@@ -259,10 +327,10 @@ describe('parseSection refusals', () => {
   const own = sectionLength(first.level, first.entry);
   const bytes = bigBuilt.listBytes.subarray(first.listOffset, first.listOffset + own);
 
-  it('accepts the published section', () => {
-    expect(parseSection(bytes, first.entry, first.level, false, index).count).toBe(
-      first.entry.childCount,
-    );
+  it('accepts the published section, which re-encodes to the same bytes', () => {
+    const section = parseSection(bytes, first.entry, first.level, false, index);
+    expect(section.count).toBeGreaterThanOrEqual(index.sectionMin);
+    expect(encodeSectionWire(section, 2)).toEqual(bytes);
   });
 
   it('refuses a tampered section at once (CHUNK_INDEX_MISMATCH)', () => {
@@ -301,11 +369,11 @@ describe('parseSection refusals', () => {
       { length: 100, sha256: new Uint8Array(32).fill(0xff) },
       { length: 100, sha256: new Uint8Array(32) },
     ];
-    const section = encodeSection(0, chunks).bytes;
+    const section = encodeSectionWire(encodeSection(0, chunks), 2);
     const node: NodeEntry = {
       span: 200,
       subtreeBytes: section.length,
-      childCount: 2,
+      sectionBytes: section.length,
       sha256: createHash('sha256').update(section).digest(),
     };
     expect(codeOf(() => parseSection(section, node, 1, false, index))).toBe(
@@ -313,38 +381,55 @@ describe('parseSection refusals', () => {
     );
   });
 
-  it('refuses a section that runs past its closing entry (CHUNK_INDEX_MALFORMED)', () => {
-    const closing = new Uint8Array(32); // starts with zero bits: closes once 2 entries are in
-    const open = new Uint8Array(32).fill(0xff);
-    expect(closesSection(closing, 2, index.fanoutBits)).toBe(true);
-    const chunks: ChunkEntry[] = [
-      { length: 5000, sha256: open },
-      { length: 5000, sha256: closing },
-      { length: 5000, sha256: open },
-    ];
-    const section = encodeSection(0, chunks).bytes;
+  const closing = new Uint8Array(32); // starts with zero bits: closes once the minimum is in
+  const open = new Uint8Array(32).fill(0xff);
+  /** A level 0 section of `count` 5000-byte chunks, closing ones at `closers`, and its node. */
+  const chunkSection = (count: number, closers: readonly number[], layout = index) => {
+    const chunks: ChunkEntry[] = Array.from({ length: count }, (_x, i) => ({
+      length: 5000,
+      sha256: closers.includes(i) ? closing : open,
+    }));
+    const section = encodeSectionWire(encodeSection(0, chunks), layout.format);
     const node: NodeEntry = {
-      span: 15000,
+      span: 5000 * count,
       subtreeBytes: section.length,
-      childCount: 3,
+      sectionBytes: section.length,
       sha256: createHash('sha256').update(section).digest(),
     };
+    return { section, node };
+  };
+
+  it('refuses a section that runs past its closing entry (CHUNK_INDEX_MALFORMED)', () => {
+    const min = index.sectionMin;
+    expect(closesSection(closing, min, index)).toBe(true);
+    const { section, node } = chunkSection(min + 1, [min - 1]);
     expect(codeOf(() => parseSection(section, node, 1, true, index))).toBe('CHUNK_INDEX_MALFORMED');
+    const exact = chunkSection(min, [min - 1]);
+    expect(codeOf(() => parseSection(exact.section, exact.node, 1, false, index))).toBeUndefined();
+  });
+
+  it('refuses a section closed below the minimum (CHUNK_INDEX_MALFORMED)', () => {
+    // Format 1 would close here (2 entries, zero bits); format 2's minimum says go on.
+    expect(closesSection(closing, 2, format1Layout(2))).toBe(true);
+    expect(closesSection(closing, 2, index)).toBe(false);
+    const { section, node } = chunkSection(2, [1]);
+    expect(codeOf(() => parseSection(section, node, 1, false, index))).toBe(
+      'CHUNK_INDEX_MALFORMED',
+    );
+  });
+
+  it('refuses a section that runs past the maximum (CHUNK_INDEX_MALFORMED)', () => {
+    const max = index.sectionMax;
+    const full = chunkSection(max, []);
+    expect(codeOf(() => parseSection(full.section, full.node, 1, false, index))).toBeUndefined();
+    const over = chunkSection(max + 1, []);
+    expect(codeOf(() => parseSection(over.section, over.node, 1, true, index))).toBe(
+      'CHUNK_INDEX_MALFORMED',
+    );
   });
 
   it('refuses a section that ends before its closing entry unless it ends the artifact', () => {
-    const open = new Uint8Array(32).fill(0xff);
-    const chunks: ChunkEntry[] = [
-      { length: 5000, sha256: open },
-      { length: 5000, sha256: open },
-    ];
-    const section = encodeSection(0, chunks).bytes;
-    const node: NodeEntry = {
-      span: 10000,
-      subtreeBytes: section.length,
-      childCount: 2,
-      sha256: createHash('sha256').update(section).digest(),
-    };
+    const { section, node } = chunkSection(2, []);
     expect(codeOf(() => parseSection(section, node, 1, false, index))).toBe(
       'CHUNK_INDEX_MALFORMED',
     );
