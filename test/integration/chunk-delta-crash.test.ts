@@ -32,6 +32,25 @@ afterAll(async () => {
   await dirs.cleanup();
 });
 
+/**
+ * Publishes `next` as `version` with its blobs served by nginx, and a state directory that
+ * holds `held` and the entry file the child process reads.
+ */
+async function prepare(version: string, next: Uint8Array, held: Uint8Array) {
+  const result = await server.publish({
+    registry_version: version,
+    artifacts: [{ name: 'app.bin', content: next }],
+    artifact_base_url: `${nginx.baseUrl}/a`,
+  });
+  const entry = result.artifacts[0] as ManifestArtifact;
+  await copyEntryBlobs(server.dataDir, entry, join(root, 'a'));
+  const dir = await dirs.make('chunk-crash-state-');
+  await stateWithBlobs(dir, [held]);
+  const entryPath = join(dir, 'entry.json');
+  await writeFile(entryPath, JSON.stringify(entry));
+  return { entry, dir, entryPath };
+}
+
 function child(args: string[]): Promise<NodeJS.Signals | null> {
   const script = join(REPO_ROOT, 'test', 'helpers', 'chunk-delta-child.ts');
   return new Promise((resolve, reject) => {
@@ -65,17 +84,7 @@ it('resumes after kill -9 mid-delta without fetching any recorded chunk again', 
   v2.set(bytesOf(MiB, 62), 0);
   v2.set(v1.subarray(MiB, 2 * MiB), MiB);
   v2.set(bytesOf(MiB, 63), 2 * MiB);
-  const result = await server.publish({
-    registry_version: '1.0.0',
-    artifacts: [{ name: 'app.bin', content: v2 }],
-    artifact_base_url: `${nginx.baseUrl}/a`,
-  });
-  const entry = result.artifacts[0] as ManifestArtifact;
-  await copyEntryBlobs(server.dataDir, entry, join(root, 'a'));
-  const dir = await dirs.make('chunk-crash-state-');
-  await stateWithBlobs(dir, [v1]);
-  const entryPath = join(dir, 'entry.json');
-  await writeFile(entryPath, JSON.stringify(entry));
+  const { entry, dir, entryPath } = await prepare('1.0.0', v2, v1);
 
   expect(await child([dir, server.url, entryPath, '40'])).toBe('SIGKILL');
   const kept = await recorded(dir, entry.sha256);
@@ -110,17 +119,7 @@ it('resumes after kill -9 mid-copy of held chunks, keeping the blocks copied bef
   const v1 = bytesOf(6 * MiB, 81);
   const v2 = Uint8Array.from(v1);
   v2.set(bytesOf(10_000, 82), 6 * MiB - 100_000);
-  const result = await server.publish({
-    registry_version: '1.0.1',
-    artifacts: [{ name: 'app.bin', content: v2 }],
-    artifact_base_url: `${nginx.baseUrl}/a`,
-  });
-  const entry = result.artifacts[0] as ManifestArtifact;
-  await copyEntryBlobs(server.dataDir, entry, join(root, 'a'));
-  const dir = await dirs.make('chunk-crash-state-');
-  await stateWithBlobs(dir, [v1]);
-  const entryPath = join(dir, 'entry.json');
-  await writeFile(entryPath, JSON.stringify(entry));
+  const { entry, dir, entryPath } = await prepare('1.0.1', v2, v1);
 
   // The fetched chunk is recorded first (one record), then one record per 2 MiB copy block:
   // the kill lands after the second block, mid-copy.
