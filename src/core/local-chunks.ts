@@ -5,7 +5,8 @@
  * adapter computes over the blobs (or loads from its cache), with the parameters of the index
  * being applied, since only equal parameters cut equal chunks.
  *
- * Memory: the trees stay as their wire bytes (36 bytes per chunk) plus a chunk offset table,
+ * Memory: the trees stay as decoded fixed-width bytes (36 per chunk, 52 per node: any index
+ * format decodes to them, src/protocol/chunk-index-wire.ts) plus a chunk offset table,
  * and the lookup keys on the first 48 bits of each digest (a number, not a string): about
  * 110 bytes per held chunk, 7 MB per GiB held at the default chunk size. A hit is confirmed
  * against the full SHA-256, so a key collision only costs a miss.

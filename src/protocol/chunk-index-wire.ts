@@ -172,28 +172,30 @@ export function decodeSectionWire(
     }
     return { level, count: n, bytes: out };
   }
-  const entries: Uint8Array[] = [];
-  while (count === undefined ? !reader.done : entries.length < count) {
-    const entry = new Uint8Array(size);
-    const view = new DataView(entry.buffer);
+  // One buffer per section, sized for the most entries the bytes can hold (no object per entry).
+  const most = count ?? Math.floor((reader.bytes.length - reader.at) / minWireEntryBytes(level, 2));
+  const out = new Uint8Array(most * size);
+  const view = new DataView(out.buffer);
+  let n = 0;
+  while (count === undefined ? !reader.done : n < count) {
+    if (n >= most) malformed('a section holds more entries than its bytes allow');
+    const at = n * size;
     if (level === 0) {
       const length = reader.varint();
       if (length >= 2 ** 32) malformed('a chunk length is out of bounds');
-      view.setUint32(0, length);
-      entry.set(reader.sha256(), 4);
+      view.setUint32(at, length);
+      out.set(reader.sha256(), at + 4);
     } else {
-      writeU64(view, 0, reader.varint());
-      writeU64(view, 8, reader.varint());
+      writeU64(view, at, reader.varint());
+      writeU64(view, at + 8, reader.varint());
       const own = reader.varint();
       if (own >= 2 ** 32) malformed('a node section is too long');
-      view.setUint32(16, own);
-      entry.set(reader.sha256(), 20);
+      view.setUint32(at + 16, own);
+      out.set(reader.sha256(), at + 20);
     }
-    entries.push(entry);
+    n++;
   }
-  const out = new Uint8Array(entries.length * size);
-  entries.forEach((entry, i) => out.set(entry, i * size));
-  return { level, count: entries.length, bytes: out };
+  return { level, count: n, bytes: out.subarray(0, n * size) };
 }
 
 const hexToBytes = (hex: string): Uint8Array => Uint8Array.from(Buffer.from(hex, 'hex'));
