@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { build, counterBytes, parse, sha, walk } from '../../helpers/chunk-index-kit.js';
 import {
+  buildChunkTree,
   ChunkIndexBuilder,
   type BuiltChunkIndex,
 } from '../../../src/protocol/chunk-index-builder.js';
@@ -9,6 +10,7 @@ import {
   chunkEntries,
   CHUNK_INDEX_HEADER_BYTES,
   CHUNK_INDEX_HEADER_BYTES_2,
+  DEFAULT_TREE_LAYOUT,
   entryHash,
   format1Layout,
   MAX_INDEX_BYTES,
@@ -36,6 +38,24 @@ describe('chunk index builder and parser (docs/PROTOCOL.md §2.6)', () => {
     const pooled = Buffer.concat([Buffer.from('x'), bigBuilt1.indexBytes]).subarray(1);
     expect(parse(bigBuilt1, pooled).root.count).toBe(index1.root.count);
     expect(pooled).toEqual(Buffer.from(bigBuilt1.indexBytes));
+  });
+
+  it('regroups a format 1 tree from its chunks into the format 2 tree, byte for byte', () => {
+    // What a client holding a format 1 cache does before comparing nodes with a format 2 index.
+    const level0 = readWholeTree(parse(bigBuilt1), bigBuilt1.listBytes)[0] as Section;
+    const { artifactSize, artifactSha256, params } = bigBuilt.index;
+    const regrouped = buildChunkTree(
+      level0,
+      artifactSize,
+      artifactSha256,
+      params,
+      DEFAULT_TREE_LAYOUT,
+    );
+    expect(regrouped.indexBytes).toEqual(bigBuilt.indexBytes);
+    expect(regrouped.listBytes).toEqual(bigBuilt.listBytes);
+    // And back: equal chunk lists give equal nodes under either layout.
+    const back = buildChunkTree(level0, artifactSize, artifactSha256, params, format1Layout(3));
+    expect(back.indexBytes).toEqual(bigBuilt1.indexBytes);
   });
 
   it('makes format 2 denser than format 1 (varint entries)', () => {
