@@ -21,8 +21,9 @@ import { blobSources, fetchSmallBlob, loadIndex, type ChunkedContext } from './c
 import { toUpdateError, UpdateError } from './errors.js';
 
 /**
- * A chunk list longer than this (an artifact of about 14 GiB at the default layout) is not
- * fetched at install time: the tree is then learned by reading the blob when first needed.
+ * A chunk list longer than this (an artifact of about 13 GiB at the default layout, index
+ * format 2) is not fetched at install time: the tree is then learned by reading the blob when
+ * first needed.
  */
 export const MAX_KEPT_LIST_BYTES = 32 * 1024 * 1024;
 
