@@ -269,6 +269,24 @@ describe('parseSection refusals', () => {
     );
   });
 
+  it('refuses a signed section whose varint is not minimal (CHUNK_INDEX_MALFORMED)', () => {
+    const { section, node: plain } = chunkSection(index.sectionMin, [index.sectionMin - 1]);
+    expect(codeOf(() => parseSection(section, plain, 1, false, index))).toBeUndefined();
+    // 5000 is 0x88 0x27; the same value in three bytes (0x88 0xa7 0x00) is refused, although
+    // the node signs exactly these bytes.
+    expect([section[0], section[1]]).toEqual([0x88, 0x27]);
+    const longer = new Uint8Array(section.length + 1);
+    longer.set([0x88, 0xa7, 0x00], 0);
+    longer.set(section.subarray(2), 3);
+    const node: NodeEntry = {
+      span: 5000 * index.sectionMin,
+      subtreeBytes: longer.length,
+      sectionBytes: longer.length,
+      sha256: createHash('sha256').update(longer).digest(),
+    };
+    expect(codeOf(() => parseSection(longer, node, 1, false, index))).toBe('CHUNK_INDEX_MALFORMED');
+  });
+
   it('refuses a section that ends before its closing entry unless it ends the artifact', () => {
     const { section, node } = chunkSection(2, []);
     expect(codeOf(() => parseSection(section, node, 1, false, index))).toBe(
