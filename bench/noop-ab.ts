@@ -7,6 +7,11 @@
  *
  *   BUNDLES=main=/tmp/main.mjs,new=/tmp/new.mjs MODE=noop ROUNDS=5 npx tsx bench/noop-ab.ts
  *   (COUNT=10000, SIZE=4096; `label=path+--node-flag+...` runs that bundle under node flags)
+ *
+ * MODE=noop also times `node -e 0` in the same rounds, the floor no bundle goes under. Node
+ * reads and parses the file NODE_EXTRA_CA_CERTS names at every start, before any of our code
+ * (about 70 ms with a full CA bundle on the shared machine): the floor row shows it, and the
+ * bench says so when it is set (unset it for figures comparable with a user's machine).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -69,6 +74,12 @@ async function main(): Promise<void> {
         });
       }
     }
+    if (MODE === 'noop') {
+      runs.push({
+        label: 'floor node -e 0',
+        run: () => runMeasured(process.execPath, ['-e', '0']),
+      });
+    }
     const samples = new Map<string, ChildRun[]>(runs.map((r) => [r.label, []]));
     for (let round = 0; round < ROUNDS; round++) {
       for (let i = 0; i < runs.length; i++) {
@@ -99,6 +110,10 @@ async function main(): Promise<void> {
           ((m.get(`${b.label} ${what}`) ?? 0) / (m.get(`${first} ${what}`) ?? 1)).toFixed(3);
         rows.push([`ratio ${b.label} / ${first} ${what}`, `${of(medians)}x (CPU ${of(cpus)}x)`]);
       }
+    }
+    const extraCa = process.env['NODE_EXTRA_CA_CERTS'];
+    if (extraCa !== undefined && extraCa !== '') {
+      rows.push(['note', `NODE_EXTRA_CA_CERTS=${extraCa}: every node start (floor too) reads it`]);
     }
     printTable(`${MODE}: ${COUNT} x ${SIZE} B, ${ROUNDS} rounds`, rows);
   } finally {

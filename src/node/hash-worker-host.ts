@@ -5,9 +5,10 @@
  * large artifact). Started by the first `acquire`, terminated when the last user releases it:
  * no idle thread outlives the pulls. Requests are answered in the order they were sent.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { UpdateError } from '../core/errors.js';
 import { WORKER_SOURCE, type WorkerReply, type WorkerRequest } from './hash-append-worker.js';
+import { workerThreads } from './lazy-builtin.js';
 
 export type OkReply = WorkerReply & { ok: true };
 
@@ -24,7 +25,8 @@ class WorkerHost {
   users = 0;
 
   constructor() {
-    this.worker = new Worker(WORKER_SOURCE, { eval: true });
+    // Loaded here, by the first pull that needs a worker (lazy-builtin.ts).
+    this.worker = new (workerThreads().Worker)(WORKER_SOURCE, { eval: true });
     this.worker.unref();
     this.worker.on('message', (reply: WorkerReply) => this.settle(reply));
     this.worker.on('error', (error: Error) => {

@@ -4,8 +4,8 @@
  * core owns the deadline and aborts `signal` at its end; the command is then killed with its
  * whole process tree (POSIX: its own process group; Windows: taskkill /T).
  */
-import { spawn } from 'node:child_process';
 import type { HealthProbe, HealthTarget, HealthVerdict } from '../core/ports.js';
+import { childProcess } from './lazy-builtin.js';
 
 /** How much of the command's stderr is kept for the reason (the tail: errors come last). */
 const STDERR_TAIL_BYTES = 400;
@@ -56,7 +56,7 @@ export function commandProbe(
           resolve({ ok: false, reason: 'aborted before it started' });
           return;
         }
-        const child = spawn(command, {
+        const child = childProcess().spawn(command, {
           shell: true,
           cwd: path,
           env,
@@ -103,7 +103,10 @@ function killTree(pid: number | undefined, platform: NodeJS.Platform): void {
   if (pid === undefined) return;
   try {
     if (platform === 'win32') {
-      spawn('taskkill', ['/pid', String(pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true });
+      childProcess().spawn('taskkill', ['/pid', String(pid), '/T', '/F'], {
+        stdio: 'ignore',
+        windowsHide: true,
+      });
     } else {
       process.kill(-pid, 'SIGKILL');
     }

@@ -9,7 +9,7 @@
  * Opt-in from an entry point only (the CLI): the desktop app keeps V8's own pacing.
  */
 import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { vm } from './lazy-builtin.js';
 
 /** Bytes written to partial files between two collections (peak garbage ~ twice this). */
 export const GC_EVERY_BYTES = 1024 * 1024;
@@ -24,7 +24,7 @@ type GcFunction = (options?: { type?: 'major' | 'minor' }) => void;
 export function exposeMinorGc(): (() => void) | undefined {
   try {
     setFlagsFromString('--expose-gc');
-    const gc: unknown = runInNewContext('gc');
+    const gc: unknown = vm().runInNewContext('gc');
     if (typeof gc !== 'function') return undefined;
     const collect = gc as GcFunction;
     return () => collect({ type: 'minor' });

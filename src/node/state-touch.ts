@@ -91,16 +91,27 @@ export function parseTouch(bytes: Uint8Array): TouchRecord | undefined {
 /** What the wrapper knows to be on disk: the merged state and its state file's digest. */
 interface Known {
   readonly state: UpdaterState;
-  /** SHA-256 of the state file's bytes; undefined until needed (read and hashed then). */
+  /** SHA-256 of the state file's bytes; undefined until needed (hashed or read then). */
   base: string | undefined;
+  /** The state file's bytes as loaded, kept until hashed (undefined: none, or read again). */
+  bytes?: Uint8Array | undefined;
+}
+
+/** A store whose load also hands back the state file bytes it parsed (file-store.ts). */
+export interface StateBytesSource {
+  loadStateAndBytes(): Promise<{ state: UpdaterState; bytes: Uint8Array | undefined }>;
 }
 
 /**
  * `store` with the last-run record: loadState applies a record that amends the state file on
  * disk, and saveState of a state that differs from the one last loaded or saved only in the
- * touched fields writes the record instead of the state file.
+ * touched fields writes the record instead of the state file. The digest is taken of the bytes
+ * the load parsed: one read of the state file per run, not two (docs/UPDATER.md §3, No-op runs).
  */
-export function withTouchRecord(store: LocalStore, paths: StateDirPaths): Required<LocalStore> {
+export function withTouchRecord(
+  store: LocalStore & StateBytesSource,
+  paths: StateDirPaths,
+): Required<LocalStore> {
   const touchPath = join(paths.meta, TOUCH_FILE);
   let known: Known | undefined;
   const stateDigest = async (): Promise<string | undefined> => {
@@ -111,6 +122,12 @@ export function withTouchRecord(store: LocalStore, paths: StateDirPaths): Requir
       throw error;
     }
   };
+  /** The digest of `was`: of the bytes it was loaded from, or read from disk after a save. */
+  const digestOf = async (was: Known): Promise<string | undefined> => {
+    if (was.base === undefined && was.bytes !== undefined) was.base = sha256Hex(was.bytes);
+    was.bytes = undefined;
+    return (was.base ??= await io('read the state file', stateDigest));
+  };
   /** Runs a write that leaves the disk unknown until it succeeds. */
   const writing = async (write: () => Promise<void>, after?: Known): Promise<void> => {
     known = undefined;
@@ -120,14 +137,16 @@ export function withTouchRecord(store: LocalStore, paths: StateDirPaths): Requir
   return {
     ...bindAll(store),
     async loadState() {
-      const state = await store.loadState();
+      known = undefined;
+      const loaded = await store.loadStateAndBytes();
+      const { state } = loaded;
       const bytes = await io('read the last-run record', () => readNoFollow(touchPath));
       const touch = bytes === undefined ? undefined : parseTouch(bytes);
       if (touch === undefined) {
-        known = { state, base: undefined };
+        known = { state, base: undefined, bytes: loaded.bytes };
         return state;
       }
-      const base = await io('read the state file', stateDigest);
+      const base = loaded.bytes === undefined ? undefined : sha256Hex(loaded.bytes);
       if (base !== touch.base) {
         known = { state, base };
         return state;
@@ -144,7 +163,7 @@ export function withTouchRecord(store: LocalStore, paths: StateDirPaths): Requir
         return;
       }
       known = undefined;
-      was.base ??= await io('read the state file', stateDigest);
+      await digestOf(was);
       if (was.base === undefined) {
         // No state file yet: the whole state is written (it is small then).
         await store.saveState(next);

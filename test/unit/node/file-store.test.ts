@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { InstallStep } from '../../../src/core/install-steps.js';
 import { EMPTY_STATE, type InstalledSet, type UpdaterState } from '../../../src/core/state.js';
 import { FileStore } from '../../../src/node/file-store.js';
+import { stateDirPaths } from '../../../src/node/state-dir.js';
 import { sha256Hex, text } from '../core/fakes.js';
 import { tempDirs } from './temp-dir.js';
 
@@ -47,6 +48,17 @@ describe('FileStore', () => {
     const store = await FileStore.open(await dirs.make());
     expect(await store.loadState()).toEqual(EMPTY_STATE);
     expect(await store.scanInstalled()).toEqual([]);
+  });
+
+  it('loadStateAndBytes hands back the state with the exact bytes it parsed', async () => {
+    const dir = await dirs.make();
+    const store = await FileStore.open(dir);
+    expect(await store.loadStateAndBytes()).toEqual({ state: EMPTY_STATE, bytes: undefined });
+    const state = { ...EMPTY_STATE, lastCheckAtMs: 1234 };
+    await store.saveState(state);
+    const loaded = await store.loadStateAndBytes();
+    expect(loaded.state).toEqual(state);
+    expect(Buffer.from(loaded.bytes ?? [])).toEqual(await readFile(stateDirPaths(dir).state));
   });
 
   it('commits a set: DIR/current holds exactly its files, state and envelope are written', async () => {

@@ -103,6 +103,36 @@ describe('state-touch: the last-run record', () => {
     expect((await (await storeIn(dir)).loadState()).lastCheckAtMs).toBe(7000);
   });
 
+  it('names the digest of the bytes its load parsed: the state file is read once per run', async () => {
+    for (const withRecord of [false, true]) {
+      const { dir, state, touch } = await opened();
+      await (await storeIn(dir)).saveState(BASE);
+      if (withRecord) {
+        const first = await storeIn(dir);
+        await first.saveState({ ...(await first.loadState()), lastCheckAtMs: 1500 });
+      }
+      const parsed = await readFile(state);
+      const store = await storeIn(dir);
+      const loaded = await store.loadState();
+      // Bytes no run writes (only the lock holder writes, through this store): a second read
+      // would hash these instead of the ones parsed.
+      await writeFile(state, `${JSON.stringify({ ...BASE, lastCheckAtMs: 7000 })}\n`);
+      await store.saveState({ ...loaded, lastCheckAtMs: 2000 });
+      const record = JSON.parse(await readFile(touch, 'utf8')) as Record<string, unknown>;
+      expect(record).toMatchObject({ base: sha256Hex(parsed), lastCheckAtMs: 2000 });
+    }
+  });
+
+  it('hashes the state file written by its own full save, read back from disk', async () => {
+    const { dir, state, touch } = await opened();
+    const store = await storeIn(dir);
+    const loaded = await store.loadState();
+    await store.saveState({ ...loaded, ...BASE });
+    await store.saveState({ ...BASE, lastCheckAtMs: 3000 });
+    const record = JSON.parse(await readFile(touch, 'utf8')) as Record<string, unknown>;
+    expect(record).toMatchObject({ base: sha256Hex(await readFile(state)), lastCheckAtMs: 3000 });
+  });
+
   it('a damaged record is ignored and replaced by the next save', async () => {
     const { dir, touch } = await opened();
     const store = await storeIn(dir);

@@ -61,4 +61,19 @@ describe('the CLI launcher', () => {
       expect(sized.threads - chosen.threads).toBe(CLI_THREADPOOL_SIZE - 2);
     },
   );
+
+  it('loads no worker_threads, child_process or vm before a run needs them', async () => {
+    // A no-op start pays for every built-in the bundle imports statically (lazy-builtin.ts).
+    const report = join(dir, 'loaded.cjs');
+    await writeFile(
+      report,
+      `process.on('exit', () => process.stderr.write('LOADED ' + JSON.stringify(process.moduleLoadList)));`,
+    );
+    const { stderr } = await run(process.execPath, ['--require', report, bundle, '--help']);
+    const loaded = JSON.parse(/LOADED (.*)$/s.exec(stderr)?.[1] ?? '[]') as string[];
+    expect(loaded).toContain('NativeModule fs');
+    for (const name of ['worker_threads', 'child_process', 'vm']) {
+      expect(loaded).not.toContain(`NativeModule ${name}`);
+    }
+  });
 });

@@ -1,0 +1,26 @@
+/**
+ * Node built-ins that only some runs need, loaded at their first use. A static import of a
+ * built-in loads and evaluates it before the entry point's first line, whether the run uses it
+ * or not; a no-op `check` or `update` starts no worker thread, no child process and no V8
+ * context, so it no longer pays for `node:worker_threads`, `node:child_process` and `node:vm`
+ * (docs/UPDATER.md §3, No-op runs; §7). `require` is synchronous, so a caller such as a
+ * constructor needs no `await`; a built-in is loaded once and then cached by Node.
+ */
+// Aliased: the CLI bundle's banner declares `createRequire` (scripts/build-cli.mjs).
+import { createRequire as requireFrom } from 'node:module';
+import type * as ChildProcess from 'node:child_process';
+import type * as Vm from 'node:vm';
+import type * as WorkerThreads from 'node:worker_threads';
+
+const load = requireFrom(import.meta.url);
+
+/** `node:worker_threads`, loaded at the first call. */
+export const workerThreads = (): typeof WorkerThreads =>
+  load('node:worker_threads') as typeof WorkerThreads;
+
+/** `node:child_process`, loaded at the first call. */
+export const childProcess = (): typeof ChildProcess =>
+  load('node:child_process') as typeof ChildProcess;
+
+/** `node:vm`, loaded at the first call. */
+export const vm = (): typeof Vm => load('node:vm') as typeof Vm;

@@ -1,0 +1,13 @@
+import * as childProcessModule from 'node:child_process';
+import * as vmModule from 'node:vm';
+import * as workerThreadsModule from 'node:worker_threads';
+import { describe, expect, it } from 'vitest';
+import { childProcess, vm, workerThreads } from '../../../src/node/lazy-builtin.js';
+
+describe('lazy-builtin', () => {
+  it('hands out the built-ins themselves, loaded at the first call', () => {
+    expect(workerThreads().Worker).toBe(workerThreadsModule.Worker);
+    expect(childProcess().spawn).toBe(childProcessModule.spawn);
+    expect(vm().runInNewContext).toBe(vmModule.runInNewContext);
+  });
+});
