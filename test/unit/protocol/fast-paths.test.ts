@@ -42,7 +42,7 @@ describe('compareNames (fast path) agrees with UTF-8 byte order', () => {
   });
 });
 
-describe('decodeBase64Strict (round-trip canonical check)', () => {
+describe('decodeBase64Strict (canonical check without a round trip)', () => {
   it('decodes canonical base64 of any bytes, short or long', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 600 }), (bytes) => {
@@ -61,6 +61,20 @@ describe('decodeBase64Strict (round-trip canonical check)', () => {
     '-_8=',
     'QUJD\n',
     `${'QUJD'.repeat(100)}QR==`,
+    // Past the regex guard's 256 characters: each shape must be refused by the length,
+    // alphabet and last-quantum checks alone.
+    `${'QUJD'.repeat(100)}QQ==${'QUJD'.repeat(2)}`,
+    `${'QUJD'.repeat(100)}Q.JD`,
+    `${'QUJD'.repeat(100)}QU-D`,
+    `${'QUJD'.repeat(100)}QU_D`,
+    `${'QUJD'.repeat(100)}Q===`,
+    `${'QUJD'.repeat(100)}====`,
+    `${'QUJD'.repeat(100)}QUJ=`,
+    `${'QUJD'.repeat(100)}QUJ`,
+    `${'QUJD'.repeat(50)} ${'QUJD'.repeat(50)}QUJ`,
+    `${'QUJD'.repeat(50)}....${'QUJD'.repeat(50)}`,
+    `${'QUJD'.repeat(50)}QU-D${'QUJD'.repeat(50)}`,
+    `${'QUJD'.repeat(50)}QU_D${'QUJD'.repeat(50)}`,
   ]) {
     it(`refuses ${JSON.stringify(bad.length > 20 ? `${bad.slice(0, 8)}...${bad.slice(-4)}` : bad)}`, () => {
       expect(() => decodeBase64Strict(bad, 'x')).toThrow(
