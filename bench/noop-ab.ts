@@ -6,7 +6,8 @@
  * each tree.
  *
  *   BUNDLES=main=/tmp/main.mjs,new=/tmp/new.mjs MODE=noop ROUNDS=5 npx tsx bench/noop-ab.ts
- *   (COUNT=10000, SIZE=4096; `label=path+--node-flag+...` runs that bundle under node flags)
+ *   (COUNT=10000, SIZE=4096; `label=path+--node-flag+...` runs that bundle under node flags;
+ *   GZIP_JSON=0 turns off nginx's gzip of the JSON manifest answer, test/helpers/nginx.ts)
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -30,7 +31,7 @@ const bundles = (process.env.BUNDLES ?? '').split(',').map((pair) => {
 
 async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'bench-noop-ab-'));
-  const nginx = await startNginx(join(work, 'www'));
+  const nginx = await startNginx(join(work, 'www'), { gzipJson: process.env.GZIP_JSON !== '0' });
   try {
     const fx = await buildFixture(join(work, 'www'), nginx.baseUrl, COUNT, SIZE, false);
     const cli = (
