@@ -9,6 +9,8 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from '../../server/src/start-server.js';
+import type { RequestLogEntry } from '../../server/src/dev/request-log.js';
 import { startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
 import { startNginx, type Nginx } from '../helpers/nginx.js';
 import { bytesOf, expectRefusal, openUpdater, tempDirs } from '../helpers/updater-harness.js';
@@ -123,5 +125,42 @@ describe('the manifest answer, gzip-coded by nginx', () => {
     expect(log.filter((a) => a.uri.endsWith('.bin')).every((a) => a.contentEncoding === '')).toBe(
       true,
     );
+  });
+});
+
+describe('the manifest answer, gzip-coded by the companion server', () => {
+  it('installs from the inflated answer and sends the weak tag back for a 304', async () => {
+    const server = await startServer({ dev: true, simulate: false });
+    try {
+      await server.publish({
+        registry_version: '1.0.0',
+        artifacts: [{ name: 'a.txt', content: bytesOf(4096, 7) }],
+      });
+      const minted = await server.updates.mintMachineKey();
+      const target = {
+        baseUrl: server.url,
+        machineKey: minted.machine_key,
+        pubkeyHex: server.nodePubkey,
+      };
+      const dir = await dirs.make('qa-conditional-');
+      const u = await openUpdater(target, dir);
+      try {
+        expect((await u.update()).outcome).toBe('applied');
+        expect((await u.update()).outcome).toBe('up-to-date');
+      } finally {
+        await u.close();
+      }
+      const res = await fetch(`${server.url}/api/dev/requests`);
+      const { requests } = (await res.json()) as { requests: RequestLogEntry[] };
+      const manifest = requests.filter((r) => r.url === '/api/updates/manifest');
+      expect(manifest.map((r) => r.status)).toEqual([200, 304]);
+      expect(manifest.map((r) => r.headers['accept-encoding'])).toEqual(['gzip', 'gzip']);
+      expect(manifest[1]?.headers['if-none-match']).toMatch(/^W\/"/);
+      const artifacts = requests.filter((r) => r.url.startsWith('/api/updates/artifacts/'));
+      expect(artifacts.length).toBeGreaterThan(0);
+      expect(artifacts.every((r) => r.headers['accept-encoding'] === 'identity')).toBe(true);
+    } finally {
+      await server.close();
+    }
   });
 });
