@@ -46,19 +46,18 @@ export function registerUpdatesManifest(
     const nonce = nonceOf(request.query);
     const answer = await answers.answerFor(nonce);
     if (answer === undefined) throw new HttpError(404, 'NO_RELEASE', 'nothing is published');
-    const { bytes } = answer;
-    const gzip = bytes.length >= GZIP_MIN_BYTES && acceptsGzip(request.headers['accept-encoding']);
+    const gzip = answer.length >= GZIP_MIN_BYTES && acceptsGzip(request.headers['accept-encoding']);
     reply.header('cache-control', 'no-store');
     reply.header('vary', 'accept-encoding');
     if (nonce === undefined) {
       // RFC 9110 §8.8.1: another representation, another tag; weak, so that If-None-Match
       // (weak comparison, §13.1.2) still matches either form of the same bytes.
-      const tag = entityTagOf(bytes);
+      const tag = entityTagOf(answer.bytes());
       reply.header('etag', gzip ? `W/${tag}` : tag);
       if (noneMatch(request.headers['if-none-match'], tag)) return reply.code(304).send();
     }
     reply.type('application/json; charset=utf-8');
-    if (!gzip) return reply.send(bytes);
+    if (!gzip) return reply.send(answer.bytes());
     reply.header('content-encoding', 'gzip');
     return reply.send(answer.gzip());
   });

@@ -29,18 +29,24 @@ interface Frame {
   gzip?: GzipFrame;
 }
 
-/** One answer's bytes, and the same bytes gzip-coded (made on first call, then kept). */
+/**
+ * One answer: its length, its bytes and the same bytes gzip-coded, each form made on first
+ * call and then kept (a gzip nonce answer never joins the identity bytes: megabytes at 10,000
+ * artifacts).
+ */
 export interface ManifestAnswer {
-  readonly bytes: Buffer;
+  readonly length: number;
+  bytes(): Buffer;
   gzip(): Buffer;
 }
 
 /** An answer over `frame` with `middle` (the freshness envelope) in it. */
 function answerOf(frame: Frame, middle: Uint8Array): ManifestAnswer {
-  const bytes = Buffer.concat([frame.head, middle, frame.tail]);
+  let bytes: Buffer | undefined;
   let coded: Buffer | undefined;
   return {
-    bytes,
+    length: frame.head.length + middle.length + frame.tail.length,
+    bytes: () => (bytes ??= Buffer.concat([frame.head, middle, frame.tail])),
     gzip: () => {
       frame.gzip ??= new GzipFrame(frame.head, GZIP_LEVEL);
       coded ??= frame.gzip.code(Buffer.concat([middle, frame.tail]));
@@ -77,12 +83,12 @@ export class ManifestAnswers {
 
   /** The answer to a request without a nonce; undefined when nothing is published. */
   async answer(): Promise<Buffer | undefined> {
-    return (await this.answerFor(undefined))?.bytes;
+    return (await this.answerFor(undefined))?.bytes();
   }
 
   /** The answer bound to one request's nonce (never cached). */
   async answerWithNonce(nonce: string): Promise<Buffer | undefined> {
-    return (await this.answerFor(nonce))?.bytes;
+    return (await this.answerFor(nonce))?.bytes();
   }
 
   /**
