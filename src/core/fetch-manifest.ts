@@ -77,7 +77,7 @@ export async function readCapped(
   const { response } = exchange;
   const wire = response.wireBytes?.bind(response);
   const declared = Number(response.header('content-length') ?? Number.NaN);
-  if (wire === undefined && Number.isFinite(declared) && declared > max) {
+  if (response.inflated !== true && Number.isFinite(declared) && declared > max) {
     throw new UpdateError('MANIFEST_TOO_LARGE', `${what} declares ${declared} > ${max} bytes`);
   }
   const parts: Uint8Array[] = [];

@@ -114,6 +114,21 @@ describe('fetchManifest with a gzip-coded answer', () => {
     expect(pulled).toBeLessThan(chunks.length / 2);
   });
 
+  it('holds the inflated bytes, not the coded Content-Length, against the cap', async () => {
+    const coded = gzipSync(ANSWER);
+    const { http } = ctx(
+      () => ({ headers: { ...GZIP, 'content-length': String(coded.length) }, chunks: [coded] }),
+      { maxManifestBytes: ANSWER.length },
+    );
+    expect(decode(await fetchManifest(http, signal))).toBe(ANSWER);
+    const over = ctx(() => ({ headers: GZIP, chunks: [coded] }), {
+      maxManifestBytes: ANSWER.length - 1,
+    });
+    await expect(fetchManifest(over.http, signal)).rejects.toMatchObject({
+      code: 'MANIFEST_TOO_LARGE',
+    });
+  });
+
   it('refuses a corrupt gzip stream (CONTENT_ENCODING)', async () => {
     const coded = Buffer.from(gzipSync(ANSWER));
     coded[20] = (coded[20] ?? 0) ^ 0xff;
