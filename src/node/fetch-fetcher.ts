@@ -19,7 +19,11 @@ import { isGzipCoding } from './gzip-body.js';
 /** A session's fetch as the app holds it (global fetch, Electron's net.fetch). */
 export type SessionFetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
-/** The slice of `fetch` the adapter uses (global fetch, Electron's net.fetch, a test's). */
+/**
+ * The slice of `fetch` the adapter uses (global fetch, Electron's net.fetch, a test's). Like
+ * fetch(), it must hand back a gzip-coded body inflated (`acceptGzip`); one that does not gets
+ * its answer refused by verification, never trusted.
+ */
 export type FetchLike = (
   url: string,
   init: {
