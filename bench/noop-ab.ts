@@ -6,7 +6,8 @@
  * each tree.
  *
  *   BUNDLES=main=/tmp/main.mjs,new=/tmp/new.mjs MODE=noop ROUNDS=5 npx tsx bench/noop-ab.ts
- *   (COUNT=10000, SIZE=4096; `label=path+--node-flag+...` runs that bundle under node flags)
+ *   (COUNT=10000, SIZE=4096; `label=path+--node-flag+...` runs that bundle under node flags;
+ *   GZIP_JSON=0 turns off nginx's gzip of the JSON manifest answer, test/helpers/nginx.ts)
  *
  * MODE=noop also times `node -e 0` in the same rounds, the floor no bundle goes under. Node
  * reads and parses the file NODE_EXTRA_CA_CERTS names at every start, before any of our code
@@ -35,7 +36,7 @@ const bundles = (process.env.BUNDLES ?? '').split(',').map((pair) => {
 
 async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'bench-noop-ab-'));
-  const nginx = await startNginx(join(work, 'www'));
+  const nginx = await startNginx(join(work, 'www'), { gzipJson: process.env.GZIP_JSON !== '0' });
   try {
     const fx = await buildFixture(join(work, 'www'), nginx.baseUrl, COUNT, SIZE, false);
     const cli = (

@@ -32,7 +32,12 @@
  *                                              unmeasured, before the rounds,
  *                                              BASE_CLI=FILE adds ours-base: the same runs
  *                                              by another bundle, e.g. main's, in the same
- *                                              interleaved rounds)
+ *                                              interleaved rounds,
+ *                                              GZIP_JSON=0 turns off nginx's gzip of JSON)
+ *
+ * nginx gzips JSON as a stock set-up does (test/helpers/nginx.ts `gzipJson`: the manifest answer
+ * is typed application/json), so a client that offers gzip for the manifest gets it coded
+ * (docs/PROTOCOL.md §2.7.6, Content coding); the peers fetch no JSON.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -74,6 +79,7 @@ const BENCH_LOG = process.env.BENCH_LOG === '1';
 const WARMUP = process.env.WARMUP === '1';
 /** Another build of our CLI (e.g. main's) run as ours-base beside ours, same state and rounds. */
 const BASE_CLI = process.env.BASE_CLI;
+const GZIP_JSON = process.env.GZIP_JSON !== '0';
 const CASE_TITLES: Record<string, string> = {
   a: '(a) 1 MiB changed in place',
   b: '(b) 64 KiB inserted at 1 MiB',
@@ -165,7 +171,7 @@ interface Contender {
 const work = await mkdtemp(join(tmpdir(), 'bench-chunk-delta-'));
 const www = join(work, 'www');
 await mkdir(www, { recursive: true });
-const nginx: Nginx = await startNginx(www);
+const nginx: Nginx = await startNginx(www, { gzipJson: GZIP_JSON });
 try {
   console.error(`preparing ${mib(SIZE)} base and ${CASES.length} cases in ${work} ...`);
   const baseFile = join(work, 'base.bin');
@@ -232,7 +238,7 @@ async function measure(who: Contender, c: Case): Promise<Sample> {
       const ranges = e.range === '' || e.range === '-' ? 0 : e.range.split(',').length;
       console.error(
         `  ${e.status} ${e.uri} ranges=${ranges} body=${e.bodyBytesSent} ` +
-          `headers=${e.bytesSent - e.bodyBytesSent}`,
+          `headers=${e.bytesSent - e.bodyBytesSent} coding=${e.contentEncoding || 'identity'}`,
       );
     }
   }

@@ -9,7 +9,12 @@
  *   WORKLOAD=large|many-64k|many-4k|changed|noop|huge npx tsx bench/updater-peers.ts
  *   (default: all but huge; ROUNDS=3; BENCH_LARGE_MIB=512; huge is 4 GiB, ours + curl only;
  *   PEERS=curl-z,curl-tee,tuf narrows the peers while iterating; OURS_NODE_ARGS passes node
- *   flags to our CLI only, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof')
+ *   flags to our CLI only, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'; GZIP_JSON=0 turns off
+ *   nginx's gzip of JSON)
+ *
+ * nginx gzips JSON as a stock set-up does (test/helpers/nginx.ts `gzipJson`): our manifest
+ * answer and tuf-js's metadata alike, each client taking it if it offers gzip (tuf-js's fetch
+ * does; ours does for the manifest, docs/PROTOCOL.md §2.7.6, Content coding).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -219,7 +224,7 @@ async function measure(nginx: Nginx, c: Contender): Promise<Sample> {
 async function runWorkload(name: string, w: Workload): Promise<Record<string, unknown>> {
   const work = await mkdtemp(join(tmpdir(), `bench-peers-${name}-`));
   const root = join(work, 'www');
-  const nginx = await startNginx(root);
+  const nginx = await startNginx(root, { gzipJson: process.env.GZIP_JSON !== '0' });
   try {
     const fx = await buildFixture(root, nginx.baseUrl, w.count, w.size, w.kind === 'changed');
     const bin = await bundles(work);

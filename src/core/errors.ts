@@ -35,6 +35,9 @@ export type UpdateErrorCode =
   | 'SUBSCRIPTION_INACTIVE'
   | 'RATE_LIMITED'
   | 'HTTP_STATUS'
+  /** A content coding we did not ask for, or a gzip stream that does not inflate
+   *  (docs/PROTOCOL.md §2.7.6, Content coding). */
+  | 'CONTENT_ENCODING'
   | 'NETWORK'
   | 'STALLED'
   | 'ABORTED'

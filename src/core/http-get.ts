@@ -7,7 +7,7 @@ import type { Endpoint } from './endpoint.js';
 import { UpdateError } from './errors.js';
 import type { Limits } from './limits.js';
 import { linkedAbort, type AbortLane } from './linked-abort.js';
-import type { Clock, Fetcher, FetchResponse, Timers } from './ports.js';
+import type { Clock, Fetcher, FetchInit, FetchResponse, Timers } from './ports.js';
 import { safeUrl } from './safe-url.js';
 import { StallWatch } from './stall-watch.js';
 
@@ -37,6 +37,7 @@ export interface Exchange {
 /**
  * Starts a GET, following at most limits.maxRedirects redirects. With a `lane` (a download
  * slot's reusable link over `parent`), the request runs under its link instead of a new one.
+ * `acceptGzip` lets the answer come gzip-coded (ports.ts FetchInit; the manifest only).
  */
 export async function startGet(
   ctx: HttpContext,
@@ -45,6 +46,7 @@ export async function startGet(
   parent: AbortSignal,
   what: string,
   lane?: AbortLane,
+  acceptGzip = false,
 ): Promise<Exchange> {
   // Let go of `parent` in finish(): a link per request must not outlive it (linked-abort.ts).
   // A lane's link is the lane's to let go of.
@@ -94,7 +96,8 @@ export async function startGet(
       if (current.origin === ctx.endpoint.base.origin) {
         headers['authorization'] = `Bearer ${ctx.endpoint.machineKey}`;
       }
-      const response = await ctx.fetcher.get(current.href, { headers, signal });
+      const init: FetchInit = acceptGzip ? { headers, signal, acceptGzip } : { headers, signal };
+      const response = await ctx.fetcher.get(current.href, init);
       const location = response.header('location');
       if (!REDIRECTS.has(response.status) || location === undefined) {
         const answered = current;

@@ -44,10 +44,35 @@ export interface FetchResponse {
   readonly status: number;
   /** Header value by lowercase name. */
   header(name: string): string | undefined;
-  /** The body as it arrives (no decompression: we send Accept-Encoding: identity). */
+  /**
+   * The body as it arrives. Never decoded, except a `Content-Encoding: gzip` answer to a request
+   * sent with `acceptGzip`, which comes inflated as it streams (`inflated` is then true).
+   */
   readonly body: AsyncIterable<Uint8Array>;
+  /** True when `body` is the inflated form of a gzip-coded answer (FetchInit.acceptGzip). */
+  readonly inflated?: boolean;
+  /**
+   * Bytes received over the wire so far, where they differ from the body's (an inflated
+   * answer); absent when the body's bytes are the wire's. Stall and throughput watches count
+   * these (docs/UPDATER.md §5).
+   */
+  wireBytes?(): number;
   /** Drops the rest of the body and the connection. */
   discard(): void;
+}
+
+/** What a GET is sent with. */
+export interface FetchInit {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly signal: AbortSignal;
+  /**
+   * The answer may come gzip-coded (docs/PROTOCOL.md §2.7.6, Content coding): the adapter sends
+   * `Accept-Encoding: gzip` in place of the core's `identity` and inflates a gzip answer as it
+   * streams, never holding more than a chunk of it; the core bounds the inflated bytes. Only
+   * for the manifest answer: artifacts, ranges and chunks are incompressible, and a Range of a
+   * coded representation is a range of the coded bytes.
+   */
+  readonly acceptGzip?: boolean;
 }
 
 /**
@@ -56,10 +81,7 @@ export interface FetchResponse {
  * UpdateError (NETWORK, ABORTED); the connect timeout lives here.
  */
 export interface Fetcher {
-  get(
-    url: string,
-    init: { readonly headers: Readonly<Record<string, string>>; readonly signal: AbortSignal },
-  ): Promise<FetchResponse>;
+  get(url: string, init: FetchInit): Promise<FetchResponse>;
 }
 
 /** An artifact being downloaded: a temporary file hashed as it grows. */

@@ -126,6 +126,10 @@ const TABLE: Readonly<Record<string, Entry>> = {
     advice: 'The next check waits as long as the registry asked, then retries on its own.',
   },
   HTTP_STATUS: { kind: 'network', words: 'The registry answered with an unexpected error.' },
+  CONTENT_ENCODING: {
+    kind: 'network',
+    words: 'The registry’s answer came compressed in a form that could not be read.',
+  },
   NETWORK: {
     kind: 'network',
     words: 'The registry cannot be reached.',

@@ -7,14 +7,23 @@
  * As the node:http fetcher (http-fetcher.ts): one GET, no redirect followed (`redirect: 'manual'`; the core alone
  * decides where the machine key may go), no status is an error, the body streamed as it
  * arrives and never buffered here; network failures are UpdateErrors (NETWORK, ABORTED).
+ *
+ * `acceptGzip` (docs/PROTOCOL.md §2.7.6, Content coding): fetch() inflates a gzip answer itself,
+ * as a stream the reader pulls, so the adapter only asks for it and says so (`inflated`); its
+ * wire bytes are not visible here, so the core's watches count the inflated ones.
  */
 import { UpdateError } from '../core/errors.js';
 import type { Fetcher, FetchResponse } from '../core/ports.js';
+import { isGzipCoding } from './gzip-body.js';
 
 /** A session's fetch as the app holds it (global fetch, Electron's net.fetch). */
 export type SessionFetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
-/** The slice of `fetch` the adapter uses (global fetch, Electron's net.fetch, a test's). */
+/**
+ * The slice of `fetch` the adapter uses (global fetch, Electron's net.fetch, a test's). Like
+ * fetch(), it must hand back a gzip-coded body inflated (`acceptGzip`); one that does not gets
+ * its answer refused by verification, never trusted.
+ */
 export type FetchLike = (
   url: string,
   init: {
@@ -51,10 +60,18 @@ export function fetchError(error: unknown, signal: AbortSignal): UpdateError {
   return new UpdateError('NETWORK', `${detail}${message}`, { cause: error, transient: true });
 }
 
+/** A zlib refusal met by fetch()'s own inflating (undici: the error or its cause, `Z_…`). */
+function isInflateError(error: unknown): boolean {
+  const e = error as { code?: unknown; cause?: { code?: unknown } } | null;
+  const code = e?.code ?? e?.cause?.code;
+  return typeof code === 'string' && code.startsWith('Z_');
+}
+
 /** Iterates a web stream's chunks, mapping a broken read to an UpdateError. */
 async function* chunks(
   reader: ReadableStreamDefaultReader<Uint8Array>,
   signal: AbortSignal,
+  inflated: boolean,
 ): AsyncGenerator<Uint8Array> {
   try {
     for (;;) {
@@ -62,6 +79,12 @@ async function* chunks(
       try {
         next = await reader.read();
       } catch (error) {
+        if (inflated && !signal.aborted && isInflateError(error)) {
+          throw new UpdateError('CONTENT_ENCODING', 'gzip answer does not inflate', {
+            cause: error,
+            transient: true,
+          });
+        }
         throw fetchError(error, signal);
       }
       if (next.done) return;
@@ -89,9 +112,11 @@ export function createFetchFetcher(options: FetchFetcherOptions): Fetcher {
       }, options.headersTimeoutMs);
       let response: Response;
       try {
+        const headers = { ...init.headers };
+        if (init.acceptGzip === true) headers['accept-encoding'] = 'gzip';
         response = await options.fetch(url, {
           method: 'GET',
-          headers: { ...init.headers },
+          headers,
           redirect: 'manual',
           signal: controller.signal,
         });
@@ -109,12 +134,15 @@ export function createFetchFetcher(options: FetchFetcherOptions): Fetcher {
       }
       const reader = response.body?.getReader();
       const release = (): void => init.signal.removeEventListener('abort', abort);
+      const inflated =
+        init.acceptGzip === true && isGzipCoding(response.headers.get('content-encoding') ?? '');
       return {
         status: response.status,
         header: (name) => response.headers.get(name) ?? undefined,
+        ...(inflated ? { inflated } : {}),
         body: (async function* () {
           try {
-            if (reader !== undefined) yield* chunks(reader, init.signal);
+            if (reader !== undefined) yield* chunks(reader, init.signal, inflated);
           } finally {
             release();
           }

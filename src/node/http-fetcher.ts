@@ -1,7 +1,8 @@
 /**
  * The Fetcher port straight over `node:http` / `node:https` and their global keep-alive agents
  * (what got used underneath): one GET, no redirect followed, no status an error, no
- * decompression, the body streamed as it arrives. Everything else a download needs (size cap,
+ * decompression (but a gzip answer to a request sent with `acceptGzip`: gzip-body.ts), the body
+ * streamed as it arrives. Everything else a download needs (size cap,
  * redirect policy, stall and drip-feed watch, retries, error codes) lives in the core
  * (src/core/http-get.ts), so this adapter only adds the connect timeout and error mapping.
  *
@@ -16,6 +17,7 @@ import type { Socket } from 'node:net';
 import { UpdateError } from '../core/errors.js';
 import type { Fetcher, FetchResponse } from '../core/ports.js';
 import { safeUrl } from '../core/safe-url.js';
+import { gunzipBody, isGzipCoding } from './gzip-body.js';
 
 export interface HttpFetcherOptions {
   /** Longest wait for a connection: DNS lookup, TCP connect and TLS handshake together. */
@@ -108,9 +110,11 @@ export function createHttpFetcher(options: HttpFetcherOptions): Fetcher {
           reject(new UpdateError('ABORTED', 'request aborted'));
           return;
         }
+        const headers = { ...init.headers };
+        if (init.acceptGzip === true) headers['accept-encoding'] = 'gzip';
         const request = (secure ? httpsRequest : httpRequest)(target, {
           method: 'GET',
-          headers: { ...init.headers },
+          headers,
         });
         // An error event with no listener throws (it crashed a test run): the request's
         // outcome is decided by onError below or by the body, so a later one (an abort of a
@@ -130,13 +134,27 @@ export function createHttpFetcher(options: HttpFetcherOptions): Fetcher {
           // reads it (an abort after discard(), between reads) must not go uncaught (the
           // request's own sink is set above).
           response.on('error', () => undefined);
-          resolve({
-            status: response.statusCode ?? 0,
-            header: (name) => headerOf(response.rawHeaders, name.toLowerCase()),
-            body: bodyOf(request, response, url, init.signal),
-            // The request, not only the response: that is what closes the socket at once.
-            discard: () => request.destroy(),
-          });
+          const header = (name: string): string | undefined =>
+            headerOf(response.rawHeaders, name.toLowerCase());
+          const body = bodyOf(request, response, url, init.signal);
+          // The request, not only the response: that is what closes the socket at once.
+          const discard = (): void => {
+            request.destroy();
+          };
+          const status = response.statusCode ?? 0;
+          if (init.acceptGzip === true && isGzipCoding(header('content-encoding'))) {
+            let wire = 0;
+            resolve({
+              status,
+              header,
+              body: gunzipBody(body, url, (count) => (wire += count)),
+              inflated: true,
+              wireBytes: () => wire,
+              discard,
+            });
+            return;
+          }
+          resolve({ status, header, body, discard });
         });
         request.end();
       });

@@ -19,6 +19,7 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
 
 export interface ProxyLogEntry {
   readonly method: string;
@@ -116,7 +117,8 @@ export async function startForwardProxy(options: ForwardProxyOptions): Promise<F
 
 /**
  * A `fetch` for plain-http URLs that sends every request to `proxyUrl` in absolute form,
- * with `credentials` as Basic proxy authentication. Honours the signal; the body streams.
+ * with `credentials` as Basic proxy authentication. Honours the signal; the body streams, a
+ * gzip one inflated as fetch() inflates it.
  */
 export function proxyFetch(
   proxyUrl: string,
@@ -146,9 +148,13 @@ export function proxyFetch(
           }
           const status = res.statusCode ?? 502;
           const nullBody = status === 204 || status === 304;
+          // As fetch() does (and src/node/fetch-fetcher.ts relies on): a gzip body is inflated.
+          const body = /^\s*(x-)?gzip\s*$/i.test(answer.get('content-encoding') ?? '')
+            ? res.pipe(createGunzip())
+            : res;
           resolve(
             new Response(
-              nullBody ? null : (Readable.toWeb(res) as unknown as ReadableStream<Uint8Array>),
+              nullBody ? null : (Readable.toWeb(body) as unknown as ReadableStream<Uint8Array>),
               { status, headers: answer },
             ),
           );

@@ -3,7 +3,11 @@
  * PATH; `npm test` installs it or names the command) on a free loopback port,
  * serving a directory as static files. Everything nginx writes (pid, logs, temp files) stays in
  * a temp prefix that `stop()` removes. The access log records each request's Range, If-Range,
- * Authorization presence and bytes sent, so tests can count what a client fetched.
+ * Authorization presence, bytes sent and the content coding sent, so tests can count what a
+ * client fetched. With `gzipJson`, JSON is served gzip-coded as a stock nginx set-up would
+ * (`gzip on; gzip_types application/json; gzip_min_length 1024;`, level 1 as shipped): the
+ * extension-less manifest answer at `.../api/updates/manifest` and `*.json` (tuf-js metadata)
+ * are typed application/json, and nginx makes their ETags weak (docs/PROTOCOL.md §2.7.6).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -25,6 +29,15 @@ export interface NginxAccess {
   readonly hadAuthorization: boolean;
   /** Everything nginx wrote for the request, headers included ($bytes_sent). */
   readonly bytesSent: number;
+  /** The Content-Encoding nginx sent ('' for none). */
+  readonly contentEncoding: string;
+}
+
+export interface NginxOptions {
+  /** The nginx binary (tests of this helper). */
+  readonly bin?: string;
+  /** gzip JSON answers (the manifest answer, *.json) of 1 KiB or more. */
+  readonly gzipJson?: boolean;
 }
 
 export interface Nginx {
@@ -65,7 +78,14 @@ function canConnect(port: number): Promise<boolean> {
   });
 }
 
-function config(prefix: string, root: string, port: number): string {
+/** What `gzipJson` adds to the http block: nginx's gzip filter, at its shipped level 1. */
+const GZIP_JSON = `  gzip on;
+  gzip_types application/json;
+  gzip_min_length 1024;
+  gzip_vary on;
+`;
+
+function config(prefix: string, root: string, port: number, gzipJson: boolean): string {
   const tmp = (name: string): string => join(prefix, name);
   // Running as root, workers would switch to "nobody", who cannot read a 0700 temp dir.
   const user = process.getuid?.() === 0 ? 'user root root;\n' : '';
@@ -76,8 +96,8 @@ error_log ${tmp('error.log')} warn;
 events { worker_connections 256; }
 http {
   default_type application/octet-stream;
-  types { }
-  log_format qa '$uri\\t$status\\t$body_bytes_sent\\t$http_range\\t$http_if_range\\t$http_authorization\\t$bytes_sent';
+  types { ${gzipJson ? 'application/json json; ' : ''}}
+  log_format qa '$uri\\t$status\\t$body_bytes_sent\\t$http_range\\t$http_if_range\\t$http_authorization\\t$bytes_sent\\t$sent_http_content_encoding';
   access_log ${tmp('access.log')} qa;
   client_body_temp_path ${tmp('client_body')};
   proxy_temp_path ${tmp('proxy')};
@@ -87,11 +107,11 @@ http {
   sendfile on;
   tcp_nopush on;
   etag on;
-  server {
+${gzipJson ? GZIP_JSON : ''}  server {
     listen 127.0.0.1:${port};
     root ${root};
     location / { }
-  }
+${gzipJson ? '    location ~ /api/updates/manifest$ { default_type application/json; }\n' : ''}  }
 }
 `;
 }
@@ -106,14 +126,14 @@ interface Attempt {
  * Starts nginx serving `root`. Throws with everything known when it does not come up: the
  * binary, how the process ended, its stderr and its error log (`bin` is for tests).
  */
-export async function startNginx(root: string, options: { bin?: string } = {}): Promise<Nginx> {
+export async function startNginx(root: string, options: NginxOptions = {}): Promise<Nginx> {
   const bin = options.bin ?? nginxBinary();
   const prefix = await mkdtemp(join(tmpdir(), 'qa-nginx-'));
   let last: Attempt = { exit: 'not started', stderr: '' };
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
     const conf = join(prefix, 'nginx.conf');
-    await writeFile(conf, config(prefix, root, port));
+    await writeFile(conf, config(prefix, root, port, options.gzipJson === true));
     const child: ChildProcess = spawn(
       bin,
       ['-p', prefix, '-c', conf, '-e', join(prefix, 'error.log')],
@@ -184,6 +204,7 @@ function handle(child: ChildProcess, prefix: string, root: string, port: number)
             ifRange: ifRange === '-' ? '' : ifRange,
             hadAuthorization: auth !== '-' && auth !== '',
             bytesSent: Number(fields[6] ?? '0'),
+            contentEncoding: fields[7] === undefined || fields[7] === '-' ? '' : fields[7],
           };
         });
     },

@@ -8,6 +8,7 @@ import { UpdateError } from '../../../src/core/errors.js';
 import type {
   Clock,
   Fetcher,
+  FetchInit,
   FetchResponse,
   LocalStore,
   PartialBlob,
@@ -15,6 +16,7 @@ import type {
   Timers,
 } from '../../../src/core/ports.js';
 import { EMPTY_STATE, type InstalledArtifact, type UpdaterState } from '../../../src/core/state.js';
+import { gunzipBody, isGzipCoding } from '../../../src/node/gzip-body.js';
 import {
   encodeManifest,
   generateKeyPair,
@@ -94,18 +96,25 @@ export interface SeenRequest {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-/** A fetcher answering from a handler; records every request. */
+/**
+ * A fetcher answering from a handler; records every request (with the headers the adapter would
+ * send). It honours `acceptGzip` as the Node adapter does: `accept-encoding: gzip`, and a gzip
+ * answer inflated as it streams (src/node/gzip-body.ts), its coded bytes counted as wire bytes.
+ */
 export class ScriptedFetcher implements Fetcher {
   readonly seen: SeenRequest[] = [];
   discarded = 0;
 
   constructor(private readonly handler: (req: SeenRequest) => ScriptedResponse) {}
 
-  get(
-    url: string,
-    init: { readonly headers: Readonly<Record<string, string>>; readonly signal: AbortSignal },
-  ): Promise<FetchResponse> {
-    const req = { url, headers: { ...init.headers } };
+  get(url: string, init: FetchInit): Promise<FetchResponse> {
+    const req = {
+      url,
+      headers: {
+        ...init.headers,
+        ...(init.acceptGzip === true ? { 'accept-encoding': 'gzip' } : {}),
+      },
+    };
     this.seen.push(req);
     const r = this.handler(req);
     const headers = r.headers ?? {};
@@ -119,14 +128,23 @@ export class ScriptedFetcher implements Fetcher {
       }
       if (r.failAfter !== undefined) throw r.failAfter;
     }
-    return Promise.resolve({
-      status: r.status ?? 200,
-      header: (name: string) => headers[name.toLowerCase()],
-      body: body(),
-      discard: () => {
-        this.discarded++;
-      },
-    });
+    const discard = (): void => {
+      this.discarded++;
+    };
+    const status = r.status ?? 200;
+    const header = (name: string): string | undefined => headers[name.toLowerCase()];
+    if (init.acceptGzip === true && isGzipCoding(header('content-encoding'))) {
+      let wire = 0;
+      return Promise.resolve({
+        status,
+        header,
+        body: gunzipBody(body(), url, (count) => (wire += count)),
+        inflated: true,
+        wireBytes: () => wire,
+        discard,
+      });
+    }
+    return Promise.resolve({ status, header, body: body(), discard });
   }
 }
 

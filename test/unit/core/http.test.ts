@@ -40,7 +40,8 @@ describe('fetchManifest', () => {
     expect(new TextDecoder().decode(bytes)).toBe('{"a":1}');
     expect(fetcher.seen[0]?.url).toBe('http://updates.test/api/updates/manifest');
     expect(fetcher.seen[0]?.headers['authorization']).toBe('Bearer mk-secret');
-    expect(fetcher.seen[0]?.headers['accept-encoding']).toBe('identity');
+    // The manifest alone offers gzip (docs/PROTOCOL.md §2.7.6, Content coding).
+    expect(fetcher.seen[0]?.headers['accept-encoding']).toBe('gzip');
   });
 
   it('keeps a base path prefix', async () => {
