@@ -63,19 +63,25 @@ async function manifestRequests(prefix: string, server = nginx) {
   return log.filter((a) => a.uri === `/${prefix}/api/updates/manifest`);
 }
 
+/** Installs 1.0.0, then runs a check and an update that find nothing new; returns the dir. */
+async function installThenNoOps(target: Parameters<typeof openUpdater>[0]): Promise<string> {
+  const dir = await dirs.make('qa-conditional-');
+  const u = await openUpdater(target, dir);
+  try {
+    expect((await u.update()).outcome).toBe('applied');
+    expect((await u.check()).toVersion).toBe('1.0.0');
+    expect((await u.update()).outcome).toBe('up-to-date');
+  } finally {
+    await u.close();
+  }
+  return dir;
+}
+
 describe('the manifest answer, conditionally', () => {
   it('is 304 with no body for a check and an update that change nothing', async () => {
     await publishStatic('same');
     const target = { ...signer, baseUrl: `${nginx.baseUrl}/same/` };
-    const dir = await dirs.make('qa-conditional-');
-    const u = await openUpdater(target, dir);
-    try {
-      expect((await u.update()).outcome).toBe('applied');
-      expect((await u.check()).toVersion).toBe('1.0.0');
-      expect((await u.update()).outcome).toBe('up-to-date');
-    } finally {
-      await u.close();
-    }
+    await installThenNoOps(target);
     const seen = await manifestRequests('same');
     expect(seen.map((a) => a.status)).toEqual([200, 304, 304]);
     expect(seen.slice(1).map((a) => a.bodyBytesSent)).toEqual([0, 0]);
@@ -104,15 +110,7 @@ describe('the manifest answer, gzip-coded by nginx', () => {
     const size = await publishStatic('gzip', undefined, 24);
     expect(size).toBeGreaterThan(1024);
     const target = { ...signer, baseUrl: `${gzipNginx.baseUrl}/gzip/` };
-    const dir = await dirs.make('qa-conditional-');
-    const u = await openUpdater(target, dir);
-    try {
-      expect((await u.update()).outcome).toBe('applied');
-      expect((await u.check()).toVersion).toBe('1.0.0');
-      expect((await u.update()).outcome).toBe('up-to-date');
-    } finally {
-      await u.close();
-    }
+    const dir = await installThenNoOps(target);
     const seen = await manifestRequests('gzip', gzipNginx);
     expect(seen.map((a) => a.status)).toEqual([200, 304, 304]);
     expect(seen[0]?.contentEncoding).toBe('gzip');

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { planChunkDelta, type SectionRequest } from '../../../src/core/chunk-delta-plan.js';
 import { buildLocalChunks, NO_LOCAL_CHUNKS } from '../../../src/core/local-chunks.js';
@@ -8,19 +7,7 @@ import {
 } from '../../../src/protocol/chunk-index-builder.js';
 import { parseChunkIndex, parseSection } from '../../../src/protocol/chunk-index-parse.js';
 import type { ChunkIndex } from '../../../src/protocol/chunk-index.js';
-
-function counterBytes(size: number, seed: number): Uint8Array {
-  const out = new Uint8Array(size);
-  const word = new Uint8Array(8);
-  const view = new DataView(word.buffer);
-  for (let i = 0; i * 32 < size; i++) {
-    view.setUint32(0, seed);
-    view.setUint32(4, i);
-    const block = createHash('sha256').update(word).digest();
-    out.set(block.subarray(0, Math.min(32, size - i * 32)), i * 32);
-  }
-  return out;
-}
+import { counterBytes } from '../../helpers/chunk-index-kit.js';
 
 const concat = (...parts: Uint8Array[]): Uint8Array => {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));

@@ -4,40 +4,18 @@
  * for, inflated as it streams, wire bytes counted as sent; a stream that does not inflate is
  * CONTENT_ENCODING; an endless gzip bomb stops at the core's cap.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { createGzip, gzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseEndpoint } from '../../../src/core/endpoint.js';
 import { fetchManifest } from '../../../src/core/fetch-manifest.js';
 import { DEFAULT_LIMITS } from '../../../src/core/limits.js';
 import type { Fetcher } from '../../../src/core/ports.js';
 import { createFetchFetcher } from '../../../src/node/fetch-fetcher.js';
 import { createHttpFetcher } from '../../../src/node/http-fetcher.js';
+import { readAll, useLoopbackServer } from '../../helpers/loopback-server.js';
 
-let server: Server | undefined;
-
-afterEach(async () => {
-  const s = server;
-  server = undefined;
-  if (s !== undefined) {
-    s.closeAllConnections();
-    await new Promise((resolve) => s.close(resolve));
-  }
-});
-
-async function serve(handler: Parameters<typeof createServer>[1]): Promise<string> {
-  server = createServer(handler);
-  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-async function readAll(body: AsyncIterable<Uint8Array>): Promise<string> {
-  const parts: Uint8Array[] = [];
-  for await (const chunk of body) parts.push(chunk);
-  return Buffer.concat(parts).toString();
-}
+const { serve } = useLoopbackServer();
 
 const ANSWER = JSON.stringify({ ok: true, filler: 'abc'.repeat(4000) });
 const CODED = gzipSync(ANSWER);

@@ -2,33 +2,13 @@
  * The Fetcher over node:http(s) (src/node/http-fetcher.ts): the same contract as the got
  * fetcher it replaced, plus the connect deadline, keep-alive reuse and a broken body.
  */
-import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createHttpFetcher, headerOf } from '../../../src/node/http-fetcher.js';
+import { readAll, useLoopbackServer } from '../../helpers/loopback-server.js';
 
-let server: Server | undefined;
-
-afterEach(async () => {
-  const s = server;
-  server = undefined;
-  if (s !== undefined) {
-    s.closeAllConnections();
-    await new Promise((resolve) => s.close(resolve));
-  }
-});
-
-async function serve(handler: Parameters<typeof createServer>[1]): Promise<string> {
-  server = createServer(handler);
-  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-async function readAll(body: AsyncIterable<Uint8Array>): Promise<string> {
-  const parts: Uint8Array[] = [];
-  for await (const chunk of body) parts.push(chunk);
-  return Buffer.concat(parts).toString();
-}
+const loopback = useLoopbackServer();
+const serve = loopback.serve;
 
 const fetcher = createHttpFetcher({ connectTimeoutMs: 2000 });
 const signal = () => new AbortController().signal;
@@ -71,9 +51,7 @@ describe('http fetcher', () => {
 
   it('rejects with a transient NETWORK error when nothing listens', async () => {
     const base = await serve((_req, res) => res.end());
-    const s = server;
-    server = undefined;
-    await new Promise((resolve) => s?.close(resolve));
+    await loopback.close();
     await expect(
       fetcher.get(`${base}/blob?sig=secret`, { headers: {}, signal: signal() }),
     ).rejects.toMatchObject({

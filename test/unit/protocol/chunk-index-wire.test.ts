@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ChunkIndexError } from '../../../src/protocol/chunk-index-error.js';
 import {
   decodeSectionWire,
   encodeSectionWire,
@@ -16,19 +15,9 @@ import {
   type ChunkEntry,
   type NodeEntry,
 } from '../../../src/protocol/chunk-index.js';
+import { codeOf } from '../../helpers/chunk-index-kit.js';
 
 const digest = (seed: number): Uint8Array => createHash('sha256').update(String(seed)).digest();
-
-function codeOf(run: () => unknown): string | undefined {
-  try {
-    run();
-  } catch (error) {
-    return error instanceof ChunkIndexError
-      ? error.code
-      : `NOT_A_CHUNK_INDEX_ERROR ${String(error)}`;
-  }
-  return undefined;
-}
 
 const varint = (bytes: number[]): number => new WireReader(Uint8Array.from(bytes)).varint();
 
