@@ -19,7 +19,7 @@ import { constants, fstatSync, lstatSync, renameSync, type BigIntStats } from 'n
 import { rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { factsBookOf, factsOf } from './facts-book.js';
-import { BLOB_MTIME_S } from './partial-blob.js';
+import { BLOB_MTIME_S } from './intact-blob.js';
 import { openNoFollow, unsafeEntry } from './safe-fs.js';
 
 export { verifiedDirOf } from './facts-book.js';
@@ -62,8 +62,8 @@ export async function saveBlobFacts(blobDir: string, held: ReadonlySet<string>):
   await book.save();
 }
 
-/** Computed when used: partial-blob.ts imports this module too. */
-const sentinelNs = (): bigint => BigInt(BLOB_MTIME_S) * 1_000_000_000n;
+/** The sentinel mtime in nanoseconds, as `stat` with `bigint` reports it. */
+const SENTINEL_NS = BigInt(BLOB_MTIME_S) * 1_000_000_000n;
 
 /** Read-only, sentinel mtime, through the open handle (no path is followed). */
 export async function sealBlob(handle: FileHandle): Promise<void> {
@@ -163,7 +163,7 @@ export async function trustBlob(blobDir: string, sha256: string, size: number): 
     // Written while being hashed: not the bytes hashed; treated as tampered.
     const steady = factsOf(before) === factsOf(after);
     intact = steady && digest === sha256 && after.size === BigInt(size);
-    if (intact && (after.mtimeNs !== sentinelNs() || (after.mode & 0o222n) !== 0n)) {
+    if (intact && (after.mtimeNs !== SENTINEL_NS || (after.mode & 0o222n) !== 0n)) {
       await sealBlob(handle);
     }
   } finally {

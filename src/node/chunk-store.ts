@@ -28,7 +28,7 @@ import type { ChunkerParams } from '../protocol/fastcdc.js';
 import { SHA256_HEX } from '../protocol/manifest.js';
 import { writeFileAtomic } from '../shared/atomic-file.js';
 import { openChunkedPartial } from './chunked-partial.js';
-import { isIntactBlob } from './partial-blob.js';
+import { isIntactBlob } from './intact-blob.js';
 
 /** Held blobs below this size are not chunked (a whole-file fetch of them is cheap). */
 export const LOCAL_CHUNKING_MIN_BYTES = 1024 * 1024;

@@ -26,7 +26,7 @@ import { fsyncDir, writeFileAtomic } from '../shared/atomic-file.js';
 import type { CurrentSet } from './current-set.js';
 import { errno, exists } from './fs-errors.js';
 import { keepBlobFacts, recordBlobFacts, saveBlobFacts, trustBlob } from './blob-facts.js';
-import { BLOB_MTIME_S } from './partial-blob.js';
+import { BLOB_MTIME_S } from './intact-blob.js';
 import type { StateDirPaths } from './state-dir.js';
 
 /** The intent of a commit: the set directory DIR/current is to name, and the state after. */

@@ -30,17 +30,6 @@ import type { OpenedPartial, PartialPaths } from './partial-open.js';
 import { openNoFollow } from './safe-fs.js';
 import { promoteWholeBuffers, type SealRunner } from './whole-blob.js';
 
-/** mtime (epoch seconds) of every verified blob; see `isIntactBlob`. */
-export const BLOB_MTIME_S = 1_000_000_000;
-
-/** A blob still as promoted: regular file, signed size, untouched sentinel mtime. */
-export function isIntactBlob(
-  info: { isFile(): boolean; size: number; mtimeMs: number },
-  size: number,
-): boolean {
-  return info.isFile() && info.size === size && info.mtimeMs === BLOB_MTIME_S * 1000;
-}
-
 /** Bytes buffered before an append; also the most a kill -9 can lose. */
 export const FLUSH_BYTES = 256 * 1024;
 

@@ -8,7 +8,7 @@ import { createReadStream, lstatSync } from 'node:fs';
 import { lstat, readdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import type { InstalledArtifact } from '../core/state.js';
-import { BLOB_MTIME_S } from './partial-blob.js';
+import { BLOB_MTIME_S } from './intact-blob.js';
 
 /**
  * lstat calls made back to back before the event loop gets a turn. A synchronous lstat of a

@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { UpdateError } from '../core/errors.js';
 import { promoteSealedFd } from './blob-facts.js';
 import { errno } from './fs-errors.js';
-import { BLOB_MTIME_S } from './partial-blob.js';
+import { BLOB_MTIME_S } from './intact-blob.js';
 
 const fsyncFd = promisify(fsync);
 

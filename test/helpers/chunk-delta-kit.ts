@@ -13,7 +13,7 @@ import type { SourceFailure } from '../../src/core/range-fetch.js';
 import { FileChunkStore } from '../../src/node/chunk-store.js';
 import { createHttpFetcher } from '../../src/node/http-fetcher.js';
 import { systemClock, systemRandom, systemTimers } from '../../src/node/node-ports.js';
-import { BLOB_MTIME_S } from '../../src/node/partial-blob.js';
+import { BLOB_MTIME_S } from '../../src/node/intact-blob.js';
 import type { ManifestArtifact } from '../../src/protocol/manifest.js';
 import { sha256Hex } from './hostile-server.js';
 import { FAST_LIMITS } from './updater-harness.js';

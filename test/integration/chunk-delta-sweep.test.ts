@@ -8,7 +8,7 @@ import { chmod, open, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../server/src/start-server.js';
-import { BLOB_MTIME_S } from '../../src/node/partial-blob.js';
+import { BLOB_MTIME_S } from '../../src/node/intact-blob.js';
 import type { ManifestArtifact } from '../../src/protocol/manifest.js';
 import { copyEntryBlobs, runChunked, stateWithBlobs } from '../helpers/chunk-delta-kit.js';
 import { sha256Hex } from '../helpers/hostile-server.js';

@@ -1,7 +1,8 @@
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BLOB_MTIME_S, FLUSH_BYTES, IDLE_FLUSH_MS } from '../../../src/node/partial-blob.js';
+import { BLOB_MTIME_S } from '../../../src/node/intact-blob.js';
+import { FLUSH_BYTES, IDLE_FLUSH_MS } from '../../../src/node/partial-blob.js';
 import { openPartialBlob } from '../../../src/node/partial-open.js';
 import { FakeTime, sha256Hex } from '../core/fakes.js';
 import { tempDirs } from './temp-dir.js';

@@ -25,7 +25,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { UpdaterApi, UpdateResult } from '../../../src/core/updater-api.js';
 import { createNodeUpdater } from '../../../src/node/create-updater.js';
 import { FileStore } from '../../../src/node/file-store.js';
-import { BLOB_MTIME_S } from '../../../src/node/partial-blob.js';
+import { BLOB_MTIME_S } from '../../../src/node/intact-blob.js';
 import { filesOf, snapshotTree, type TreeSnapshot } from '../../helpers/tree-snapshot.js';
 import { sha256Hex, text, type ReleaseFile } from '../core/fakes.js';
 import { startLocalRegistry, type LocalRegistry } from './local-registry.js';

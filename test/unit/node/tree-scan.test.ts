@@ -1,7 +1,7 @@
 import { mkdir, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BLOB_MTIME_S } from '../../../src/node/partial-blob.js';
+import { BLOB_MTIME_S } from '../../../src/node/intact-blob.js';
 import { quickCheck, scanTree } from '../../../src/node/tree-scan.js';
 import { sha256Hex, text } from '../core/fakes.js';
 import { tempDirs } from './temp-dir.js';
