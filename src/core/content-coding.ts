@@ -7,6 +7,13 @@
 import { UpdateError } from './errors.js';
 import type { FetchResponse } from './ports.js';
 
+/** True when a Content-Encoding header names gzip alone (RFC 9110 §8.4.1.3: x-gzip too). */
+export function isGzipCoding(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  const coding = header.trim().toLowerCase();
+  return coding === 'gzip' || coding === 'x-gzip';
+}
+
 /** Refuses (CONTENT_ENCODING) an answer whose coding was not asked for or not undone. */
 export function checkContentCoding(
   response: FetchResponse,
@@ -18,8 +25,7 @@ export function checkContentCoding(
   if (header === undefined) return;
   const coding = header.trim().toLowerCase();
   if (coding === '' || coding === 'identity') return;
-  // RFC 9110 §8.4.1.3: x-gzip is gzip.
-  const gzip = coding === 'gzip' || coding === 'x-gzip';
+  const gzip = isGzipCoding(coding);
   if (gzip && acceptGzip && response.inflated === true) return;
   throw new UpdateError(
     'CONTENT_ENCODING',

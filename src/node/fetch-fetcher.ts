@@ -14,7 +14,8 @@
  */
 import { UpdateError } from '../core/errors.js';
 import type { Fetcher, FetchResponse } from '../core/ports.js';
-import { isGzipCoding } from './gzip-body.js';
+import { isGzipCoding } from '../core/content-coding.js';
+import { isZlibError } from './gzip-body.js';
 
 /** A session's fetch as the app holds it (global fetch, Electron's net.fetch). */
 export type SessionFetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
@@ -60,13 +61,6 @@ export function fetchError(error: unknown, signal: AbortSignal): UpdateError {
   return new UpdateError('NETWORK', `${detail}${message}`, { cause: error, transient: true });
 }
 
-/** A zlib refusal met by fetch()'s own inflating (undici: the error or its cause, `Z_…`). */
-function isInflateError(error: unknown): boolean {
-  const e = error as { code?: unknown; cause?: { code?: unknown } } | null;
-  const code = e?.code ?? e?.cause?.code;
-  return typeof code === 'string' && code.startsWith('Z_');
-}
-
 /** Iterates a web stream's chunks, mapping a broken read to an UpdateError. */
 async function* chunks(
   reader: ReadableStreamDefaultReader<Uint8Array>,
@@ -79,7 +73,7 @@ async function* chunks(
       try {
         next = await reader.read();
       } catch (error) {
-        if (inflated && !signal.aborted && isInflateError(error)) {
+        if (inflated && !signal.aborted && isZlibError(error)) {
           throw new UpdateError('CONTENT_ENCODING', 'gzip answer does not inflate', {
             cause: error,
             transient: true,
@@ -135,7 +129,8 @@ export function createFetchFetcher(options: FetchFetcherOptions): Fetcher {
       const reader = response.body?.getReader();
       const release = (): void => init.signal.removeEventListener('abort', abort);
       const inflated =
-        init.acceptGzip === true && isGzipCoding(response.headers.get('content-encoding') ?? '');
+        init.acceptGzip === true &&
+        isGzipCoding(response.headers.get('content-encoding') ?? undefined);
       return {
         status: response.status,
         header: (name) => response.headers.get(name) ?? undefined,

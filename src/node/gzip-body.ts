@@ -11,16 +11,13 @@ import { createGunzip } from 'node:zlib';
 import { UpdateError } from '../core/errors.js';
 import { safeUrl } from '../core/safe-url.js';
 
-/** True when a Content-Encoding header names gzip alone (RFC 9110 §8.4.1.3: x-gzip too). */
-export function isGzipCoding(header: string | undefined): boolean {
-  if (header === undefined) return false;
-  const coding = header.trim().toLowerCase();
-  return coding === 'gzip' || coding === 'x-gzip';
-}
-
-/** A zlib refusal: a corrupt or truncated stream (zlib errors carry a `Z_…` code). */
-function isZlibError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
+/**
+ * A zlib refusal: a corrupt or truncated stream. zlib errors carry a `Z_…` code; fetch()'s own
+ * inflating (undici) hands one back as the error or as its cause.
+ */
+export function isZlibError(error: unknown): boolean {
+  const e = error as { code?: unknown; cause?: { code?: unknown } } | null;
+  const code = e?.code ?? e?.cause?.code;
   return typeof code === 'string' && code.startsWith('Z_');
 }
 

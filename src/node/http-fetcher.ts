@@ -17,7 +17,8 @@ import type { Socket } from 'node:net';
 import { UpdateError } from '../core/errors.js';
 import type { Fetcher, FetchResponse } from '../core/ports.js';
 import { safeUrl } from '../core/safe-url.js';
-import { gunzipBody, isGzipCoding } from './gzip-body.js';
+import { isGzipCoding } from '../core/content-coding.js';
+import { gunzipBody } from './gzip-body.js';
 
 export interface HttpFetcherOptions {
   /** Longest wait for a connection: DNS lookup, TCP connect and TLS handshake together. */

@@ -16,7 +16,8 @@ import type {
   Timers,
 } from '../../../src/core/ports.js';
 import { EMPTY_STATE, type InstalledArtifact, type UpdaterState } from '../../../src/core/state.js';
-import { gunzipBody, isGzipCoding } from '../../../src/node/gzip-body.js';
+import { isGzipCoding } from '../../../src/core/content-coding.js';
+import { gunzipBody } from '../../../src/node/gzip-body.js';
 import {
   encodeManifest,
   generateKeyPair,
