@@ -52,14 +52,26 @@ export interface SetToCommit {
 
 /** Reads state.json; EMPTY_STATE when there is none yet. */
 export async function readStateFile(path: string): Promise<UpdaterState> {
+  return (await readStateAndBytes(path)).state;
+}
+
+/** A loaded state and the state file bytes it was parsed from (state-touch.ts hashes them). */
+export interface LoadedState {
+  readonly state: UpdaterState;
+  /** state.json's bytes; undefined when there is no state file yet (EMPTY_STATE). */
+  readonly bytes: Uint8Array | undefined;
+}
+
+/** readStateFile, also handing back the bytes it parsed. */
+export async function readStateAndBytes(path: string): Promise<LoadedState> {
   let bytes: Buffer;
   try {
     bytes = await readFile(path);
   } catch (error) {
-    if (errno(error) === 'ENOENT') return EMPTY_STATE;
+    if (errno(error) === 'ENOENT') return { state: EMPTY_STATE, bytes: undefined };
     throw new UpdateError('IO', 'cannot read the state file', { cause: error });
   }
-  return parseState(bytes);
+  return { state: parseState(bytes), bytes };
 }
 
 /**

@@ -4,32 +4,28 @@
  * (commit-journal.ts, docs/UPDATER.md §3), which `open` also uses to finish a commit a crash
  * interrupted. Every file-system failure leaves here as IO (fs-errors.ts `io`).
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AuditRecord } from '../core/audit-log.js';
 import { UpdateError } from '../core/errors.js';
 import type { StepHook } from '../core/install-steps.js';
 import type { LocalStore, PartialBlob } from '../core/ports.js';
-import {
-  EMPTY_STATE,
-  encodeState,
-  parseState,
-  type InstalledArtifact,
-  type UpdaterState,
-} from '../core/state.js';
+import { encodeState, type InstalledArtifact, type UpdaterState } from '../core/state.js';
 import { fsyncDir, writeFileAtomic } from '../shared/atomic-file.js';
 import { appendAuditFile } from './audit-file.js';
 import { trustBlob } from './blob-facts.js';
 import {
   commitSet,
+  readStateAndBytes,
   recoverCommit,
   switchToSet,
   type CommitContext,
+  type LoadedState,
   type SetToCommit,
 } from './commit-journal.js';
 import { CurrentSet, type SwapStrategy } from './current-set.js';
 import { openFactsBook } from './facts-book.js';
-import { errno, exists, io } from './fs-errors.js';
+import { exists, io } from './fs-errors.js';
 import { openPartialBlob } from './partial-open.js';
 import { prepareStateDir, readNoFollow } from './safe-fs.js';
 import { SealQueue } from './seal-queue.js';
@@ -52,13 +48,6 @@ export interface FileStoreOptions {
  * each, and enough to keep the libuv pool's 4 threads busy while the sockets are read.
  */
 const SEAL_WINDOW = 32;
-
-/** A loaded state and the state file bytes it was parsed from (state-touch.ts hashes them). */
-export interface LoadedState {
-  readonly state: UpdaterState;
-  /** state.json's bytes; undefined when there is no state file yet (EMPTY_STATE). */
-  readonly bytes: Uint8Array | undefined;
-}
 
 export class FileStore implements LocalStore {
   private readonly commit: CommitContext;
@@ -116,14 +105,7 @@ export class FileStore implements LocalStore {
     // A commit that failed part-way in this process (ENOSPC, EIO) leaves its journal: finish
     // it before anything reads the state, not only at the next start (docs/UPDATER.md §3).
     if (await exists(this.paths.journal)) await this.recover();
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(this.paths.state);
-    } catch (error) {
-      if (errno(error) === 'ENOENT') return { state: EMPTY_STATE, bytes: undefined };
-      throw new UpdateError('IO', 'cannot read the state file', { cause: error });
-    }
-    return { state: parseState(bytes), bytes };
+    return readStateAndBytes(this.paths.state);
   }
 
   async saveState(state: UpdaterState): Promise<void> {
