@@ -81,16 +81,6 @@ export class ManifestAnswers {
     return this.freshness.peek(target) ?? (await this.freshness.current(target));
   }
 
-  /** The answer to a request without a nonce; undefined when nothing is published. */
-  async answer(): Promise<Buffer | undefined> {
-    return (await this.answerFor(undefined))?.bytes();
-  }
-
-  /** The answer bound to one request's nonce (never cached). */
-  async answerWithNonce(nonce: string): Promise<Buffer | undefined> {
-    return (await this.answerFor(nonce))?.bytes();
-  }
-
   /**
    * The answer to a request with or without a nonce, with its gzip coding at hand; undefined
    * when nothing is published. Without a nonce it is kept until the statement or the frame

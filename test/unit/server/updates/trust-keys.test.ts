@@ -65,7 +65,7 @@ describe('a production data directory (only the freshness key)', () => {
     const state = await open();
     expect(state.trust().root).toBeUndefined();
     expect(state.trust().release).toBeUndefined();
-    expect(await state.answers.answer()).toBeDefined();
+    expect(await state.answers.answerFor(undefined)).toBeDefined();
     await expect(
       state.publisher.publish({ registry_version: '1.0.0', artifacts: [] }),
     ).rejects.toMatchObject({ code: 'RELEASE_KEY_MISSING', statusCode: 409 });
