@@ -16,10 +16,8 @@ import {
   type ChunkedContext,
   type ChunkedPlan,
 } from './chunked-plan.js';
+import { gcPacer } from './gc-pacer.js';
 import { fetchPieces } from './range-fetch.js';
-
-/** Bytes put between two collections, when the entry point paces them (read-buffer-gc.ts). */
-const GC_EVERY_BYTES = 1024 * 1024;
 
 export interface ApplyHooks {
   /** Artifact bytes now in place (resumed, copied and fetched). */
@@ -36,7 +34,6 @@ export async function applyChunked(
   const what = `artifact ${artifact.name}`;
   const partial = await ctx.chunks.openChunkedPartial(artifact, plan.indexSha256);
   let have = 0;
-  let sinceGc = 0;
   const put = async (offset: number, bytes: Uint8Array, chunks: Section) => {
     await partial.write(offset, bytes, chunks);
     have += bytes.length;
@@ -45,13 +42,10 @@ export async function applyChunked(
   // Paced on fetched bytes only: they arrive in fresh buffers of the HTTP parser, while the
   // copy of held chunks reuses its buffers and leaves little garbage (§9.1 Memory); a minor GC
   // per MiB copied cost a 512 MiB delta about 0.1 s of CPU for nothing.
+  const paceGc = ctx.collectGarbage === undefined ? undefined : gcPacer(ctx.collectGarbage);
   const fetchPut = async (op: SingleOp, bytes: Uint8Array) => {
     await put(op.offset, bytes, singleChunk(op));
-    sinceGc += bytes.length;
-    if (sinceGc >= GC_EVERY_BYTES && ctx.collectGarbage !== undefined) {
-      sinceGc = 0;
-      ctx.collectGarbage();
-    }
+    paceGc?.(bytes.length);
   };
   try {
     for (const [offset, length] of partial.verified) {

@@ -25,7 +25,7 @@ import { createFetchFetcher, type FetchLike } from './fetch-fetcher.js';
 import { createHttpFetcher } from './http-fetcher.js';
 import { commandProbe, functionProbe, type HealthFunction } from './health-probe.js';
 import { acquireLock } from './lock-file.js';
-import { gcPacer } from './read-buffer-gc.js';
+import { gcPacer } from '../core/gc-pacer.js';
 import { systemClock, systemRandom, systemRandomBytes, systemTimers } from './node-ports.js';
 import { prepareStateDir } from './safe-fs.js';
 import { stateDirPaths, type StateDirPaths } from './state-dir.js';

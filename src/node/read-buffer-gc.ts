@@ -4,15 +4,13 @@
  * at a GC, and a fast transfer allocates almost no JS heap, so no GC comes until external
  * memory has grown by tens of MiB (V8's external allocation soft limit). That garbage was the
  * CLI's peak RSS above 100 MB (docs/UPDATER-PROOF.md §3). A young-generation GC every few MiB
- * written frees it; each one costs well under a millisecond on the CLI's small heap.
+ * written frees it (paced by src/core/gc-pacer.ts); each one costs well under a millisecond on
+ * the CLI's small heap.
  *
  * Opt-in from an entry point only (the CLI): the desktop app keeps V8's own pacing.
  */
 import { setFlagsFromString } from 'node:v8';
 import { vm } from './lazy-builtin.js';
-
-/** Bytes written to partial files between two collections (peak garbage ~ twice this). */
-export const GC_EVERY_BYTES = 1024 * 1024;
 
 type GcFunction = (options?: { type?: 'major' | 'minor' }) => void;
 
@@ -31,18 +29,4 @@ export function exposeMinorGc(): (() => void) | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Calls `collect` once per `everyBytes` reported through the returned function. */
-export function gcPacer(
-  collect: () => void,
-  everyBytes: number = GC_EVERY_BYTES,
-): (bytes: number) => void {
-  let since = 0;
-  return (bytes) => {
-    since += bytes;
-    if (since < everyBytes) return;
-    since = 0;
-    collect();
-  };
 }

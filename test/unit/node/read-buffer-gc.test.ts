@@ -1,25 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { exposeMinorGc, GC_EVERY_BYTES, gcPacer } from '../../../src/node/read-buffer-gc.js';
+import { exposeMinorGc } from '../../../src/node/read-buffer-gc.js';
 
-describe('read-buffer GC pacing', () => {
-  it('collects once per GC_EVERY_BYTES written, not before', () => {
-    let runs = 0;
-    const written = gcPacer(() => runs++);
-    written(GC_EVERY_BYTES - 1);
-    expect(runs).toBe(0);
-    written(1);
-    expect(runs).toBe(1);
-    for (let i = 0; i < 16; i++) written(GC_EVERY_BYTES / 4);
-    expect(runs).toBe(5);
-  });
-
-  it('paces on a custom interval', () => {
-    let runs = 0;
-    const written = gcPacer(() => runs++, 1000);
-    for (let i = 0; i < 10; i++) written(256);
-    expect(runs).toBe(2);
-  });
-
+describe('exposeMinorGc', () => {
   it('exposes a young-generation GC that frees dropped read-sized buffers', async () => {
     const collect = exposeMinorGc();
     expect(collect).toBeTypeOf('function');
