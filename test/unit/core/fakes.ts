@@ -17,6 +17,9 @@ import type {
 } from '../../../src/core/ports.js';
 import { EMPTY_STATE, type InstalledArtifact, type UpdaterState } from '../../../src/core/state.js';
 import { isGzipCoding } from '../../../src/core/content-coding.js';
+import { parseEndpoint } from '../../../src/core/endpoint.js';
+import type { HttpContext } from '../../../src/core/http-get.js';
+import { DEFAULT_LIMITS, type Limits } from '../../../src/core/limits.js';
 import { gunzipBody } from '../../../src/node/gzip-body.js';
 import {
   encodeManifest,
@@ -338,3 +341,24 @@ export function envelopeBytes(
 }
 
 export const text = (s: string): Uint8Array => new TextEncoder().encode(s);
+
+/**
+ * The core's HTTP context over `fetcher` against `base` (fake time, the test machine key), as
+ * the fetch tests build it.
+ */
+export function httpContextOf<F extends Fetcher>(
+  fetcher: F,
+  limits: Partial<Limits> = {},
+  base = 'http://updates.test/',
+): { http: HttpContext; fetcher: F } {
+  const time = new FakeTime();
+  const http: HttpContext = {
+    fetcher,
+    clock: time,
+    timers: time,
+    limits: { ...DEFAULT_LIMITS, ...limits },
+    endpoint: parseEndpoint(base, 'mk-secret'),
+    userAgent: 'test',
+  };
+  return { http, fetcher };
+}

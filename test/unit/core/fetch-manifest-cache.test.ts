@@ -5,30 +5,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AnswerCache, CachedAnswer } from '../../../src/core/answer-cache.js';
-import { parseEndpoint } from '../../../src/core/endpoint.js';
 import { fetchManifest } from '../../../src/core/fetch-manifest.js';
-import type { HttpContext } from '../../../src/core/http-get.js';
-import { DEFAULT_LIMITS } from '../../../src/core/limits.js';
 import {
-  FakeTime,
   ScriptedFetcher,
   text,
   type ScriptedResponse,
   type SeenRequest,
+  httpContextOf,
 } from './fakes.js';
 
 function ctx(handler: (req: SeenRequest) => ScriptedResponse) {
-  const fetcher = new ScriptedFetcher(handler);
-  const time = new FakeTime();
-  const http: HttpContext = {
-    fetcher,
-    clock: time,
-    timers: time,
-    limits: DEFAULT_LIMITS,
-    endpoint: parseEndpoint('http://updates.test/', 'mk-secret'),
-    userAgent: 'test',
-  };
-  return { http, fetcher };
+  return httpContextOf(new ScriptedFetcher(handler));
 }
 
 const MANIFEST_URL = 'http://updates.test/api/updates/manifest';

@@ -9,8 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { AnswerCache, CachedAnswer } from '../../../src/core/answer-cache.js';
 import { parseEndpoint } from '../../../src/core/endpoint.js';
 import { fetchManifest } from '../../../src/core/fetch-manifest.js';
-import type { HttpContext } from '../../../src/core/http-get.js';
-import { DEFAULT_LIMITS, resolveLimits, type Limits } from '../../../src/core/limits.js';
+import { resolveLimits, type Limits } from '../../../src/core/limits.js';
 import type { Fetcher } from '../../../src/core/ports.js';
 import { silentLogger } from '../../../src/core/ports.js';
 import { createUpdateLoop } from '../../../src/core/update-loop.js';
@@ -26,6 +25,7 @@ import {
   text,
   type ScriptedResponse,
   type SeenRequest,
+  httpContextOf,
 } from './fakes.js';
 
 function ctx(handler: (req: SeenRequest) => ScriptedResponse, limits: Partial<Limits> = {}) {
@@ -33,16 +33,7 @@ function ctx(handler: (req: SeenRequest) => ScriptedResponse, limits: Partial<Li
 }
 
 function httpOf<F extends Fetcher>(fetcher: F, limits: Partial<Limits> = {}) {
-  const time = new FakeTime();
-  const http: HttpContext = {
-    fetcher,
-    clock: time,
-    timers: time,
-    limits: { ...DEFAULT_LIMITS, ...limits },
-    endpoint: parseEndpoint('http://updates.test/', 'mk-secret'),
-    userAgent: 'test',
-  };
-  return { http, fetcher };
+  return httpContextOf(fetcher, limits);
 }
 
 const signal = new AbortController().signal;

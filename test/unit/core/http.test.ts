@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { fetchManifest } from '../../../src/core/fetch-manifest.js';
-import { parseEndpoint } from '../../../src/core/endpoint.js';
-import type { HttpContext } from '../../../src/core/http-get.js';
-import { DEFAULT_LIMITS, type Limits } from '../../../src/core/limits.js';
+import { type Limits } from '../../../src/core/limits.js';
 import {
-  FakeTime,
   ScriptedFetcher,
   text,
   type ScriptedResponse,
   type SeenRequest,
+  httpContextOf,
 } from './fakes.js';
 
 const BASE = new URL('http://updates.test/');
@@ -18,17 +16,7 @@ function ctx(
   limits: Partial<Limits> = {},
   base = BASE.href,
 ) {
-  const fetcher = new ScriptedFetcher(handler);
-  const time = new FakeTime();
-  const http: HttpContext = {
-    fetcher,
-    clock: time,
-    timers: time,
-    limits: { ...DEFAULT_LIMITS, ...limits },
-    endpoint: parseEndpoint(base, 'mk-secret'),
-    userAgent: 'test',
-  };
-  return { http, fetcher };
+  return httpContextOf(new ScriptedFetcher(handler), limits, base);
 }
 
 const signal = new AbortController().signal;
