@@ -9,7 +9,6 @@ import {
   entryHash,
   entrySpan,
   placeEntries,
-  sectionLength,
   type ChunkIndex,
   type NodeEntry,
   type PlacedEntry,
@@ -109,7 +108,7 @@ export async function planChunkDelta(
       }
       needed.push({
         offset: placed.listOffset,
-        length: sectionLength(placed.level, placed.entry),
+        length: placed.entry.sectionBytes,
         node: placed.entry,
         level: placed.level,
         endsArtifact: placed.endsArtifact,

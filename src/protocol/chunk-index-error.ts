@@ -20,3 +20,8 @@ export class ChunkIndexError extends Error {
     super(message, options);
   }
 }
+
+/** Throws CHUNK_INDEX_MALFORMED: the bytes do not follow the format. */
+export function malformed(message: string): never {
+  throw new ChunkIndexError('CHUNK_INDEX_MALFORMED', message);
+}

@@ -6,7 +6,7 @@
  * Formats 1 and 2 are both read (a registry may still serve format 1; chunk-index-wire.ts).
  */
 import { createHash } from 'node:crypto';
-import { ChunkIndexError } from './chunk-index-error.js';
+import { ChunkIndexError, malformed } from './chunk-index-error.js';
 import {
   decodeSectionWire,
   headerBytes,
@@ -27,7 +27,6 @@ import {
   entrySpan,
   nodeAt,
   readU64,
-  sectionLength,
   treeLayoutProblem,
   type ChunkIndex,
   type NodeEntry,
@@ -39,10 +38,6 @@ import { chunkerParamsProblem, type ChunkerParams } from './fastcdc.js';
 export interface SignedDigest {
   readonly sha256: string;
   readonly size: number;
-}
-
-function malformed(message: string): never {
-  throw new ChunkIndexError('CHUNK_INDEX_MALFORMED', message);
 }
 
 const sha256Hex = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
@@ -250,7 +245,7 @@ export function readWholeTree(index: ChunkIndex, list: Uint8Array): Section[] {
     let at = artifactAt;
     for (let i = 0; i < section.count; i++) {
       const node = nodeAt(section, i);
-      const own = sectionLength(section.level, node);
+      const own = node.sectionBytes;
       const bytes = list.subarray(listAt, listAt + own);
       const ends = at + node.span === index.artifactSize;
       const child = parseSection(bytes, node, section.level, ends, index);

@@ -6,7 +6,7 @@
  * followed by the SHA-256. A varint must be minimal, so one tree has exactly one encoding and
  * one digest; anything else is CHUNK_INDEX_MALFORMED.
  */
-import { ChunkIndexError } from './chunk-index-error.js';
+import { malformed } from './chunk-index-error.js';
 import {
   CHUNK_ENTRY_BYTES,
   CHUNK_INDEX_HEADER_BYTES,
@@ -22,10 +22,6 @@ import {
   type Section,
 } from './chunk-index.js';
 import type { ChunkIndexFormat, TreeLayout } from './chunk-tree-layout.js';
-
-function malformed(message: string): never {
-  throw new ChunkIndexError('CHUNK_INDEX_MALFORMED', message);
-}
 
 /** A varint of a safe integer (< 2^53) takes at most 8 bytes (56 bits). */
 export const MAX_VARINT_BYTES = 8;
@@ -86,21 +82,18 @@ export class WireReader {
   }
 }
 
-/** Format 1's bytes per entry of `level` on the wire. */
-const format1EntryBytes = (level: number): number => entryBytes(level);
-
 /**
  * The most bytes one entry of `level` takes on the wire under `format` (format 2: a chunk's
  * length below 2^28, a node's two sizes of 8 bytes and its section bytes of 3).
  */
 export function maxWireEntryBytes(level: number, format: ChunkIndexFormat): number {
-  if (format === 1) return format1EntryBytes(level);
+  if (format === 1) return entryBytes(level);
   return level === 0 ? 4 + 32 : 8 + 8 + 3 + 32;
 }
 
 /** The fewest bytes one entry of `level` takes on the wire under `format`. */
 export function minWireEntryBytes(level: number, format: ChunkIndexFormat): number {
-  if (format === 1) return format1EntryBytes(level);
+  if (format === 1) return entryBytes(level);
   return level === 0 ? 1 + 32 : 3 + 32;
 }
 
@@ -111,7 +104,7 @@ export function encodeSectionWire(section: Section, format: ChunkIndexFormat): U
   if (format === 1) {
     if (level === 0) return Uint8Array.from(bytes);
     const out = Uint8Array.from(bytes);
-    const childBytes = format1EntryBytes(level - 1);
+    const childBytes = entryBytes(level - 1);
     const outView = new DataView(out.buffer);
     for (let i = 0; i < count; i++) {
       const at = i * NODE_ENTRY_BYTES + 16;
@@ -167,7 +160,7 @@ export function decodeSectionWire(
         if (children < 1 || children > layout.sectionMax) {
           malformed('a node child count is out of range');
         }
-        view.setUint32(at, children * format1EntryBytes(level - 1));
+        view.setUint32(at, children * entryBytes(level - 1));
       }
     }
     return { level, count: n, bytes: out };

@@ -246,11 +246,6 @@ export function placeEntries(
   return placed;
 }
 
-/** The byte length of a node's own section in the chunk list (as on the wire). */
-export function sectionLength(_level: number, node: NodeEntry): number {
-  return node.sectionBytes;
-}
-
 /** A level 0 section's chunks as objects (tests and tools; hot paths use the accessors). */
 export function chunkEntries(s: Section): ChunkEntry[] {
   return Array.from({ length: s.count }, (_x, i) => ({

@@ -11,7 +11,6 @@ import {
   chunkEntries,
   DEFAULT_TREE_LAYOUT,
   placeEntries,
-  sectionLength,
   sliceSection,
   type ChunkEntry,
   type ChunkIndex,
@@ -76,7 +75,7 @@ export function walk(index: ChunkIndex, list: Uint8Array): ChunkEntry[] {
         chunks.push(...chunkEntries(sliceSection(placed.section, placed.index, 1)));
         continue;
       }
-      const own = sectionLength(placed.level, placed.entry);
+      const own = placed.entry.sectionBytes;
       const bytes = list.subarray(placed.listOffset, placed.listOffset + own);
       const child = parseSection(bytes, placed.entry, placed.level, placed.endsArtifact, index);
       visit(child, placed.listOffset + own, placed.artifactOffset);

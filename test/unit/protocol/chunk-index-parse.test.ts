@@ -23,7 +23,6 @@ import {
   closesSection,
   encodeSection,
   placeEntries,
-  sectionLength,
   type ChunkEntry,
   type NodeEntry,
   type TreeLayout,
@@ -165,7 +164,7 @@ describe('parseSection refusals', () => {
   const index = parse(bigBuilt);
   const [first] = placeEntries(index.root, 0, 0, index.artifactSize);
   if (first === undefined || !('listOffset' in first)) throw new Error('expected a root node');
-  const own = sectionLength(first.level, first.entry);
+  const own = first.entry.sectionBytes;
   const bytes = bigBuilt.listBytes.subarray(first.listOffset, first.listOffset + own);
 
   it('accepts the published section, which re-encodes to the same bytes', () => {
