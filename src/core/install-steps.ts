@@ -11,6 +11,12 @@ export const INSTALL_STEPS = [
   /** A verified partial was renamed into the blob store. */
   'blob-promoted',
   /**
+   * A batch of small blobs is durable (one syncfs of the blob directory's file system, Linux ≥
+   * 5.8), none of them renamed yet: their sealed partials wait in partial/ (seal-batches.ts);
+   * their renames (`blob-promoted` again) follow.
+   */
+  'blobs-batch-synced',
+  /**
    * Every blob of the pull is promoted (data fsynced, renamed): small ones finish behind the
    * downloads, and the pull waits for them here (once per pull).
    */

@@ -5,6 +5,7 @@
  * interrupted. Every file-system failure leaves here as IO (fs-errors.ts `io`).
  */
 import { readdir } from 'node:fs/promises';
+import { release } from 'node:os';
 import { join } from 'node:path';
 import type { AuditRecord } from '../core/audit-log.js';
 import { UpdateError } from '../core/errors.js';
@@ -28,9 +29,12 @@ import { openFactsBook } from './facts-book.js';
 import { exists, io } from './fs-errors.js';
 import { openPartialBlob } from './partial-open.js';
 import { prepareStateDir, readNoFollow } from './safe-fs.js';
+import { FsSync, syncfsReportsErrors, type CommandRunner } from './fs-sync.js';
+import { SealBatches } from './seal-batches.js';
 import { SealQueue } from './seal-queue.js';
 import { ensureStateDirs, stateDirPaths, type StateDirPaths } from './state-dir.js';
 import { quickCheck, scanTree } from './tree-scan.js';
+import { sealAlone, type SealJob } from './whole-blob.js';
 
 export interface FileStoreOptions {
   /** Called after each durable install step (crash tests). */
@@ -41,6 +45,10 @@ export interface FileStoreOptions {
   readonly swap?: SwapStrategy | undefined;
   /** The platform the strategy is chosen for (default process.platform; injected in tests). */
   readonly platform?: NodeJS.Platform | undefined;
+  /** The kernel release syncfs is judged by (default os.release(); injected in tests). */
+  readonly kernelRelease?: string | undefined;
+  /** Runs `sync -f` for a batch of small blobs (fs-sync.ts; injected in tests). */
+  readonly syncRunner?: CommandRunner | undefined;
 }
 
 /**
@@ -48,6 +56,15 @@ export interface FileStoreOptions {
  * each, and enough to keep the libuv pool's 4 threads busy while the sockets are read.
  */
 const SEAL_WINDOW = 32;
+
+/**
+ * Small blobs per syncfs batch, and their bytes (docs/UPDATER.md §3, Durability). Each spawn
+ * of `sync` costs the main thread about 3 ms (a fork of this process) and a sync about 5 ms
+ * on an idle disk, so 256 blobs make a 10,000-blob pull 40 syncs; each blob of an open batch
+ * holds a descriptor, and at most two batches are open (one syncing, one filling): about 512,
+ * well under the limit Node raises the soft limit to at start.
+ */
+export const SEAL_BATCH = { maxCount: 256, maxBytes: 16 * 1024 * 1024 } as const;
 
 export class FileStore implements LocalStore {
   private readonly commit: CommitContext;
@@ -62,6 +79,12 @@ export class FileStore implements LocalStore {
   private partials: Set<string> | undefined;
   /** The fsync-and-rename tails of small blobs, run behind the downloads (seal-queue.ts). */
   private readonly seals = new SealQueue(SEAL_WINDOW);
+  /**
+   * The syncfs batches of small blobs (seal-batches.ts), where syncfs reports write-back errors
+   * (fs-sync.ts); undefined elsewhere: each blob is fsynced by `seals`. Decided once per store.
+   */
+  private readonly batches: SealBatches | undefined;
+  private readonly fsSync: FsSync | undefined;
   /** The live set under the chosen swap strategy. */
   readonly current: CurrentSet;
 
@@ -71,6 +94,38 @@ export class FileStore implements LocalStore {
   ) {
     this.current = CurrentSet.of(paths, options.swap, options.platform);
     this.commit = { paths, current: this.current, onStep: options.onStep };
+    const platform = options.platform ?? process.platform;
+    if (syncfsReportsErrors(platform, options.kernelRelease ?? release())) {
+      const fsSync = new FsSync(paths.blobs, options.syncRunner);
+      this.fsSync = fsSync;
+      this.batches = new SealBatches(
+        SEAL_BATCH,
+        () => fsSync.sync(),
+        () => options.onStep?.('blobs-batch-synced'),
+      );
+    }
+  }
+
+  /**
+   * A small blob's durable tail: into a syncfs batch, or (no syncfs here, or no `sync` could
+   * be started) one fsync of its own behind the downloads, as before batches.
+   */
+  private seal(job: SealJob): Promise<void> {
+    if (this.batches !== undefined && this.fsSync?.usable === true) return this.batches.add(job);
+    return this.seals.add(() => sealAlone(job));
+  }
+
+  /** Every promotion handed over is finished (or failed); throws the first failure. */
+  private async settleSeals(): Promise<void> {
+    let first: { error: unknown } | undefined;
+    for (const queue of [this.batches, this.seals]) {
+      try {
+        await queue?.settle();
+      } catch (error) {
+        first ??= { error };
+      }
+    }
+    if (first !== undefined) throw first.error;
   }
 
   /**
@@ -116,6 +171,7 @@ export class FileStore implements LocalStore {
     // Reused only while the facts recorded at verification hold, else re-hashed (blob-facts.ts).
     // A blob still being promoted behind the downloads is waited for, never half seen.
     return io('check a held blob', async () => {
+      if ((this.batches?.pending ?? 0) > 0) await this.batches?.idle();
       if (this.seals.pending > 0) await this.seals.idle();
       return trustBlob(this.paths.blobs, sha256, size);
     });
@@ -140,7 +196,7 @@ export class FileStore implements LocalStore {
             this.blobsUnsynced = true;
             this.promotedUnsettled = true;
           },
-          seal: (job) => this.seals.add(job),
+          seal: (job) => this.seal(job),
         },
       );
     });
@@ -149,7 +205,7 @@ export class FileStore implements LocalStore {
   /** Waits until every blob the downloads handed over is promoted (seal-queue.ts). */
   settleBlobs(): Promise<void> {
     return io('promote downloaded blobs', async () => {
-      await this.seals.settle();
+      await this.settleSeals();
       if (this.promotedUnsettled) {
         this.promotedUnsettled = false;
         this.options.onStep?.('blobs-settled');
@@ -160,7 +216,7 @@ export class FileStore implements LocalStore {
   commitSet(set: SetToCommit, next: UpdaterState): Promise<void> {
     return io('commit', async () => {
       // The pull settled already; a caller that did not gets its blobs promoted first.
-      await this.seals.settle();
+      await this.settleSeals();
       // One fsync of blobs/ for the whole batch, before the journal names a set built from
       // it: every blob's data was synced before its rename (docs/UPDATER.md §3, Durability).
       if (this.blobsUnsynced) {

@@ -35,8 +35,9 @@ export interface PartialBlobOptions {
    */
   readonly onPromoted?: (() => void) | undefined;
   /**
-   * Runs the fsync-and-rename tail of a whole small blob (default: inline, awaited); FileStore
-   * queues it behind the downloads (seal-queue.ts) and settles the queue before a commit.
+   * Runs the durable tail of a whole small blob (default: fsync then rename, awaited);
+   * FileStore runs it behind the downloads, in a syncfs batch (seal-batches.ts) or one fsync
+   * each (seal-queue.ts), and settles them before a commit.
    */
   readonly seal?: SealRunner | undefined;
   /**

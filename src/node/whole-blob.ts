@@ -5,7 +5,7 @@
  * append. Kept apart because it shares nothing with the streaming appends but the hooks.
  *
  * Direct calls of a few microseconds each: at 10,000 small artifacts a thread-pool round trip
- * per call cost more than the calls; only the fsync leaves the loop.
+ * per call cost more than the calls; only the fsync (or the batch's syncfs) leaves the loop.
  */
 import { closeSync, fsync, futimesSync, openSync, rmSync, writevSync } from 'node:fs';
 import { promisify } from 'node:util';
@@ -17,16 +17,40 @@ import { BLOB_MTIME_S } from './intact-blob.js';
 const fsyncFd = promisify(fsync);
 
 /**
- * Runs the durable tail of a promotion (fsync, rename, close): inline by default, or behind the
- * downloads (seal-queue.ts). Always runs the job, which releases the descriptor.
+ * The durable tail of one small blob's promotion, handed to a runner: inline (`sealAlone`),
+ * behind the downloads one fsync each (seal-queue.ts), or in a batch with one syncfs
+ * (seal-batches.ts). The runner calls exactly one of `promote` (after the data is durable) and
+ * `abandon`; both release the descriptor.
  */
-export type SealRunner = (job: () => Promise<void>) => Promise<void>;
+export interface SealJob {
+  /** The blob's size. */
+  readonly bytes: number;
+  /** Makes this blob's data durable by itself (fsync of its descriptor). */
+  fsync(): Promise<void>;
+  /** Renames it into blobs/ with the arrival check, closes it, then reports it promoted. */
+  promote(): Promise<void>;
+  /** Closes it unpromoted: the sealed partial stays (re-hashed at its next open). */
+  abandon(): void;
+}
 
-const inline: SealRunner = (job) => job();
+/** Runs a job (the runner owns it: it always promotes or abandons it). */
+export type SealRunner = (job: SealJob) => Promise<void>;
+
+/** One fsync, then the rename: the data is durable before the name (docs/UPDATER.md §3). */
+export async function sealAlone(job: SealJob): Promise<void> {
+  try {
+    await job.fsync();
+  } catch (error) {
+    job.abandon();
+    throw error;
+  }
+  await job.promote();
+}
 
 /**
- * Writes `buffers` (`size` bytes, verified) at `partPath` and promotes them to `sha256`, then
- * calls `promoted` (after the rename, before blobs/ is synced).
+ * Writes `buffers` (`size` bytes, verified) at `partPath`, sealed, and hands the promotion to
+ * `seal`, which makes the data durable before the rename to `sha256`; `promoted` is called
+ * after the rename, before blobs/ is synced.
  */
 export async function promoteWholeBuffers(
   partPath: string,
@@ -35,7 +59,7 @@ export async function promoteWholeBuffers(
   size: number,
   buffers: Buffer[],
   promoted: () => void,
-  seal: SealRunner = inline,
+  seal: SealRunner = sealAlone,
 ): Promise<void> {
   let fd: number;
   // O_EXCL: never through a link planted at the partial's name (a link there is removed).
@@ -57,15 +81,18 @@ export async function promoteWholeBuffers(
     closeSync(fd);
     throw error;
   }
-  await seal(async () => {
-    try {
-      // The data is durable before the name says "verified blob" (docs/UPDATER.md §3).
-      await fsyncFd(fd);
-      // Promoted while still open, so no file swapped in can take its inode.
-      await promoteSealedFd(partPath, blobDir, sha256, fd);
-    } finally {
-      closeSync(fd);
-    }
-    promoted();
+  await seal({
+    bytes: size,
+    fsync: () => fsyncFd(fd),
+    promote: async () => {
+      try {
+        // Promoted while still open, so no file swapped in can take its inode.
+        await promoteSealedFd(partPath, blobDir, sha256, fd);
+      } finally {
+        closeSync(fd);
+      }
+      promoted();
+    },
+    abandon: () => closeSync(fd),
   });
 }

@@ -35,8 +35,10 @@ const V1 = [
   { name: 'data/a.dat', content: bytesOf(4096, 12) },
   { name: 'old-only.txt', content: new TextEncoder().encode('removed in 2.0.0\n') },
 ];
-// The small ones arrive whole and are promoted behind the downloads (seal-queue.ts): a kill
-// at "blob-promoted" or "blobs-settled" finds some sealed and renamed, others not yet.
+// The small ones arrive whole and are promoted behind the downloads: on Linux ≥ 5.8 in one
+// syncfs batch (seal-batches.ts), elsewhere one fsync each (seal-queue.ts). A kill at
+// "blobs-batch-synced" finds all six sealed and none renamed; at "blob-promoted" or
+// "blobs-settled" some or all renamed.
 const SMALL = Array.from({ length: 6 }, (_, i) => ({
   name: `small/s${i}.dat`,
   content: bytesOf(16 * 1024 + i, 30 + i),
@@ -155,9 +157,37 @@ describe.each(SWAP_STRATEGIES)('swap %s', (swap) => {
     }
   });
 
+  describe('kill -9 at a syncfs batch boundary (docs/UPDATER.md §3, Durability)', () => {
+    it('leaves the batch sealed in partial/, none named in blobs/, and re-fetches none of it', async () => {
+      await server.publish({ version: '1.0.0', files: V1 });
+      expect(await inProcessUpdate(swap)).toBe('applied');
+      await server.publish({ version: '2.0.0', files: V2 });
+      const crashed = await runCli(cliArgs('update', { ...server, dir }, ['--swap', swap]), {
+        env: { UPDATER_TEST_CRASH_AT: 'blobs-batch-synced' },
+      });
+      expect(crashed.signal).toBe('SIGKILL');
+      expect(await currentFiles()).toEqual(oldSet);
+      // The batch is durable but unnamed: every small blob is a sealed partial, none a blob.
+      for (const f of SMALL) {
+        const sha = newSet[f.name] as string;
+        expect(await present(join('.updater', 'blobs', sha))).toBe(false);
+        const part = await lstat(join(dir, '.updater', 'partial', `${sha}.part`));
+        expect(part.mode & 0o777).toBe(0o444);
+        expect(part.size).toBe(f.content.length);
+      }
+      // The next run re-hashes those partials and promotes them: not one is fetched again.
+      server.resetCounters();
+      expect(await inProcessUpdate(swap)).toBe('applied');
+      expect(await currentFiles()).toEqual(newSet);
+      const fetched = new Set(server.artifactRequests.map((r) => r.name));
+      for (const f of SMALL) expect(fetched.has(f.name)).toBe(false);
+    });
+  });
+
   describe('kill -9 during the first install', () => {
     for (const step of [
       'blob-promoted',
+      'blobs-batch-synced',
       'blobs-settled',
       'blobs-synced',
       'current-swapped',

@@ -194,7 +194,11 @@ describe('small blobs promoted behind the downloads', () => {
   it('hasBlob waits for a promotion still in flight; settleBlobs reports blobs-settled once', async () => {
     const dir = await dirs.make();
     const steps: string[] = [];
-    const store = await FileStore.open(dir, { onStep: (s) => steps.push(s) });
+    // A kernel whose syncfs hides write-back errors: one fsync per blob (fs-sync.ts).
+    const store = await FileStore.open(dir, {
+      onStep: (s) => steps.push(s),
+      kernelRelease: '5.4.0',
+    });
     const partial = await store.openPartial(sha256Hex(A), A.length);
     await partial.write(A);
     await partial.complete();
@@ -217,6 +221,91 @@ describe('small blobs promoted behind the downloads', () => {
     await store.settleBlobs();
     expect(await store.hasBlob(sha256Hex(B), B.length)).toBe(true);
     expect(await readdir(join(dir, '.updater', 'partial'))).toEqual([]);
+  });
+});
+
+describe('small blobs made durable by one syncfs per batch (Linux >= 5.8)', () => {
+  /** A store on a 6.8 kernel whose `sync -f` is `answer` (recorded in `calls`). */
+  async function batchStore(answer: (file: string) => Promise<void>) {
+    const dir = await dirs.make();
+    const steps: string[] = [];
+    const calls: string[] = [];
+    const store = await FileStore.open(dir, {
+      onStep: (s) => steps.push(s),
+      kernelRelease: '6.8.0-45-generic',
+      syncRunner: (file, args) => {
+        calls.push(`${file} ${args.join(' ')}`);
+        return answer(file);
+      },
+    });
+    return { dir, steps, calls, store };
+  }
+  const blobPath = (dir: string, c: Uint8Array): string =>
+    join(dir, '.updater', 'blobs', sha256Hex(c));
+  const partPath = (dir: string, c: Uint8Array): string =>
+    join(dir, '.updater', 'partial', `${sha256Hex(c)}.part`);
+
+  it('syncs the blob directory once, then renames every blob of the batch', async () => {
+    const { dir, steps, calls, store } = await batchStore(() => Promise.resolve());
+    for (const c of [A, B]) {
+      const partial = await store.openPartial(sha256Hex(c), c.length);
+      await partial.write(c);
+      await partial.complete();
+    }
+    // Sealed, not yet named in blobs/: the batch is still open.
+    expect(await readdir(join(dir, '.updater', 'blobs'))).not.toContain(sha256Hex(A));
+    expect((await lstat(partPath(dir, A))).mode & 0o777).toBe(0o444);
+    // hasBlob closes the open batch and waits for it: never a half-promoted blob.
+    expect(await store.hasBlob(sha256Hex(B), B.length)).toBe(true);
+    expect(calls).toEqual([`/usr/bin/sync -f ${join(dir, '.updater', 'blobs')}`]);
+    await store.settleBlobs();
+    expect(steps).toEqual([
+      'blobs-batch-synced',
+      'blob-promoted',
+      'blob-promoted',
+      'blobs-settled',
+    ]);
+    expect(await readdir(join(dir, '.updater', 'partial'))).toEqual([]);
+  });
+
+  it('fails the batch closed on an error reported by the sync (IO): nothing promoted', async () => {
+    const failing = Object.assign(new Error('Command failed: sync -f'), { code: 1 });
+    const { dir, steps, store } = await batchStore(() => Promise.reject(failing));
+    const partial = await store.openPartial(sha256Hex(A), A.length);
+    await partial.write(A);
+    await partial.complete();
+    await expect(store.settleBlobs()).rejects.toMatchObject({ code: 'IO' });
+    expect(steps).toEqual([]);
+    await expect(lstat(blobPath(dir, A))).rejects.toMatchObject({ code: 'ENOENT' });
+    // The sealed partial stays: a later open re-hashes it and promotes it without a fetch.
+    const reopened = await FileStore.open(dir, { kernelRelease: '5.4.0' });
+    const again = await reopened.openPartial(sha256Hex(A), A.length);
+    expect(again.offset).toBe(A.length);
+    await again.complete();
+    await reopened.settleBlobs();
+    expect(await reopened.hasBlob(sha256Hex(A), A.length)).toBe(true);
+  });
+
+  it('falls back to one fsync per blob when no sync can be started (ENOENT), once', async () => {
+    const missing = Object.assign(new Error('spawn ENOENT'), { code: 'ENOENT' });
+    const { dir, steps, calls, store } = await batchStore(() => Promise.reject(missing));
+    for (const c of [A, B]) {
+      const partial = await store.openPartial(sha256Hex(c), c.length);
+      await partial.write(c);
+      await partial.complete();
+      await store.settleBlobs();
+    }
+    // Both paths tried for the first batch, none since.
+    expect(calls.map((c) => c.split(' ')[0])).toEqual(['/usr/bin/sync', '/bin/sync']);
+    expect(steps).toEqual([
+      'blobs-batch-synced',
+      'blob-promoted',
+      'blobs-settled',
+      'blob-promoted',
+      'blobs-settled',
+    ]);
+    expect((await lstat(blobPath(dir, A))).isFile()).toBe(true);
+    expect((await lstat(blobPath(dir, B))).isFile()).toBe(true);
   });
 });
 

@@ -1,0 +1,102 @@
+/**
+ * One syncfs(2) of the file system that holds the blobs, for a batch of small blobs instead of
+ * one fsync each (docs/UPDATER.md §3, Durability). Node has no syncfs, so it is `sync -f DIR`
+ * (coreutils ≥ 8.24), run by absolute path (never a PATH lookup) in a child process with a
+ * timeout. Used only where syncfs reports write-back errors: Linux ≥ 5.8 (before "vfs: track
+ * per-sb writeback errors and report them to syncfs", syncfs returned 0 after an I/O error, so
+ * a batch could be promoted over lost data). Elsewhere, and where no `sync` can be started, the
+ * caller keeps one fsync per blob; that choice is made once per store.
+ */
+import { UpdateError } from '../core/errors.js';
+import { errno } from './fs-errors.js';
+import { childProcess } from './lazy-builtin.js';
+
+/** Where `sync` is looked for, in order. */
+export const SYNC_PATHS = ['/usr/bin/sync', '/bin/sync'] as const;
+
+/**
+ * The longest a batch's sync may take before the batch fails closed (IO). A syncfs also writes
+ * back what other processes left dirty on that file system, so this is generous.
+ */
+export const SYNC_TIMEOUT_MS = 120_000;
+
+/**
+ * Runs `file args` and resolves when it exits 0. Rejects with the spawn error (errno `code`
+ * such as ENOENT), or with an error whose `code` is the exit status (or whose `killed` is set
+ * after the timeout).
+ */
+export type CommandRunner = (
+  file: string,
+  args: readonly string[],
+  timeoutMs: number,
+) => Promise<void>;
+
+/** `execFile` without a shell, loaded at the first batch (lazy-builtin.ts). */
+export const execFileRunner: CommandRunner = (file, args, timeoutMs) =>
+  new Promise((resolve, reject) => {
+    // No shell; `sync` prints nothing, so nothing is buffered.
+    childProcess().execFile(file, args, { timeout: timeoutMs, windowsHide: true }, (error) => {
+      if (error === null) resolve();
+      else reject(error instanceof Error ? error : new Error(`${file} failed`));
+    });
+  });
+
+/** `[major, minor]` of a kernel release string such as `6.8.0-45-generic`; else undefined. */
+export function kernelVersion(release: string): readonly [number, number] | undefined {
+  const match = /^(\d+)\.(\d+)/.exec(release);
+  if (match === null) return undefined;
+  return [Number(match[1]), Number(match[2])];
+}
+
+/** Whether syncfs(2) on this kernel reports a write-back error (Linux ≥ 5.8). */
+export function syncfsReportsErrors(platform: NodeJS.Platform, release: string): boolean {
+  if (platform !== 'linux') return false;
+  const version = kernelVersion(release);
+  if (version === undefined) return false;
+  const [major, minor] = version;
+  return major > 5 || (major === 5 && minor >= 8);
+}
+
+/** The spawn itself failed: no such `sync`, or not executable. */
+function notStarted(error: unknown): boolean {
+  const code = errno(error);
+  return code === 'ENOENT' || code === 'EACCES';
+}
+
+/**
+ * syncfs of one directory's file system, decided once: `sync()` resolves true when the file
+ * system was synced, false when this store has no usable syncfs (then the caller fsyncs each
+ * file, now and from then on), and throws IO when the sync reported an error or timed out.
+ */
+export class FsSync {
+  /** The `sync` that started last time; undefined before the first; null: none can. */
+  private path: string | null | undefined;
+
+  constructor(
+    private readonly dir: string,
+    private readonly run: CommandRunner = execFileRunner,
+    private readonly candidates: readonly string[] = SYNC_PATHS,
+  ) {}
+
+  /** False once no `sync` could be started (callers then keep one fsync per file). */
+  get usable(): boolean {
+    return this.path !== null;
+  }
+
+  async sync(): Promise<boolean> {
+    const tries = this.path === undefined ? this.candidates : this.path === null ? [] : [this.path];
+    for (const file of tries) {
+      try {
+        await this.run(file, ['-f', this.dir], SYNC_TIMEOUT_MS);
+        this.path = file;
+        return true;
+      } catch (error) {
+        if (this.path === undefined && notStarted(error)) continue;
+        // An error reported (or no answer in time): the batch's data may be lost; fail closed.
+        throw new UpdateError('IO', `sync -f of the blob directory failed`, { cause: error });
+      }
+    }
+    this.path = null;
+    return false;
+  }
+}
