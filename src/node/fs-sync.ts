@@ -4,10 +4,10 @@
  * (coreutils ≥ 8.24), run by absolute path (never a PATH lookup) in a child process with a
  * timeout. Used only where syncfs reports write-back errors: Linux ≥ 5.8 (before "vfs: track
  * per-sb writeback errors and report them to syncfs", syncfs returned 0 after an I/O error, so
- * a batch could be promoted over lost data). Elsewhere, and where no `sync` can be started, the
- * caller keeps one fsync per blob; that choice is made once per store.
+ * a batch could be promoted over lost data). Elsewhere, where no `sync` can be started, and
+ * once a sync failed (an error reported, a timeout, a `sync` without `-f`), the caller fsyncs
+ * each blob instead, which fails closed by itself: that choice is made once per store.
  */
-import { UpdateError } from '../core/errors.js';
 import { errno } from './fs-errors.js';
 import { childProcess } from './lazy-builtin.js';
 
@@ -15,8 +15,9 @@ import { childProcess } from './lazy-builtin.js';
 export const SYNC_PATHS = ['/usr/bin/sync', '/bin/sync'] as const;
 
 /**
- * The longest a batch's sync may take before the batch fails closed (IO). A syncfs also writes
- * back what other processes left dirty on that file system, so this is generous.
+ * The longest a batch's sync may take before the store gives up on syncfs (its blobs are then
+ * fsynced one by one). A syncfs also writes back what other processes left dirty on that file
+ * system, so this is generous.
  */
 export const SYNC_TIMEOUT_MS = 120_000;
 
@@ -64,13 +65,19 @@ function notStarted(error: unknown): boolean {
 }
 
 /**
- * syncfs of one directory's file system, decided once: `sync()` resolves true when the file
- * system was synced, false when this store has no usable syncfs (then the caller fsyncs each
- * file, now and from then on), and throws IO when the sync reported an error or timed out.
+ * syncfs of one directory's file system: `sync()` resolves true when the file system was
+ * synced, false when this store has no usable syncfs (then the caller fsyncs each file, now and
+ * from then on). It never throws: a failed sync says nothing about the batch's own files that
+ * their fsyncs do not say better. A syncfs error may be another file's write-back on that file
+ * system, and a `sync` too old for `-f` exits 1 like a real error; the fsync of each of our
+ * descriptors, all open while the data was written back, reports exactly an error in our
+ * files (per-file write-back errors, Linux 4.13 on), so the batch stays fail-closed
+ * (docs/UPDATER.md §3, Durability) and no store is bricked by a `sync` it cannot use.
  */
 export class FsSync {
   /** The `sync` that started last time; undefined before the first; null: none can. */
   private path: string | null | undefined;
+  private failure: unknown;
 
   constructor(
     private readonly dir: string,
@@ -92,11 +99,17 @@ export class FsSync {
         return true;
       } catch (error) {
         if (this.path === undefined && notStarted(error)) continue;
-        // An error reported (or no answer in time): the batch's data may be lost; fail closed.
-        throw new UpdateError('IO', `sync -f of the blob directory failed`, { cause: error });
+        // An error reported, no answer in time, or no `-f`: the caller fsyncs each file.
+        this.failure = error;
+        break;
       }
     }
     this.path = null;
     return false;
+  }
+
+  /** Why syncfs was given up, when a started `sync` failed (for a log line); else undefined. */
+  get lastFailure(): unknown {
+    return this.failure;
   }
 }
