@@ -19,6 +19,8 @@ import type { Fetcher, FetchResponse } from '../core/ports.js';
 import { safeUrl } from '../core/safe-url.js';
 import { isGzipCoding } from '../core/content-coding.js';
 import { gunzipBody } from './gzip-body.js';
+import { RequestTargets, type RequestTarget } from './request-target.js';
+import { responseBody } from './response-body.js';
 
 export interface HttpFetcherOptions {
   /** Longest wait for a connection: DNS lookup, TCP connect and TLS handshake together. */
@@ -92,28 +94,27 @@ function watchAbort(signal: AbortSignal, request: ClientRequest): void {
 
 /** Builds a Fetcher over node:http(s). */
 export function createHttpFetcher(options: HttpFetcherOptions): Fetcher {
+  const targets = new RequestTargets();
   return {
     get(url, init) {
       return new Promise<FetchResponse>((resolve, reject) => {
-        let target: URL;
+        let target: RequestTarget;
         try {
-          target = new URL(url);
+          target = targets.of(url);
         } catch (error) {
           reject(networkError(error, url, init.signal));
-          return;
-        }
-        const secure = target.protocol === 'https:';
-        if (!secure && target.protocol !== 'http:') {
-          reject(new UpdateError('NETWORK', `unsupported protocol ${target.protocol}`));
           return;
         }
         if (init.signal.aborted) {
           reject(new UpdateError('ABORTED', 'request aborted'));
           return;
         }
+        const { secure } = target;
         const headers = { ...init.headers };
         if (init.acceptGzip === true) headers['accept-encoding'] = 'gzip';
-        const request = (secure ? httpsRequest : httpRequest)(target, {
+        // Plain options (request-target.ts), not a URL node would convert per request.
+        const request = (secure ? httpsRequest : httpRequest)({
+          ...target,
           method: 'GET',
           headers,
         });
@@ -137,7 +138,9 @@ export function createHttpFetcher(options: HttpFetcherOptions): Fetcher {
           response.on('error', () => undefined);
           const header = (name: string): string | undefined =>
             headerOf(response.rawHeaders, name.toLowerCase());
-          const body = bodyOf(request, response, url, init.signal);
+          const body = responseBody(request, response, (error) =>
+            networkError(error, url, init.signal),
+          );
           // The request, not only the response: that is what closes the socket at once.
           const discard = (): void => {
             request.destroy();
@@ -205,21 +208,4 @@ export function headerOf(raw: readonly string[], name: string): string | undefin
     else found = `${found}, ${value}`;
   }
   return found;
-}
-
-/** The response's chunks; a broken connection becomes NETWORK (or ABORTED). */
-async function* bodyOf(
-  request: ClientRequest,
-  response: IncomingMessage,
-  url: string,
-  signal: AbortSignal,
-): AsyncGenerator<Uint8Array> {
-  try {
-    for await (const chunk of response) yield chunk as Buffer;
-  } catch (error) {
-    throw networkError(error, url, signal);
-  } finally {
-    // Left early (the core stopped at the signed size, or threw): drop the rest.
-    if (!response.complete) request.destroy();
-  }
 }
