@@ -1,6 +1,6 @@
 /**
- * The Fetcher port straight over `node:http` / `node:https` and their global keep-alive agents
- * (what got used underneath): one GET, no redirect followed, no status an error, no
+ * The Fetcher port straight over `node:http` / `node:https` and keep-alive agents of its own
+ * (as node's global ones, without their socket timeout): one GET, no redirect followed, no status an error, no
  * decompression (but a gzip answer to a request sent with `acceptGzip`: gzip-body.ts), the body
  * streamed as it arrives. Everything else a download needs (size cap,
  * redirect policy, stall and drip-feed watch, retries, error codes) lives in the core
@@ -11,8 +11,8 @@
  * artifacts").
  */
 import type { ClientRequest, IncomingMessage } from 'node:http';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import { UpdateError } from '../core/errors.js';
 import type { Fetcher, FetchResponse } from '../core/ports.js';
@@ -95,6 +95,14 @@ function watchAbort(signal: AbortSignal, request: ClientRequest): void {
 /** Builds a Fetcher over node:http(s). */
 export function createHttpFetcher(options: HttpFetcherOptions): Fetcher {
   const targets = new RequestTargets();
+  // node's global agents, but without their 5 s socket timeout: that timeout is re-armed on
+  // every read and write of a socket and adds a timeout watch to every request, a measurable
+  // share of a pull of small artifacts (docs/UPDATER.md §8, "Many small artifacts"). The
+  // core's stall watch bounds a silent transfer (§5) and the connect deadline a silent
+  // connect; an idle kept-alive socket is unref'd and dropped when the server closes it.
+  const agentOptions = { keepAlive: true, scheduling: 'lifo' as const, noDelay: true };
+  const httpAgent = new HttpAgent(agentOptions);
+  const httpsAgent = new HttpsAgent(agentOptions);
   return {
     get(url, init) {
       return new Promise<FetchResponse>((resolve, reject) => {
@@ -113,11 +121,9 @@ export function createHttpFetcher(options: HttpFetcherOptions): Fetcher {
         const headers = { ...init.headers };
         if (init.acceptGzip === true) headers['accept-encoding'] = 'gzip';
         // Plain options (request-target.ts), not a URL node would convert per request.
-        const request = (secure ? httpsRequest : httpRequest)({
-          ...target,
-          method: 'GET',
-          headers,
-        });
+        const request = secure
+          ? httpsRequest({ ...target, method: 'GET', headers, agent: httpsAgent })
+          : httpRequest({ ...target, method: 'GET', headers, agent: httpAgent });
         // An error event with no listener throws (it crashed a test run): the request's
         // outcome is decided by onError below or by the body, so a later one (an abort of a
         // request that already failed, between its error and its close) is dropped here.
