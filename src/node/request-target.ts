@@ -29,6 +29,7 @@ interface Origin {
  * query, no backslash, which it reads as '/').
  */
 const SERIALISED_PATH = /^\/[A-Za-z0-9\-._~!$&()*+,;=:@/%?]*$/;
+const SLASH = 0x2f;
 /** A dot segment ('.', '..', or their %2e forms) the parser would resolve away. */
 const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?:[/?]|$)/i;
 
@@ -56,18 +57,32 @@ function parsed(url: string): RequestTarget {
 export class RequestTargets {
   /** By 'scheme://host[:port]' as serialised; undefined where the prefix is not that form. */
   private readonly origins = new Map<string, Origin | undefined>();
+  /** The serialised origin last asked for. */
+  private last: { readonly prefix: string; readonly origin: Origin } | undefined;
 
   /** The target of `url`; throws for a URL that is not http(s) (NETWORK) or does not parse. */
   of(url: string): RequestTarget {
-    const start = url.startsWith('https://') ? 8 : url.startsWith('http://') ? 7 : -1;
-    const slash = start < 0 ? -1 : url.indexOf('/', start);
-    if (slash < 0) return parsed(url);
-    const prefix = url.slice(0, slash);
-    let origin = this.origins.get(prefix);
-    if (origin === undefined && !this.origins.has(prefix)) {
-      origin = this.learn(prefix);
+    let slash: number;
+    let origin: Origin | undefined;
+    const last = this.last;
+    if (
+      last !== undefined &&
+      url.startsWith(last.prefix) &&
+      url.charCodeAt(last.prefix.length) === SLASH
+    ) {
+      // The origin of the request before (a pull asks one origin thousands of times).
+      slash = last.prefix.length;
+      origin = last.origin;
+    } else {
+      const start = url.startsWith('https://') ? 8 : url.startsWith('http://') ? 7 : -1;
+      slash = start < 0 ? -1 : url.indexOf('/', start);
+      if (slash < 0) return parsed(url);
+      const prefix = url.slice(0, slash);
+      origin = this.origins.get(prefix);
+      if (origin === undefined && !this.origins.has(prefix)) origin = this.learn(prefix);
+      if (origin === undefined) return parsed(url);
+      this.last = { prefix, origin };
     }
-    if (origin === undefined) return parsed(url);
     const hash = url.indexOf('#', slash);
     const path = hash < 0 ? url.slice(slash) : url.slice(slash, hash);
     if (!SERIALISED_PATH.test(path) || DOT_SEGMENT.test(path)) return parsed(url);

@@ -20,6 +20,10 @@ function viaParser(url: string): Record<string, unknown> {
 const URLS = [
   'http://127.0.0.1:8080/v1/blobs/ab/cd?x=1',
   'https://updates.example/v1/a',
+  // Right after an origin they begin with: not taken for it.
+  'https://updates.example.org/v1/a',
+  'https://updates.example/v1/b',
+  'https://updates.example:8443/v1/a',
   'https://updates.example/v1/a#frag',
   'https://updates.example/v1/a?q=1#frag',
   'https://updates.example:443/v1/a',
