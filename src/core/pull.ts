@@ -3,8 +3,9 @@
  * at a time, each with retries for transient failures. The first refusal aborts the others
  * (their partial bytes stay on disk for a later resume) and is what the run reports.
  */
-import { resolveArtifactUrl, type ManifestArtifact } from '../protocol/manifest.js';
+import type { ManifestArtifact } from '../protocol/manifest.js';
 import { ProtocolError } from '../protocol/protocol-error.js';
+import { ArtifactUrls } from './artifact-url.js';
 import { downloadArtifact, type DownloadHooks } from './download.js';
 import { UpdateError } from './errors.js';
 import type { HttpContext } from './http-get.js';
@@ -83,6 +84,7 @@ export async function pullBlobs(
   let next = 0;
   const cap = new RateLimit(ctx.http.limits.maxBytesPerS, ctx.http.clock, ctx.http.timers);
   const capped = ctx.http.limits.maxBytesPerS > 0;
+  const urls = new ArtifactUrls(ctx.http.endpoint.base.href);
 
   const worker = async (): Promise<void> => {
     const lane = new AbortLane(signal);
@@ -127,7 +129,7 @@ export async function pullBlobs(
       try {
         if (pullOther !== undefined && (await pullOther(artifact, hooks, signal))) continue;
         // policy.ts already refused a URL that does not resolve; this cannot throw for those.
-        const url = resolveArtifactUrl(ctx.http.endpoint.base.href, artifact.url);
+        const url = urls.resolve(artifact.url);
         await withRetries(retry, () =>
           downloadArtifact(ctx.http, ctx.store, artifact, url, signal, hooks),
         );
