@@ -36,7 +36,7 @@ function validatorOf(
 export async function receive(
   ctx: HttpContext,
   artifact: ManifestArtifact,
-  url: URL,
+  url: URL | string,
   partial: PartialBlob,
   signal: AbortSignal,
   hooks: DownloadHooks,
@@ -123,7 +123,7 @@ export async function downloadArtifact(
   ctx: HttpContext,
   store: LocalStore,
   artifact: ManifestArtifact,
-  url: URL,
+  url: URL | string,
   signal: AbortSignal,
   hooks: DownloadHooks,
 ): Promise<void> {

@@ -26,12 +26,22 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** What one exchange hands back: the final response and the stall watch to feed with bytes. */
 export interface Exchange {
   readonly response: FetchResponse;
-  readonly url: URL;
+  readonly url: URL | string;
   /** `url` as errors may name it (safe-url.ts: no query, no user info, no machine key). */
   readonly safeUrl: string;
   readonly watch: StallWatch;
   /** Ends the exchange; maps an error thrown while reading to STALLED/ABORTED when due. */
   finish(error?: unknown): UpdateError | undefined;
+}
+
+/**
+ * True when `url` is on `origin` (the base URL's), so the machine key may go with it. A string
+ * is an href as the URL parser serialises it (artifact-url.ts); one in any other form (user
+ * info, an upper-case host) is taken as another origin: the key stays home.
+ */
+function onOrigin(url: URL | string, origin: string): boolean {
+  if (typeof url !== 'string') return url.origin === origin;
+  return url.startsWith(origin) && url.charCodeAt(origin.length) === 0x2f;
 }
 
 /**
@@ -41,7 +51,7 @@ export interface Exchange {
  */
 export async function startGet(
   ctx: HttpContext,
-  url: URL,
+  url: URL | string,
   extra: Readonly<Record<string, string>>,
   parent: AbortSignal,
   what: string,
@@ -64,8 +74,8 @@ export async function startGet(
       link.abort();
     },
   });
-  let current = url;
-  const where = (u: URL): string => safeUrl(u, [ctx.endpoint.machineKey]);
+  let current: URL | string = url;
+  const where = (u: URL | string): string => safeUrl(u, [ctx.endpoint.machineKey]);
   const finish = (error?: unknown): UpdateError | undefined => {
     watch.stop();
     if (lane === undefined) link.dispose();
@@ -93,11 +103,12 @@ export async function startGet(
         'user-agent': ctx.userAgent,
         ...extra,
       };
-      if (current.origin === ctx.endpoint.base.origin) {
+      if (onOrigin(current, ctx.endpoint.base.origin)) {
         headers['authorization'] = `Bearer ${ctx.endpoint.machineKey}`;
       }
       const init: FetchInit = acceptGzip ? { headers, signal, acceptGzip } : { headers, signal };
-      const response = await ctx.fetcher.get(current.href, init);
+      const href = typeof current === 'string' ? current : current.href;
+      const response = await ctx.fetcher.get(href, init);
       const location = response.header('location');
       if (!REDIRECTS.has(response.status) || location === undefined) {
         const answered = current;

@@ -3,15 +3,16 @@
  * at a time, each with retries for transient failures. The first refusal aborts the others
  * (their partial bytes stay on disk for a later resume) and is what the run reports.
  */
-import { resolveArtifactUrl, type ManifestArtifact } from '../protocol/manifest.js';
+import type { ManifestArtifact } from '../protocol/manifest.js';
 import { ProtocolError } from '../protocol/protocol-error.js';
+import { ArtifactUrls } from './artifact-url.js';
 import { downloadArtifact, type DownloadHooks } from './download.js';
 import { UpdateError } from './errors.js';
 import type { HttpContext } from './http-get.js';
 import { AbortLane, linkedAbort } from './linked-abort.js';
 import type { LocalStore, Logger, Random } from './ports.js';
 import { RateLimit } from './rate-limit.js';
-import { withRetries } from './retry.js';
+import { withRetries, type RetryContext } from './retry.js';
 import { fromProtocolError } from './verify.js';
 
 export interface PullContext {
@@ -83,6 +84,7 @@ export async function pullBlobs(
   let next = 0;
   const cap = new RateLimit(ctx.http.limits.maxBytesPerS, ctx.http.clock, ctx.http.timers);
   const capped = ctx.http.limits.maxBytesPerS > 0;
+  const urls = new ArtifactUrls(ctx.http.endpoint.base.href);
 
   const worker = async (): Promise<void> => {
     const lane = new AbortLane(signal);
@@ -93,40 +95,43 @@ export async function pullBlobs(
     }
   };
   const work = async (lane: AbortLane): Promise<void> => {
+    // Built once per download slot, not per artifact: at 10,000 small artifacts the closures
+    // were a measurable share of the run (docs/UPDATER.md §8, "Many small artifacts").
+    let artifact = todo[0] as ManifestArtifact;
+    const hooks: DownloadHooks = {
+      lane,
+      onHave: (bytes: number): void => {
+        sum += bytes - (have.get(artifact.sha256) ?? 0);
+        have.set(artifact.sha256, bytes);
+        onProgress(sum, total, artifact.name, network);
+      },
+      onNetworkBytes: (count: number): void => {
+        network += count;
+      },
+      // No cap, no wait: not even an await per chunk.
+      ...(capped ? { throttle: (count: number, s: AbortSignal) => cap.take(count, s) } : {}),
+    };
+    const retry: RetryContext = {
+      limits: ctx.http.limits,
+      timers: ctx.http.timers,
+      random: ctx.random,
+      signal,
+      onRetry: (error, attempt, delayMs) =>
+        ctx.logger.warn('retrying artifact', {
+          artifact: artifact.name,
+          code: error.code,
+          attempt,
+          delayMs,
+        }),
+    };
     while (!failed && next < todo.length) {
-      const artifact = todo[next++] as ManifestArtifact;
-      const hooks = {
-        lane,
-        onHave: (bytes: number): void => {
-          sum += bytes - (have.get(artifact.sha256) ?? 0);
-          have.set(artifact.sha256, bytes);
-          onProgress(sum, total, artifact.name, network);
-        },
-        onNetworkBytes: (count: number): void => {
-          network += count;
-        },
-        // No cap, no wait: not even an await per chunk.
-        ...(capped ? { throttle: (count: number, s: AbortSignal) => cap.take(count, s) } : {}),
-      };
+      artifact = todo[next++] as ManifestArtifact;
       try {
         if (pullOther !== undefined && (await pullOther(artifact, hooks, signal))) continue;
         // policy.ts already refused a URL that does not resolve; this cannot throw for those.
-        const url = resolveArtifactUrl(ctx.http.endpoint.base.href, artifact.url);
-        await withRetries(
-          {
-            limits: ctx.http.limits,
-            timers: ctx.http.timers,
-            random: ctx.random,
-            signal,
-            onRetry: (error, attempt, delayMs) =>
-              ctx.logger.warn('retrying artifact', {
-                artifact: artifact.name,
-                code: error.code,
-                attempt,
-                delayMs,
-              }),
-          },
-          () => downloadArtifact(ctx.http, ctx.store, artifact, url, signal, hooks),
+        const url = urls.resolve(artifact.url);
+        await withRetries(retry, () =>
+          downloadArtifact(ctx.http, ctx.store, artifact, url, signal, hooks),
         );
       } catch (error) {
         // Never rethrow from a worker: Promise.all would settle while siblings still write.

@@ -1,6 +1,6 @@
 /**
- * The Fetcher port straight over `node:http` / `node:https` and their global keep-alive agents
- * (what got used underneath): one GET, no redirect followed, no status an error, no
+ * The Fetcher port straight over `node:http` / `node:https` and keep-alive agents of its own
+ * (as node's global ones, without their socket timeout): one GET, no redirect followed, no status an error, no
  * decompression (but a gzip answer to a request sent with `acceptGzip`: gzip-body.ts), the body
  * streamed as it arrives. Everything else a download needs (size cap,
  * redirect policy, stall and drip-feed watch, retries, error codes) lives in the core
@@ -11,14 +11,16 @@
  * artifacts").
  */
 import type { ClientRequest, IncomingMessage } from 'node:http';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import { UpdateError } from '../core/errors.js';
 import type { Fetcher, FetchResponse } from '../core/ports.js';
 import { safeUrl } from '../core/safe-url.js';
 import { isGzipCoding } from '../core/content-coding.js';
 import { gunzipBody } from './gzip-body.js';
+import { RequestTargets, type RequestTarget } from './request-target.js';
+import { responseBody } from './response-body.js';
 
 export interface HttpFetcherOptions {
   /** Longest wait for a connection: DNS lookup, TCP connect and TLS handshake together. */
@@ -92,31 +94,36 @@ function watchAbort(signal: AbortSignal, request: ClientRequest): void {
 
 /** Builds a Fetcher over node:http(s). */
 export function createHttpFetcher(options: HttpFetcherOptions): Fetcher {
+  const targets = new RequestTargets();
+  // node's global agents, but without their 5 s socket timeout: that timeout is re-armed on
+  // every read and write of a socket and adds a timeout watch to every request, a measurable
+  // share of a pull of small artifacts (docs/UPDATER.md §8, "Many small artifacts"). The
+  // core's stall watch bounds a silent transfer (§5) and the connect deadline a silent
+  // connect; an idle kept-alive socket is unref'd and dropped when the server closes it.
+  const agentOptions = { keepAlive: true, scheduling: 'lifo' as const, noDelay: true };
+  const httpAgent = new HttpAgent(agentOptions);
+  const httpsAgent = new HttpsAgent(agentOptions);
   return {
     get(url, init) {
       return new Promise<FetchResponse>((resolve, reject) => {
-        let target: URL;
+        let target: RequestTarget;
         try {
-          target = new URL(url);
+          target = targets.of(url);
         } catch (error) {
           reject(networkError(error, url, init.signal));
-          return;
-        }
-        const secure = target.protocol === 'https:';
-        if (!secure && target.protocol !== 'http:') {
-          reject(new UpdateError('NETWORK', `unsupported protocol ${target.protocol}`));
           return;
         }
         if (init.signal.aborted) {
           reject(new UpdateError('ABORTED', 'request aborted'));
           return;
         }
+        const { secure } = target;
         const headers = { ...init.headers };
         if (init.acceptGzip === true) headers['accept-encoding'] = 'gzip';
-        const request = (secure ? httpsRequest : httpRequest)(target, {
-          method: 'GET',
-          headers,
-        });
+        // Plain options (request-target.ts), not a URL node would convert per request.
+        const request = secure
+          ? httpsRequest({ ...target, method: 'GET', headers, agent: httpsAgent })
+          : httpRequest({ ...target, method: 'GET', headers, agent: httpAgent });
         // An error event with no listener throws (it crashed a test run): the request's
         // outcome is decided by onError below or by the body, so a later one (an abort of a
         // request that already failed, between its error and its close) is dropped here.
@@ -137,7 +144,9 @@ export function createHttpFetcher(options: HttpFetcherOptions): Fetcher {
           response.on('error', () => undefined);
           const header = (name: string): string | undefined =>
             headerOf(response.rawHeaders, name.toLowerCase());
-          const body = bodyOf(request, response, url, init.signal);
+          const body = responseBody(request, response, (error) =>
+            networkError(error, url, init.signal),
+          );
           // The request, not only the response: that is what closes the socket at once.
           const discard = (): void => {
             request.destroy();
@@ -205,21 +214,4 @@ export function headerOf(raw: readonly string[], name: string): string | undefin
     else found = `${found}, ${value}`;
   }
   return found;
-}
-
-/** The response's chunks; a broken connection becomes NETWORK (or ABORTED). */
-async function* bodyOf(
-  request: ClientRequest,
-  response: IncomingMessage,
-  url: string,
-  signal: AbortSignal,
-): AsyncGenerator<Uint8Array> {
-  try {
-    for await (const chunk of response) yield chunk as Buffer;
-  } catch (error) {
-    throw networkError(error, url, signal);
-  } finally {
-    // Left early (the core stopped at the signed size, or threw): drop the rest.
-    if (!response.complete) request.destroy();
-  }
 }

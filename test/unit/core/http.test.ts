@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fetchManifest } from '../../../src/core/fetch-manifest.js';
+import { startGet } from '../../../src/core/http-get.js';
 import { type Limits } from '../../../src/core/limits.js';
 import {
   ScriptedFetcher,
@@ -184,5 +185,30 @@ describe('fetchManifest', () => {
       // The URL that redirected, not where it pointed.
       details: { url: 'http://updates.test/api/updates/manifest', status: 302 },
     });
+  });
+});
+
+describe('startGet with an href (artifact-url.ts)', () => {
+  const get = async (url: string) => {
+    const { http, fetcher } = ctx(() => ({ chunks: [text('x')] }));
+    const exchange = await startGet(http, url, {}, signal, 'artifact a');
+    exchange.response.discard();
+    exchange.finish();
+    return fetcher.seen[0];
+  };
+
+  it('sends the machine key to an href on the base origin', async () => {
+    const seen = await get('http://updates.test/blobs/a');
+    expect(seen?.url).toBe('http://updates.test/blobs/a');
+    expect(seen?.headers['authorization']).toBe('Bearer mk-secret');
+  });
+
+  it('never sends it to a host that only begins like the base origin, or another port', async () => {
+    expect((await get('http://updates.test.evil/a'))?.headers['authorization']).toBeUndefined();
+    expect((await get('http://updates.test:8080/a'))?.headers['authorization']).toBeUndefined();
+  });
+
+  it('takes an href in a form the parser would not give as another origin', async () => {
+    expect((await get('http://u@updates.test/a'))?.headers['authorization']).toBeUndefined();
   });
 });
