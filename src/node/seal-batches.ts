@@ -11,9 +11,11 @@
  * syncs while the next one fills (an `add` that fills it waits for the one before). The sync
  * runs in a child process, so the downloads go on meanwhile.
  *
- * A failed sync fails its batch closed: none of its blobs is promoted, each is closed and its
- * sealed partial stays (re-hashed at its next open), and the failure is thrown by the next
- * `add` or by `settle`. Where no syncfs can be run, each blob of the batch is fsynced instead.
+ * Where no syncfs can be run, or the store's sync failed (fs-sync.ts answers false then), each
+ * blob of the batch is fsynced instead. A failure to make the batch durable (a sync that
+ * rejects, any of those fsyncs) fails it closed: none of its blobs is promoted, each is closed
+ * and its sealed partial stays (re-hashed at its next open), and the failure is thrown by the
+ * next `add` or by `settle`.
  */
 import type { SealJob } from './whole-blob.js';
 
