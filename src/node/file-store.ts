@@ -25,7 +25,7 @@ import {
   type SetToCommit,
 } from './commit-journal.js';
 import { CurrentSet, type SwapStrategy } from './current-set.js';
-import { openFactsBook } from './facts-book.js';
+import { factsBookOf, openFactsBook } from './facts-book.js';
 import { exists, io } from './fs-errors.js';
 import { openPartialBlob } from './partial-open.js';
 import { prepareStateDir, readNoFollow } from './safe-fs.js';
@@ -34,7 +34,7 @@ import { SealBatches } from './seal-batches.js';
 import { SealQueue } from './seal-queue.js';
 import { ensureStateDirs, stateDirPaths, type StateDirPaths } from './state-dir.js';
 import { quickCheck, scanTree } from './tree-scan.js';
-import { sealAlone, type SealJob } from './whole-blob.js';
+import { sealAlone, type SealJob, type SealRunner } from './whole-blob.js';
 
 export interface FileStoreOptions {
   /** Called after each durable install step (crash tests). */
@@ -107,11 +107,31 @@ export class FileStore implements LocalStore {
   }
 
   /**
+   * What a partial is handed to seal its blob; `relieve` promotes the open syncfs batch, which
+   * closes its descriptors, when a create found none left (whole-blob.ts).
+   */
+  private readonly sealRunner: SealRunner = Object.assign((job: SealJob) => this.seal(job), {
+    relieve: async (): Promise<void> => {
+      await this.batches?.idle();
+    },
+  });
+
+  /**
    * A small blob's durable tail: into a syncfs batch, or (no syncfs here, or no `sync` could
    * be started) one fsync of its own behind the downloads, as before batches.
    */
-  private seal(job: SealJob): Promise<void> {
-    if (this.batches !== undefined && this.fsSync?.usable === true) return this.batches.add(job);
+  private async seal(job: SealJob): Promise<void> {
+    if (this.batches !== undefined && this.fsSync?.usable === true) {
+      // The facts book, loaded at the first promotion, reads files: loaded before a batch holds
+      // descriptors, so a promotion never needs one that the batch may have taken (relieve).
+      try {
+        await factsBookOf(this.paths.blobs);
+      } catch (error) {
+        job.abandon();
+        throw error;
+      }
+      return this.batches.add(job);
+    }
     return this.seals.add(() => sealAlone(job));
   }
 
@@ -196,7 +216,7 @@ export class FileStore implements LocalStore {
             this.blobsUnsynced = true;
             this.promotedUnsettled = true;
           },
-          seal: (job) => this.seal(job),
+          seal: this.sealRunner,
         },
       );
     });

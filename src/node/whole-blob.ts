@@ -33,8 +33,18 @@ export interface SealJob {
   abandon(): void;
 }
 
-/** Runs a job (the runner owns it: it always promotes or abandons it). */
-export type SealRunner = (job: SealJob) => Promise<void>;
+/**
+ * Runs a job (the runner owns it: it always promotes or abandons it). A runner that holds
+ * descriptors across jobs (syncfs batches, seal-batches.ts) also offers `relieve`: finish what
+ * it holds, closing those descriptors, when a create finds none left.
+ */
+export interface SealRunner {
+  (job: SealJob): Promise<void>;
+  readonly relieve?: () => Promise<void>;
+}
+
+/** The process is out of descriptors (its own limit, or the system's). */
+const OUT_OF_DESCRIPTORS = new Set(['EMFILE', 'ENFILE']);
 
 /** One fsync, then the rename: the data is durable before the name (docs/UPDATER.md §3). */
 export async function sealAlone(job: SealJob): Promise<void> {
@@ -45,6 +55,18 @@ export async function sealAlone(job: SealJob): Promise<void> {
     throw error;
   }
   await job.promote();
+}
+
+/** Creates the partial afresh, read-only; O_EXCL: never through a link planted at its name. */
+function createPart(partPath: string): number {
+  try {
+    return openSync(partPath, 'wx', 0o444);
+  } catch (error) {
+    // A file left where no partial was found at open (exclusive create keeps the mode ours).
+    if (errno(error) !== 'EEXIST') throw error;
+    rmSync(partPath, { force: true });
+    return openSync(partPath, 'wx', 0o444);
+  }
 }
 
 /**
@@ -62,14 +84,18 @@ export async function promoteWholeBuffers(
   seal: SealRunner = sealAlone,
 ): Promise<void> {
   let fd: number;
-  // O_EXCL: never through a link planted at the partial's name (a link there is removed).
   try {
-    fd = openSync(partPath, 'wx', 0o444);
+    fd = createPart(partPath);
   } catch (error) {
-    // A file left where no partial was found at open (exclusive create keeps the mode ours).
-    if (errno(error) !== 'EEXIST') throw error;
-    rmSync(partPath, { force: true });
-    fd = openSync(partPath, 'wx', 0o444);
+    // Out of descriptors while a syncfs batch holds its blobs' (a soft limit of 1024 that the
+    // process did not raise, docs/UPDATER.md §3 Durability): promote that batch, which closes
+    // them, and try once more. Anything else, or a second failure, is the caller's IO.
+    const code = errno(error);
+    if (seal.relieve === undefined || code === undefined || !OUT_OF_DESCRIPTORS.has(code)) {
+      throw error;
+    }
+    await seal.relieve();
+    fd = createPart(partPath);
   }
   try {
     const written = writevSync(fd, buffers);
