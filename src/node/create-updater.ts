@@ -148,6 +148,7 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
       onWritten: collect === undefined ? undefined : gcPacer(collect),
       swap: options.swap,
       platform: options.platform,
+      logger: options.logger,
     });
   } catch (error) {
     await lock.release();

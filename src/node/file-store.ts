@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { AuditRecord } from '../core/audit-log.js';
 import { UpdateError } from '../core/errors.js';
 import type { StepHook } from '../core/install-steps.js';
-import type { LocalStore, PartialBlob } from '../core/ports.js';
+import type { LocalStore, Logger, PartialBlob } from '../core/ports.js';
 import { encodeState, type InstalledArtifact, type UpdaterState } from '../core/state.js';
 import { fsyncDir, writeFileAtomic } from '../shared/atomic-file.js';
 import { appendAuditFile } from './audit-file.js';
@@ -49,6 +49,8 @@ export interface FileStoreOptions {
   readonly kernelRelease?: string | undefined;
   /** Runs `sync -f` for a batch of small blobs (fs-sync.ts; injected in tests). */
   readonly syncRunner?: CommandRunner | undefined;
+  /** Told when the store gives syncfs up for one fsync per small blob (default: silent). */
+  readonly logger?: Logger | undefined;
 }
 
 /**
@@ -96,7 +98,11 @@ export class FileStore implements LocalStore {
     this.commit = { paths, current: this.current, onStep: options.onStep };
     const platform = options.platform ?? process.platform;
     if (syncfsReportsErrors(platform, options.kernelRelease ?? release())) {
-      const fsSync = new FsSync(paths.blobs, options.syncRunner);
+      const fsSync = new FsSync(paths.blobs, options.syncRunner, undefined, (error) =>
+        options.logger?.warn('sync -f of the blob directory failed: one fsync per small blob', {
+          error: error instanceof Error ? error.message : String(error),
+        }),
+      );
       this.fsSync = fsSync;
       this.batches = new SealBatches(
         SEAL_BATCH,

@@ -77,12 +77,13 @@ function notStarted(error: unknown): boolean {
 export class FsSync {
   /** The `sync` that started last time; undefined before the first; null: none can. */
   private path: string | null | undefined;
-  private failure: unknown;
 
   constructor(
     private readonly dir: string,
     private readonly run: CommandRunner = execFileRunner,
     private readonly candidates: readonly string[] = SYNC_PATHS,
+    /** Told once, with the error, when a `sync` that started failed and syncfs is given up. */
+    private readonly onGiveUp: (error: unknown) => void = () => undefined,
   ) {}
 
   /** False once no `sync` could be started (callers then keep one fsync per file). */
@@ -100,16 +101,11 @@ export class FsSync {
       } catch (error) {
         if (this.path === undefined && notStarted(error)) continue;
         // An error reported, no answer in time, or no `-f`: the caller fsyncs each file.
-        this.failure = error;
+        this.onGiveUp(error);
         break;
       }
     }
     this.path = null;
     return false;
-  }
-
-  /** Why syncfs was given up, when a started `sync` failed (for a log line); else undefined. */
-  get lastFailure(): unknown {
-    return this.failure;
   }
 }
