@@ -10,8 +10,11 @@ import { resolveArtifactUrl } from '../protocol/manifest.js';
 
 /** Unreserved characters, '%' and '/', not starting with '/': a path the parser keeps as is. */
 const PLAIN_RELATIVE = /^[A-Za-z0-9._~%-][A-Za-z0-9._~%/-]*$/;
-/** A dot segment ('.', '..', or their %2e forms) the parser would resolve away. */
-const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
+/**
+ * A dot segment ('.', '..', or their %2e forms) the parser would resolve away, in a relative
+ * path or in an absolute path with its query (the node fetcher's request-target.ts).
+ */
+export const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:[/?]|$)/i;
 
 export class ArtifactUrls {
   /** The base as a directory ('…/'), when joining text to it is what the parser would do. */

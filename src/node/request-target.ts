@@ -5,6 +5,7 @@
  * would give it. Anything else (a path to normalise, user info, an unknown origin form) goes
  * through the parser, so both ways send the same request line.
  */
+import { DOT_SEGMENT } from '../core/artifact-url.js';
 import { UpdateError } from '../core/errors.js';
 
 export interface RequestTarget {
@@ -30,8 +31,6 @@ interface Origin {
  */
 const SERIALISED_PATH = /^\/[A-Za-z0-9\-._~!$&()*+,;=:@/%?]*$/;
 const SLASH = 0x2f;
-/** A dot segment ('.', '..', or their %2e forms) the parser would resolve away. */
-const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?:[/?]|$)/i;
 
 function originOf(url: URL): Origin | undefined {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
