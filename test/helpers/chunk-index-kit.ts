@@ -10,6 +10,7 @@ import { parseChunkIndex, parseSection } from '../../src/protocol/chunk-index-pa
 import {
   chunkEntries,
   DEFAULT_TREE_LAYOUT,
+  format1Layout,
   placeEntries,
   sliceSection,
   type ChunkEntry,
@@ -44,6 +45,19 @@ export function build(
   const builder = new ChunkIndexBuilder(undefined, layout);
   for (let at = 0; at < data.length; at += step) builder.update(data.subarray(at, at + step));
   return builder.finish();
+}
+
+/**
+ * The builder and parser tests' artifact: 3 MiB and a bit (a multiple of nothing), built in
+ * format 2 and, as older registries serve it, in format 1.
+ */
+export function bigFixture(): {
+  big: Uint8Array;
+  bigBuilt: BuiltChunkIndex;
+  bigBuilt1: BuiltChunkIndex;
+} {
+  const big = counterBytes(3 * 1024 * 1024 + 12345, 1);
+  return { big, bigBuilt: build(big), bigBuilt1: build(big, 1 << 20, format1Layout(3)) };
 }
 
 export const sha = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');

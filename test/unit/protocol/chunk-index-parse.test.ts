@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   artifactOf,
+  bigFixture,
   build,
   codeOf,
   counterBytes,
@@ -28,10 +29,7 @@ import {
   type TreeLayout,
 } from '../../../src/protocol/chunk-index.js';
 
-const big = counterBytes(3 * 1024 * 1024 + 12345, 1);
-const bigBuilt = build(big);
-/** The same artifact in format 1 (what older registries serve and older clients cached). */
-const bigBuilt1 = build(big, 1 << 20, format1Layout(3));
+const { big, bigBuilt, bigBuilt1 } = bigFixture();
 
 /** The index bytes with `edit` applied, re-signed so only the format check can refuse. */
 function tampered(edit: (bytes: Uint8Array, view: DataView) => void, from = bigBuilt.indexBytes) {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { build, counterBytes, parse, sha, walk } from '../../helpers/chunk-index-kit.js';
+import {
+  bigFixture,
+  build,
+  counterBytes,
+  parse,
+  sha,
+  walk,
+} from '../../helpers/chunk-index-kit.js';
 import {
   buildChunkTree,
   ChunkIndexBuilder,
@@ -19,10 +26,7 @@ import {
 } from '../../../src/protocol/chunk-index.js';
 import { MAX_CHUNK_INDEX_BYTES } from '../../../src/protocol/manifest.js';
 
-const big = counterBytes(3 * 1024 * 1024 + 12345, 1);
-const bigBuilt = build(big);
-/** The same artifact in format 1 (what older registries serve and older clients cached). */
-const bigBuilt1 = build(big, 1 << 20, format1Layout(3));
+const { big, bigBuilt, bigBuilt1 } = bigFixture();
 
 describe('chunk index builder and parser (docs/PROTOCOL.md §2.6)', () => {
   it('publishes format 2 by default and still parses format 1 of the same artifact', () => {
