@@ -17,6 +17,11 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /** Returns why `name` is unsafe, or `undefined` when it is a safe relative POSIX path. */
 export function unsafeNameReason(name: string): string | undefined {
+  return isPlainSafeName(name) ? undefined : reasonOf(name);
+}
+
+/** The rules below, each in its order, so that a name with several faults names the first. */
+function reasonOf(name: string): string | undefined {
   if (name.length === 0) return 'is empty';
   const ascii = PRINTABLE_ASCII.test(name);
   if ((ascii ? name.length : Buffer.byteLength(name)) > MAX_NAME_BYTES)
@@ -36,6 +41,49 @@ export function unsafeNameReason(name: string): string | undefined {
     if (WINDOWS_DEVICE.test(segment)) return 'names a Windows device';
   }
   return undefined;
+}
+
+/** 1 for each code unit a name may hold as is: printable ASCII but FORBIDDEN_CHAR's `\\:*?"<>|`. */
+const PLAIN = new Uint8Array(128).map((_, c) =>
+  c >= 0x20 && c <= 0x7e && !'\\:*?"<>|'.includes(String.fromCharCode(c)) ? 1 : 0,
+);
+const SLASH = 0x2f;
+const DOT = 0x2e;
+const SPACE = 0x20;
+
+/**
+ * True only for a printable-ASCII name that `reasonOf` would pass: one walk over its code
+ * units with no allocation, where `reasonOf` runs five regular expressions and splits the
+ * name (a 10,000-artifact manifest checks every name on every run, docs/UPDATER.md §3, No-op
+ * runs). Anything it does not positively recognise (non-ASCII, any fault) goes to `reasonOf`,
+ * which decides; a test compares both on generated names.
+ */
+function isPlainSafeName(name: string): boolean {
+  const n = name.length;
+  if (n === 0 || n > MAX_NAME_BYTES) return false;
+  let start = 0;
+  for (let i = 0; i <= n; i++) {
+    const c = i < n ? name.charCodeAt(i) : SLASH;
+    if (c !== SLASH) {
+      if (c > 0x7f || PLAIN[c] !== 1) return false;
+      continue;
+    }
+    if (!isPlainSafeSegment(name, start, i)) return false;
+    start = i + 1;
+  }
+  return true;
+}
+
+/** `name[start, end)` as a segment `reasonOf` passes (its characters already checked). */
+function isPlainSafeSegment(name: string, start: number, end: number): boolean {
+  const length = end - start;
+  if (length === 0 || length > MAX_SEGMENT_BYTES) return false;
+  const last = name.charCodeAt(end - 1);
+  if (last === DOT || last === SPACE) return false; // also "." and ".."
+  // A Windows device stem (con, nul.txt, com1.tar.gz) is 3 or 4 characters before any dot.
+  const dot = name.indexOf('.', start);
+  const stem = (dot === -1 || dot > end ? end : dot) - start;
+  return (stem !== 3 && stem !== 4) || !WINDOWS_DEVICE.test(name.slice(start, end));
 }
 
 export function isSafeArtifactName(name: string): boolean {

@@ -102,6 +102,26 @@ describe('parseManifest', () => {
       { ...base, artifacts: [art('a'), art('a/b')] },
       'UNSAFE_NAME',
     ],
+    [
+      'a directory met again after files of its parent (each directory is listed once)',
+      { ...base, artifacts: ['x/a', 'x/b', 'x/c', 'x/c/d', 'x/c/e'].map((n) => art(n)) },
+      'UNSAFE_NAME',
+    ],
+    [
+      'a deep name that is also a directory of later names',
+      { ...base, artifacts: ['p/q/r', 'p/q/r/s', 'p/q/r/t'].map((n) => art(n)) },
+      'UNSAFE_NAME',
+    ],
+    [
+      'a name that is also a directory of the same length as the one before',
+      { ...base, artifacts: ['ab/x', 'cd', 'cd/y'].map((n) => art(n)) },
+      'UNSAFE_NAME',
+    ],
+    [
+      'a name that is a directory of another but for case',
+      { ...base, artifacts: [art('D/e/f'), art('d/E')] },
+      'UNSAFE_NAME',
+    ],
   ];
   for (const [what, value, code] of refusals) {
     it(`refuses ${what} with ${code}`, () => {
