@@ -9,7 +9,8 @@
  * A crash before 2 leaves the old set and old state; after 2, `recoverCommit` rolls the journal
  * forward (steps 3-6 are idempotent). So the live set is always one complete set.
  */
-import { copyFile, link, mkdir, readdir, readFile, rename, rm, utimes } from 'node:fs/promises';
+import { linkSync } from 'node:fs';
+import { copyFile, mkdir, readdir, readFile, rename, rm, utimes } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { UpdateError } from '../core/errors.js';
 import type { StepHook } from '../core/install-steps.js';
@@ -180,6 +181,16 @@ async function applyJournal(ctx: CommitContext, journal: Journal, gc: boolean): 
 }
 
 /**
+ * Hard links made back to back before the event loop gets a turn. Each one is a direct call:
+ * staging 10,000 small artifacts one promise-based link(2) at a time waited for a thread-pool
+ * hop per link (docs/UPDATER.md §8, Many small artifacts); batches keep a host's event loop
+ * (the tray app's main process) responsive, as quickCheck's lstat batches do.
+ */
+const LINK_BATCH = 256;
+
+const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
  * Builds sets/<dir> from blobs. An existing directory is reused only when it is the live
  * DIR/current; any other one (a set kept after a rollback) may have been written to since, and
  * its hard links may share a tampered inode, so it is rebuilt from the verified blobs.
@@ -197,7 +208,9 @@ async function stage(
   await rm(staging, { recursive: true, force: true });
   await mkdir(staging, { mode: 0o755 });
   const dirs = new Set<string>([staging]);
-  for (const a of artifacts) {
+  for (let i = 0; i < artifacts.length; i++) {
+    if (i > 0 && i % LINK_BATCH === 0) await yieldToLoop();
+    const a = artifacts[i] as InstalledArtifact;
     // Names passed unsafeNameReason in parseManifest: relative, no "..", no backslash.
     const path = join(staging, ...a.name.split('/'));
     const parent = dirname(path);
@@ -211,7 +224,7 @@ async function stage(
       throw new UpdateError('IO', `blob of ${a.name} is missing or was modified`);
     }
     try {
-      await link(blob, path);
+      linkSync(blob, path);
     } catch {
       // File systems without hard links: a copy, given the sentinel so quickCheck holds.
       await copyFile(blob, path);
