@@ -54,6 +54,20 @@ export class FactsBook {
     return new FactsBook(dir, facts);
   }
 
+  /** Blobs with recorded facts: about as many as blobs/ holds (a GC forgets the others). */
+  get size(): number {
+    return this.facts.size;
+  }
+
+  /**
+   * Whether facts were recorded for `sha256`. Every blob this process renames into blobs/ is
+   * recorded at its arrival (blob-facts.ts `keepIfArrived`), so a digest the book does not know
+   * and a listing of blobs/ did not name is absent (file-store.ts `hasBlob`).
+   */
+  knows(sha256: string): boolean {
+    return this.facts.has(sha256);
+  }
+
   /** Whether `sha256`'s recorded facts are exactly `info`'s. */
   holds(sha256: string, info: BigIntStats): boolean {
     return this.facts.get(sha256) === factsOf(info);

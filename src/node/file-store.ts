@@ -15,6 +15,7 @@ import { encodeState, type InstalledArtifact, type UpdaterState } from '../core/
 import { fsyncDir, writeFileAtomic } from '../shared/atomic-file.js';
 import { appendAuditFile } from './audit-file.js';
 import { trustBlob } from './blob-facts.js';
+import { BlobListing } from './blob-listing.js';
 import {
   commitSet,
   readStateAndBytes,
@@ -79,6 +80,8 @@ export class FileStore implements LocalStore {
    * one opened since (a retry resumes). Others skip a stat each (only this process writes here).
    */
   private partials: Set<string> | undefined;
+  /** Decides absences from one listing of blobs/ per run (blob-listing.ts). */
+  private readonly listing: BlobListing;
   /** The fsync-and-rename tails of small blobs, run behind the downloads (seal-queue.ts). */
   private readonly seals = new SealQueue(SEAL_WINDOW);
   /**
@@ -96,6 +99,7 @@ export class FileStore implements LocalStore {
   ) {
     this.current = CurrentSet.of(paths, options.swap, options.platform);
     this.commit = { paths, current: this.current, onStep: options.onStep };
+    this.listing = new BlobListing(paths.blobs);
     const platform = options.platform ?? process.platform;
     if (syncfsReportsErrors(platform, options.kernelRelease ?? release())) {
       const fsSync = new FsSync(paths.blobs, options.syncRunner, undefined, (error) =>
@@ -186,6 +190,8 @@ export class FileStore implements LocalStore {
     // A commit that failed part-way in this process (ENOSPC, EIO) leaves its journal: finish
     // it before anything reads the state, not only at the next start (docs/UPDATER.md §3).
     if (await exists(this.paths.journal)) await this.recover();
+    // A run starts here: its first absent blob lists blobs/ afresh (blob-listing.ts).
+    this.listing.forget();
     return readStateAndBytes(this.paths.state);
   }
 
@@ -199,6 +205,7 @@ export class FileStore implements LocalStore {
     return io('check a held blob', async () => {
       if ((this.batches?.pending ?? 0) > 0) await this.batches?.idle();
       if (this.seals.pending > 0) await this.seals.idle();
+      if (!(await this.listing.mayHold(sha256))) return false;
       return trustBlob(this.paths.blobs, sha256, size);
     });
   }
