@@ -33,6 +33,7 @@ import { prepareStateDir, readNoFollow } from './safe-fs.js';
 import { FsSync, syncfsReportsErrors, type CommandRunner } from './fs-sync.js';
 import { SealBatches } from './seal-batches.js';
 import { SealQueue } from './seal-queue.js';
+import { SyncCoprocess } from './sync-coprocess.js';
 import { ensureStateDirs, stateDirPaths, type StateDirPaths } from './state-dir.js';
 import { quickCheck, scanTree } from './tree-scan.js';
 import { sealAlone, type SealJob, type SealRunner } from './whole-blob.js';
@@ -90,6 +91,8 @@ export class FileStore implements LocalStore {
    */
   private readonly batches: SealBatches | undefined;
   private readonly fsSync: FsSync | undefined;
+  /** The shell that runs each batch's `sync` (sync-coprocess.ts); ended after each pull. */
+  private readonly syncShell: SyncCoprocess | undefined;
   /** The live set under the chosen swap strategy. */
   readonly current: CurrentSet;
 
@@ -102,7 +105,9 @@ export class FileStore implements LocalStore {
     this.listing = new BlobListing(paths.blobs);
     const platform = options.platform ?? process.platform;
     if (syncfsReportsErrors(platform, options.kernelRelease ?? release())) {
-      const fsSync = new FsSync(paths.blobs, options.syncRunner, undefined, (error) =>
+      this.syncShell = options.syncRunner === undefined ? new SyncCoprocess() : undefined;
+      const runner = options.syncRunner ?? this.syncShell?.run;
+      const fsSync = new FsSync(paths.blobs, runner, undefined, (error) =>
         options.logger?.warn('sync -f of the blob directory failed: one fsync per small blob', {
           error: error instanceof Error ? error.message : String(error),
         }),
@@ -155,6 +160,7 @@ export class FileStore implements LocalStore {
         first ??= { error };
       }
     }
+    this.syncShell?.release();
     if (first !== undefined) throw first.error;
   }
 
