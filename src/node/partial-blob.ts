@@ -54,6 +54,7 @@ export class FilePartialBlob implements PartialBlob {
   private writing: Promise<void> = Promise.resolve();
 
   private readonly paths: PartialPaths;
+  private readonly partPath: string;
   private readonly sha256: string;
   private readonly size: number;
   private handle: FileHandle | undefined;
@@ -73,6 +74,7 @@ export class FilePartialBlob implements PartialBlob {
 
   constructor(o: OpenedPartial) {
     this.paths = o.paths;
+    this.partPath = o.partPath;
     this.sha256 = o.sha256;
     this.size = o.size;
     this.handle = o.handle;
@@ -86,10 +88,6 @@ export class FilePartialBlob implements PartialBlob {
     this.onPromoted = o.onPromoted;
     this.timers = o.timers ?? systemTimers;
     this.seal = o.seal;
-  }
-
-  private get partPath(): string {
-    return join(this.paths.partialDir, `${this.sha256}.part`);
   }
 
   private get metaPath(): string {
@@ -141,7 +139,9 @@ export class FilePartialBlob implements PartialBlob {
     this.offset += buffer.length;
     this.writesSinceArm++;
     if (this.pendingBytes >= this.flushBytes) await this.flushBehind();
-    else if (this.idle === undefined) this.arm();
+    // Every signed byte is in: `complete` comes next, and no pause can lose bytes still to come.
+    // So an artifact that arrives whole (most small ones, in one chunk) arms no timer at all.
+    else if (this.idle === undefined && this.offset < this.size) this.arm();
   }
 
   /**

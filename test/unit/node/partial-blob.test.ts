@@ -134,6 +134,22 @@ describe('partial blobs', () => {
     expect(time.timerCount).toBe(0);
   });
 
+  it('arms no idle timer for a write that brings every signed byte (complete comes next)', async () => {
+    const p = await paths();
+    const time = new FakeTime();
+    const partial = await openPartialBlob(p, SHA, CONTENT.length, { timers: time });
+    await partial.write(CONTENT.subarray(0, 1000));
+    expect(time.timerCount).toBe(1); // bytes still to come: a pause flushes these
+    const whole = await openPartialBlob(p, sha256Hex(CONTENT.subarray(0, 10)), 10, {
+      timers: time,
+    });
+    await whole.write(CONTENT.subarray(0, 10));
+    expect(time.timerCount).toBe(1); // the whole artifact arrived: no timer of its own
+    await whole.complete();
+    await partial.close();
+    expect(time.timerCount).toBe(0);
+  });
+
   it('leaves no idle append pending after close, and resumes from what was flushed', async () => {
     const p = await paths();
     const time = new FakeTime();
