@@ -158,7 +158,9 @@ export async function openPartialBlob(
     }
     sink = worker;
   } else {
-    sink = await hashPrefix(partPath, length);
+    // Nothing on disk (a fresh download, the usual case): no read, no await.
+    sink =
+      length === 0 ? new InThreadSink(createHash('sha256')) : await hashPrefix(partPath, length);
   }
   const offset = length;
   const flushBytes = offload ? OFFLOAD_FLUSH_BYTES : undefined;
