@@ -69,7 +69,7 @@ export const OFFLOAD_MIN_BYTES = 4 * 1024 * 1024;
 export const OFFLOAD_FLUSH_BYTES = 1024 * 1024;
 
 /** A partial file as opened: its open handle and the hash of the bytes already in it. */
-export interface OpenedPartial extends PartialBlobOptions {
+export interface OpenedPartial {
   readonly paths: PartialPaths;
   /** `<partialDir>/<sha256>.part` (a digest under the store's own directory path). */
   readonly partPath: string;
@@ -165,5 +165,5 @@ export async function openPartialBlob(
   const offset = length;
   const flushBytes = offload ? OFFLOAD_FLUSH_BYTES : undefined;
   const opened = { paths, partPath, sha256, size, handle, sink, offset, validator, flushBytes };
-  return new FilePartialBlob({ ...options, ...opened });
+  return new FilePartialBlob(opened, options);
 }
