@@ -104,9 +104,7 @@ export class SyncCoprocess {
       windowsHide: true,
     });
     this.child = child;
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (text: string) => this.answered(child, text));
-    child.stdin.on('error', (error) => this.fail(child, error));
+    // First: a spawn that failed reports it as an 'error' event, which must have a listener.
     child.on('error', (error) => {
       const code = errno(error);
       if (code === 'ENOENT' || code === 'EACCES') this.noShell = true;
@@ -115,6 +113,15 @@ export class SyncCoprocess {
     child.on('exit', (code, signal) => {
       this.fail(child, new Error(`the sync shell exited (${String(signal ?? code)})`));
     });
+    // No descriptors left for its pipes (EMFILE): node hands back a child without them, and
+    // its 'error' event follows; this command fails now (then each blob is fsynced).
+    const pipes: unknown[] = [child.stdout, child.stdin];
+    if (pipes.some((pipe) => pipe === null || pipe === undefined)) {
+      throw new Error('the sync shell could not be started: no pipes');
+    }
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (text: string) => this.answered(child, text));
+    child.stdin.on('error', (error) => this.fail(child, error));
     this.hold(child, false);
     return child;
   }

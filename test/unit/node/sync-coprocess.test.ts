@@ -2,10 +2,11 @@
  * The long-lived shell that runs each batch's `sync` (src/node/sync-coprocess.ts,
  * docs/UPDATER.md §3 Durability): execFileRunner's contract, kept over one process.
  */
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CommandRunner } from '../../../src/node/fs-sync.js';
 import { SyncCoprocess } from '../../../src/node/sync-coprocess.js';
@@ -94,4 +95,28 @@ describe('SyncCoprocess', () => {
     await coprocess(undefined, fallback).run('/usr/bin/sync', ['-f', '/a\nb'], 10_000);
     expect(calls).toEqual(['/usr/bin/sync -f /a', '/usr/bin/sync -f /a\nb']);
   });
+
+  it.runIf(process.platform === 'linux')(
+    'no descriptor left for its pipes: the command fails, and the process lives on',
+    async () => {
+      const root = resolve(import.meta.dirname, '..', '..', '..');
+      const script = join(root, 'test', 'helpers', 'sync-shell-emfile-child.ts');
+      const command = 'ulimit -n 64 && exec "$0" --import tsx "$1"';
+      const stdout = await new Promise<string>((done, fail) => {
+        execFile(
+          'bash',
+          ['-c', command, process.execPath, script],
+          { cwd: root },
+          (e, out, err) => {
+            if (e === null) done(out);
+            else fail(new Error(`child failed: ${err.slice(-800)}`));
+          },
+        );
+      });
+      const result = JSON.parse(stdout) as { failure?: unknown; alive?: unknown };
+      expect(typeof result.failure).toBe('string');
+      expect(result.alive).toBe(true);
+    },
+    60_000,
+  );
 });
