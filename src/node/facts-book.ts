@@ -12,7 +12,7 @@
  */
 import { type BigIntStats, type Dirent } from 'node:fs';
 import { open, readdir, rename, rm } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { ensureRealDir, readNoFollow, unsafeEntry } from './safe-fs.js';
 
 /** What was true of a blob's file when it was last verified: dev:ino:size:mtimeNs:ctimeNs. */
@@ -52,6 +52,20 @@ export class FactsBook {
     const bytes = await readNoFollow(join(dir, FACTS_FILE));
     if (bytes !== undefined) parseInto(bytes, facts);
     return new FactsBook(dir, facts);
+  }
+
+  /** Blobs with recorded facts: about as many as blobs/ holds (a GC forgets the others). */
+  get size(): number {
+    return this.facts.size;
+  }
+
+  /**
+   * Whether facts were recorded for `sha256`. Every blob this process renames into blobs/ is
+   * recorded at its arrival (blob-facts.ts `keepIfArrived`), so a digest the book does not know
+   * and a listing of blobs/ did not name is absent (file-store.ts `hasBlob`).
+   */
+  knows(sha256: string): boolean {
+    return this.facts.has(sha256);
   }
 
   /** Whether `sha256`'s recorded facts are exactly `info`'s. */
@@ -141,9 +155,20 @@ export async function openFactsBook(blobDir: string): Promise<void> {
   await checkVerifiedDir(blobDir);
 }
 
+/**
+ * `blobDir` as given -> its resolved key: the book is asked for several times per blob, and
+ * path.resolve (which reads the working directory and normalises) cost more than the lookup.
+ */
+const keys = new Map<string, string>();
+
 /** The book of `blobDir`, loaded on first use. A failed load is retried by the next call. */
 export function factsBookOf(blobDir: string): Promise<FactsBook> {
-  const key = resolve(blobDir);
+  let key = keys.get(blobDir);
+  if (key === undefined) {
+    key = resolve(blobDir);
+    // A relative one follows the working directory: resolved at every call.
+    if (isAbsolute(blobDir)) keys.set(blobDir, key);
+  }
   let book = books.get(key);
   if (book === undefined) {
     book = FactsBook.load(key).catch((error: unknown) => {

@@ -15,6 +15,7 @@ import { encodeState, type InstalledArtifact, type UpdaterState } from '../core/
 import { fsyncDir, writeFileAtomic } from '../shared/atomic-file.js';
 import { appendAuditFile } from './audit-file.js';
 import { trustBlob } from './blob-facts.js';
+import { BlobListing } from './blob-listing.js';
 import {
   commitSet,
   readStateAndBytes,
@@ -32,6 +33,7 @@ import { prepareStateDir, readNoFollow } from './safe-fs.js';
 import { FsSync, syncfsReportsErrors, type CommandRunner } from './fs-sync.js';
 import { SealBatches } from './seal-batches.js';
 import { SealQueue } from './seal-queue.js';
+import { SyncCoprocess } from './sync-coprocess.js';
 import { ensureStateDirs, stateDirPaths, type StateDirPaths } from './state-dir.js';
 import { quickCheck, scanTree } from './tree-scan.js';
 import { sealAlone, type SealJob, type SealRunner } from './whole-blob.js';
@@ -60,9 +62,9 @@ export interface FileStoreOptions {
 const SEAL_WINDOW = 32;
 
 /**
- * Small blobs per syncfs batch, and their bytes (docs/UPDATER.md §3, Durability). Each spawn
- * of `sync` costs the main thread about 3 ms (a fork of this process) and a sync about 5 ms
- * on an idle disk, so 256 blobs make a 10,000-blob pull 40 syncs; each blob of an open batch
+ * Small blobs per syncfs batch, and their bytes (docs/UPDATER.md §3, Durability). A sync costs
+ * about 5 ms on an idle disk, run by the pull's one shell (sync-coprocess.ts: no fork of this
+ * process per batch), so 256 blobs make a 10,000-blob pull 40 syncs; each blob of an open batch
  * holds a descriptor, and at most two batches are open (one syncing, one filling): about 512,
  * well under the limit Node raises the soft limit to at start.
  */
@@ -79,6 +81,8 @@ export class FileStore implements LocalStore {
    * one opened since (a retry resumes). Others skip a stat each (only this process writes here).
    */
   private partials: Set<string> | undefined;
+  /** Decides absences from one listing of blobs/ per run (blob-listing.ts). */
+  private readonly listing: BlobListing;
   /** The fsync-and-rename tails of small blobs, run behind the downloads (seal-queue.ts). */
   private readonly seals = new SealQueue(SEAL_WINDOW);
   /**
@@ -87,6 +91,8 @@ export class FileStore implements LocalStore {
    */
   private readonly batches: SealBatches | undefined;
   private readonly fsSync: FsSync | undefined;
+  /** The shell that runs each batch's `sync` (sync-coprocess.ts); ended after each pull. */
+  private readonly syncShell: SyncCoprocess | undefined;
   /** The live set under the chosen swap strategy. */
   readonly current: CurrentSet;
 
@@ -96,9 +102,12 @@ export class FileStore implements LocalStore {
   ) {
     this.current = CurrentSet.of(paths, options.swap, options.platform);
     this.commit = { paths, current: this.current, onStep: options.onStep };
+    this.listing = new BlobListing(paths.blobs);
     const platform = options.platform ?? process.platform;
     if (syncfsReportsErrors(platform, options.kernelRelease ?? release())) {
-      const fsSync = new FsSync(paths.blobs, options.syncRunner, undefined, (error) =>
+      this.syncShell = options.syncRunner === undefined ? new SyncCoprocess() : undefined;
+      const runner = options.syncRunner ?? this.syncShell?.run;
+      const fsSync = new FsSync(paths.blobs, runner, undefined, (error) =>
         options.logger?.warn('sync -f of the blob directory failed: one fsync per small blob', {
           error: error instanceof Error ? error.message : String(error),
         }),
@@ -151,6 +160,7 @@ export class FileStore implements LocalStore {
         first ??= { error };
       }
     }
+    this.syncShell?.release();
     if (first !== undefined) throw first.error;
   }
 
@@ -186,6 +196,8 @@ export class FileStore implements LocalStore {
     // A commit that failed part-way in this process (ENOSPC, EIO) leaves its journal: finish
     // it before anything reads the state, not only at the next start (docs/UPDATER.md §3).
     if (await exists(this.paths.journal)) await this.recover();
+    // A run starts here: its first absent blob lists blobs/ afresh (blob-listing.ts).
+    this.listing.forget();
     return readStateAndBytes(this.paths.state);
   }
 
@@ -199,6 +211,7 @@ export class FileStore implements LocalStore {
     return io('check a held blob', async () => {
       if ((this.batches?.pending ?? 0) > 0) await this.batches?.idle();
       if (this.seals.pending > 0) await this.seals.idle();
+      if (!(await this.listing.mayHold(sha256))) return false;
       return trustBlob(this.paths.blobs, sha256, size);
     });
   }

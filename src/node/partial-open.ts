@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { rm, type FileHandle } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import type { StepHook } from '../core/install-steps.js';
 import type { PartialBlob, Timers } from '../core/ports.js';
 import { InThreadSink, type AppendSink } from './append-sink.js';
@@ -69,8 +69,10 @@ export const OFFLOAD_MIN_BYTES = 4 * 1024 * 1024;
 export const OFFLOAD_FLUSH_BYTES = 1024 * 1024;
 
 /** A partial file as opened: its open handle and the hash of the bytes already in it. */
-export interface OpenedPartial extends PartialBlobOptions {
+export interface OpenedPartial {
   readonly paths: PartialPaths;
+  /** `<partialDir>/<sha256>.part` (a digest under the store's own directory path). */
+  readonly partPath: string;
   readonly sha256: string;
   readonly size: number;
   /** Open when the file has bytes (a resume); else created at the first append. */
@@ -113,8 +115,8 @@ export async function openPartialBlob(
   size: number,
   options: PartialBlobOptions = {},
 ): Promise<PartialBlob> {
-  const partPath = join(paths.partialDir, `${sha256}.part`);
-  const metaPath = join(paths.partialDir, `${sha256}.meta`);
+  const partPath = `${paths.partialDir}${sep}${sha256}.part`;
+  const metaPath = (): string => join(paths.partialDir, `${sha256}.meta`);
   let length = 0;
   let found = false;
   // A planted link at the partial's name is refused (STATE_UNSAFE), never written through.
@@ -125,11 +127,11 @@ export async function openPartialBlob(
     if (!info.isFile() || info.size > size) {
       // Longer than signed: those bytes cannot all be right (docs/UPDATER.md §Resume).
       await rm(partPath, { force: true, recursive: true });
-      await rm(metaPath, { force: true });
+      await rm(metaPath(), { force: true });
       length = 0;
     }
   }
-  const validator = length > 0 ? await readValidator(metaPath) : undefined;
+  const validator = length > 0 ? await readValidator(metaPath()) : undefined;
   // Never below one batch: an artifact that arrives whole is checked in memory (whole-blob.ts),
   // and only an append hands bytes to the worker.
   const offload =
@@ -156,10 +158,12 @@ export async function openPartialBlob(
     }
     sink = worker;
   } else {
-    sink = await hashPrefix(partPath, length);
+    // Nothing on disk (a fresh download, the usual case): no read, no await.
+    sink =
+      length === 0 ? new InThreadSink(createHash('sha256')) : await hashPrefix(partPath, length);
   }
   const offset = length;
   const flushBytes = offload ? OFFLOAD_FLUSH_BYTES : undefined;
-  const opened = { paths, sha256, size, handle, sink, offset, validator, flushBytes };
-  return new FilePartialBlob({ ...options, ...opened });
+  const opened = { paths, partPath, sha256, size, handle, sink, offset, validator, flushBytes };
+  return new FilePartialBlob(opened, options);
 }

@@ -1,4 +1,4 @@
-import { chmod, lstat, readFile, readdir, readlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, readFile, readdir, readlink, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InstallStep } from '../../../src/core/install-steps.js';
@@ -298,6 +298,32 @@ describe('small blobs made durable by one syncfs per batch (Linux >= 5.8)', () =
     ]);
     expect((await lstat(blobPath(dir, A))).isFile()).toBe(true);
     expect((await lstat(blobPath(dir, B))).isFile()).toBe(true);
+  });
+});
+
+describe('hasBlob absences (blob-listing.ts)', () => {
+  it('a blob planted after the run listed blobs/ is absent until the next run, then verified', async () => {
+    const dir = await dirs.make();
+    const store = await FileStore.open(dir);
+    await store.loadState(); // a run starts
+    expect(await store.hasBlob(sha256Hex(A), A.length)).toBe(false); // lists blobs/
+    await writeFile(join(dir, '.updater', 'blobs', sha256Hex(A)), A);
+    // Fetched again in this run (its rename would replace the planted file).
+    expect(await store.hasBlob(sha256Hex(A), A.length)).toBe(false);
+    await store.loadState(); // the next run lists afresh; the planted bytes are re-hashed
+    expect(await store.hasBlob(sha256Hex(A), A.length)).toBe(true);
+  });
+
+  it('a blob promoted after the listing is held, and one removed after it is absent', async () => {
+    const dir = await dirs.make();
+    const store = await FileStore.open(dir);
+    await putBlob(store, B);
+    await store.loadState();
+    expect(await store.hasBlob(sha256Hex(A), A.length)).toBe(false); // lists blobs/: B only
+    await putBlob(store, A);
+    expect(await store.hasBlob(sha256Hex(A), A.length)).toBe(true);
+    await rm(join(dir, '.updater', 'blobs', sha256Hex(B)));
+    expect(await store.hasBlob(sha256Hex(B), B.length)).toBe(false);
   });
 });
 

@@ -109,8 +109,15 @@ describe('partial blobs', () => {
     const p = await paths();
     const time = new FakeTime();
     const appended: number[] = [];
+    let firstAppend = (): void => undefined;
+    const appendedOnce = new Promise<void>((resolve) => {
+      firstAppend = resolve;
+    });
     const partial = await openPartialBlob(p, SHA, CONTENT.length, {
-      onWritten: (n) => appended.push(n),
+      onWritten: (n) => {
+        appended.push(n);
+        firstAppend();
+      },
       timers: time,
     });
     const part = join(p.partialDir, `${SHA}.part`);
@@ -122,15 +129,30 @@ describe('partial blobs', () => {
     await expect(stat(part)).rejects.toMatchObject({ code: 'ENOENT' });
     // A pause of at most twice IDLE_FLUSH_MS after the last write flushes.
     time.advance(IDLE_FLUSH_MS + 1);
-    // The append runs on the file system's own time: bounded wait for it.
-    for (let i = 0; i < 1000 && appended.length === 0; i++) {
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    // The append runs on the file system's own time (the thread pool, slow on a loaded
+    // machine): waited for, bounded by the test's timeout, not by a count of event-loop turns.
+    await appendedOnce;
     expect(appended).toEqual([3000]);
     expect((await stat(part)).size).toBe(3000);
     await partial.write(CONTENT.subarray(3000));
     await partial.complete();
     expect(new Uint8Array(await readFile(join(p.blobDir, SHA)))).toEqual(CONTENT);
+    expect(time.timerCount).toBe(0);
+  });
+
+  it('arms no idle timer for a write that brings every signed byte (complete comes next)', async () => {
+    const p = await paths();
+    const time = new FakeTime();
+    const partial = await openPartialBlob(p, SHA, CONTENT.length, { timers: time });
+    await partial.write(CONTENT.subarray(0, 1000));
+    expect(time.timerCount).toBe(1); // bytes still to come: a pause flushes these
+    const whole = await openPartialBlob(p, sha256Hex(CONTENT.subarray(0, 10)), 10, {
+      timers: time,
+    });
+    await whole.write(CONTENT.subarray(0, 10));
+    expect(time.timerCount).toBe(1); // the whole artifact arrived: no timer of its own
+    await whole.complete();
+    await partial.close();
     expect(time.timerCount).toBe(0);
   });
 
