@@ -1,4 +1,4 @@
-import { chmod, lstat, readFile, readdir, readlink, rm, writeFile } from 'node:fs/promises';
+import { lstat, readFile, readdir, readlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InstallStep } from '../../../src/core/install-steps.js';
@@ -7,13 +7,11 @@ import { EMPTY_STATE, type InstalledSet, type UpdaterState } from '../../../src/
 import { FileStore } from '../../../src/node/file-store.js';
 import { stateDirPaths } from '../../../src/node/state-dir.js';
 import { sha256Hex, text } from '../core/fakes.js';
+import { A, B, putBlob } from './file-store-kit.js';
 import { tempDirs } from './temp-dir.js';
 
 const dirs = tempDirs();
 afterEach(() => dirs.cleanup());
-
-const A = text('alpha');
-const B = text('bravo bravo');
 
 function setOf(version: string, files: Record<string, Uint8Array>): InstalledSet {
   const artifacts = Object.entries(files).map(([name, c]) => ({
@@ -22,14 +20,6 @@ function setOf(version: string, files: Record<string, Uint8Array>): InstalledSet
     sha256: sha256Hex(c),
   }));
   return { setId: sha256Hex(text(version)), version, artifacts };
-}
-
-async function putBlob(store: FileStore, content: Uint8Array): Promise<void> {
-  const partial = await store.openPartial(sha256Hex(content), content.length);
-  await partial.write(content);
-  await partial.complete();
-  // A small blob is promoted behind the downloads: in the store once settled.
-  await store.settleBlobs();
 }
 
 async function install(
@@ -298,44 +288,5 @@ describe('small blobs made durable by one syncfs per batch (Linux >= 5.8)', () =
     ]);
     expect((await lstat(blobPath(dir, A))).isFile()).toBe(true);
     expect((await lstat(blobPath(dir, B))).isFile()).toBe(true);
-  });
-});
-
-describe('hasBlob absences (blob-listing.ts)', () => {
-  it('a blob planted after the run listed blobs/ is absent until the next run, then verified', async () => {
-    const dir = await dirs.make();
-    const store = await FileStore.open(dir);
-    await store.loadState(); // a run starts
-    expect(await store.hasBlob(sha256Hex(A), A.length)).toBe(false); // lists blobs/
-    await writeFile(join(dir, '.updater', 'blobs', sha256Hex(A)), A);
-    // Fetched again in this run (its rename would replace the planted file).
-    expect(await store.hasBlob(sha256Hex(A), A.length)).toBe(false);
-    await store.loadState(); // the next run lists afresh; the planted bytes are re-hashed
-    expect(await store.hasBlob(sha256Hex(A), A.length)).toBe(true);
-  });
-
-  it('a blob promoted after the listing is held, and one removed after it is absent', async () => {
-    const dir = await dirs.make();
-    const store = await FileStore.open(dir);
-    await putBlob(store, B);
-    await store.loadState();
-    expect(await store.hasBlob(sha256Hex(A), A.length)).toBe(false); // lists blobs/: B only
-    await putBlob(store, A);
-    expect(await store.hasBlob(sha256Hex(A), A.length)).toBe(true);
-    await rm(join(dir, '.updater', 'blobs', sha256Hex(B)));
-    expect(await store.hasBlob(sha256Hex(B), B.length)).toBe(false);
-  });
-});
-
-describe('blob cache re-verification', () => {
-  it('does not reuse a blob whose content was modified after promotion', async () => {
-    const dir = await dirs.make();
-    const store = await FileStore.open(dir);
-    await putBlob(store, A);
-    expect(await store.hasBlob(sha256Hex(A), A.length)).toBe(true);
-    const path = join(dir, '.updater', 'blobs', sha256Hex(A));
-    await chmod(path, 0o644);
-    await writeFile(path, 'ALPHA');
-    expect(await store.hasBlob(sha256Hex(A), A.length)).toBe(false);
   });
 });
