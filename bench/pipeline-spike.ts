@@ -118,7 +118,8 @@ class Conn {
         }
         continue;
       }
-      const buf = this.head === undefined ? d.subarray(at) : Buffer.concat([this.head, d.subarray(at)]);
+      const buf =
+        this.head === undefined ? d.subarray(at) : Buffer.concat([this.head, d.subarray(at)]);
       const from = this.head === undefined ? 0 : Math.max(0, this.head.length - 3);
       const end = buf.indexOf(CRLFCRLF, from);
       if (end < 0) {
@@ -129,7 +130,7 @@ class Conn {
       const consumed = end + 4 - (this.head?.length ?? 0);
       this.head = undefined;
       at += consumed;
-      const text = buf.latin1Slice(0, end);
+      const text = buf.toString('latin1', 0, end);
       const lines = text.split('\r\n');
       const status = Number(lines[0]!.slice(9, 12));
       let length = -1;
@@ -140,7 +141,13 @@ class Conn {
         const name = line.slice(0, colon).toLowerCase();
         if (name === 'content-length') length = Number(line.slice(colon + 1).trim());
         else if (name === 'transfer-encoding') throw new Error('fallback');
-        else if (name === 'connection' && line.slice(colon + 1).trim().toLowerCase() === 'close')
+        else if (
+          name === 'connection' &&
+          line
+            .slice(colon + 1)
+            .trim()
+            .toLowerCase() === 'close'
+        )
           close = true;
       }
       if (length < 0) throw new Error('fallback');
@@ -188,7 +195,8 @@ class Pipeliner {
     let best: Conn | undefined;
     for (const c of this.conns) {
       if (c.dead) continue;
-      if (c.queue.length < this.depth && (best === undefined || c.queue.length < best.queue.length)) best = c;
+      if (c.queue.length < this.depth && (best === undefined || c.queue.length < best.queue.length))
+        best = c;
     }
     if (best === undefined) {
       return new Promise<void>((r) => this.waiting.push(r)).then(() => this.get(path));
@@ -217,7 +225,7 @@ async function drain(body: AsyncIterable<Uint8Array> | Body): Promise<number> {
     return n;
   }
   for (;;) {
-    const r = await (body as Body).next();
+    const r = await body.next();
     if (r.done === true) return n;
     n += r.value.length;
   }
@@ -293,11 +301,14 @@ async function main(): Promise<void> {
         figures.get(name)!.push(await measure(run));
       }
     }
-    const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+    const median = (xs: number[]): number =>
+      [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
     const base = figures.get('a node:http')!;
     const baseCpu = median(base.map((f) => f.cpuMs));
     const baseWall = median(base.map((f) => f.wallMs));
-    console.log(`COUNT=${COUNT} SIZE=${SIZE} ROUNDS=${ROUNDS} (process CPU of the fetch only, medians)`);
+    console.log(
+      `COUNT=${COUNT} SIZE=${SIZE} ROUNDS=${ROUNDS} (process CPU of the fetch only, medians)`,
+    );
     for (const [name, fs] of figures) {
       const cpu = median(fs.map((f) => f.cpuMs));
       const wall = median(fs.map((f) => f.wallMs));
