@@ -147,6 +147,18 @@ describe('pipelined GETs', () => {
     ]);
   });
 
+  it('takes no byte past a Content-Length as body: what follows is the next head, or odd', async () => {
+    const { base, seen } = await rawServer((conn, path) => {
+      if (conn.index > 0) conn.socket.write(ok(`again${path}`));
+      else if (conn.paths.length === 2)
+        conn.socket.write(`${ok('abc')}XYZ not a status line\r\n\r\n`);
+    });
+    const f = fetcher();
+    const bodies = await Promise.all([text(get(f, `${base}/1`)), text(get(f, `${base}/2`))]);
+    expect(bodies).toEqual(['abc', 'again/2']);
+    expect(seen).toEqual(['/1', '/2', '/2']);
+  });
+
   it('fails an over-long head with a clear NETWORK error', async () => {
     const { base } = await rawServer((conn) => {
       conn.socket.write(
