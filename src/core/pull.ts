@@ -116,6 +116,17 @@ export async function pullBlobs(
     return nextShared < shared.length ? shared[nextShared++] : undefined;
   };
 
+  // The extra slots start once every blob of `own` is in (or the pull failed): until then at
+  // most `limits.parallel` GETs are in flight, each on a connection of its own, so no small GET
+  // is pipelined behind a large body, waiting for all of it under its stall watch (§5).
+  let ownLeft = own.length;
+  let openExtras = (): void => undefined;
+  const extrasMayStart =
+    ownLeft === 0
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          openExtras = resolve;
+        });
   // A slot's lane links to its connection's group, not to `signal` itself: with the extra
   // slots, one signal would hold more listeners than node's leak warning allows.
   const groups: LinkedAbort[] = [];
@@ -158,7 +169,11 @@ export async function pullBlobs(
           delayMs,
         }),
     };
-    for (let a = take(extra); !failed && a !== undefined; a = take(extra)) {
+    if (extra) await extrasMayStart;
+    for (;;) {
+      const fromOwn = !extra && nextOwn < own.length;
+      const a = take(extra);
+      if (failed || a === undefined) break;
       artifact = a;
       try {
         if (pullOther !== undefined && (await pullOther(artifact, hooks, signal))) continue;
@@ -173,7 +188,10 @@ export async function pullBlobs(
           failed = true;
           firstError = error instanceof ProtocolError ? fromProtocolError(error) : error;
           link.abort();
+          openExtras();
         }
+      } finally {
+        if (fromOwn && --ownLeft === 0) openExtras();
       }
     }
   };

@@ -113,7 +113,7 @@ describe('pullBlobs settles the store before it returns', () => {
  */
 function countingContext(contents: readonly Uint8Array[], pipelined: boolean | undefined) {
   const bySha = new Map(contents.map((c) => [sha256Hex(c), c]));
-  const seen = { inFlight: 0, most: 0 };
+  const seen = { inFlight: 0, most: 0, large: 0, mostWithLarge: 0 };
   const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
   const fetcher: Fetcher = {
     async get(url) {
@@ -121,6 +121,9 @@ function countingContext(contents: readonly Uint8Array[], pipelined: boolean | u
       seen.most = Math.max(seen.most, seen.inFlight);
       await turn();
       const body = bySha.get(url.split('/').pop() ?? '') ?? new Uint8Array();
+      const large = body.length > 256 * 1024;
+      if (large) seen.large++;
+      if (seen.large > 0) seen.mostWithLarge = Math.max(seen.mostWithLarge, seen.inFlight);
       return {
         status: 200,
         header: (name) => (name === 'content-length' ? String(body.length) : undefined),
@@ -128,6 +131,7 @@ function countingContext(contents: readonly Uint8Array[], pipelined: boolean | u
           await turn();
           yield body;
           seen.inFlight--;
+          if (large) seen.large--;
         })(),
         discard: () => undefined,
       };
@@ -155,6 +159,15 @@ describe('pullBlobs keeps more GETs outstanding over pipelined connections', () 
       await pullBlobs(ctx, todo, () => undefined);
       expect(seen.most).toBe(DEFAULT_LIMITS.parallel);
     }
+  });
+
+  it('starts the extra slots only once every large blob is in', async () => {
+    const large = new Uint8Array(256 * 1024 + 1).fill(7);
+    const { ctx, seen } = countingContext([large, ...contents], true);
+    await pullBlobs(ctx, [...todo, artifact('large', large)], () => undefined);
+    expect(seen.mostWithLarge).toBeGreaterThan(0);
+    expect(seen.mostWithLarge).toBeLessThanOrEqual(DEFAULT_LIMITS.parallel);
+    expect(seen.most).toBe(DEFAULT_LIMITS.parallel * 4);
   });
 
   it('keeps blobs over 256 KiB to limits.parallel slots', async () => {
