@@ -82,6 +82,13 @@ export interface FetchInit {
  */
 export interface Fetcher {
   get(url: string, init: FetchInit): Promise<FetchResponse>;
+  /**
+   * True when a whole-file GET of `url` (no Range, no gzip) shares its connection with other
+   * GETs in flight (HTTP/1.1 pipelining: docs/UPDATER.md §5, "Pipelined GETs"), so a pull may
+   * keep more requests than `limits.parallel` outstanding without opening more connections.
+   * Absent: one GET per connection.
+   */
+  pipelines?(url: string): boolean;
 }
 
 /** An artifact being downloaded: a temporary file hashed as it grows. */

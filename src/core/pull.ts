@@ -9,7 +9,7 @@ import { ArtifactUrls } from './artifact-url.js';
 import { downloadArtifact, type DownloadHooks } from './download.js';
 import { UpdateError } from './errors.js';
 import type { HttpContext } from './http-get.js';
-import { AbortLane, linkedAbort } from './linked-abort.js';
+import { AbortLane, linkedAbort, type LinkedAbort } from './linked-abort.js';
 import type { LocalStore, Logger, Random } from './ports.js';
 import { RateLimit } from './rate-limit.js';
 import { withRetries, type RetryContext } from './retry.js';
@@ -29,6 +29,19 @@ export interface PullProgress {
 }
 
 const HAS_BLOB_PARALLEL = 16;
+
+/**
+ * Whole-file GETs kept outstanding per connection when the fetcher pipelines them
+ * (ports.ts Fetcher.pipelines): the connections stay `limits.parallel`, the download slots
+ * become this many times as many, so each connection has the next answers on their way while
+ * a body is written (docs/UPDATER.md §8, "Many small artifacts").
+ */
+const PIPELINE_DEPTH = 4;
+/**
+ * Only blobs up to this size take the extra slots: a GET queued behind others on a connection
+ * waits for their bodies under its own stall watch (§5), which small bodies keep short.
+ */
+const PIPELINE_MAX_BYTES = 256 * 1024;
 
 /** Unique digests of `artifacts` not yet in the store: exactly what a pull fetches (plan.ts). */
 export async function missingBlobs(
@@ -81,20 +94,52 @@ export async function pullBlobs(
   // Whatever a worker threw first, passed on untouched: the run's boundary types it.
   let firstError: unknown;
   let failed = false;
-  let next = 0;
   const cap = new RateLimit(ctx.http.limits.maxBytesPerS, ctx.http.clock, ctx.http.timers);
   const capped = ctx.http.limits.maxBytesPerS > 0;
   const urls = new ArtifactUrls(ctx.http.endpoint.base.href);
+  // Blobs any slot may take (small ones the fetcher pipelines) and those only the first
+  // `limits.parallel` slots take (the rest), so the extra slots never open a connection.
+  const fetcher = ctx.http.fetcher;
+  const shared: ManifestArtifact[] = [];
+  const own: ManifestArtifact[] = [];
+  for (const a of todo) {
+    const pipelined =
+      pullOther === undefined &&
+      a.size <= PIPELINE_MAX_BYTES &&
+      fetcher.pipelines?.(urls.resolve(a.url)) === true;
+    (pipelined ? shared : own).push(a);
+  }
+  let nextOwn = 0;
+  let nextShared = 0;
+  const take = (extra: boolean): ManifestArtifact | undefined => {
+    if (!extra && nextOwn < own.length) return own[nextOwn++];
+    return nextShared < shared.length ? shared[nextShared++] : undefined;
+  };
 
-  const worker = async (): Promise<void> => {
-    const lane = new AbortLane(signal);
+  // The extra slots start once every blob of `own` is in (or the pull failed): until then at
+  // most `limits.parallel` GETs are in flight, each on a connection of its own, so no small GET
+  // is pipelined behind a large body, waiting for all of it under its stall watch (§5).
+  let ownLeft = own.length;
+  let openExtras = (): void => undefined;
+  const extrasMayStart =
+    ownLeft === 0
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          openExtras = resolve;
+        });
+  // A slot's lane links to its connection's group, not to `signal` itself: with the extra
+  // slots, one signal would hold more listeners than node's leak warning allows.
+  const groups: LinkedAbort[] = [];
+  const worker = async (slot: number, extra: boolean): Promise<void> => {
+    const group = groups[slot % groups.length] as LinkedAbort;
+    const lane = new AbortLane(group.signal);
     try {
-      await work(lane);
+      await work(lane, extra);
     } finally {
       lane.dispose();
     }
   };
-  const work = async (lane: AbortLane): Promise<void> => {
+  const work = async (lane: AbortLane, extra: boolean): Promise<void> => {
     // Built once per download slot, not per artifact: at 10,000 small artifacts the closures
     // were a measurable share of the run (docs/UPDATER.md §8, "Many small artifacts").
     let artifact = todo[0] as ManifestArtifact;
@@ -124,8 +169,12 @@ export async function pullBlobs(
           delayMs,
         }),
     };
-    while (!failed && next < todo.length) {
-      artifact = todo[next++] as ManifestArtifact;
+    if (extra) await extrasMayStart;
+    for (;;) {
+      const fromOwn = !extra && nextOwn < own.length;
+      const a = take(extra);
+      if (failed || a === undefined) break;
+      artifact = a;
       try {
         if (pullOther !== undefined && (await pullOther(artifact, hooks, signal))) continue;
         // policy.ts already refused a URL that does not resolve; this cannot throw for those.
@@ -139,13 +188,19 @@ export async function pullBlobs(
           failed = true;
           firstError = error instanceof ProtocolError ? fromProtocolError(error) : error;
           link.abort();
+          openExtras();
         }
+      } finally {
+        if (fromOwn && --ownLeft === 0) openExtras();
       }
     }
   };
 
   const workers = Math.max(1, Math.min(ctx.http.limits.parallel, todo.length));
-  await Promise.all(Array.from({ length: workers }, worker));
+  const extras = Math.min(workers * (PIPELINE_DEPTH - 1), Math.max(0, shared.length - workers));
+  for (let i = 0; i < workers; i++) groups.push(linkedAbort(signal));
+  await Promise.all(Array.from({ length: workers + extras }, (_, i) => worker(i, i >= workers)));
+  for (const group of groups) group.dispose();
   link.dispose();
   // The batch boundary: every blob handed over is promoted before the pull reports it, and no
   // promotion outlives a failed run. A failure found here fails the pull unless one came first.

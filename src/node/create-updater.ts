@@ -157,7 +157,10 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
   const loop = createUpdateLoop({
     fetcher:
       options.fetch === undefined
-        ? createHttpFetcher({ connectTimeoutMs: limits.connectTimeoutMs })
+        ? createHttpFetcher({
+            connectTimeoutMs: limits.connectTimeoutMs,
+            pipelineConnections: limits.parallel,
+          })
         : createFetchFetcher({
             fetch: options.fetch,
             // Connect (through a proxy too), then the same idle rule the body has.

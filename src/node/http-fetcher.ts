@@ -15,29 +15,23 @@ import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import { UpdateError } from '../core/errors.js';
-import type { Fetcher, FetchResponse } from '../core/ports.js';
-import { safeUrl } from '../core/safe-url.js';
+import type { Fetcher, FetchInit, FetchResponse } from '../core/ports.js';
 import { isGzipCoding } from '../core/content-coding.js';
 import { gunzipBody } from './gzip-body.js';
+import { networkError } from './network-error.js';
+import { headerOf } from './header-of.js';
 import { RequestTargets, type RequestTarget } from './request-target.js';
+import { PipelinePool, requestText } from './pipeline-pool.js';
 import { responseBody } from './response-body.js';
 
 export interface HttpFetcherOptions {
   /** Longest wait for a connection: DNS lookup, TCP connect and TLS handshake together. */
   readonly connectTimeoutMs: number;
-}
-
-/** A failed request as NETWORK (or ABORTED), naming the URL (without its query) and errno. */
-function networkError(error: unknown, url: string, signal: AbortSignal): UpdateError {
-  if (error instanceof UpdateError) return error;
-  if (signal.aborted) return new UpdateError('ABORTED', 'request aborted', { cause: error });
-  const code = (error as NodeJS.ErrnoException | undefined)?.code ?? 'ERR';
-  const message = error instanceof Error ? error.message : 'request failed';
-  return new UpdateError('NETWORK', `${code}: ${message}`, {
-    cause: error,
-    transient: true,
-    details: { url: safeUrl(url), errno: code },
-  });
+  /**
+   * Pipelined sockets per origin for plain-http artifact GETs (limits.parallel); 0 or unset
+   * sends every GET through node:http (docs/UPDATER.md §5, "Pipelined GETs").
+   */
+  readonly pipelineConnections?: number;
 }
 
 /**
@@ -103,115 +97,104 @@ export function createHttpFetcher(options: HttpFetcherOptions): Fetcher {
   const agentOptions = { keepAlive: true, scheduling: 'lifo' as const, noDelay: true };
   const httpAgent = new HttpAgent(agentOptions);
   const httpsAgent = new HttpsAgent(agentOptions);
+  const viaNode = (url: string, init: FetchInit): Promise<FetchResponse> =>
+    new Promise<FetchResponse>((resolve, reject) => {
+      let target: RequestTarget;
+      try {
+        target = targets.of(url);
+      } catch (error) {
+        reject(networkError(error, url, init.signal));
+        return;
+      }
+      if (init.signal.aborted) {
+        reject(new UpdateError('ABORTED', 'request aborted'));
+        return;
+      }
+      const { secure } = target;
+      const headers = { ...init.headers };
+      if (init.acceptGzip === true) headers['accept-encoding'] = 'gzip';
+      // Plain options (request-target.ts), not a URL node would convert per request.
+      const request = secure
+        ? httpsRequest({ ...target, method: 'GET', headers, agent: httpsAgent })
+        : httpRequest({ ...target, method: 'GET', headers, agent: httpAgent });
+      // An error event with no listener throws (it crashed a test run): the request's
+      // outcome is decided by onError below or by the body, so a later one (an abort of a
+      // request that already failed, between its error and its close) is dropped here.
+      request.on('error', () => undefined);
+      watchAbort(init.signal, request);
+      const clear = connectDeadline(request, secure, options.connectTimeoutMs);
+      const onError = (error: unknown): void => {
+        clear();
+        reject(networkError(error, url, init.signal));
+      };
+      request.once('error', onError);
+      request.once('response', (response: IncomingMessage) => {
+        clear();
+        request.off('error', onError);
+        // Later errors surface while the body is iterated; one that comes while nobody
+        // reads it (an abort after discard(), between reads) must not go uncaught (the
+        // request's own sink is set above).
+        response.on('error', () => undefined);
+        const header = (name: string): string | undefined =>
+          headerOf(response.rawHeaders, name.toLowerCase());
+        const body = responseBody(request, response, (error) =>
+          networkError(error, url, init.signal),
+        );
+        // The request, not only the response: that is what closes the socket at once.
+        const discard = (): void => {
+          request.destroy();
+        };
+        const status = response.statusCode ?? 0;
+        if (init.acceptGzip === true && isGzipCoding(header('content-encoding'))) {
+          let wire = 0;
+          resolve({
+            status,
+            header,
+            body: gunzipBody(body, url, (count) => (wire += count)),
+            inflated: true,
+            wireBytes: () => wire,
+            discard,
+          });
+          return;
+        }
+        resolve({ status, header, body, discard });
+      });
+      request.end();
+    });
+  const connections = options.pipelineConnections ?? 0;
+  const pool =
+    connections > 0
+      ? new PipelinePool({
+          connections,
+          connectTimeoutMs: options.connectTimeoutMs,
+          fallback: viaNode,
+        })
+      : undefined;
+  /** The target of `url` when a GET of it may be pipelined: plain http, no user info. */
+  const pipelinable = (url: string): RequestTarget | undefined => {
+    if (pool === undefined) return undefined;
+    let target: RequestTarget;
+    try {
+      target = targets.of(url);
+    } catch {
+      return undefined;
+    }
+    return target.secure || target.auth !== undefined ? undefined : target;
+  };
   return {
     get(url, init) {
-      return new Promise<FetchResponse>((resolve, reject) => {
-        let target: RequestTarget;
-        try {
-          target = targets.of(url);
-        } catch (error) {
-          reject(networkError(error, url, init.signal));
-          return;
-        }
-        if (init.signal.aborted) {
-          reject(new UpdateError('ABORTED', 'request aborted'));
-          return;
-        }
-        const { secure } = target;
-        const headers = { ...init.headers };
-        if (init.acceptGzip === true) headers['accept-encoding'] = 'gzip';
-        // Plain options (request-target.ts), not a URL node would convert per request.
-        const request = secure
-          ? httpsRequest({ ...target, method: 'GET', headers, agent: httpsAgent })
-          : httpRequest({ ...target, method: 'GET', headers, agent: httpAgent });
-        // An error event with no listener throws (it crashed a test run): the request's
-        // outcome is decided by onError below or by the body, so a later one (an abort of a
-        // request that already failed, between its error and its close) is dropped here.
-        request.on('error', () => undefined);
-        watchAbort(init.signal, request);
-        const clear = connectDeadline(request, secure, options.connectTimeoutMs);
-        const onError = (error: unknown): void => {
-          clear();
-          reject(networkError(error, url, init.signal));
-        };
-        request.once('error', onError);
-        request.once('response', (response: IncomingMessage) => {
-          clear();
-          request.off('error', onError);
-          // Later errors surface while the body is iterated; one that comes while nobody
-          // reads it (an abort after discard(), between reads) must not go uncaught (the
-          // request's own sink is set above).
-          response.on('error', () => undefined);
-          const header = (name: string): string | undefined =>
-            headerOf(response.rawHeaders, name.toLowerCase());
-          const body = responseBody(request, response, (error) =>
-            networkError(error, url, init.signal),
-          );
-          // The request, not only the response: that is what closes the socket at once.
-          const discard = (): void => {
-            request.destroy();
-          };
-          const status = response.statusCode ?? 0;
-          if (init.acceptGzip === true && isGzipCoding(header('content-encoding'))) {
-            let wire = 0;
-            resolve({
-              status,
-              header,
-              body: gunzipBody(body, url, (count) => (wire += count)),
-              inflated: true,
-              wireBytes: () => wire,
-              discard,
-            });
-            return;
-          }
-          resolve({ status, header, body, discard });
-        });
-        request.end();
-      });
+      const target = init.acceptGzip === true ? undefined : pipelinable(url);
+      if (target === undefined || pool === undefined) return viaNode(url, init);
+      const host = target.hostname.includes(':') ? `[${target.hostname}]` : target.hostname;
+      const text = requestText(
+        target.path,
+        target.port === '' ? host : `${host}:${target.port}`,
+        init.headers,
+      );
+      if (text === undefined) return viaNode(url, init);
+      const port = target.port === '' ? 80 : Number(target.port);
+      return pool.get(target.hostname, port, url, text, init);
     },
+    pipelines: (url) => pipelinable(url) !== undefined,
   };
-}
-
-/**
- * Headers node keeps only the first of when repeated (its `IncomingMessage.headers` rules);
- * any other repeated header is joined with ", ", as node joins it.
- */
-const FIRST_WINS = new Set([
-  'age',
-  'authorization',
-  'content-length',
-  'content-type',
-  'etag',
-  'expires',
-  'from',
-  'host',
-  'if-modified-since',
-  'if-unmodified-since',
-  'last-modified',
-  'location',
-  'max-forwards',
-  'proxy-authorization',
-  'referer',
-  'retry-after',
-  'server',
-  'user-agent',
-]);
-
-/**
- * One header (`name` in lower case) from the raw name/value list, as `response.headers` would
- * give it. Why not that object: node builds it on first use by normalising every header line,
- * which cost more than the few lookups a download makes (docs/UPDATER.md §8, "Many small
- * artifacts").
- */
-export function headerOf(raw: readonly string[], name: string): string | undefined {
-  let found: string | undefined;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const key = raw[i] as string;
-    if (key.length !== name.length || key.toLowerCase() !== name) continue;
-    const value = raw[i + 1] as string;
-    if (found === undefined) found = value;
-    else if (FIRST_WINS.has(name)) break;
-    else found = `${found}, ${value}`;
-  }
-  return found;
 }

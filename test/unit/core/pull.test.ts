@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseEndpoint } from '../../../src/core/endpoint.js';
 import { UpdateError } from '../../../src/core/errors.js';
 import { DEFAULT_LIMITS } from '../../../src/core/limits.js';
-import { silentLogger } from '../../../src/core/ports.js';
+import { silentLogger, type Fetcher } from '../../../src/core/ports.js';
 import { missingBlobs, pullBlobs, type PullContext } from '../../../src/core/pull.js';
 import type { ManifestArtifact } from '../../../src/protocol/manifest.js';
 import { FakeTime, MemoryStore, ScriptedFetcher, sha256Hex, text } from './fakes.js';
@@ -104,5 +104,80 @@ describe('pullBlobs settles the store before it returns', () => {
       { code: 'IO' },
     );
     expect(store.settles).toBe(1);
+  });
+});
+
+/**
+ * A fetcher answering every artifact after a turn of the event loop, counting the GETs in flight
+ * (from the request to the body's end); `pipelined` is what its `pipelines` answers.
+ */
+function countingContext(contents: readonly Uint8Array[], pipelined: boolean | undefined) {
+  const bySha = new Map(contents.map((c) => [sha256Hex(c), c]));
+  const seen = { inFlight: 0, most: 0, large: 0, mostWithLarge: 0 };
+  const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+  const fetcher: Fetcher = {
+    async get(url) {
+      seen.inFlight++;
+      seen.most = Math.max(seen.most, seen.inFlight);
+      await turn();
+      const body = bySha.get(url.split('/').pop() ?? '') ?? new Uint8Array();
+      const large = body.length > 256 * 1024;
+      if (large) seen.large++;
+      if (seen.large > 0) seen.mostWithLarge = Math.max(seen.mostWithLarge, seen.inFlight);
+      return {
+        status: 200,
+        header: (name) => (name === 'content-length' ? String(body.length) : undefined),
+        body: (async function* () {
+          await turn();
+          yield body;
+          seen.inFlight--;
+          if (large) seen.large--;
+        })(),
+        discard: () => undefined,
+      };
+    },
+    ...(pipelined === undefined ? {} : { pipelines: () => pipelined }),
+  };
+  const ctx = pullContext(new MemoryStore(), contents);
+  return { ctx: { ...ctx, http: { ...ctx.http, fetcher } }, seen };
+}
+
+describe('pullBlobs keeps more GETs outstanding over pipelined connections', () => {
+  const contents = Array.from({ length: 40 }, (_, i) => text(`small artifact ${i}`));
+  const todo = contents.map((c, i) => artifact(`s${i}`, c));
+
+  it('runs 4 slots per connection for small blobs the fetcher pipelines', async () => {
+    const { ctx, seen } = countingContext(contents, true);
+    await pullBlobs(ctx, todo, () => undefined);
+    expect(seen.most).toBe(DEFAULT_LIMITS.parallel * 4);
+    expect(ctx.store instanceof MemoryStore && ctx.store.blobs.size).toBe(40);
+  });
+
+  it('runs limits.parallel slots when the fetcher does not pipeline', async () => {
+    for (const pipelined of [false, undefined]) {
+      const { ctx, seen } = countingContext(contents, pipelined);
+      await pullBlobs(ctx, todo, () => undefined);
+      expect(seen.most).toBe(DEFAULT_LIMITS.parallel);
+    }
+  });
+
+  it('starts the extra slots only once every large blob is in', async () => {
+    const large = new Uint8Array(256 * 1024 + 1).fill(7);
+    const { ctx, seen } = countingContext([large, ...contents], true);
+    await pullBlobs(ctx, [...todo, artifact('large', large)], () => undefined);
+    expect(seen.mostWithLarge).toBeGreaterThan(0);
+    expect(seen.mostWithLarge).toBeLessThanOrEqual(DEFAULT_LIMITS.parallel);
+    expect(seen.most).toBe(DEFAULT_LIMITS.parallel * 4);
+  });
+
+  it('keeps blobs over 256 KiB to limits.parallel slots', async () => {
+    const large = Array.from({ length: 8 }, (_, i) => new Uint8Array(256 * 1024 + 1).fill(i));
+    const { ctx, seen } = countingContext(large, true);
+    await pullBlobs(
+      ctx,
+      large.map((c, i) => artifact(`l${i}`, c)),
+      () => undefined,
+    );
+    expect(seen.most).toBe(DEFAULT_LIMITS.parallel);
   });
 });

@@ -4,7 +4,8 @@
  */
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createHttpFetcher, headerOf } from '../../../src/node/http-fetcher.js';
+import { createHttpFetcher } from '../../../src/node/http-fetcher.js';
+import { headerOf } from '../../../src/node/header-of.js';
 import { readAll, useLoopbackServer } from '../../helpers/loopback-server.js';
 
 const loopback = useLoopbackServer();

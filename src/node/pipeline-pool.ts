@@ -1,0 +1,192 @@
+/**
+ * Pipelined plain-http GETs (docs/UPDATER.md §5, "Pipelined GETs"): up to `connections`
+ * sockets per origin, each carrying several requests at once, the next one routed to the
+ * least-loaded socket. Why: node:http's per-request machinery and one socket write per request
+ * were the largest CPU cost of a pull of many small artifacts (§8, "Many small artifacts").
+ * Only a GET the fetcher hands here (plain http, no Range, no gzip) comes this way, and any
+ * answer but a plain 200 with a Content-Length goes back to node:http (`fallback`).
+ */
+import { UpdateError } from '../core/errors.js';
+import type { FetchInit, FetchResponse } from '../core/ports.js';
+import { networkError } from './network-error.js';
+import {
+  PipelineConnection,
+  type ConnectionOwner,
+  type PipeRequest,
+} from './pipeline-connection.js';
+
+export interface PipelinePoolOptions {
+  /** Sockets per origin (limits.parallel: the core's count of connections). */
+  readonly connections: number;
+  readonly connectTimeoutMs: number;
+  /** Sends a GET the node:http way (an odd answer on a pipelined connection). */
+  readonly fallback: (url: string, init: FetchInit) => Promise<FetchResponse>;
+}
+
+/** A request whose connection ended before its answer is sent again at most this often. */
+const MAX_RESENDS = 2;
+
+/** The pipelined requests in flight under each signal, failed together when it aborts. */
+const inFlight = new WeakMap<AbortSignal, Set<PipeRequest>>();
+
+/** Watches `signal` for the requests of `set`; a signal gets one listener for all of them. */
+function watched(signal: AbortSignal): Set<PipeRequest> {
+  let set = inFlight.get(signal);
+  if (set === undefined) {
+    const requests = new Set<PipeRequest>();
+    set = requests;
+    inFlight.set(signal, requests);
+    signal.addEventListener(
+      'abort',
+      () => {
+        const error = new UpdateError('ABORTED', 'request aborted');
+        for (const r of [...requests]) r.conn?.abort(r, error);
+        requests.clear();
+      },
+      { once: true },
+    );
+  }
+  return set;
+}
+
+class OriginPool implements ConnectionOwner {
+  private readonly conns: PipelineConnection[] = [];
+
+  constructor(
+    private readonly hostname: string,
+    private readonly port: number,
+    private readonly options: PipelinePoolOptions,
+  ) {}
+
+  route(request: PipeRequest): void {
+    let best: PipelineConnection | undefined;
+    for (const c of this.conns) {
+      if (c.open && (best === undefined || c.load < best.load)) best = c;
+    }
+    if (best === undefined || (best.load > 0 && this.conns.length < this.options.connections)) {
+      best = new PipelineConnection(
+        {
+          hostname: this.hostname,
+          port: this.port,
+          connectTimeoutMs: this.options.connectTimeoutMs,
+        },
+        this,
+      );
+      this.conns.push(best);
+    }
+    best.send(request);
+  }
+
+  resend(requests: PipeRequest[]): void {
+    for (const r of requests) {
+      r.conn = undefined;
+      if (r.signal.aborted) {
+        r.reject(new UpdateError('ABORTED', 'request aborted'));
+      } else if (r.resends >= MAX_RESENDS) {
+        const error = new Error('connection closed before the answer') as NodeJS.ErrnoException;
+        error.code = 'ECONNRESET';
+        r.reject(networkError(error, r.url, r.signal));
+      } else {
+        r.resends++;
+        this.route(r);
+      }
+    }
+  }
+
+  fallback(request: PipeRequest): void {
+    request.conn = undefined;
+    // node:http watches the signal from here on.
+    request.release();
+    this.options.fallback(request.url, request.init).then(
+      (response) => request.resolve(response),
+      // node:http's path rejects with an UpdateError (network-error.ts) only.
+      (error: unknown) => request.reject(error as Error),
+    );
+  }
+
+  gone(conn: PipelineConnection): void {
+    const at = this.conns.indexOf(conn);
+    if (at >= 0) this.conns.splice(at, 1);
+  }
+}
+
+export class PipelinePool {
+  private readonly origins = new Map<string, OriginPool>();
+
+  constructor(private readonly options: PipelinePoolOptions) {}
+
+  /** Sends `text` (a GET of `url`, written by requestText) to `hostname:port`. */
+  get(
+    hostname: string,
+    port: number,
+    url: string,
+    text: string,
+    init: FetchInit,
+  ): Promise<FetchResponse> {
+    const key = `${hostname}:${port}`;
+    let origin = this.origins.get(key);
+    if (origin === undefined) {
+      origin = new OriginPool(hostname, port, this.options);
+      this.origins.set(key, origin);
+    }
+    const pool = origin;
+    const signal = init.signal;
+    if (signal.aborted) return Promise.reject(new UpdateError('ABORTED', 'request aborted'));
+    const set = watched(signal);
+    return new Promise<FetchResponse>((resolve, reject) => {
+      const request: PipeRequest = {
+        url,
+        text,
+        init,
+        signal,
+        resends: 0,
+        conn: undefined,
+        resolve,
+        reject: (error) => {
+          set.delete(request);
+          reject(error);
+        },
+        release: () => set.delete(request),
+      };
+      set.add(request);
+      pool.route(request);
+    });
+  }
+}
+
+/** Header names the pipelined path writes itself or cannot honour. */
+const OWN_HEADERS = new Set([
+  'host',
+  'connection',
+  'content-length',
+  'transfer-encoding',
+  'range',
+  'if-range',
+  'expect',
+  'upgrade',
+  'te',
+]);
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/**
+ * The request bytes of a GET of `path` to `host` with `headers`, or undefined when a header
+ * is one this path does not send (a Range, a connection header) or would be refused by
+ * node:http (a name that is not a token, a CR, LF or NUL in a value): node:http then takes it
+ * and answers as it always has.
+ */
+export function requestText(
+  path: string,
+  host: string,
+  headers: Readonly<Record<string, string>>,
+): string | undefined {
+  let text = `GET ${path} HTTP/1.1\r\nHost: ${host}\r\n`;
+  for (const name in headers) {
+    const value = headers[name] as string;
+    if (!TOKEN.test(name) || OWN_HEADERS.has(name.toLowerCase()) || !FIELD_VALUE.test(value)) {
+      return undefined;
+    }
+    text += `${name}: ${value}\r\n`;
+  }
+  return `${text}Connection: keep-alive\r\n\r\n`;
+}
