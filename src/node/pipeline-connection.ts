@@ -2,7 +2,7 @@
  * One pipelined HTTP/1.1 connection (docs/UPDATER.md §5, "Pipelined GETs"): GETs are written
  * as they come (those of one tick in one socket write) and answered in order; each answer is
  * framed by its Content-Length (pipeline-head.ts) and handed on as it streams
- * (pipeline-body.ts). Whatever breaks the order (a close, `Connection: close`, an odd answer,
+ * (pushed-body.ts). Whatever breaks the order (a close, `Connection: close`, an odd answer,
  * an abort or early exit of a request whose answer others queue behind) ends the connection,
  * and its owner (pipeline-pool.ts) re-sends the unanswered GETs, which are idempotent.
  */
@@ -11,7 +11,7 @@ import type { UpdateError } from '../core/errors.js';
 import type { FetchInit, FetchResponse } from '../core/ports.js';
 import { headerOf } from './header-of.js';
 import { errnoError, networkError } from './network-error.js';
-import { PipelineBody } from './pipeline-body.js';
+import { PushedBody } from './pushed-body.js';
 import { HEAD_CAP_BYTES, parsePlainHead } from './pipeline-head.js';
 
 /** One GET on its way through the pool. */
@@ -55,7 +55,7 @@ export class PipelineConnection {
   /** Requests written (or about to be) and not answered yet, in order. */
   private readonly queue: PipeRequest[] = [];
   /** The request whose body is arriving, its body and the bytes still due. */
-  private current: { request: PipeRequest; body: PipelineBody } | undefined;
+  private current: { request: PipeRequest; body: PushedBody } | undefined;
   private left = 0;
   private out = '';
   /** A head split across reads, until its end arrives. */
@@ -174,7 +174,7 @@ export class PipelineConnection {
       return data.length;
     }
     if (head.close) this.closing = true;
-    const body = new PipelineBody({
+    const body = new PushedBody({
       pause: () => this.socket.pause(),
       resume: () => this.socket.resume(),
       abandon: () => {
@@ -200,7 +200,7 @@ export class PipelineConnection {
     return next;
   }
 
-  private finishBody(request: PipeRequest, body: PipelineBody): void {
+  private finishBody(request: PipeRequest, body: PushedBody): void {
     this.current = undefined;
     request.release();
     body.end();

@@ -1,10 +1,10 @@
 /**
- * The body of a pipelined answer (src/node/pipeline-body.ts): chunks handed on in order,
+ * The body of a pipelined answer (src/node/pushed-body.ts): chunks handed on in order,
  * back-pressure on the connection past 64 KiB held, an early exit abandons the connection.
  */
 import { describe, expect, it } from 'vitest';
 import { UpdateError } from '../../../src/core/errors.js';
-import { PipelineBody } from '../../../src/node/pipeline-body.js';
+import { PushedBody } from '../../../src/node/pushed-body.js';
 
 function source() {
   const calls: string[] = [];
@@ -16,9 +16,9 @@ function source() {
   };
 }
 
-describe('PipelineBody', () => {
+describe('PushedBody', () => {
   it('hands chunks on in order, held or awaited, then ends', async () => {
-    const body = new PipelineBody(source());
+    const body = new PushedBody(source());
     body.push(Buffer.from('ab'));
     const waiting = (async () => {
       const parts: string[] = [];
@@ -33,7 +33,7 @@ describe('PipelineBody', () => {
 
   it('pauses the connection past 64 KiB held and resumes once the reader takes them', async () => {
     const src = source();
-    const body = new PipelineBody(src);
+    const body = new PushedBody(src);
     for (let i = 0; i < 15; i++) body.push(Buffer.alloc(4096));
     expect(src.calls).toEqual([]);
     body.push(Buffer.alloc(4096));
@@ -44,20 +44,20 @@ describe('PipelineBody', () => {
 
   it('abandons the connection when the reader leaves before the end, not after it', async () => {
     const early = source();
-    const body = new PipelineBody(early);
+    const body = new PushedBody(early);
     body.push(Buffer.from('x'));
     await body.return();
     expect(early.calls).toEqual(['abandon']);
 
     const late = source();
-    const done = new PipelineBody(late);
+    const done = new PushedBody(late);
     done.end();
     await done.return();
     expect(late.calls).toEqual([]);
   });
 
   it('rejects the reader with the failure', async () => {
-    const body = new PipelineBody(source());
+    const body = new PushedBody(source());
     const reading = body.next();
     body.fail(new UpdateError('NETWORK', 'premature close', { transient: true }));
     await expect(reading).rejects.toMatchObject({ code: 'NETWORK' });

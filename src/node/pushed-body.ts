@@ -1,8 +1,15 @@
 /**
- * The body of a pipelined answer as the Fetcher port's async iterable, cut from the
- * connection's bytes by its Content-Length (pipeline-connection.ts). Chunks that arrive while
- * nobody reads are held; past HOLD_BYTES the connection is paused until the reader takes them
- * (as response-body.ts does for node:http), so a slow consumer bounds memory.
+ * A response body as the Fetcher port's async iterable (src/core/ports.ts FetchResponse.body),
+ * fed by whoever reads the socket: node:http's response events (response-body.ts) or a
+ * pipelined connection cutting answers by their Content-Length (pipeline-connection.ts).
+ * Why not `for await` over a stream: node's stream iterator builds an end-of-stream watch, a
+ * promise chain and several listeners per response, and at 10,000 small artifacts that cost
+ * more than reading the bytes (docs/UPDATER.md §8, "Many small artifacts"); here a chunk is
+ * handed straight to a waiting reader.
+ *
+ * Back-pressure: chunks that arrive while nobody waits are held, and past HOLD_BYTES the source
+ * is paused until the reader takes them, so memory stays bounded however fast the server sends
+ * (the core writes each chunk before asking for the next).
  */
 import type { UpdateError } from '../core/errors.js';
 
@@ -14,10 +21,15 @@ export interface BodySource {
   abandon(): void;
 }
 
+/**
+ * Bytes held for the reader before the source is paused: a stream's own buffer size, so a
+ * small body (the whole of it often comes with the headers, before anyone reads) is never
+ * paused and resumed, which cost two ticks per artifact.
+ */
 const HOLD_BYTES = 64 * 1024;
 const DONE: IteratorResult<Uint8Array> = { value: undefined, done: true };
 
-export class PipelineBody implements AsyncIterableIterator<Uint8Array> {
+export class PushedBody implements AsyncIterableIterator<Uint8Array> {
   private readonly held: Buffer[] = [];
   private heldBytes = 0;
   private paused = false;
