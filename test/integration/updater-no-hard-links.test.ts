@@ -4,13 +4,13 @@
  * check of the next run finds it intact (docs/UPDATER.md §3, Durability; §8).
  */
 import type * as NodeFs from 'node:fs';
-import { lstat, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createNodeUpdater } from '../../src/node/create-updater.js';
 import { BLOB_MTIME_S } from '../../src/node/intact-blob.js';
 import { startHostileServer } from '../helpers/hostile-server.js';
+import { tempDirs } from '../helpers/updater-harness.js';
 
 const refused: string[] = [];
 vi.mock('node:fs', async (importOriginal) => {
@@ -30,19 +30,18 @@ vi.mock('node:fs', async (importOriginal) => {
 });
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
+const dirs = tempDirs();
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
+  await dirs.cleanup();
 });
 
 describe('staging where hard links are refused', () => {
   it('installs copies with the sentinel mtime, and the next run finds them intact', async () => {
     const server = await startHostileServer();
-    const dir = await mkdtemp(join(tmpdir(), 'updater-no-links-'));
-    cleanups.push(
-      () => server.close(),
-      () => rm(dir, { recursive: true, force: true }),
-    );
+    cleanups.push(() => server.close());
+    const dir = await dirs.make('updater-no-links-');
     const files = Array.from({ length: 300 }, (_, i) => ({
       name: `d${i % 3}/f${String(i).padStart(3, '0')}.txt`,
       content: enc(`file ${i}\n`),
