@@ -18,11 +18,12 @@ import { UpdateError } from '../core/errors.js';
 import type { Fetcher, FetchInit, FetchResponse } from '../core/ports.js';
 import { isGzipCoding } from '../core/content-coding.js';
 import { gunzipBody } from './gzip-body.js';
-import { networkError } from './network-error.js';
+import { errnoError, networkError } from './network-error.js';
 import { headerOf } from './header-of.js';
 import { RequestTargets, type RequestTarget } from './request-target.js';
 import { PipelinePool, requestText } from './pipeline-pool.js';
 import { responseBody } from './response-body.js';
+import { SignalSets } from './signal-sets.js';
 
 export interface HttpFetcherOptions {
   /** Longest wait for a connection: DNS lookup, TCP connect and TLS handshake together. */
@@ -48,40 +49,19 @@ function connectDeadline(request: ClientRequest, secure: boolean, ms: number): (
   request.once('socket', (socket: Socket) => {
     if (request.reusedSocket || request.destroyed) return;
     timer = setTimeout(() => {
-      const error = new Error(`no connection within ${ms} ms`) as NodeJS.ErrnoException;
-      error.code = 'ETIMEDOUT';
-      request.destroy(error);
+      request.destroy(errnoError('ETIMEDOUT', `no connection within ${ms} ms`));
     }, ms);
     socket.once(secure ? 'secureConnect' : 'connect', clear);
   });
   return clear;
 }
 
-/** The requests in flight under each signal, destroyed together when it aborts. */
-const inFlight = new WeakMap<AbortSignal, Set<ClientRequest>>();
+/** node:http requests in flight under each signal, destroyed together when it aborts. */
+const inFlight = new SignalSets<ClientRequest>((r) => r.destroy(new Error('request aborted')));
 
-/**
- * Destroys `request` if `signal` aborts before it closes. Why not node's `signal` option: it
- * wires an abort listener and an end-of-stream watch per request, which cost more than the
- * request for small artifacts; here a signal gets one listener for all its requests (the core
- * reuses one per download slot: http-get.ts `AbortLane`), and a request one 'close' listener.
- */
+/** Destroys `request` if `signal` aborts before it closes (signal-sets.ts says why not node's). */
 function watchAbort(signal: AbortSignal, request: ClientRequest): void {
-  let requests = inFlight.get(signal);
-  if (requests === undefined) {
-    const set = new Set<ClientRequest>();
-    requests = set;
-    inFlight.set(signal, set);
-    signal.addEventListener(
-      'abort',
-      () => {
-        for (const r of set) r.destroy(new Error('request aborted'));
-        set.clear();
-      },
-      { once: true },
-    );
-  }
-  const set = requests;
+  const set = inFlight.of(signal);
   set.add(request);
   request.once('close', () => set.delete(request));
 }

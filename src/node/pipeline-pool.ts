@@ -9,6 +9,7 @@
 import { UpdateError } from '../core/errors.js';
 import type { FetchInit, FetchResponse } from '../core/ports.js';
 import { networkError } from './network-error.js';
+import { SignalSets } from './signal-sets.js';
 import {
   PipelineConnection,
   type ConnectionOwner,
@@ -27,27 +28,9 @@ export interface PipelinePoolOptions {
 const MAX_RESENDS = 2;
 
 /** The pipelined requests in flight under each signal, failed together when it aborts. */
-const inFlight = new WeakMap<AbortSignal, Set<PipeRequest>>();
-
-/** Watches `signal` for the requests of `set`; a signal gets one listener for all of them. */
-function watched(signal: AbortSignal): Set<PipeRequest> {
-  let set = inFlight.get(signal);
-  if (set === undefined) {
-    const requests = new Set<PipeRequest>();
-    set = requests;
-    inFlight.set(signal, requests);
-    signal.addEventListener(
-      'abort',
-      () => {
-        const error = new UpdateError('ABORTED', 'request aborted');
-        for (const r of [...requests]) r.conn?.abort(r, error);
-        requests.clear();
-      },
-      { once: true },
-    );
-  }
-  return set;
-}
+const inFlight = new SignalSets<PipeRequest>((r) =>
+  r.conn?.abort(r, new UpdateError('ABORTED', 'request aborted')),
+);
 
 class OriginPool implements ConnectionOwner {
   private readonly conns: PipelineConnection[] = [];
@@ -132,7 +115,7 @@ export class PipelinePool {
     const pool = origin;
     const signal = init.signal;
     if (signal.aborted) return Promise.reject(new UpdateError('ABORTED', 'request aborted'));
-    const set = watched(signal);
+    const set = inFlight.of(signal);
     return new Promise<FetchResponse>((resolve, reject) => {
       const request: PipeRequest = {
         url,

@@ -6,14 +6,8 @@
  */
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { UpdateError } from '../core/errors.js';
+import { errnoError } from './network-error.js';
 import { PushedBody } from './pushed-body.js';
-
-/** A close before the body's end, when node reported no error of its own. */
-function prematureClose(): NodeJS.ErrnoException {
-  const error = new Error('premature close') as NodeJS.ErrnoException;
-  error.code = 'ERR_STREAM_PREMATURE_CLOSE';
-  return error;
-}
 
 /** The chunks of `response`, as described above. */
 export function responseBody(
@@ -36,6 +30,6 @@ export function responseBody(
   response.once('end', () => body.end());
   response.once('error', broken);
   // An error event precedes close on a broken connection; a close alone is still no end.
-  response.once('close', () => broken(prematureClose()));
+  response.once('close', () => broken(errnoError('ERR_STREAM_PREMATURE_CLOSE', 'premature close')));
   return body;
 }
