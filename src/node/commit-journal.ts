@@ -10,6 +10,7 @@
  * forward (steps 3-6 are idempotent). So the live set is always one complete set.
  */
 import { linkSync } from 'node:fs';
+import { setImmediate } from 'node:timers/promises';
 import { copyFile, mkdir, readdir, readFile, rename, rm, utimes } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { UpdateError } from '../core/errors.js';
@@ -188,8 +189,6 @@ async function applyJournal(ctx: CommitContext, journal: Journal, gc: boolean): 
  */
 const LINK_BATCH = 256;
 
-const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
 /**
  * Builds sets/<dir> from blobs. An existing directory is reused only when it is the live
  * DIR/current; any other one (a set kept after a rollback) may have been written to since, and
@@ -209,7 +208,7 @@ async function stage(
   await mkdir(staging, { mode: 0o755 });
   const dirs = new Set<string>([staging]);
   for (let i = 0; i < artifacts.length; i++) {
-    if (i > 0 && i % LINK_BATCH === 0) await yieldToLoop();
+    if (i > 0 && i % LINK_BATCH === 0) await setImmediate();
     const a = artifacts[i] as InstalledArtifact;
     // Names passed unsafeNameReason in parseManifest: relative, no "..", no backslash.
     const path = join(staging, ...a.name.split('/'));
