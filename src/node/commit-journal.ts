@@ -9,10 +9,8 @@
  * A crash before 2 leaves the old set and old state; after 2, `recoverCommit` rolls the journal
  * forward (steps 3-6 are idempotent). So the live set is always one complete set.
  */
-import { linkSync } from 'node:fs';
-import { setImmediate } from 'node:timers/promises';
-import { copyFile, mkdir, readdir, readFile, rename, rm, utimes } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { UpdateError } from '../core/errors.js';
 import type { StepHook } from '../core/install-steps.js';
 import {
@@ -27,8 +25,8 @@ import {
 import { fsyncDir, writeFileAtomic } from '../shared/atomic-file.js';
 import type { CurrentSet } from './current-set.js';
 import { errno, exists } from './fs-errors.js';
-import { keepBlobFacts, recordBlobFacts, saveBlobFacts, trustBlob } from './blob-facts.js';
-import { BLOB_MTIME_S } from './intact-blob.js';
+import { keepBlobFacts, saveBlobFacts } from './blob-facts.js';
+import { stageSet } from './set-staging.js';
 import type { StateDirPaths } from './state-dir.js';
 
 /** The intent of a commit: the set directory DIR/current is to name, and the state after. */
@@ -102,7 +100,7 @@ export async function commitSet(
   next: UpdaterState,
 ): Promise<void> {
   const dir = set.dir ?? set.setId;
-  await stage(ctx, dir, set.artifacts);
+  await stageSet(ctx.paths, ctx.current, dir, set.artifacts);
   ctx.onStep?.('set-staged');
   await writeFileAtomic(join(ctx.paths.manifests, `${set.setId}.json`), set.envelope);
   // The journal names the set's directory: that is what recovery swaps DIR/current to.
@@ -179,72 +177,6 @@ async function applyJournal(ctx: CommitContext, journal: Journal, gc: boolean): 
     // The facts of the run, once per commit, after the GC's last link change (blob-facts.ts).
     await saveBlobFacts(paths.blobs, kept);
   }
-}
-
-/**
- * Hard links made back to back before the event loop gets a turn. Each one is a direct call:
- * staging 10,000 small artifacts one promise-based link(2) at a time waited for a thread-pool
- * hop per link (docs/UPDATER.md §8, Many small artifacts); batches keep a host's event loop
- * (the tray app's main process) responsive, as quickCheck's lstat batches do.
- */
-const LINK_BATCH = 256;
-
-/**
- * Builds sets/<dir> from blobs. An existing directory is reused only when it is the live
- * DIR/current; any other one (a set kept after a rollback) may have been written to since, and
- * its hard links may share a tampered inode, so it is rebuilt from the verified blobs.
- */
-async function stage(
-  ctx: CommitContext,
-  dir: string,
-  artifacts: readonly InstalledArtifact[],
-): Promise<void> {
-  const { paths } = ctx;
-  const target = join(paths.sets, dir);
-  const kept = await exists(target);
-  if (kept && (await ctx.current.live()) === dir) return;
-  const staging = `${target}.staging`;
-  await rm(staging, { recursive: true, force: true });
-  await mkdir(staging, { mode: 0o755 });
-  const dirs = new Set<string>([staging]);
-  for (let i = 0; i < artifacts.length; i++) {
-    if (i > 0 && i % LINK_BATCH === 0) await setImmediate();
-    const a = artifacts[i] as InstalledArtifact;
-    // Names passed unsafeNameReason in parseManifest: relative, no "..", no backslash.
-    const path = join(staging, ...a.name.split('/'));
-    const parent = dirname(path);
-    if (!dirs.has(parent)) {
-      await mkdir(parent, { recursive: true, mode: 0o755 });
-      dirs.add(parent);
-    }
-    const blob = join(paths.blobs, a.sha256);
-    // Its recorded facts hold, or it is re-hashed now (blob-facts.ts); a link is STATE_UNSAFE.
-    if (!(await trustBlob(paths.blobs, a.sha256, a.size))) {
-      throw new UpdateError('IO', `blob of ${a.name} is missing or was modified`);
-    }
-    try {
-      linkSync(blob, path);
-    } catch {
-      // File systems without hard links: a copy, given the sentinel so quickCheck holds.
-      await copyFile(blob, path);
-      await utimes(path, BLOB_MTIME_S, BLOB_MTIME_S);
-    }
-    // trustBlob just proved the facts held; the link moved the ctime, so record them anew
-    // (what keepBlobFacts does, without checking again what was checked one call ago).
-    await recordBlobFacts(paths.blobs, a.sha256);
-  }
-  for (const d of dirs) await fsyncDir(d);
-  if (kept) {
-    // Moved aside, not deleted in place: recoverCommit drops any "*.staging*" left by a crash.
-    const old = `${target}.staging-old`;
-    await rm(old, { recursive: true, force: true });
-    await rename(target, old);
-    await rename(staging, target);
-    await rm(old, { recursive: true, force: true });
-  } else {
-    await rename(staging, target);
-  }
-  await fsyncDir(paths.sets);
 }
 
 /** The entries of sets/ that neither the installed nor the previous set uses. */
