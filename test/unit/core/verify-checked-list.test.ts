@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { UpdateError } from '../../../src/core/errors.js';
-import { pinKeys, verifyAnswer, type AnswerInput } from '../../../src/core/verify.js';
+import { EMPTY_STATE } from '../../../src/core/state.js';
+import { pinKeys, trustInputOf, verifyAnswer, type AnswerInput } from '../../../src/core/verify.js';
 import {
   encodeManifest,
   signEnvelope,
@@ -136,5 +137,20 @@ describe('verifyAnswer with checkedDigest: format 2', () => {
     expect(codeOf(() => verifyAnswer(stale, input({ checkedDigest: digestOf(release) })))).toBe(
       'MANIFEST_EXPIRED',
     );
+  });
+});
+
+describe('trustInputOf: the checked digest comes from the installed set', () => {
+  it('is the installed setId, and none before a first install', () => {
+    expect(trustInputOf(EMPTY_STATE).checkedDigest).toBeUndefined();
+    const { bytes, digest } = formatOne();
+    const state = {
+      ...EMPTY_STATE,
+      installed: { setId: digest, version: '1.0.0', artifacts: [] },
+    };
+    expect(trustInputOf(state).checkedDigest).toBe(digest);
+    // What a run verifies with: the installed payload's list is taken as checked then.
+    expect(codeOf(() => verifyAnswer(bytes, input(trustInputOf(state))))).toBe('accepted');
+    expect(codeOf(() => verifyAnswer(bytes, input(trustInputOf(EMPTY_STATE))))).toBe('UNSAFE_NAME');
   });
 });
