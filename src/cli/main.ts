@@ -55,12 +55,32 @@ function lazyMinorGc(): () => void {
   };
 }
 
+/** Resolves once everything written to `stream` so far was handed to the OS. */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.writableLength === 0) resolve();
+    else stream.write('', () => resolve());
+  });
+}
+
+/**
+ * Ends the process with `code` once stdout and stderr are flushed, without the heap teardown
+ * a natural exit does after the event loop drains (docs/UPDATER.md §7, Exit). Called only
+ * after runCli returned: the run closed the core (lock released, every state, journal and blob
+ * write awaited), so nothing the result depends on is left in flight.
+ */
+async function exitWith(code: number): Promise<never> {
+  await flushed(process.stdout);
+  await flushed(process.stderr);
+  process.exit(code);
+}
+
 const hook = crashHook(process.env['UPDATER_TEST_CRASH_AT']);
 if (hook === 'invalid') {
   process.stderr.write('error CONFIG_INVALID: UPDATER_TEST_CRASH_AT names no install step\n');
   process.exitCode = 2;
 } else {
-  process.exitCode = await runCli(
+  const code = await runCli(
     process.argv.slice(2),
     {
       machineKey: process.env['UPDATER_MACHINE_KEY'],
@@ -80,4 +100,5 @@ if (hook === 'invalid') {
       nowMs: () => Date.now(),
     },
   );
+  await exitWith(code);
 }

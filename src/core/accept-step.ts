@@ -5,7 +5,7 @@
 import type { ManifestArtifact } from '../protocol/manifest.js';
 import { fetchKeyChain } from './fetch-keys.js';
 import { fetchManifest } from './fetch-manifest.js';
-import { holdsExactly, planUpdate, type Plan } from './plan.js';
+import { holdsExactly, planHeldSet, planUpdate, type Plan } from './plan.js';
 import { alreadyRecorded, checkPolicy, recordAcceptance } from './policy.js';
 import type { LocalStore, RandomBytes } from './ports.js';
 import { missingBlobs } from './pull.js';
@@ -31,15 +31,13 @@ export interface Accepted {
 /**
  * Digests new to the installed set that the blob store already holds, so the plan counts them
  * as reused (plan.ts): `check` after a rollback then reports the ~0 bytes `update` moves. Only
- * new digests are looked up: an up-to-date check costs no lookup at all.
+ * new digests are looked up.
  */
 async function storedNewBlobs(
   store: LocalStore,
   installed: InstalledSet | null,
   vm: VerifiedManifest,
 ): Promise<ReadonlySet<string>> {
-  // The installed set holds exactly these entries: no digest is new (plan.ts `sameSet`).
-  if (installed !== null && holdsExactly(installed, vm)) return new Set();
   const artifacts: readonly ManifestArtifact[] = vm.manifest.artifacts;
   const have = new Set(installed?.artifacts.map((a) => a.sha256));
   const fresh = artifacts.filter((a) => !have.has(a.sha256));
@@ -119,8 +117,13 @@ export async function accept(run: RunContext, options: AcceptOptions = {}): Prom
   const loaded = await store.loadState();
   const vm = await fetchVerified(run, loaded);
   checkPolicy(vm, loaded, nowOf(run), limits, http.endpoint.base.href);
-  const stored = await storedNewBlobs(store, loaded.installed, vm);
-  const plan = planUpdate(loaded.installed, vm, stored);
+  const installed = loaded.installed;
+  // One walk decides both: a set holding exactly these entries has no new digest to look up
+  // and is planned as all reused (plan.ts `planHeldSet`): an up-to-date run costs no lookup.
+  const plan =
+    installed !== null && holdsExactly(installed, vm)
+      ? planHeldSet(installed, vm)
+      : planUpdate(installed, vm, await storedNewBlobs(store, installed, vm));
   // The trusted key set, retired keyids and freshness floor go in this same write.
   const state = { ...recordAcceptance(loaded, vm), lastCheckAtMs: nowOf(run) };
   // Audit first: a crash in between repeats an entry rather than losing one.

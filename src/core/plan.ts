@@ -26,7 +26,7 @@ export function planUpdate(
   vm: VerifiedManifest,
   stored: ReadonlySet<string> = new Set(),
 ): Plan {
-  if (installed !== null && holdsExactly(installed, vm)) return sameSet(installed, vm);
+  if (installed !== null && holdsExactly(installed, vm)) return planHeldSet(installed, vm);
   const have = new Set<string>();
   const installedNames = new Set<string>();
   for (const a of installed?.artifacts ?? []) {
@@ -93,11 +93,11 @@ export function holdsExactly(installed: InstalledSet, vm: VerifiedManifest): boo
 }
 
 /**
- * The plan when the installed set holds exactly the manifest's entries: everything is
- * reused, nothing removed. The same plan the general path makes, without its four sets of
- * 10,000 names and digests (docs/UPDATER.md §3, No-op runs).
+ * The plan when the installed set holds exactly the manifest's entries (`holdsExactly`, which
+ * the caller checked): everything is reused, nothing removed. The same plan the general path
+ * makes, without its four sets of 10,000 names and digests (docs/UPDATER.md §3, No-op runs).
  */
-function sameSet(installed: InstalledSet, vm: VerifiedManifest): Plan {
+export function planHeldSet(installed: InstalledSet, vm: VerifiedManifest): Plan {
   const list = vm.manifest.artifacts;
   const reuse = new Array<{ name: string; size: number }>(list.length);
   const artifacts = new Array<ArtifactPlan>(list.length);

@@ -52,6 +52,13 @@ export interface TrustInput {
    * no nonce was sent and one in the statement is ignored.
    */
   readonly nonce: string | undefined;
+  /**
+   * The payload SHA-256 of the installed set (its setId): signed payload bytes with exactly this
+   * digest passed every artifact list rule when that set was accepted, so their list is not
+   * walked again (`ListOptions.listChecked`, docs/UPDATER.md §3, No-op runs). Signatures,
+   * payload types, versions, freshness and policy are checked as for any answer.
+   */
+  readonly checkedDigest?: string | undefined;
 }
 
 /** A format 2 answer that passed steps 2 to 5. */
@@ -128,13 +135,17 @@ export function checkAnswer(parts: AnswerParts, input: TrustInput): CheckedAnswe
   const keySet = walk.keySet;
   if (keySet === undefined) throw new UpdateError('KEY_CHAIN_GAP', 'no key set is trusted');
   const context = { otherRoles: keyOwners(keySet), retired: new Set(walk.retired) };
+  // Hashing trusts nothing: taken first so a release already installed is not re-walked.
+  const releaseSha256 = releaseDigest(parts.release.payload);
   // 3. The release under the release role, then its payload.
   let release: Release;
   let releaseKeyid: string;
   try {
     const ids = verifyRole(parts.release, keySet.release, RELEASE_PAYLOAD_TYPE, 'release', context);
     releaseKeyid = ids[0] as string;
-    release = parseRelease(parts.release.payload);
+    release = parseRelease(parts.release.payload, {
+      listChecked: releaseSha256 === input.checkedDigest,
+    });
   } catch (error) {
     throw fromTrustError(error);
   }
@@ -147,7 +158,6 @@ export function checkAnswer(parts: AnswerParts, input: TrustInput): CheckedAnswe
     throw fromTrustError(error);
   }
   // 5. The statement against the rest.
-  const releaseSha256 = releaseDigest(parts.release.payload);
   if (freshness.release_sha256 !== releaseSha256) {
     throw new UpdateError('FRESHNESS_MISMATCH', 'the freshness statement names another release');
   }

@@ -69,11 +69,16 @@ export function verifyManifest(
   return verifyFormatOne(envelope, bytes, pinned);
 }
 
-/** The §2.5 checks of a parsed format 1 envelope: signature, payload type, then the manifest. */
+/**
+ * The §2.5 checks of a parsed format 1 envelope: signature, payload type, then the manifest.
+ * `checkedDigest`: the installed set's id; a payload with that SHA-256 passed the artifact list
+ * rules when the set was accepted, so its list is not walked again (`TrustInput`).
+ */
 export function verifyFormatOne(
   envelope: ParsedEnvelope,
   bytes: Uint8Array,
   pinned: readonly PinnedKey[],
+  checkedDigest?: string,
 ): VerifiedManifest {
   const message = pae(envelope.payloadType, envelope.payload);
   let named = false;
@@ -105,16 +110,17 @@ export function verifyFormatOne(
   if (envelope.payloadType !== MANIFEST_PAYLOAD_TYPE) {
     throw new UpdateError('WRONG_PAYLOAD_TYPE', 'signed payload is not an update manifest');
   }
+  const payloadSha256 = createHash('sha256').update(envelope.payload).digest('hex');
   let manifest: ParsedManifest;
   try {
-    manifest = parseManifest(envelope.payload);
+    manifest = parseManifest(envelope.payload, { listChecked: payloadSha256 === checkedDigest });
   } catch (error) {
     throw fromProtocolError(error);
   }
   return {
     format: 1,
     manifest,
-    payloadSha256: createHash('sha256').update(envelope.payload).digest('hex'),
+    payloadSha256,
     keyid: acceptedKeyid,
     envelope: bytes,
   } as VerifiedManifest;

@@ -81,8 +81,10 @@ export interface AnswerInput extends TrustInput {
 }
 
 /** The parts of an AnswerInput that come from the persisted state. */
-export function trustInputOf(state: UpdaterState): Pick<TrustInput, 'trust' | 'floor'> {
-  return { trust: state.trust, floor: state.freshness };
+export function trustInputOf(
+  state: UpdaterState,
+): Pick<TrustInput, 'trust' | 'floor' | 'checkedDigest'> {
+  return { trust: state.trust, floor: state.freshness, checkedDigest: state.installed?.setId };
 }
 
 /** Parses pinned node_pubkey hex strings; none, or any malformed one, is CONFIG_INVALID. */
@@ -144,7 +146,7 @@ export function verifyParsedAnswer(
         `a format 1 answer after key set ${input.trust.keySet.version} was trusted`,
       );
     }
-    return verifyFormatOne(answer.envelope, bytes, input.pinned);
+    return verifyFormatOne(answer.envelope, bytes, input.pinned, input.checkedDigest);
   }
   const parts: AnswerParts = {
     keys: chain === undefined ? answer.keys : mergeLinks(chain, answer.keys),

@@ -8,7 +8,12 @@
  */
 import { createHash } from 'node:crypto';
 import { parseJsonObject, requiredField } from './json-object.js';
-import { isStrictSemver, parseArtifactList, type ManifestArtifact } from './manifest.js';
+import {
+  isStrictSemver,
+  parseArtifactList,
+  type ListOptions,
+  type ManifestArtifact,
+} from './manifest.js';
 import { ProtocolError } from './protocol-error.js';
 
 export const RELEASE_PAYLOAD_TYPE = 'application/vnd.updates.release+json';
@@ -22,7 +27,7 @@ export interface Release {
  * Parses release payload bytes: the artifact list follows the manifest's rules (§2.2, names,
  * digests, order). Unknown fields are ignored (signed, so a newer publisher may add them).
  */
-export function parseRelease(bytes: Uint8Array): Release {
+export function parseRelease(bytes: Uint8Array, options: ListOptions = {}): Release {
   const o = parseJsonObject(bytes, 'release');
   const version = requiredField(o, 'registry_version', 'release');
   if (typeof version !== 'string' || !isStrictSemver(version)) {
@@ -30,7 +35,7 @@ export function parseRelease(bytes: Uint8Array): Release {
   }
   return {
     registry_version: version,
-    artifacts: parseArtifactList(requiredField(o, 'artifacts', 'release')),
+    artifacts: parseArtifactList(requiredField(o, 'artifacts', 'release'), options),
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planUpdate } from '../../../src/core/plan.js';
+import { holdsExactly, planHeldSet, planUpdate } from '../../../src/core/plan.js';
 import type { InstalledSet } from '../../../src/core/state.js';
 import { pinKeys, verifyManifest } from '../../../src/core/verify.js';
 import { envelopeBytes, manifestOf, sha256Hex, testKey, text } from './fakes.js';
@@ -161,6 +161,20 @@ describe('planUpdate', () => {
     expect(plan.summary.reuse.map((r) => r.name)).toEqual(['a', 'b', 'c']);
     expect(plan.summary.bytesToReuse).toBe(2 * a1.length + b1.length);
     expect(plan.summary.fromVersion).toBe('1.0.0');
+  });
+
+  it('planHeldSet (what accept calls after its own holdsExactly) is the general plan', () => {
+    const files = [
+      { name: 'a', content: a1 },
+      { name: 'b', content: b1 },
+    ];
+    const same = installed('1.0.0', files);
+    const manifest = vm('1.0.0', files);
+    expect(holdsExactly(same, manifest)).toBe(true);
+    const held = planHeldSet(same, manifest);
+    const general = planUpdate({ ...same, artifacts: [...same.artifacts].reverse() }, manifest);
+    expect(held).toEqual(general);
+    expect(holdsExactly({ ...same, artifacts: same.artifacts.slice(0, 1) }, manifest)).toBe(false);
   });
 
   it('takes the same setId over fewer entries (a repair) through the general path', () => {

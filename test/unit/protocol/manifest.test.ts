@@ -3,6 +3,8 @@ import {
   encodeManifest,
   isRfc3339,
   isStrictSemver,
+  MAX_ARTIFACTS_WIRE,
+  parseArtifactList,
   parseManifest,
   resolveArtifactUrl,
   type Manifest,
@@ -166,5 +168,39 @@ describe('resolveArtifactUrl', () => {
   });
   it('refuses a data: URL', () => {
     expect(() => resolveArtifactUrl('http://h', 'data:,x')).toThrow(ProtocolError);
+  });
+});
+
+describe('parseArtifactList with listChecked (bytes that passed it before)', () => {
+  const codeOfList = (list: unknown, listChecked: boolean): string | undefined => {
+    try {
+      parseArtifactList(list, { listChecked });
+    } catch (error) {
+      return error instanceof ProtocolError ? error.code : 'NOT_A_PROTOCOL_ERROR';
+    }
+    return undefined;
+  };
+
+  it('does not walk the entries again', () => {
+    const unsafe = [art('../a.txt')];
+    expect(codeOfList(unsafe, false)).toBe('UNSAFE_NAME');
+    expect(codeOfList(unsafe, true)).toBeUndefined();
+    expect(parseArtifactList(unsafe, { listChecked: true })).toBe(unsafe);
+  });
+
+  it('still refuses what is not an array, or an array over the wire ceiling', () => {
+    expect(codeOfList({ name: 'a.txt' }, true)).toBe('MANIFEST_MALFORMED');
+    expect(codeOfList(new Array<unknown>(MAX_ARTIFACTS_WIRE + 1).fill(null), true)).toBe(
+      'MANIFEST_MALFORMED',
+    );
+  });
+
+  it('is what parseManifest does with the option, the top level still checked', () => {
+    const manifest = { ...base, artifacts: [art('b.txt'), art('a.txt')] };
+    expect(codeOf(manifest)).toBe('UNSORTED_NAMES');
+    const parsed = parseManifest(bytesOf(manifest), { listChecked: true });
+    expect(parsed.artifacts.map((a) => a.name)).toEqual(['b.txt', 'a.txt']);
+    const badTop = bytesOf({ ...manifest, registry_version: 'v1' });
+    expect(() => parseManifest(badTop, { listChecked: true })).toThrow(ProtocolError);
   });
 });
