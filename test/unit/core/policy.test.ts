@@ -144,6 +144,20 @@ describe('artifact URL schemes', () => {
     expect(refusal(vm)).toBe('MANIFEST_MALFORMED');
   });
 
+  it('parses an authority that only begins like the one before it (the shared-origin fast path)', () => {
+    const m = manifestOf('1.0.0', files);
+    const first = m.artifacts[0]!;
+    for (const second of ['https://cdn.example bad/b', 'https://cdn.example.:99999/b']) {
+      const artifacts = [
+        { ...first, name: 'a', url: 'https://cdn.example/a' },
+        { ...first, name: 'b', url: second },
+      ];
+      const bytes = envelopeBytes({ ...m, artifacts }, key);
+      const vm = verifyManifest(bytes, pinKeys([key.hex]), 1 << 20);
+      expect(refusal(vm)).toBe('MANIFEST_MALFORMED');
+    }
+  });
+
   for (const url of [
     ' javascript:alert(1)',
     'j\tavascript:x',
