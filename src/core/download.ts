@@ -6,7 +6,7 @@
 import type { ManifestArtifact } from '../protocol/manifest.js';
 import { UpdateError } from './errors.js';
 import { errorForResponse } from './http-errors.js';
-import { startGet, type HttpContext } from './http-get.js';
+import { NO_HEADERS, startGet, type HttpContext } from './http-get.js';
 import type { AbortLane } from './linked-abort.js';
 import type { LocalStore, PartialBlob } from './ports.js';
 
@@ -43,10 +43,11 @@ export async function receive(
 ): Promise<void> {
   const what = `artifact ${artifact.name}`;
   const offset = partial.offset;
-  const headers: Record<string, string> = {};
+  let headers = NO_HEADERS;
   if (offset > 0) {
-    headers['range'] = `bytes=${offset}-`;
-    if (partial.validator !== undefined) headers['if-range'] = partial.validator;
+    const resume: Record<string, string> = { range: `bytes=${offset}-` };
+    if (partial.validator !== undefined) resume['if-range'] = partial.validator;
+    headers = resume;
   }
   const exchange = await startGet(ctx, url, headers, signal, what, hooks.lane);
   const { response } = exchange;

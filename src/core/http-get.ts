@@ -23,6 +23,42 @@ export interface HttpContext {
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
+/**
+ * `extra` of a GET that adds no header (an artifact from byte 0): such a GET reuses one frozen
+ * headers object per context and origin side instead of building one per request, and a
+ * fetcher may remember what it derived from that object (pipeline-pool.ts `requestText`)
+ * (docs/UPDATER.md §8, "Many small artifacts").
+ */
+export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+/** The frozen headers of a GET with NO_HEADERS, per context: [off the origin, on it]. */
+const plainHeaders = new WeakMap<HttpContext, (Readonly<Record<string, string>> | undefined)[]>();
+
+/** The headers of a GET to `current`; the machine key only on the base URL's origin. */
+function headersFor(
+  ctx: HttpContext,
+  extra: Readonly<Record<string, string>>,
+  current: URL | string,
+): Readonly<Record<string, string>> {
+  const keyed = onOrigin(current, ctx.endpoint.base.origin);
+  let cached = extra === NO_HEADERS ? plainHeaders.get(ctx) : undefined;
+  const hit = cached?.[keyed ? 1 : 0];
+  if (hit !== undefined) return hit;
+  const headers: Record<string, string> = {
+    'accept-encoding': 'identity',
+    'user-agent': ctx.userAgent,
+    ...extra,
+  };
+  if (keyed) headers['authorization'] = `Bearer ${ctx.endpoint.machineKey}`;
+  if (extra !== NO_HEADERS) return headers;
+  if (cached === undefined) {
+    cached = [undefined, undefined];
+    plainHeaders.set(ctx, cached);
+  }
+  cached[keyed ? 1 : 0] = Object.freeze(headers);
+  return headers;
+}
+
 /** What one exchange hands back: the final response and the stall watch to feed with bytes. */
 export interface Exchange {
   readonly response: FetchResponse;
@@ -98,14 +134,7 @@ export async function startGet(
   };
   try {
     for (let hop = 0; ; hop++) {
-      const headers: Record<string, string> = {
-        'accept-encoding': 'identity',
-        'user-agent': ctx.userAgent,
-        ...extra,
-      };
-      if (onOrigin(current, ctx.endpoint.base.origin)) {
-        headers['authorization'] = `Bearer ${ctx.endpoint.machineKey}`;
-      }
+      const headers = headersFor(ctx, extra, current);
       const init: FetchInit = acceptGzip ? { headers, signal, acceptGzip } : { headers, signal };
       const href = typeof current === 'string' ? current : current.href;
       const response = await ctx.fetcher.get(href, init);

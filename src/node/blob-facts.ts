@@ -32,9 +32,16 @@ export function blobPath(blobDir: string, sha256: string): string {
   return `${blobDir}${sep}${sha256}`;
 }
 
+/**
+ * The stat options, made once: an object literal in the call was a fresh object per stat,
+ * several per blob (docs/UPDATER.md §8, "Many small artifacts").
+ */
+const EXACT = { bigint: true } as const;
+const EXACT_OR_ABSENT = { bigint: true, throwIfNoEntry: false } as const;
+
 /** lstat with exact (bigint) numbers, refusing a link; undefined when absent. */
 function lstatBig(path: string): BigIntStats | undefined {
-  const info = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+  const info = lstatSync(path, EXACT_OR_ABSENT);
   if (info?.isSymbolicLink() === true) throw unsafeEntry(path, 'is a symbolic link');
   return info;
 }
@@ -91,9 +98,10 @@ export async function promoteSealed(
   sha256: string,
   handle: FileHandle,
 ): Promise<void> {
-  const sealed = await handle.stat({ bigint: true });
-  await rename(from, blobPath(blobDir, sha256));
-  await keepIfArrived(from, blobDir, sha256, sealed);
+  const sealed = await handle.stat(EXACT);
+  const to = blobPath(blobDir, sha256);
+  await rename(from, to);
+  await keepIfArrived(from, to, blobDir, sha256, sealed);
 }
 
 /**
@@ -106,20 +114,25 @@ export async function promoteSealedFd(
   sha256: string,
   fd: number,
 ): Promise<void> {
-  const sealed = fstatSync(fd, { bigint: true });
-  renameSync(from, blobPath(blobDir, sha256));
-  await keepIfArrived(from, blobDir, sha256, sealed);
+  const sealed = fstatSync(fd, EXACT);
+  const to = blobPath(blobDir, sha256);
+  renameSync(from, to);
+  await keepIfArrived(from, to, blobDir, sha256, sealed);
 }
 
-/** Records the facts of the renamed blob if it is the sealed inode; else drops and refuses. */
+/**
+ * Records the facts of the renamed blob (`to`, `blobs/<sha256>`: one path string per
+ * promotion) if it is the sealed inode; else drops and refuses.
+ */
 async function keepIfArrived(
   from: string,
+  to: string,
   blobDir: string,
   sha256: string,
   sealed: BigIntStats,
 ): Promise<void> {
   const book = await factsBookOf(blobDir);
-  const info = lstatSync(blobPath(blobDir, sha256), { bigint: true });
+  const info = lstatSync(to, EXACT);
   if (
     info.isSymbolicLink() ||
     !info.isFile() ||
@@ -165,9 +178,9 @@ export async function trustBlob(blobDir: string, sha256: string, size: number): 
   const handle = await openNoFollow(path, constants.O_RDONLY);
   let intact: boolean;
   try {
-    const before = await handle.stat({ bigint: true });
+    const before = await handle.stat(EXACT);
     const digest = await hashHandle(handle);
-    const after = await handle.stat({ bigint: true });
+    const after = await handle.stat(EXACT);
     // Written while being hashed: not the bytes hashed; treated as tampered.
     const steady = factsOf(before) === factsOf(after);
     intact = steady && digest === sha256 && after.size === BigInt(size);

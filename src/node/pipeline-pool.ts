@@ -153,6 +153,30 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 /**
+ * The header lines of a frozen headers object (the core reuses one for every artifact GET,
+ * http-get.ts NO_HEADERS), or null when this path does not send them: checked and written once
+ * instead of once per request. Only a frozen object is remembered: its headers cannot change.
+ */
+const linesOfFrozen = new WeakMap<object, string | null>();
+
+function headerLines(headers: Readonly<Record<string, string>>): string | undefined {
+  const frozen = Object.isFrozen(headers);
+  const known = frozen ? linesOfFrozen.get(headers) : undefined;
+  if (known !== undefined) return known ?? undefined;
+  let lines: string | null = '';
+  for (const name in headers) {
+    const value = headers[name] as string;
+    if (!TOKEN.test(name) || OWN_HEADERS.has(name.toLowerCase()) || !FIELD_VALUE.test(value)) {
+      lines = null;
+      break;
+    }
+    lines += `${name}: ${value}\r\n`;
+  }
+  if (frozen) linesOfFrozen.set(headers, lines);
+  return lines ?? undefined;
+}
+
+/**
  * The request bytes of a GET of `path` to `host` with `headers`, or undefined when a header
  * is one this path does not send (a Range, a connection header) or would be refused by
  * node:http (a name that is not a token, a CR, LF or NUL in a value): node:http then takes it
@@ -163,13 +187,7 @@ export function requestText(
   host: string,
   headers: Readonly<Record<string, string>>,
 ): string | undefined {
-  let text = `GET ${path} HTTP/1.1\r\nHost: ${host}\r\n`;
-  for (const name in headers) {
-    const value = headers[name] as string;
-    if (!TOKEN.test(name) || OWN_HEADERS.has(name.toLowerCase()) || !FIELD_VALUE.test(value)) {
-      return undefined;
-    }
-    text += `${name}: ${value}\r\n`;
-  }
-  return `${text}Connection: keep-alive\r\n\r\n`;
+  const lines = headerLines(headers);
+  if (lines === undefined) return undefined;
+  return `GET ${path} HTTP/1.1\r\nHost: ${host}\r\n${lines}Connection: keep-alive\r\n\r\n`;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fetchManifest } from '../../../src/core/fetch-manifest.js';
-import { startGet } from '../../../src/core/http-get.js';
+import { NO_HEADERS, startGet } from '../../../src/core/http-get.js';
 import { type Limits } from '../../../src/core/limits.js';
 import {
   ScriptedFetcher,
@@ -210,5 +210,50 @@ describe('startGet with an href (artifact-url.ts)', () => {
 
   it('takes an href in a form the parser would not give as another origin', async () => {
     expect((await get('http://u@updates.test/a'))?.headers['authorization']).toBeUndefined();
+  });
+});
+
+describe('startGet with NO_HEADERS', () => {
+  /** The headers objects as handed to the fetcher (the scripted one records copies). */
+  const sent = async (urls: string[], extras: Readonly<Record<string, string>>[]) => {
+    const { http, fetcher } = ctx(() => ({ chunks: [text('x')] }));
+    const headers: Readonly<Record<string, string>>[] = [];
+    const get = fetcher.get.bind(fetcher);
+    fetcher.get = (url, init) => {
+      headers.push(init.headers);
+      return get(url, init);
+    };
+    for (const [i, url] of urls.entries()) {
+      const exchange = await startGet(http, url, extras[i] ?? NO_HEADERS, signal, 'artifact a');
+      exchange.response.discard();
+      exchange.finish();
+    }
+    return headers;
+  };
+
+  it('reuses one frozen headers object per context and origin side', async () => {
+    const [a, b, c] = await sent(
+      ['http://updates.test/a', 'http://updates.test/b', 'http://other.test/c'],
+      [],
+    );
+    expect(a).toBe(b);
+    expect(Object.isFrozen(a)).toBe(true);
+    expect(a?.['authorization']).toBe('Bearer mk-secret');
+    expect(c).not.toBe(a);
+    expect(c?.['authorization']).toBeUndefined();
+    expect(c?.['user-agent']).toBe(a?.['user-agent']);
+  });
+
+  it('builds a new headers object for extra headers, with them', async () => {
+    const url = 'http://updates.test/a';
+    const [ranged, plain, again] = await sent(
+      [url, url, url],
+      [{ range: 'bytes=1-' }, NO_HEADERS, { range: 'bytes=2-' }],
+    );
+    expect(ranged?.['range']).toBe('bytes=1-');
+    expect(plain?.['range']).toBeUndefined();
+    expect(again?.['range']).toBe('bytes=2-');
+    expect(Object.isFrozen(ranged)).toBe(false);
+    expect(again).not.toBe(ranged);
   });
 });

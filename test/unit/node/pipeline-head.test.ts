@@ -45,6 +45,23 @@ describe('parsePlainHead', () => {
     expect(parsePlainHead(text)).toBeUndefined();
   });
 
+  it('strips only spaces and tabs around a value, and keeps an empty one', () => {
+    const parsed = parsePlainHead(
+      head('HTTP/1.1 200 OK', 'Content-Length:\t 7 \t', 'X-A:', 'X-B: \t ', 'X-C:\u00a0v\u00a0'),
+    );
+    expect(parsed?.contentLength).toBe(7);
+    expect(parsed?.rawHeaders).toEqual([
+      'Content-Length',
+      '7',
+      'X-A',
+      '',
+      'X-B',
+      '',
+      'X-C',
+      '\u00a0v\u00a0',
+    ]);
+  });
+
   it('takes repeated equal lengths', () => {
     const text = head('HTTP/1.1 200 OK', 'Content-Length: 3', 'Content-Length: 3');
     expect(parsePlainHead(text)?.contentLength).toBe(3);

@@ -8,6 +8,7 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FetchResponse } from '../../../src/core/ports.js';
 import { createHttpFetcher } from '../../../src/node/http-fetcher.js';
+import { requestText } from '../../../src/node/pipeline-pool.js';
 import { readAll } from '../../helpers/loopback-server.js';
 
 interface Conn {
@@ -205,5 +206,31 @@ describe('pipelined GETs', () => {
     expect(createHttpFetcher({ connectTimeoutMs: 1 }).pipelines?.('http://127.0.0.1:1/x')).toBe(
       false,
     );
+  });
+});
+
+describe('requestText', () => {
+  it('writes the header lines of a frozen headers object once and reuses them', () => {
+    const headers = Object.freeze({ 'user-agent': 't', authorization: 'Bearer k' });
+    const first = requestText('/a', 'h:1', headers);
+    expect(first).toBe(
+      'GET /a HTTP/1.1\r\nHost: h:1\r\nuser-agent: t\r\nauthorization: Bearer k\r\n' +
+        'Connection: keep-alive\r\n\r\n',
+    );
+    expect(requestText('/b', 'h:1', headers)).toBe(first?.replace('/a', '/b'));
+  });
+
+  it('refuses a header it does not send, frozen or not, every time', () => {
+    const frozen = Object.freeze({ range: 'bytes=1-' });
+    expect(requestText('/a', 'h', frozen)).toBeUndefined();
+    expect(requestText('/a', 'h', frozen)).toBeUndefined();
+    expect(requestText('/a', 'h', { 'x-bad': 'a\r\nb' })).toBeUndefined();
+  });
+
+  it('reads an unfrozen headers object afresh at each call', () => {
+    const headers: Record<string, string> = { 'user-agent': 't' };
+    expect(requestText('/a', 'h', headers)).toContain('user-agent: t\r\n');
+    headers['user-agent'] = 'u';
+    expect(requestText('/a', 'h', headers)).toContain('user-agent: u\r\n');
   });
 });
