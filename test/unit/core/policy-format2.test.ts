@@ -23,6 +23,7 @@ import {
   statementFor,
   TestChain,
 } from '../../helpers/trust-kit.js';
+import { FIRST_CONTACT } from './answer-kit.js';
 import { envelopeBytes, manifestOf, sha256Hex, T0, text } from './fakes.js';
 
 const BASE = 'http://127.0.0.1:1/';
@@ -46,15 +47,7 @@ function vm2(version: string, content = APP): VerifiedManifest {
     statementFor(release, 1, ++sequence, T0 - 60_000),
     chain.current.freshness,
   );
-  return verifyAnswer(answerOf(chain.links, release, freshness), {
-    pinned,
-    trust: null,
-    floor: null,
-    nowMs: T0,
-    maxFutureSkewMs: 300_000,
-    nonce: undefined,
-    maxManifestBytes: 1 << 20,
-  });
+  return verifyAnswer(answerOf(chain.links, release, freshness), { pinned, ...FIRST_CONTACT });
 }
 
 function vm1(version: string, content = APP): VerifiedManifest {

@@ -5,7 +5,6 @@
  * key set is trusted. verifyAnswer is a pure function of (bytes, state, clock, nonce).
  */
 import { describe, expect, it } from 'vitest';
-import { UpdateError } from '../../../src/core/errors.js';
 import { EMPTY_STATE } from '../../../src/core/state.js';
 import {
   needsKeyChain,
@@ -33,6 +32,7 @@ import {
   TestChain,
   type TestKey,
 } from '../../helpers/trust-kit.js';
+import { updateCodeOf as codeOf } from './answer-kit.js';
 import { T0, text } from './fakes.js';
 
 const DAY_MS = 86_400_000;
@@ -42,16 +42,6 @@ const RELEASE: Release = {
   registry_version: '1.0.0',
   artifacts: [{ name: 'app.bin', size: 3, sha256: SHA, url: `api/updates/artifacts/${SHA}` }],
 };
-
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-    return 'accepted';
-  } catch (error) {
-    if (error instanceof UpdateError) return error.code;
-    throw error;
-  }
-}
 
 interface StatementOptions {
   readonly release?: DsseEnvelope;

@@ -6,7 +6,6 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { UpdateError } from '../../../src/core/errors.js';
 import { EMPTY_STATE } from '../../../src/core/state.js';
 import { pinKeys, trustInputOf, verifyAnswer, type AnswerInput } from '../../../src/core/verify.js';
 import {
@@ -23,6 +22,7 @@ import {
   statementFor,
   TestChain,
 } from '../../helpers/trust-kit.js';
+import { FIRST_CONTACT, updateCodeOf as codeOf } from './answer-kit.js';
 import { T0, text } from './fakes.js';
 
 const DAY_MS = 86_400_000;
@@ -35,25 +35,10 @@ const entry = (name: string): ManifestArtifact => ({
 /** A name that climbs out of the install root: UNSAFE_NAME when the list is walked. */
 const UNSAFE = [entry('../a.bin')];
 
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-    return 'accepted';
-  } catch (error) {
-    if (error instanceof UpdateError) return error.code;
-    throw error;
-  }
-}
-
 const chain = new TestChain();
 const input = (o: Partial<AnswerInput> = {}): AnswerInput => ({
   pinned: pinKeys([chain.pinned.hex]),
-  trust: null,
-  floor: null,
-  nowMs: T0,
-  maxFutureSkewMs: 300_000,
-  nonce: undefined,
-  maxManifestBytes: 1 << 20,
+  ...FIRST_CONTACT,
   ...o,
 });
 
