@@ -11,18 +11,19 @@
  * blob without facts, resized, replaced, a link) goes through `trustBlob`, which re-hashes,
  * drops or refuses exactly as before.
  */
-import { lstatSync, linkSync, type BigIntStats } from 'node:fs';
+import { linkSync } from 'node:fs';
 import { copyFile, mkdir, rename, rm, utimes } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import { UpdateError } from '../core/errors.js';
 import type { InstalledArtifact } from '../core/state.js';
 import { fsyncDir } from '../shared/atomic-file.js';
-import { blobPath, recordBlobFacts, trustBlob } from './blob-facts.js';
+import { blobPath, factsHoldNow, recordFactsNow, trustBlob } from './blob-facts.js';
 import type { CurrentSet } from './current-set.js';
-import { factsBookOf, type FactsBook } from './facts-book.js';
+import { factsBookOf } from './facts-book.js';
 import { exists } from './fs-errors.js';
 import { BLOB_MTIME_S } from './intact-blob.js';
+import { artifactPath } from './tree-scan.js';
 
 /**
  * Links made back to back before the event loop gets a turn: batches keep a host's event loop
@@ -33,27 +34,6 @@ const LINK_BATCH = 256;
 export interface StagingPaths {
   readonly sets: string;
   readonly blobs: string;
-}
-
-/** Exact facts of `path` (a link is not followed), undefined when absent. */
-function lstatExact(path: string): BigIntStats | undefined {
-  return lstatSync(path, { bigint: true, throwIfNoEntry: false });
-}
-
-/** Whether the blob's recorded facts hold as it is now: the only case decided here. */
-function heldNow(book: FactsBook, blob: string, a: InstalledArtifact): boolean {
-  const info = lstatExact(blob);
-  return (
-    info !== undefined &&
-    info.isFile() &&
-    info.size === BigInt(a.size) &&
-    book.holds(a.sha256, info)
-  );
-}
-
-/** `staging/<name>`: the name passed unsafeNameReason at parse (relative, no "..", no "\"). */
-function stagedPath(staging: string, name: string): string {
-  return `${staging}${sep}${sep === '/' ? name : name.replaceAll('/', sep)}`;
 }
 
 /**
@@ -78,7 +58,7 @@ export async function stageSet(
   for (let i = 0; i < artifacts.length; i++) {
     if (i > 0 && i % LINK_BATCH === 0) await setImmediate();
     const a = artifacts[i] as InstalledArtifact;
-    const path = stagedPath(staging, a.name);
+    const path = artifactPath(staging, a.name);
     const parent = path.slice(0, path.lastIndexOf(sep));
     if (!dirs.has(parent)) {
       await mkdir(parent, { recursive: true, mode: 0o755 });
@@ -86,7 +66,8 @@ export async function stageSet(
     }
     const blob = blobPath(paths.blobs, a.sha256);
     // Its recorded facts hold, or it is re-hashed now (blob-facts.ts); a link is STATE_UNSAFE.
-    if (!heldNow(book, blob, a) && !(await trustBlob(paths.blobs, a.sha256, a.size))) {
+    const held = factsHoldNow(book, blob, a.sha256, a.size);
+    if (!held && !(await trustBlob(paths.blobs, a.sha256, a.size))) {
       throw new UpdateError('IO', `blob of ${a.name} is missing or was modified`);
     }
     try {
@@ -98,9 +79,7 @@ export async function stageSet(
     }
     // The facts held one call ago; the link moved the ctime, so they are recorded anew
     // (what keepBlobFacts does, without checking again what was just checked).
-    const after = lstatExact(blob);
-    if (after !== undefined && !after.isSymbolicLink()) book.record(a.sha256, after);
-    else await recordBlobFacts(paths.blobs, a.sha256);
+    recordFactsNow(book, blob, a.sha256);
   }
   for (const d of dirs) await fsyncDir(d);
   if (kept) {

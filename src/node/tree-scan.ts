@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, lstatSync } from 'node:fs';
 import { lstat, readdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
+import { setImmediate } from 'node:timers/promises';
 import type { InstalledArtifact } from '../core/state.js';
 import { BLOB_MTIME_S } from './intact-blob.js';
 
@@ -19,10 +20,8 @@ import { BLOB_MTIME_S } from './intact-blob.js';
 const LSTAT_BATCH = 1024;
 
 /** An artifact's path: names are safe relative POSIX paths (protocol/artifact-name.ts). */
-const pathOf = (root: string, name: string): string =>
+export const artifactPath = (root: string, name: string): string =>
   sep === '/' ? `${root}/${name}` : join(root, ...name.split('/'));
-
-const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * Names under `root` that are missing, not regular files, of the wrong size, or written since
@@ -36,11 +35,11 @@ export async function quickCheck(
   const damaged: string[] = [];
   const sentinelMs = BLOB_MTIME_S * 1000;
   for (let i = 0; i < artifacts.length; i++) {
-    if (i > 0 && i % LSTAT_BATCH === 0) await yieldToLoop();
+    if (i > 0 && i % LSTAT_BATCH === 0) await setImmediate();
     const a = artifacts[i] as InstalledArtifact;
     let info;
     try {
-      info = lstatSync(pathOf(root, a.name), { throwIfNoEntry: false });
+      info = lstatSync(artifactPath(root, a.name), { throwIfNoEntry: false });
     } catch {
       info = undefined; // ENOTDIR, EACCES, ...: not intact either way
     }
