@@ -5,9 +5,10 @@
  * append. Kept apart because it shares nothing with the streaming appends but the hooks.
  *
  * Direct calls of a few microseconds each: at 10,000 small artifacts a thread-pool round trip
- * per call cost more than the calls; only the fsync (or the batch's syncfs) leaves the loop.
+ * per call cost more than the calls; only the fsync (or the batch's syncfs) leaves the loop,
+ * and the create of a blob of `CREATE_OFF_LOOP_BYTES` or more (docs/UPDATER.md §8, item (9)).
  */
-import { closeSync, fsync, futimesSync, openSync, rmSync, writevSync } from 'node:fs';
+import { closeSync, fsync, futimesSync, open, openSync, rmSync, writevSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { UpdateError } from '../core/errors.js';
 import { promoteSealedFd } from './blob-facts.js';
@@ -15,6 +16,18 @@ import { errno } from './fs-errors.js';
 import { BLOB_MTIME_S } from './intact-blob.js';
 
 const fsyncFd = promisify(fsync);
+const openFile = promisify(open);
+
+/**
+ * From this size on, a blob's exclusive create runs on libuv's pool instead of the main
+ * thread. A create's cost is the file system's: a few microseconds on most, but it can wait on
+ * the disk (this bench machine's ext4 without a journal while earlier blobs are written back:
+ * 0.16 ms per create on 1,000 x 64 KiB), and the main thread is what the pull is short of. At
+ * this size the round trip is small beside the blob's own receive, hash and write; below it,
+ * the round trip and the lost batching of the next requests cost more than they save
+ * (docs/UPDATER.md §8, item (9)).
+ */
+export const CREATE_OFF_LOOP_BYTES = 32 * 1024;
 
 /**
  * The durable tail of one small blob's promotion, handed to a runner: inline (`sealAlone`),
@@ -57,15 +70,22 @@ export async function sealAlone(job: SealJob): Promise<void> {
   await job.promote();
 }
 
-/** Creates the partial afresh, read-only; O_EXCL: never through a link planted at its name. */
-function createPart(partPath: string): number {
+/**
+ * Creates the partial afresh, read-only; O_EXCL: never through a link planted at its name. A
+ * file left where no partial was found at open is removed and the create tried once more
+ * (exclusive create keeps the mode ours). On libuv's pool from `CREATE_OFF_LOOP_BYTES` on.
+ */
+async function createPart(partPath: string, size: number): Promise<number> {
+  const create = (): number | Promise<number> =>
+    size < CREATE_OFF_LOOP_BYTES
+      ? openSync(partPath, 'wx', 0o444)
+      : openFile(partPath, 'wx', 0o444);
   try {
-    return openSync(partPath, 'wx', 0o444);
+    return await create();
   } catch (error) {
-    // A file left where no partial was found at open (exclusive create keeps the mode ours).
     if (errno(error) !== 'EEXIST') throw error;
     rmSync(partPath, { force: true });
-    return openSync(partPath, 'wx', 0o444);
+    return await create();
   }
 }
 
@@ -85,7 +105,7 @@ export async function promoteWholeBuffers(
 ): Promise<void> {
   let fd: number;
   try {
-    fd = createPart(partPath);
+    fd = await createPart(partPath, size);
   } catch (error) {
     // Out of descriptors while a syncfs batch holds its blobs' (a soft limit of 1024 that the
     // process did not raise, docs/UPDATER.md §3 Durability): promote that batch, which closes
@@ -95,7 +115,7 @@ export async function promoteWholeBuffers(
       throw error;
     }
     await seal.relieve();
-    fd = createPart(partPath);
+    fd = await createPart(partPath, size);
   }
   try {
     const written = writevSync(fd, buffers);
