@@ -6,11 +6,15 @@
  */
 import { isStep, type StepHook } from '../core/install-steps.js';
 import { exposeMinorGc } from '../node/read-buffer-gc.js';
+import { outliveReader } from './broken-pipe.js';
 import { tuneHeap } from './heap-flags.js';
 import { runCli } from './run-cli.js';
 
 // Before anything sizable is allocated: V8 sizes its spaces as they grow (heap-flags.ts).
 tuneHeap(process.argv[2]);
+// A reader that leaves (`| head`) drops our output, never the run (broken-pipe.ts).
+outliveReader(process.stdout);
+outliveReader(process.stderr);
 
 function crashHook(spec: string | undefined): StepHook | undefined | 'invalid' {
   if (spec === undefined || spec === '') return undefined;
@@ -55,10 +59,10 @@ function lazyMinorGc(): () => void {
   };
 }
 
-/** Resolves once everything written to `stream` so far was handed to the OS. */
+/** Resolves once everything written to `stream` so far was handed to the OS (or dropped). */
 function flushed(stream: NodeJS.WriteStream): Promise<void> {
   return new Promise((resolve) => {
-    if (stream.writableLength === 0) resolve();
+    if (stream.writableLength === 0 || stream.destroyed) resolve();
     else stream.write('', () => resolve());
   });
 }
