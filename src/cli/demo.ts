@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { startServer } from '../../server/src/start-server.js';
 import type { UpdaterApi } from '../core/updater-api.js';
 import { createNodeUpdater } from '../node/create-updater.js';
+import { outliveReader } from './broken-pipe.js';
 import { formatBytes } from './progress-bar.js';
 
 const ARTIFACTS = 20;
@@ -81,6 +82,9 @@ async function main(): Promise<void> {
   }
 }
 
+// `npm run demo | head -3` still removes what it made (broken-pipe.ts).
+outliveReader(process.stdout);
+outliveReader(process.stderr);
 try {
   await main();
 } catch (error) {
