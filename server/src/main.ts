@@ -157,6 +157,17 @@ function failureCode(error: unknown): string {
   return 'FAILED';
 }
 
+// A reader that leaves (`npm run -s server | head -1` to take the URL, a harness that stops
+// reading) must not stop the server: Node reports the failed write as an error event on the
+// stream, which with no listener ended the process, port and temporary data directory left as
+// they were. Its logs are dropped from then on; it serves until it is signalled
+// (docs/SERVER.md, Run it).
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', () => {
+    // Nothing to do: Node destroyed the stream, so later writes go nowhere, silently.
+  });
+}
+
 main(process.argv.slice(2)).catch((error: unknown) => {
   const code = failureCode(error);
   const message = error instanceof Error ? error.message : String(error);

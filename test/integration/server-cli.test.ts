@@ -46,6 +46,28 @@ describe('npm run server (CLI)', () => {
     }
   });
 
+  it('keeps serving when its stdout reader leaves after the first line (`| head -1`), then stops cleanly', async () => {
+    const cli = await spawnCli(['--port', '0', '--simulate', 'off']);
+    try {
+      const dataDir = String(cli.first['data_dir']);
+      cli.child.stdout?.destroy();
+      // Each request logs a line at info: the first write after the reader left fails (EPIPE).
+      for (let i = 0; i < 5; i++) {
+        expect((await fetch(`${cli.first.url}/healthz`)).status).toBe(200);
+      }
+      const key = await mint(cli.first.url);
+      const res = await fetch(`${cli.first.url}/api/updates/manifest`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(res.status).toBe(200);
+      expect(cli.child.exitCode).toBeNull();
+      expect(await cli.stop('SIGTERM')).toBe(0);
+      expect(existsSync(dataDir)).toBe(false);
+    } finally {
+      await cli.stop('SIGKILL');
+    }
+  });
+
   it('keeps a given --data-dir, writes the node key with mode 0600 and mounts the dev API with --dev', async () => {
     const dataDir = join(work, 'kept');
     const cli = await spawnCli([
