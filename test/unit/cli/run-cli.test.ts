@@ -341,6 +341,17 @@ describe('updater CLI', () => {
     expect(r.stdout).toBe('');
   });
 
+  it.each([
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ])('stopped by %s before a local command runs: exit %i, "interrupted"', async (signal, code) => {
+    const interrupt = new AbortController();
+    interrupt.abort(signal);
+    const r = await cli(['status', ...common()], { interrupt: interrupt.signal });
+    expect(r.code).toBe(code);
+    expect(r.stderr).toBe('interrupted\n');
+  });
+
   it('draws a progress bar on a TTY, never with --json', async () => {
     registry.publish('1.0.0', V1);
     const tty = await cli(['update', ...common()], { tty: true });
