@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -142,6 +143,22 @@ describe('npm run server (CLI)', () => {
     expect(JSON.parse(out.stderr)).toMatchObject({ ok: false, code: 'NODE_KEY_INVALID' });
     expect(out.stderr).not.toContain('not a key');
   });
+
+  it.each([
+    ['--config', 'CONFIG_INVALID'],
+    ['--node-key', 'NODE_KEY_INVALID'],
+    ['--clients-file', 'CLIENT_REGISTRATION_INVALID'],
+  ])(
+    'refuses a FIFO given as %s at once (exit 1, %s) instead of hanging deaf to SIGTERM',
+    async (flag, code) => {
+      const fifo = join(work, `fifo${flag}`);
+      execFileSync('mkfifo', [fifo]);
+      const out = await runCli(['--port', '0', '--simulate', 'off', flag, fifo], 15_000);
+      expect(out.code).toBe(1);
+      expect(JSON.parse(out.stderr)).toMatchObject({ ok: false, code });
+    },
+    30_000,
+  );
 
   it('publish refuses a data dir without keys unless --init: NODE_KEY_MISSING, nothing written', async () => {
     const folder = join(work, 'release-init');
