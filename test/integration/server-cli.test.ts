@@ -47,6 +47,21 @@ describe('npm run server (CLI)', () => {
     }
   });
 
+  it('on SIGHUP (its terminal closed) exits 0, its port closed and its temporary data dir removed', async () => {
+    const cli = await spawnCli(['--port', '0', '--simulate', 'off']);
+    try {
+      const dataDir = String(cli.first['data_dir']);
+      expect(existsSync(dataDir)).toBe(true);
+      expect(await cli.stop('SIGHUP')).toBe(0);
+      expect(await waitStopped(cli.first.url, dataDir)).toEqual({
+        portClosed: true,
+        dataDirGone: true,
+      });
+    } finally {
+      await cli.stop('SIGKILL');
+    }
+  });
+
   it('keeps serving when its stdout reader leaves after the first line (`| head -1`), then stops cleanly', async () => {
     const cli = await spawnCli(['--port', '0', '--simulate', 'off']);
     try {
