@@ -1,6 +1,6 @@
 /**
  * The companion server's command line (`npm run server -- ...`). Prints one JSON line
- * {"url", "node_pubkey", ...} first, then pino JSON logs; SIGINT/SIGTERM close it gracefully
+ * {"url", "node_pubkey", ...} first, then pino JSON logs; SIGINT/SIGTERM/SIGHUP close it gracefully
  * (a temporary data directory is removed), and so does the exit of npm when npm started it.
  * `publish` signs a folder into a data directory (or uploads a bundle signed offline);
  * `sign-release` and `rotate-keys` are the key commands.
@@ -62,6 +62,9 @@ async function serve(command: Extract<Command, { kind: 'serve' }>): Promise<void
   // directory must still be removed.
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  // The terminal it runs in was closed (or the ssh session dropped): by default SIGHUP killed
+  // it on the spot, its temporary data directory left behind (docs/SERVER.md, Run it).
+  process.on('SIGHUP', () => stop('SIGHUP'));
   if (startedByNpm(process.env)) watchParent(() => stop('the parent process exited'));
   // The command line logs at info unless told otherwise (in-process servers are silent).
   const server = await startServer(

@@ -11,6 +11,7 @@ import { startServer } from '../../server/src/start-server.js';
 import type { UpdaterApi } from '../core/updater-api.js';
 import { createNodeUpdater } from '../node/create-updater.js';
 import { outliveReader } from './broken-pipe.js';
+import { INTERRUPT_SIGNALS, interruptExitCode } from './interrupt-signals.js';
 import { formatBytes } from './progress-bar.js';
 
 const ARTIFACTS = 20;
@@ -20,16 +21,42 @@ function say(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
+/**
+ * Ctrl-C, SIGTERM or SIGHUP (interrupt-signals.ts): the run in flight is cut short (the updater
+ * closed), then, as at a normal end, what the demo made is removed: killed mid-run it left its
+ * state directory and the server's temporary data directory behind. A second signal exits.
+ */
+let stoppedBy: string | undefined;
+let updater: UpdaterApi | undefined;
+let closing: Promise<void> | undefined;
+/** One close for the signal and the end of the run alike. */
+const closeUpdater = (): Promise<void> => (closing ??= updater?.close() ?? Promise.resolve());
+class Stopped extends Error {}
+/** Called after each step: a signal stops the run there. */
+function checkpoint(): void {
+  if (stoppedBy !== undefined) throw new Stopped(`stopped by ${stoppedBy}`);
+}
+for (const signal of INTERRUPT_SIGNALS) {
+  process.on(signal, () => {
+    if (stoppedBy !== undefined) process.exit(interruptExitCode(signal));
+    stoppedBy = signal;
+    if (updater !== undefined) void closeUpdater().catch(() => undefined);
+  });
+}
+
 async function main(): Promise<void> {
   const server = await startServer({ dev: true, port: 0, host: '127.0.0.1' });
-  const dir = await mkdtemp(join(tmpdir(), 'updater-demo-'));
-  let updater: UpdaterApi | undefined;
+  let dir: string | undefined;
   try {
+    checkpoint();
+    dir = await mkdtemp(join(tmpdir(), 'updater-demo-'));
+    checkpoint();
     const files = Array.from({ length: ARTIFACTS }, (_, i) => ({
       name: `app/part-${String(i).padStart(2, '0')}.bin`,
       content: new Uint8Array(randomBytes(ARTIFACT_BYTES)),
     }));
     await server.publish({ registry_version: '1.0.0', artifacts: files });
+    checkpoint();
     say(`server ${server.url}, node_pubkey ${server.nodePubkey}`);
     const minted = await fetch(`${server.url}/api/demo-key/mint`, {
       method: 'POST',
@@ -37,6 +64,7 @@ async function main(): Promise<void> {
       body: '{}',
     });
     const { machine_key: machineKey } = (await minted.json()) as { machine_key: string };
+    checkpoint();
     say(`minted a machine key; state directory ${dir}`);
 
     updater = await createNodeUpdater({
@@ -45,21 +73,27 @@ async function main(): Promise<void> {
       pubkeys: [server.nodePubkey],
       dir,
     });
+    checkpoint();
     const plan1 = await updater.check();
     say(`check: ${plan1.fetch.length} artifacts to fetch, ${formatBytes(plan1.bytesToFetch)}`);
+    checkpoint();
     const first = await updater.update();
+    checkpoint();
     say(`update: applied ${first.version ?? ''}, ${formatBytes(first.bytesDownloaded)} downloaded`);
 
     const changed = files.map((f, i) =>
       i === 7 ? { name: f.name, content: new Uint8Array(randomBytes(ARTIFACT_BYTES)) } : f,
     );
     await server.publish({ registry_version: '1.1.0', artifacts: changed });
+    checkpoint();
     const plan2 = await updater.check();
+    checkpoint();
     say(
       `check: ${plan2.fetch.length} to fetch (${formatBytes(plan2.bytesToFetch)}), ` +
         `${plan2.reuse.length} reused (${formatBytes(plan2.bytesToReuse)})`,
     );
     const second = await updater.update();
+    checkpoint();
     const total = ARTIFACTS * ARTIFACT_BYTES;
     say(
       `update: applied ${second.version ?? ''}, ${formatBytes(second.bytesDownloaded)} of ` +
@@ -76,9 +110,9 @@ async function main(): Promise<void> {
       throw new Error(`expected exactly ${ARTIFACT_BYTES} bytes to move`);
     }
   } finally {
-    await updater?.close();
+    await closeUpdater();
     await server.close();
-    await rm(dir, { recursive: true, force: true });
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   }
 }
 
@@ -87,7 +121,15 @@ outliveReader(process.stdout);
 outliveReader(process.stderr);
 try {
   await main();
+  checkpoint();
 } catch (error) {
-  process.stderr.write(`demo failed: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
+  if (stoppedBy !== undefined) {
+    process.stderr.write('interrupted: the demo removed what it made\n');
+    process.exitCode = interruptExitCode(stoppedBy);
+  } else {
+    process.stderr.write(
+      `demo failed: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    process.exitCode = 1;
+  }
 }

@@ -5,7 +5,7 @@
  * others can read: the key is a bearer secret. Group access is allowed, so a service account's
  * group may hold it (0640). Windows has no such mode bits; there the file is read as is.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { errnoDetails, UpdateError } from '../core/errors.js';
 
 /** A machine key is a short token; a larger file is not one. */
@@ -22,7 +22,11 @@ export function readMachineKeyFile(
 ): string {
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    // O_NONBLOCK: a FIFO (or a device) opens at once instead of blocking the only thread until
+    // a writer comes, which not even Ctrl-C interrupts; fstat below then refuses it as not a
+    // file. On a regular file the flag changes nothing. Windows has no such flag, nor FIFOs.
+    const nonBlocking = platform === 'win32' ? 0 : constants.O_NONBLOCK;
+    fd = openSync(path, constants.O_RDONLY | nonBlocking);
   } catch (cause) {
     const details = errnoDetails(cause) ?? { path };
     throw new UpdateError(

@@ -8,6 +8,7 @@ import { isStep, type StepHook } from '../core/install-steps.js';
 import { exposeMinorGc } from '../node/read-buffer-gc.js';
 import { outliveReader } from './broken-pipe.js';
 import { tuneHeap } from './heap-flags.js';
+import { INTERRUPT_SIGNALS, interruptExitCode } from './interrupt-signals.js';
 import { runCli } from './run-cli.js';
 
 // Before anything sizable is allocated: V8 sizes its spaces as they grow (heap-flags.ts).
@@ -30,19 +31,23 @@ function crashHook(spec: string | undefined): StepHook | undefined | 'invalid' {
 /**
  * Ctrl-C (docs/UPDATER.md §7): the first SIGINT aborts the run, which closes the core and
  * releases the lock before the CLI exits 130 with how to resume; a second one exits at once
- * (a lock left behind is taken over by the next run, §8). `serve` handles its own signals.
+ * (a lock left behind is taken over by the next run, §8). SIGTERM (`kill`, `timeout`, a service
+ * manager's stop) and SIGHUP (the terminal or ssh session closed) do the same, with 143 and
+ * 129 (interrupt-signals.ts). The signal is the abort's reason. `serve` handles its own.
  */
 function interruptSignal(argv: readonly string[]): AbortSignal | undefined {
   if (argv[0] === 'serve') return undefined;
   const controller = new AbortController();
-  process.on('SIGINT', () => {
-    if (!controller.signal.aborted) {
-      controller.abort();
-      return;
-    }
-    process.stderr.write('interrupted again: exiting without waiting\n');
-    process.exit(130);
-  });
+  for (const signal of INTERRUPT_SIGNALS) {
+    process.on(signal, () => {
+      if (!controller.signal.aborted) {
+        controller.abort(signal);
+        return;
+      }
+      process.stderr.write('interrupted again: exiting without waiting\n');
+      process.exit(interruptExitCode(controller.signal.reason));
+    });
+  }
   return controller.signal;
 }
 

@@ -18,6 +18,7 @@ import {
   updateLine,
   type Json,
 } from './output-format.js';
+import { interruptExitCode } from './interrupt-signals.js';
 import { progressBar } from './progress-bar.js';
 import type { runServe as RunServe } from './serve.js';
 
@@ -34,12 +35,14 @@ export interface CliEnv {
   readonly onStep?: StepHook | undefined;
   /** A cheap GC for large pulls (read-buffer-gc.ts), set up by the entry point. */
   readonly collectGarbage?: (() => void) | undefined;
-  /** Aborted on Ctrl-C (SIGINT, main.ts): the run stops, the lock is released, exit 130. */
+  /**
+   * Aborted on Ctrl-C (SIGINT, main.ts), SIGTERM or SIGHUP, with the signal as its reason: the
+   * run stops, the lock is released, exit 130 (143, 129).
+   */
   readonly interrupt?: AbortSignal | undefined;
 }
 
-/** The exit code of a run stopped by SIGINT (128 + 2, as shells report it). */
-export const EXIT_INTERRUPTED = 130;
+export { EXIT_INTERRUPTED } from './interrupt-signals.js';
 
 /** The one line printed on Ctrl-C: how to go on. */
 export const RESUME_HINT =
@@ -204,7 +207,7 @@ export async function runCli(argv: readonly string[], env: CliEnv, io: CliIo): P
     if (options.json) {
       io.stdout(`${JSON.stringify({ ok: false, command, code: 'ABORTED', message })}\n`);
     }
-    return EXIT_INTERRUPTED;
+    return interruptExitCode(env.interrupt?.reason);
   };
   const bar =
     io.stderrIsTty && !options.json

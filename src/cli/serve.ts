@@ -2,7 +2,7 @@
  * `updater serve` (docs/UPDATER.md §serve): the updater as a long-lived process on its
  * schedule, with the tray window's page served on a local port (src/web/). The first stdout
  * line is one JSON object, `{"url": "http://127.0.0.1:PORT/?token=..."}`; everything else
- * goes to stderr. Runs until SIGINT or SIGTERM, then closes the core (releasing its lock), the
+ * goes to stderr. Runs until SIGINT, SIGTERM or SIGHUP, then closes the core (releasing its lock), the
  * demo registry and the port. Exit codes as the other commands: 0 stopped cleanly, 1 failed,
  * 2 usage or configuration.
  */
@@ -17,7 +17,7 @@ import type { CliEnv, CliIo } from './run-cli.js';
 import { defaultDataDir, parseServeArgs, SERVE_USAGE, type ServeOptions } from './serve-args.js';
 
 export interface ServeEnv extends CliEnv {
-  /** Resolves when the server should stop (default: SIGINT or SIGTERM). */
+  /** Resolves when the server should stop (default: SIGINT, SIGTERM or SIGHUP). */
   readonly stop?: Promise<unknown>;
   /** The built desktop app (default: dist/app next to this bundle or this source tree). */
   readonly appDir?: string;
@@ -33,16 +33,19 @@ const DEFAULT_APP_DIR = bundled ? join(here, '..', 'app') : join(here, '..', '..
 const DEFAULT_RESOURCES_DIR = join(here, '..', '..', 'resources');
 
 /**
- * Resolves on the first SIGINT or SIGTERM. The handlers stay until the process ends, so a
- * second signal (Ctrl+C reaches `npm start` and this process alike, and npm start forwards
- * SIGTERM) cannot kill it halfway through closing the core.
+ * Resolves on the first SIGINT, SIGTERM or SIGHUP (the terminal closed: by default it killed
+ * the process with the core's lock held, docs/UPDATER.md §serve). The handlers stay until the
+ * process ends, so a second signal (Ctrl+C reaches `npm start` and this process alike, and npm
+ * start forwards SIGTERM) cannot kill it halfway through closing the core.
  */
 function signalled(): Promise<string> {
   return new Promise((resolve) => {
-    process.on('SIGINT', resolve);
-    process.on('SIGTERM', resolve);
+    for (const signal of STOP_SIGNALS) process.on(signal, resolve);
   });
 }
+
+/** The signals `serve` stops on, cleanly (exit 0). */
+export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 function listenError(error: unknown, options: ServeOptions): string | null {
   const code = (error as { code?: unknown } | null)?.code;

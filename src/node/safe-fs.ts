@@ -114,7 +114,20 @@ function scannedDirs(paths: StateDirPaths): string[] {
  */
 export async function prepareStateDir(paths: StateDirPaths): Promise<void> {
   // DIR itself: created if missing (the owner may have made it a link: that is their choice).
-  await mkdir(paths.root, { recursive: true, mode: 0o700 });
+  await mkdir(paths.root, { recursive: true, mode: 0o700 }).catch((error: unknown) => {
+    // mkdir -p answers EEXIST when DIR is a file (ENOTDIR when a folder above it is): a wrong
+    // setting, said as one (docs/UPDATER.md §7), not an IO failure reading "it exists".
+    const code = errno(error);
+    if (code !== 'EEXIST' && code !== 'ENOTDIR') throw error;
+    throw new UpdateError(
+      'CONFIG_INVALID',
+      `the state directory ${paths.root} is not a directory`,
+      {
+        cause: error,
+        details: { path: paths.root, errno: 'ENOTDIR' },
+      },
+    );
+  });
   await ensureRealDir(paths.meta);
   const extra = extraStateDirs(paths);
   for (const dir of [

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -41,6 +42,21 @@ describe('npm run server (CLI)', () => {
       expect(cli.lines.length).toBeGreaterThan(0);
       for (const line of cli.lines) expect(() => JSON.parse(line) as unknown).not.toThrow();
       expect(cli.lines.join('\n')).not.toContain(key);
+    } finally {
+      await cli.stop('SIGKILL');
+    }
+  });
+
+  it('on SIGHUP (its terminal closed) exits 0, its port closed and its temporary data dir removed', async () => {
+    const cli = await spawnCli(['--port', '0', '--simulate', 'off']);
+    try {
+      const dataDir = String(cli.first['data_dir']);
+      expect(existsSync(dataDir)).toBe(true);
+      expect(await cli.stop('SIGHUP')).toBe(0);
+      expect(await waitStopped(cli.first.url, dataDir)).toEqual({
+        portClosed: true,
+        dataDirGone: true,
+      });
     } finally {
       await cli.stop('SIGKILL');
     }
@@ -142,6 +158,22 @@ describe('npm run server (CLI)', () => {
     expect(JSON.parse(out.stderr)).toMatchObject({ ok: false, code: 'NODE_KEY_INVALID' });
     expect(out.stderr).not.toContain('not a key');
   });
+
+  it.each([
+    ['--config', 'CONFIG_INVALID'],
+    ['--node-key', 'NODE_KEY_INVALID'],
+    ['--clients-file', 'CLIENT_REGISTRATION_INVALID'],
+  ])(
+    'refuses a FIFO given as %s at once (exit 1, %s) instead of hanging deaf to SIGTERM',
+    async (flag, code) => {
+      const fifo = join(work, `fifo${flag}`);
+      execFileSync('mkfifo', [fifo]);
+      const out = await runCli(['--port', '0', '--simulate', 'off', flag, fifo], 15_000);
+      expect(out.code).toBe(1);
+      expect(JSON.parse(out.stderr)).toMatchObject({ ok: false, code });
+    },
+    30_000,
+  );
 
   it('publish refuses a data dir without keys unless --init: NODE_KEY_MISSING, nothing written', async () => {
     const folder = join(work, 'release-init');

@@ -32,6 +32,9 @@ const V2 = [
   { name: 'shared.dat', content: SHARED },
 ];
 
+/** One artifact large enough to stall halfway (setArtifactAttack). */
+const BIG = bytesOf(2_000_000, 9);
+
 const dirs = tempDirs();
 
 /** Bytes of the partial downloads (`*.part`) under DIR/.updater/partial. */
@@ -46,12 +49,13 @@ async function partialBytes(dir: string): Promise<number> {
 }
 
 /**
- * Runs the CLI as a child, sends it SIGINT once `ready()` holds (polled every 20 ms, at most
- * 10 s), and resolves to its exit code and output.
+ * Runs the CLI as a child, sends it `signal` (SIGINT: Ctrl-C) once `ready()` holds (polled
+ * every 20 ms, at most 10 s), and resolves to its exit code and output.
  */
 function interruptCli(
   args: readonly string[],
   ready: () => Promise<boolean>,
+  signal: NodeJS.Signals = 'SIGINT',
 ): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CLI_ENTRY, ...args], {
@@ -71,7 +75,7 @@ function interruptCli(
     void (async () => {
       for (let i = 0; i < 500 && child.exitCode === null; i++) {
         if (await ready()) {
-          child.kill('SIGINT');
+          child.kill(signal);
           return;
         }
         await new Promise((r) => setTimeout(r, 20));
@@ -252,7 +256,7 @@ describe('updater CLI contract', () => {
   });
 
   it('Ctrl-C during update: releases the lock, says how to resume, exits 130; rerun resumes', async () => {
-    const big = bytesOf(2_000_000, 9);
+    const big = BIG;
     await server.publish({ version: '1.0.0', files: [{ name: 'big.bin', content: big }] });
     server.setArtifactAttack('big.bin', { kind: 'stall', afterBytes: 1_200_000, holdMs: 20_000 });
     const r = await interruptCli(
@@ -274,6 +278,26 @@ describe('updater CLI contract', () => {
     expect(again.json).toMatchObject({ ok: true, outcome: 'applied' });
     expect(again.json?.['bytes_downloaded']).toBe(big.length - kept);
   });
+
+  it.each([
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ] as const)(
+    '%s during update (kill, timeout, a closed terminal): releases the lock, keeps the partial bytes, exits %i',
+    async (signal, code) => {
+      await server.publish({ version: '1.0.0', files: [{ name: 'big.bin', content: BIG }] });
+      server.setArtifactAttack('big.bin', { kind: 'stall', afterBytes: 1_200_000, holdMs: 20_000 });
+      const r = await interruptCli(
+        cliArgs('update', target),
+        async () => (await partialBytes(target.dir)) > 0,
+        signal,
+      );
+      expect(r.exitCode).toBe(code);
+      expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, command: 'update', code: 'ABORTED' });
+      await expect(access(join(target.dir, '.updater', 'lock'))).rejects.toThrow();
+      expect(await partialBytes(target.dir)).toBeGreaterThan(0);
+    },
+  );
 
   it('check after rollback reports the bytes update really moves (none: blobs are kept)', async () => {
     // The set-up runs in-process (each CLI child costs seconds on a loaded machine).

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../scripts/build-app.mjs';
 import { startServer, type RunningServer } from '../../server/src/start-server.js';
 import { runCli, type CliIo } from '../../src/cli/run-cli.js';
+import { STOP_SIGNALS } from '../../src/cli/serve.js';
 import { createNodeUpdater } from '../../src/node/create-updater.js';
 import type { AppStatus } from '../../src/preload/ipc-contract.js';
 
@@ -101,6 +102,35 @@ describe('updater serve', () => {
     });
     expect((await again.status()).installedVersion).toBe('1.0.0');
     await again.close();
+  });
+
+  it('stops cleanly on SIGHUP (its terminal closed): exit 0, the lock released', async () => {
+    const before = new Map(STOP_SIGNALS.map((s) => [s, process.listeners(s)]));
+    const io = capture();
+    const dataDir = join(tmp, 'hangup');
+    const exit = runCli(
+      ['serve', '--base-url', server.url, '--pubkey', server.nodePubkey, '--data-dir', dataDir],
+      { machineKey, appDir } as Parameters<typeof runCli>[1],
+      io,
+    );
+    try {
+      await io.firstLine;
+      // The signal's event, as Node emits it on a real SIGHUP (which would hit this worker).
+      process.emit('SIGHUP', 'SIGHUP');
+      expect(await exit).toBe(0);
+      const again = await createNodeUpdater({
+        baseUrl: '',
+        machineKey: '',
+        pubkeys: [server.nodePubkey],
+        dir: join(dataDir, 'install'),
+      });
+      await again.close();
+    } finally {
+      // Only the handlers serve added: this worker keeps its own.
+      for (const [signal, kept] of before) {
+        for (const l of process.listeners(signal)) if (!kept.includes(l)) process.off(signal, l);
+      }
+    }
   });
 
   it('CONFIG_INVALID (exit 2): the port is in use', async () => {

@@ -4,8 +4,9 @@
  * a directory and a node key file exists, so a typo fails at start with the field's JSON path
  * rather than later (or, for the node key, by silently making a new one).
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { readRegularFile } from '../regular-file.js';
 import { ConfigError, validateConfig, type ServerConfig } from './server-config.js';
 
 /** A validated config and where it came from (for messages). */
@@ -28,9 +29,13 @@ export async function loadConfig(input: ServerConfig | string | undefined): Prom
     baseDir = dirname(resolve(input));
     let text: string;
     try {
-      text = await readFile(input, 'utf8');
+      text = await readRegularFile(input);
     } catch (cause) {
-      throw new ConfigError(`${input}: cannot read the config file`, { cause });
+      const why = (cause as { code?: unknown }).code;
+      throw new ConfigError(
+        `${input}: cannot read the config file${typeof why === 'string' ? ` (${why})` : ''}`,
+        { cause },
+      );
     }
     try {
       value = JSON.parse(text);

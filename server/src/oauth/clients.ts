@@ -3,7 +3,7 @@
  * §7.3), the confidential `qa-web`, and more from a JSON file. Registration is strict and fails
  * closed: a malformed entry or a secret under 32 bytes (RFC 7518 §3.2, checklist I-08) is refused.
  */
-import { readFile } from 'node:fs/promises';
+import { readRegularFile } from '../regular-file.js';
 import { errorClass } from '../server-error.js';
 
 /** One registered client. `secret` undefined means public (token_endpoint_auth_method none). */
@@ -182,7 +182,7 @@ export function defaultRegistrations(qaSecret: string): ClientRegistration[] {
 export async function readClientsFile(path: string): Promise<ClientRegistration[]> {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(await readFile(path, 'utf8'));
+    parsed = JSON.parse(await readRegularFile(path));
   } catch (cause) {
     throw new ClientRegistrationError(`clients file ${path} is unreadable or not JSON`, { cause });
   }

@@ -3,7 +3,7 @@
  * as node-key.json (mode 0600, gitignored); when the file does not exist it is generated there.
  * The secret never leaves this module's closure and is never logged.
  */
-import { readFile } from 'node:fs/promises';
+import { readRegularFile } from '../regular-file.js';
 import { join } from 'node:path';
 import { pubkeyToHex, publicKeyOf, SECRET_KEY_BYTES } from '../../../src/protocol/index.js';
 import type { RandomSource } from '../random.js';
@@ -38,7 +38,7 @@ export async function loadNodeKey(
   const path = file ?? join(dataDir, NODE_KEY_FILE);
   let text: string | undefined;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readRegularFile(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
       throw new NodeKeyError(`cannot read the node key file ${path}`, { cause: error });

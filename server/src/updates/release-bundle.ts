@@ -3,7 +3,7 @@
  * Publishing one checks it as a client would (release role of the newest key set, the payload
  * rules) and checks every signed artifact against the bytes that come with it.
  */
-import { readFile } from 'node:fs/promises';
+import { readRegularFile } from '../regular-file.js';
 import {
   envelopeFromJson,
   keyOwners,
@@ -70,7 +70,7 @@ export function checkBundle(bundle: unknown, keySet: KeySet): CheckedBundle {
 /** Reads a bundle file (the `publish --bundle` CLI); a file that is not JSON is INVALID_BUNDLE. */
 export async function readBundleFile(path: string): Promise<unknown> {
   try {
-    return JSON.parse(await readFile(path, 'utf8')) as unknown;
+    return JSON.parse(await readRegularFile(path)) as unknown;
   } catch (cause) {
     throw new HttpError(400, 'INVALID_BUNDLE', `${path} is not a readable bundle`, { cause });
   }

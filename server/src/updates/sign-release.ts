@@ -4,7 +4,7 @@
  * under FOLDER (with the chunk indexes the server will build from the same bytes); an existing
  * bundle gets the signatures of more release keys (k of n signers in turn).
  */
-import { readFile } from 'node:fs/promises';
+import { readRegularFile } from '../regular-file.js';
 import {
   addSignatures,
   envelopeFromJson,
@@ -59,7 +59,7 @@ export async function signRelease(
   const signers = await keysFrom(options.releaseKeyFiles, random);
   let envelope: DsseEnvelope;
   if (options.bundle !== undefined) {
-    const text = await readFile(options.bundle, 'utf8');
+    const text = await readRegularFile(options.bundle);
     let parsed;
     try {
       parsed = envelopeFromJson(JSON.parse(text), 'bundle');

@@ -1,7 +1,7 @@
 /**
  * `npm run demo` (src/cli/demo.ts): a whole run against the in-process server, and the same run
  * under a reader that leaves after the first line (`npm run demo | head -1`), which must still
- * remove the state directory it made (src/cli/broken-pipe.ts).
+ * remove the state directory it made (src/cli/broken-pipe.ts), and the run stopped by a signal.
  */
 import { spawn } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
@@ -22,9 +22,10 @@ interface DemoRun {
 
 /**
  * Runs the demo with its own TMPDIR (where it makes its state directory); with `leaveEarly`,
- * stdout is closed after its first chunk.
+ * stdout is closed after its first chunk; with `interrupt`, that signal is sent once stdout
+ * names the state directory (the first install is then under way).
  */
-function runDemo(tmp: string, leaveEarly: boolean): Promise<DemoRun> {
+function runDemo(tmp: string, leaveEarly: boolean, interrupt?: NodeJS.Signals): Promise<DemoRun> {
   const child = spawn(process.execPath, ['--import', 'tsx', DEMO], {
     cwd: REPO_ROOT,
     env: { ...process.env, TMPDIR: tmp },
@@ -35,6 +36,10 @@ function runDemo(tmp: string, leaveEarly: boolean): Promise<DemoRun> {
   child.stdout.on('data', (b: Buffer) => {
     out.push(b);
     if (leaveEarly) child.stdout.destroy();
+    if (interrupt !== undefined && Buffer.concat(out).includes('state directory')) {
+      child.kill(interrupt);
+      interrupt = undefined;
+    }
   });
   child.stderr.on('data', (b: Buffer) => err.push(b));
   const timer = setTimeout(() => child.kill('SIGKILL'), 50_000);
@@ -53,6 +58,10 @@ function runDemo(tmp: string, leaveEarly: boolean): Promise<DemoRun> {
 /** What the demo made in `tmp` (tsx keeps its own cache there too). */
 const demoDirsIn = async (tmp: string): Promise<string[]> =>
   (await readdir(tmp)).filter((name) => name.startsWith('updater-demo-'));
+
+/** The temporary data directories of the demo's in-process server in `tmp`. */
+const serverDirsIn = async (tmp: string): Promise<string[]> =>
+  (await readdir(tmp)).filter((name) => name.startsWith('updates-server-'));
 
 describe('npm run demo', () => {
   it('installs, moves only the changed artifact on the update, verifies, and cleans up', async () => {
@@ -76,4 +85,21 @@ describe('npm run demo', () => {
     expect(run.code).toBe(0);
     expect(await demoDirsIn(tmp)).toEqual([]);
   }, 60_000);
+
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)(
+    'stopped by %s mid-run, removes its state directory and the server data dir, exit %i',
+    async (signal, code) => {
+      const tmp = await dirs.make('demo-tmp-');
+      const run = await runDemo(tmp, false, signal);
+      expect(run.stdout).toContain('state directory');
+      expect(run.stderr).toBe('interrupted: the demo removed what it made\n');
+      expect(run.code).toBe(code);
+      expect(await demoDirsIn(tmp)).toEqual([]);
+      expect(await serverDirsIn(tmp)).toEqual([]);
+    },
+    60_000,
+  );
 });

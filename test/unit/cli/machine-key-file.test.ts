@@ -1,3 +1,4 @@
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -6,6 +7,7 @@ import {
   machineKeyOf,
   readMachineKeyFile,
 } from '../../../src/cli/machine-key-file.js';
+import { CLI_ENTRY, REPO_ROOT } from '../../helpers/updater-harness.js';
 import { tempDirs } from '../node/temp-dir.js';
 
 const dirs = tempDirs();
@@ -74,6 +76,29 @@ describe('readMachineKeyFile', () => {
     const big = await keyFile('k'.repeat(MAX_MACHINE_KEY_FILE_BYTES + 1), 0o600);
     expect(refusal(() => readMachineKeyFile(big, 'linux')).message).toContain('larger than');
   });
+});
+
+describe('--machine-key-file naming a FIFO', () => {
+  it('is refused at once, not waited on for a writer (the CLI in a child: a blocked open would hang this worker)', async () => {
+    const dir = await dirs.make();
+    const fifo = join(dir, 'key-fifo');
+    execFileSync('mkfifo', ['-m', '0600', fifo]);
+    const run = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', CLI_ENTRY, 'status', '--dir', join(dir, 'state')].concat([
+        '--pubkey',
+        'ab'.repeat(32),
+        '--machine-key-file',
+        fifo,
+      ]),
+      { cwd: REPO_ROOT, encoding: 'utf8', timeout: 20_000 },
+    );
+    expect(run.signal).toBeNull();
+    expect(run.stderr).toBe(
+      `error CONFIG_INVALID: --machine-key-file ${fifo} is not a file\n  path: ${fifo}\n`,
+    );
+    expect(run.status).toBe(2);
+  }, 30_000);
 });
 
 describe('machineKeyOf', () => {

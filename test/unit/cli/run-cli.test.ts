@@ -299,6 +299,19 @@ describe('updater CLI', () => {
     expect(refused.stderr).not.toContain('usage:');
   });
 
+  it('--dir naming a file (or below one): CONFIG_INVALID, exit 2, "is not a directory"', async () => {
+    const file = join(dir, 'a-file');
+    await writeFile(file, 'x');
+    for (const target of [file, join(file, 'below')]) {
+      const args = common().slice(0, -1).concat(target);
+      const r = await cli(['status', ...args]);
+      expect(r.code).toBe(2);
+      expect(r.stderr.split('\n')[0]).toBe(
+        `error CONFIG_INVALID: the state directory ${target} is not a directory`,
+      );
+    }
+  });
+
   it('Ctrl-C during update: lock released, one line on how to resume, exit 130', async () => {
     const big = new Uint8Array(1_000_000).map((_, i) => (i * 7) % 251);
     registry.publish('1.0.0', [{ name: 'big.bin', content: big }]);
@@ -339,6 +352,17 @@ describe('updater CLI', () => {
     expect(r.code).toBe(130);
     expect(r.stderr).toBe('interrupted\n');
     expect(r.stdout).toBe('');
+  });
+
+  it.each([
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ])('stopped by %s before a local command runs: exit %i, "interrupted"', async (signal, code) => {
+    const interrupt = new AbortController();
+    interrupt.abort(signal);
+    const r = await cli(['status', ...common()], { interrupt: interrupt.signal });
+    expect(r.code).toBe(code);
+    expect(r.stderr).toBe('interrupted\n');
   });
 
   it('draws a progress bar on a TTY, never with --json', async () => {
