@@ -8,7 +8,7 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
-import { UpdateError } from '../core/errors.js';
+import { writeAll } from './write-all.js';
 
 export interface AppendSink {
   /**
@@ -55,13 +55,10 @@ export class InThreadSink implements AppendSink {
     total: number,
     written: () => void,
   ): Promise<void> {
-    // writev: one syscall for the batch, and no concatenated copy (keeps peak RSS flat).
-    const { bytesWritten } = await handle.writev([...buffers]);
-    if (bytesWritten !== total) {
-      // A short write to a regular file means the disk is full; the bytes on disk are
-      // re-hashed on the next open, so failing here loses nothing verified.
-      throw new UpdateError('IO', `short write (${bytesWritten} of ${total} bytes)`);
-    }
+    // writev: one syscall for the batch, and no concatenated copy (keeps peak RSS flat). A full
+    // disk fails with ENOSPC (write-all.ts); the bytes already on disk are re-hashed on the next
+    // open, so failing here loses nothing verified.
+    await writeAll(async (rest) => (await handle.writev([...rest])).bytesWritten, buffers, total);
     written();
   }
 

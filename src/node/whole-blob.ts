@@ -10,10 +10,10 @@
  */
 import { closeSync, fsync, futimesSync, open, openSync, rmSync, writevSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { UpdateError } from '../core/errors.js';
 import { promoteSealedFd } from './blob-facts.js';
 import { errno } from './fs-errors.js';
 import { BLOB_MTIME_S } from './intact-blob.js';
+import { writeAllSync } from './write-all.js';
 
 const fsyncFd = promisify(fsync);
 const openFile = promisify(open);
@@ -118,10 +118,8 @@ export async function promoteWholeBuffers(
     fd = await createPart(partPath, size);
   }
   try {
-    const written = writevSync(fd, buffers);
-    if (written !== size) {
-      throw new UpdateError('IO', `short write (${written} of ${size} bytes)`);
-    }
+    // A full disk fails here with ENOSPC, not a bare short write (write-all.ts).
+    writeAllSync((rest) => writevSync(fd, rest), buffers, size);
     futimesSync(fd, BLOB_MTIME_S, BLOB_MTIME_S);
   } catch (error) {
     closeSync(fd);
