@@ -3,7 +3,7 @@
  * the order of modules.ts (docs/ARCHITECTURE.md §Server). Tests use it with app.inject();
  * start-server.ts adds the port.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -12,6 +12,7 @@ import { ServerClock } from './clock.js';
 import { optionsWithConfig, placeNodeKey, seedState } from './config/apply-config.js';
 import { loadConfig } from './config/load-config.js';
 import type { ServerContext } from './context.js';
+import { makeDataDir } from './data-dir.js';
 import { Faults } from './dev/faults.js';
 import { RequestLog } from './dev/request-log.js';
 import { clientErrorHandler } from './http/client-error.js';
@@ -143,7 +144,7 @@ async function openDataDir(
 ): Promise<{ dataDir: string; ownDir: boolean }> {
   const dataDir =
     given === undefined ? await mkdtemp(join(tmpdir(), 'updates-server-')) : resolve(given);
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await makeDataDir(dataDir);
   return { dataDir, ownDir: given === undefined };
 }
 

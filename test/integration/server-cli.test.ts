@@ -159,6 +159,20 @@ describe('npm run server (CLI)', () => {
     expect(out.stderr).not.toContain('not a key');
   });
 
+  it('refuses a --data-dir that names a file (or a path below one): exit 1, CONFIG_INVALID', async () => {
+    const file = join(work, 'data-dir-file');
+    await writeFile(file, 'a file, not a directory');
+    for (const dataDir of [file, join(file, 'below')]) {
+      const out = await runCli(['--port', '0', '--data-dir', dataDir, '--simulate', 'off']);
+      expect(out.code).toBe(1);
+      expect(JSON.parse(out.stderr)).toMatchObject({
+        ok: false,
+        code: 'CONFIG_INVALID',
+        error: `the data directory ${dataDir} is not a directory`,
+      });
+    }
+  });
+
   it.each([
     ['--config', 'CONFIG_INVALID'],
     ['--node-key', 'NODE_KEY_INVALID'],

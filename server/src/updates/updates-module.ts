@@ -13,7 +13,6 @@
  *   blobs/<aa>/<sha256>    content-addressed artifacts
  */
 import { watch } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { envelopeFromJson, type KeySet } from '../../../src/protocol/index.js';
 import type { ServerContext } from '../context.js';
@@ -25,6 +24,7 @@ import { registerDevSubscriptions } from '../routes/dev-subscriptions.js';
 import { registerUpdatesArtifact } from '../routes/updates-artifact.js';
 import { registerUpdatesKeys } from '../routes/updates-keys.js';
 import { registerUpdatesManifest } from '../routes/updates-manifest.js';
+import { makeDataDir } from '../data-dir.js';
 import { BlobStore } from '../store/blob-store.js';
 import { migrateFormatOne } from './format-one-migration.js';
 import { FreshnessSigner } from './freshness-signer.js';
@@ -86,7 +86,7 @@ export async function openUpdateState(
     // Refused before the directory is made: nothing is left behind.
     await refuseNewRoot(ctx.dataDir, ctx.options.nodeKeyFile);
   }
-  await mkdir(ctx.dataDir, { recursive: true, mode: 0o700 });
+  await makeDataDir(ctx.dataDir);
   let trust = await openTrustKeys(ctx.dataDir, ctx.options.nodeKeyFile, ctx.random);
   const verify = (envelope: Parameters<typeof verifyRelease>[0]): void => {
     verifyRelease(envelope, trust.chain.newest as NonNullable<typeof trust.chain.newest>);
