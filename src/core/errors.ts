@@ -128,3 +128,12 @@ export function toUpdateError(error: unknown): UpdateError {
   const message = error instanceof Error ? error.message : String(error);
   return new UpdateError('IO', message, { cause: error, details: errnoDetails(error) });
 }
+
+/**
+ * Said with every expiry refusal (MANIFEST_EXPIRED, MANIFEST_FROM_FUTURE): what this machine's
+ * clock read, so a clock years off (a dead CMOS battery, a VM restored from a snapshot) shows
+ * as such instead of reading as a stale registry (docs/UPDATER.md §7).
+ */
+export function localClock(nowMs: number): string {
+  return `this machine's clock reads ${new Date(nowMs).toISOString()}`;
+}

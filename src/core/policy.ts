@@ -8,7 +8,7 @@
 import gt from 'semver/functions/gt.js';
 import lt from 'semver/functions/lt.js';
 import { resolveArtifactUrl, type ManifestArtifact } from '../protocol/manifest.js';
-import { UpdateError } from './errors.js';
+import { localClock, UpdateError } from './errors.js';
 import type { Limits } from './limits.js';
 import { boundDigests, type InstalledArtifact, type UpdaterState } from './state.js';
 import { fromProtocolError, type VerifiedManifest } from './verify.js';
@@ -98,10 +98,16 @@ export function checkPolicy(
     );
   }
   if (m.expiresAtMs <= nowMs) {
-    throw new UpdateError('MANIFEST_EXPIRED', `manifest expired at ${m.expires_at}`);
+    throw new UpdateError(
+      'MANIFEST_EXPIRED',
+      `manifest expired at ${m.expires_at}; ${localClock(nowMs)}`,
+    );
   }
   if (m.issuedAtMs > nowMs + limits.maxFutureSkewMs) {
-    throw new UpdateError('MANIFEST_FROM_FUTURE', `manifest issued_at ${m.issued_at} is ahead`);
+    throw new UpdateError(
+      'MANIFEST_FROM_FUTURE',
+      `manifest issued_at ${m.issued_at} is ahead; ${localClock(nowMs)}`,
+    );
   }
 }
 

@@ -20,7 +20,7 @@ import {
   type Release,
 } from '../protocol/release.js';
 import { verifyRole } from '../protocol/role-signatures.js';
-import { UpdateError } from './errors.js';
+import { localClock, UpdateError } from './errors.js';
 import { trustedKeySet, type FreshnessFloor, type TrustedKeys } from './state.js';
 import { fromTrustError } from './wire-errors.js';
 
@@ -194,12 +194,15 @@ export function checkAnswer(parts: AnswerParts, input: TrustInput): CheckedAnswe
     );
   }
   if (freshness.expiresAtMs <= input.nowMs) {
-    throw new UpdateError('MANIFEST_EXPIRED', `freshness expired at ${freshness.expires_at}`);
+    throw new UpdateError(
+      'MANIFEST_EXPIRED',
+      `freshness expired at ${freshness.expires_at}; ${localClock(input.nowMs)}`,
+    );
   }
   if (freshness.issuedAtMs > input.nowMs + input.maxFutureSkewMs) {
     throw new UpdateError(
       'MANIFEST_FROM_FUTURE',
-      `freshness issued_at ${freshness.issued_at} is ahead`,
+      `freshness issued_at ${freshness.issued_at} is ahead; ${localClock(input.nowMs)}`,
     );
   }
   return { keySet, retired: walk.retired, release, releaseSha256, releaseKeyid, freshness };

@@ -10,7 +10,7 @@
  *   the one the in-process handle reports (not one read over HTTP). Labelled "Demo registry".
  */
 import semver from 'semver';
-import { isUpdateError, UpdateError } from '../core/errors.js';
+import { errnoDetails, isUpdateError, UpdateError } from '../core/errors.js';
 import type { SessionFetch } from '../node/fetch-fetcher.js';
 import { parsePubkeyHex } from '../protocol/keys.js';
 import { registryUrlProblem } from './registry-fields.js';
@@ -152,7 +152,13 @@ async function demoRegistry(deps: FirstRunDeps): Promise<RegistryChoice> {
   } catch (cause) {
     // Typed, so the tray app stays up and shows it (index.ts) instead of exiting.
     if (isUpdateError(cause)) throw cause;
-    throw new UpdateError('IO', 'The demo registry could not start.', { cause });
+    // With its cause: a data directory that is a file (`serve --data-dir FILE`) or unwritable
+    // read as a bare "could not start", leaving the user to guess (docs/UPDATER.md §serve).
+    const why = cause instanceof Error ? ` ${cause.message}` : '';
+    throw new UpdateError('IO', `The demo registry could not start.${why}`, {
+      cause,
+      details: errnoDetails(cause),
+    });
   }
   try {
     const now = deps.nowMs?.() ?? Date.now();

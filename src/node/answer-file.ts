@@ -6,11 +6,16 @@
  * leaves the old or the new file); not fsynced, and a file whose bytes do not match their
  * digest loads as no cache, so a power cut costs at most one full answer. The bytes are never
  * trusted either way: every answer, kept or fresh, is verified (docs/PROTOCOL.md §2.7.6).
+ * Both files are opened without following a link and only when regular (docs/UPDATER.md §2):
+ * a FIFO left at `answer` or `answer.tmp` would otherwise block the one thread for good, and a
+ * link would be read or written through.
  */
 import { createHash } from 'node:crypto';
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AnswerCache, CachedAnswer } from '../core/answer-cache.js';
+import { openNoFollow, readNoFollow } from './safe-fs.js';
 
 /** An ETag as RFC 9110 §8.8.3 spells it: printable, no line breaks, bounded. */
 const ETAG = /^(W\/)?"[\x21\x23-\x7e\x80-\xff]*"$/;
@@ -27,12 +32,14 @@ export class AnswerFile implements AnswerCache {
   }
 
   async load(resource: string): Promise<CachedAnswer | undefined> {
-    let file: Buffer;
+    let file: Buffer | undefined;
     try {
-      file = await readFile(this.path);
+      // STATE_UNSAFE for a link or a FIFO, like any damage here: no answer (one full answer).
+      file = await readNoFollow(this.path);
     } catch {
       return undefined;
     }
+    if (file === undefined) return undefined;
     const first = file.indexOf(0x0a);
     const second = first < 0 ? -1 : file.indexOf(0x0a, first + 1);
     const third = second < 0 ? -1 : file.indexOf(0x0a, second + 1);
@@ -52,7 +59,17 @@ export class AnswerFile implements AnswerCache {
     const from = sha256(Buffer.from(resource));
     const head = Buffer.from(`${from}\n${answer.etag}\n${sha256(answer.bytes)}\n`, 'latin1');
     const temp = `${this.path}.tmp`;
-    await writeFile(temp, Buffer.concat([head, answer.bytes]));
+    // O_TRUNC on a regular file only (openNoFollow refuses anything else as STATE_UNSAFE).
+    const handle = await openNoFollow(
+      temp,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC,
+      0o600,
+    );
+    try {
+      await handle.writeFile(Buffer.concat([head, answer.bytes]));
+    } finally {
+      await handle.close();
+    }
     await rename(temp, this.path);
   }
 }

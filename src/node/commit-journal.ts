@@ -11,7 +11,7 @@
  */
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { UpdateError } from '../core/errors.js';
+import { errnoDetails, UpdateError } from '../core/errors.js';
 import type { StepHook } from '../core/install-steps.js';
 import {
   EMPTY_STATE,
@@ -69,7 +69,13 @@ export async function readStateAndBytes(path: string): Promise<LoadedState> {
     bytes = await readFile(path);
   } catch (error) {
     if (errno(error) === 'ENOENT') return { state: EMPTY_STATE, bytes: undefined };
-    throw new UpdateError('IO', 'cannot read the state file', { cause: error });
+    // Which file and why (EACCES: a mode 000 file, another user's DIR), as every IO error says
+    // them (docs/UPDATER.md §7): the bare words left the user to guess.
+    const message = error instanceof Error ? error.message : 'failed';
+    throw new UpdateError('IO', `cannot read the state file ${path}: ${message}`, {
+      cause: error,
+      details: { path, ...errnoDetails(error) },
+    });
   }
   return { state: parseState(bytes), bytes };
 }

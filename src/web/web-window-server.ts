@@ -160,7 +160,14 @@ export async function startWebWindow(options: WebWindowOptions): Promise<WebWind
     if (!isAllowedHost(host, listen()) || host === undefined) {
       throw new WebRefusal('HOST_REFUSED', 'this server answers only to its own address');
     }
-    const url = new URL(req.url ?? '/', `http://${host}`);
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', `http://${host}`);
+    } catch {
+      // An absolute-form target that is no URL (`GET http://[`) is the client's error, not an
+      // INTERNAL failure logged as the app's (docs/SECURITY.md §6).
+      throw new WebRefusal('BAD_REQUEST', 'the request target is not a URL');
+    }
     const method = req.method ?? 'GET';
     const presented = url.searchParams.get('token');
     if (presented !== null) {

@@ -60,6 +60,14 @@ describe('checkPolicy', () => {
     );
   });
 
+  it("says what this machine's clock read when it refuses on time (a clock years off shows)", () => {
+    const stale = vmOf('1.0.0', { issuedAtMs: T0 - 2000, expiresAtMs: T0 - 1000 });
+    const early = vmOf('1.0.0', { issuedAtMs: T0 + 10 * DEFAULT_LIMITS.maxFutureSkewMs });
+    const clock = `this machine's clock reads ${new Date(T0).toISOString()}`;
+    expect(() => checkPolicy(stale, EMPTY_STATE, T0, DEFAULT_LIMITS, BASE)).toThrow(clock);
+    expect(() => checkPolicy(early, EMPTY_STATE, T0, DEFAULT_LIMITS, BASE)).toThrow(clock);
+  });
+
   it('tolerates issued_at slightly ahead, within the skew', () => {
     expect(refusal(vmOf('1.0.0', { issuedAtMs: T0 + 1000 }))).toBe('accepted');
   });

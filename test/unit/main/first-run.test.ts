@@ -141,6 +141,20 @@ describe('first-run demo wiring', () => {
     expect(code).toBe('IO');
   });
 
+  it('says why the demo server could not start (the data directory is a file)', async () => {
+    const cause = Object.assign(new Error("ENOTDIR: not a directory, mkdir '/d/demo-registry'"), {
+      code: 'ENOTDIR',
+      path: '/d/demo-registry',
+    });
+    await expect(
+      chooseRegistry(deps({ startDemoServer: () => Promise.reject(cause) })),
+    ).rejects.toMatchObject({
+      code: 'IO',
+      message: `The demo registry could not start. ${cause.message}`,
+      details: { errno: 'ENOTDIR', path: '/d/demo-registry' },
+    });
+  });
+
   it('closes the demo server and refuses (HTTP_STATUS) when the mint answer is not JSON', async () => {
     const server = fakeServer();
     const fetch = vi.fn(() => Promise.resolve(new Response('<html>oops</html>', { status: 502 })));

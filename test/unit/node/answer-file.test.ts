@@ -1,5 +1,6 @@
 /** The kept manifest answer on disk (src/node/answer-file.ts, docs/PROTOCOL.md §2.7.6). */
-import { readFile, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AnswerFile } from '../../../src/node/answer-file.js';
@@ -57,5 +58,42 @@ describe('AnswerFile', () => {
     const dir = await dirs.make();
     await writeFile(join(dir, 'answer'), '"abc"\n' + 'f'.repeat(64) + '\n{}');
     expect(await new AnswerFile(dir).load(URL)).toBeUndefined();
+  });
+});
+
+// docs/UPDATER.md §2: nothing in DIR/.updater is read or written through a link, and a FIFO
+// there must not block the one thread (the run hung for good, deaf to the stall timer).
+describe('AnswerFile over entries that are not regular files', () => {
+  it('loads a FIFO at answer as no answer, at once', async () => {
+    const dir = await dirs.make();
+    execFileSync('mkfifo', ['-m', '0600', join(dir, 'answer')]);
+    expect(await new AnswerFile(dir).load(URL)).toBeUndefined();
+  }, 2000);
+
+  it('does not follow a link at answer', async () => {
+    const dir = await dirs.make();
+    const elsewhere = await dirs.make();
+    await new AnswerFile(elsewhere).save(URL, { etag: '"abc"', bytes });
+    await symlink(join(elsewhere, 'answer'), join(dir, 'answer'));
+    expect(await new AnswerFile(dir).load(URL)).toBeUndefined();
+  });
+
+  it('refuses a FIFO at answer.tmp with STATE_UNSAFE instead of blocking on it', async () => {
+    const dir = await dirs.make();
+    execFileSync('mkfifo', ['-m', '0600', join(dir, 'answer.tmp')]);
+    await expect(new AnswerFile(dir).save(URL, { etag: '"abc"', bytes })).rejects.toMatchObject({
+      code: 'STATE_UNSAFE',
+    });
+  }, 2000);
+
+  it('writes nothing through a link at answer.tmp', async () => {
+    const dir = await dirs.make();
+    const outside = join(await dirs.make(), 'precious');
+    await writeFile(outside, 'keep me');
+    await symlink(outside, join(dir, 'answer.tmp'));
+    await expect(new AnswerFile(dir).save(URL, { etag: '"abc"', bytes })).rejects.toMatchObject({
+      code: 'STATE_UNSAFE',
+    });
+    expect(await readFile(outside, 'utf8')).toBe('keep me');
   });
 });

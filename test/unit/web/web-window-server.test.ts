@@ -163,6 +163,14 @@ describe('web window: Host (DNS rebinding)', () => {
     expect(answer.headers['set-cookie']).toBeUndefined();
   });
 
+  it("BAD_REQUEST: a request target that is no URL is the client's error, not INTERNAL", async () => {
+    const loggedBefore = logged.length;
+    const answer = await send({ path: 'http://[', headers: cookie() });
+    expect(answer.status).toBe(400);
+    expect(code(answer)).toBe('BAD_REQUEST');
+    expect(logged.length).toBe(loggedBefore);
+  });
+
   it('HOST_REFUSED: a foreign Host with a valid cookie cannot call the bridge', async () => {
     const answer = await call('checkNow', [], { ...own(), host: `evil.example:${win.port}` });
     expect(code(answer)).toBe('HOST_REFUSED');
