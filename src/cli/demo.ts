@@ -17,7 +17,9 @@ import { formatBytes } from './progress-bar.js';
 const ARTIFACTS = 20;
 const ARTIFACT_BYTES = 256 * 1024;
 
+/** Prints the outcome of a step; a signal that came during the step stops the run here. */
 function say(line: string): void {
+  checkpoint();
   process.stdout.write(`${line}\n`);
 }
 
@@ -32,7 +34,7 @@ let closing: Promise<void> | undefined;
 /** One close for the signal and the end of the run alike. */
 const closeUpdater = (): Promise<void> => (closing ??= updater?.close() ?? Promise.resolve());
 class Stopped extends Error {}
-/** Called after each step: a signal stops the run there. */
+/** Called after each step (`say`): a signal stops the run there. */
 function checkpoint(): void {
   if (stoppedBy !== undefined) throw new Stopped(`stopped by ${stoppedBy}`);
 }
@@ -48,15 +50,12 @@ async function main(): Promise<void> {
   const server = await startServer({ dev: true, port: 0, host: '127.0.0.1' });
   let dir: string | undefined;
   try {
-    checkpoint();
     dir = await mkdtemp(join(tmpdir(), 'updater-demo-'));
-    checkpoint();
     const files = Array.from({ length: ARTIFACTS }, (_, i) => ({
       name: `app/part-${String(i).padStart(2, '0')}.bin`,
       content: new Uint8Array(randomBytes(ARTIFACT_BYTES)),
     }));
     await server.publish({ registry_version: '1.0.0', artifacts: files });
-    checkpoint();
     say(`server ${server.url}, node_pubkey ${server.nodePubkey}`);
     const minted = await fetch(`${server.url}/api/demo-key/mint`, {
       method: 'POST',
@@ -64,7 +63,6 @@ async function main(): Promise<void> {
       body: '{}',
     });
     const { machine_key: machineKey } = (await minted.json()) as { machine_key: string };
-    checkpoint();
     say(`minted a machine key; state directory ${dir}`);
 
     updater = await createNodeUpdater({
@@ -73,27 +71,21 @@ async function main(): Promise<void> {
       pubkeys: [server.nodePubkey],
       dir,
     });
-    checkpoint();
     const plan1 = await updater.check();
     say(`check: ${plan1.fetch.length} artifacts to fetch, ${formatBytes(plan1.bytesToFetch)}`);
-    checkpoint();
     const first = await updater.update();
-    checkpoint();
     say(`update: applied ${first.version ?? ''}, ${formatBytes(first.bytesDownloaded)} downloaded`);
 
     const changed = files.map((f, i) =>
       i === 7 ? { name: f.name, content: new Uint8Array(randomBytes(ARTIFACT_BYTES)) } : f,
     );
     await server.publish({ registry_version: '1.1.0', artifacts: changed });
-    checkpoint();
     const plan2 = await updater.check();
-    checkpoint();
     say(
       `check: ${plan2.fetch.length} to fetch (${formatBytes(plan2.bytesToFetch)}), ` +
         `${plan2.reuse.length} reused (${formatBytes(plan2.bytesToReuse)})`,
     );
     const second = await updater.update();
-    checkpoint();
     const total = ARTIFACTS * ARTIFACT_BYTES;
     say(
       `update: applied ${second.version ?? ''}, ${formatBytes(second.bytesDownloaded)} of ` +
