@@ -124,7 +124,7 @@ export async function prepareStateDir(paths: StateDirPaths): Promise<void> {
       `the state directory ${paths.root} is not a directory`,
       {
         cause: error,
-        details: { path: paths.root, errno: 'ENOTDIR' },
+        details: { path: paths.root, errno: code },
       },
     );
   });
