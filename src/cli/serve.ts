@@ -13,6 +13,7 @@ import { isUpdateError } from '../core/errors.js';
 import { DEFAULT_SETTINGS, memorySettings } from '../main/settings.js';
 import { isLoopback } from '../web/web-access.js';
 import { openWebApp, type WebApp } from '../web/web-app.js';
+import { INTERRUPT_SIGNALS } from './interrupt-signals.js';
 import type { CliEnv, CliIo } from './run-cli.js';
 import { defaultDataDir, parseServeArgs, SERVE_USAGE, type ServeOptions } from './serve-args.js';
 
@@ -44,8 +45,8 @@ function signalled(): Promise<string> {
   });
 }
 
-/** The signals `serve` stops on, cleanly (exit 0). */
-export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+/** The signals `serve` stops on, cleanly (exit 0): those that interrupt a CLI run. */
+export const STOP_SIGNALS = INTERRUPT_SIGNALS;
 
 function listenError(error: unknown, options: ServeOptions): string | null {
   const code = (error as { code?: unknown } | null)?.code;
