@@ -75,6 +75,7 @@ const UPDATES_CODES = [
   'INVALID_BUNDLE',
   'ARTIFACT_MISMATCH',
   'RELEASE_KEY_MISSING',
+  'RELEASE_CHANGING',
 ] as const;
 
 /** The test-control API under /api/dev/* (docs/PROTOCOL.md §6). */

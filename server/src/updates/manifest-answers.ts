@@ -8,6 +8,7 @@
  */
 import { answerFrame, encodeKeysAnswer, type DsseEnvelope } from '../../../src/protocol/index.js';
 import type { FreshnessSigner, FreshnessTarget, SignedStatement } from './freshness-signer.js';
+import { HttpError } from '../http/http-error.js';
 import { GzipFrame } from './gzip-frame.js';
 import type { KeyChainStore } from './key-chain-store.js';
 import type { Release, ReleaseStore } from './release-store.js';
@@ -19,6 +20,9 @@ import type { Release, ReleaseStore } from './release-store.js';
  * 1) in about the time of 6, and all three are equal at one artifact.
  */
 export const GZIP_LEVEL = 9;
+
+/** How many times an answer is paired again after the state changed under it (#paired). */
+export const PAIRING_TURNS = 8;
 
 interface Frame {
   readonly release: Release;
@@ -87,9 +91,9 @@ export class ManifestAnswers {
    * changes, its gzip bytes with it.
    */
   async answerFor(nonce: string | undefined): Promise<ManifestAnswer | undefined> {
-    const statement = await this.statement();
-    const frame = this.#frameNow();
-    if (statement === undefined || frame === undefined) return undefined;
+    const paired = await this.#paired();
+    if (paired === undefined) return undefined;
+    const { statement, frame } = paired;
     if (nonce !== undefined) return answerOf(frame, this.freshness.withNonce(statement, nonce));
     const held = this.#answer;
     if (held !== undefined && held.statement === statement && held.frame === frame) {
@@ -98,6 +102,32 @@ export class ManifestAnswers {
     const answer = answerOf(frame, statement.json);
     this.#answer = { statement, frame, answer };
     return answer;
+  }
+
+  /**
+   * The statement and the frame it names. A rotation (reloadKeys) or a publish can land while
+   * the statement is renewed (an awaited write of the sequence), and a statement over the old
+   * key set or release in the new frame is an answer no client accepts (FRESHNESS_MISMATCH,
+   * docs/PROTOCOL.md §2.7.5): the frame is read after the await and the pair is made again
+   * until both name the same target. Each turn needs another change inside one renewal, so a
+   * bounded number of turns settles; past it the client is told to come back (503).
+   */
+  async #paired(): Promise<{ statement: SignedStatement; frame: Frame } | undefined> {
+    for (let turn = 0; turn < PAIRING_TURNS; turn++) {
+      const statement = await this.statement();
+      const frame = this.#frameNow();
+      if (statement === undefined || frame === undefined) return undefined;
+      const named = statement.statement;
+      if (
+        named.keys_version === frame.keysVersion &&
+        named.release_sha256 === frame.release.digest
+      ) {
+        return { statement, frame };
+      }
+    }
+    throw new HttpError(503, 'RELEASE_CHANGING', 'the release or key set is changing, try again', {
+      headers: { 'retry-after': '1' },
+    });
   }
 
   /** GET /api/updates/keys: the whole chain, kept until it grows. */
