@@ -38,10 +38,12 @@ export interface NginxOptions {
   readonly bin?: string;
   /** gzip JSON answers (the manifest answer, *.json) of 1 KiB or more. */
   readonly gzipJson?: boolean;
+  /** Serve https with this certificate and key (PEM; tls-cert.ts makes them). */
+  readonly tls?: { readonly certPem: string; readonly keyPem: string };
 }
 
 export interface Nginx {
-  /** http://127.0.0.1:PORT (no trailing slash). */
+  /** http://127.0.0.1:PORT, or https:// with `tls` (no trailing slash). */
   readonly baseUrl: string;
   readonly root: string;
   /** Parsed access log (requests complete so far). */
@@ -85,7 +87,13 @@ const GZIP_JSON = `  gzip on;
   gzip_vary on;
 `;
 
-function config(prefix: string, root: string, port: number, gzipJson: boolean): string {
+function config(
+  prefix: string,
+  root: string,
+  port: number,
+  gzipJson: boolean,
+  tls: boolean,
+): string {
   const tmp = (name: string): string => join(prefix, name);
   // Running as root, workers would switch to "nobody", who cannot read a 0700 temp dir.
   const user = process.getuid?.() === 0 ? 'user root root;\n' : '';
@@ -108,8 +116,8 @@ http {
   tcp_nopush on;
   etag on;
 ${gzipJson ? GZIP_JSON : ''}  server {
-    listen 127.0.0.1:${port};
-    root ${root};
+    listen 127.0.0.1:${port}${tls ? ' ssl' : ''};
+${tls ? `    ssl_certificate ${tmp('cert.pem')};\n    ssl_certificate_key ${tmp('key.pem')};\n    ssl_session_cache shared:qa:1m;\n` : ''}    root ${root};
     location / { }
 ${gzipJson ? '    location ~ /api/updates/manifest$ { default_type application/json; }\n' : ''}  }
 }
@@ -133,7 +141,12 @@ export async function startNginx(root: string, options: NginxOptions = {}): Prom
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
     const conf = join(prefix, 'nginx.conf');
-    await writeFile(conf, config(prefix, root, port, options.gzipJson === true));
+    const tls = options.tls;
+    if (tls !== undefined) {
+      await writeFile(join(prefix, 'cert.pem'), tls.certPem);
+      await writeFile(join(prefix, 'key.pem'), tls.keyPem, { mode: 0o600 });
+    }
+    await writeFile(conf, config(prefix, root, port, options.gzipJson === true, tls !== undefined));
     const child: ChildProcess = spawn(
       bin,
       ['-p', prefix, '-c', conf, '-e', join(prefix, 'error.log')],
@@ -164,7 +177,7 @@ export async function startNginx(root: string, options: NginxOptions = {}): Prom
     for (let i = 0; i < START_POLLS && !exited; i++) {
       if (await canConnect(port)) {
         child.stderr?.removeAllListeners('data').resume();
-        return handle(child, prefix, root, port);
+        return handle(child, prefix, root, port, tls === undefined ? 'http' : 'https');
       }
       await sleep(POLL_MS);
     }
@@ -183,9 +196,15 @@ export async function startNginx(root: string, options: NginxOptions = {}): Prom
   throw new Error(`nginx did not start (${bin} ${last.exit}); ${details.join('; ')}`);
 }
 
-function handle(child: ChildProcess, prefix: string, root: string, port: number): Nginx {
+function handle(
+  child: ChildProcess,
+  prefix: string,
+  root: string,
+  port: number,
+  scheme: 'http' | 'https',
+): Nginx {
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: `${scheme}://127.0.0.1:${port}`,
     root,
     async accessLog() {
       const text = await readFile(join(prefix, 'access.log'), 'utf8').catch(() => '');
