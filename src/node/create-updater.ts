@@ -90,6 +90,11 @@ export interface NodeUpdaterOptions {
    * proxy and certificate store apply; docs/DESKTOP.md "Network"). Default: node:http(s).
    */
   readonly fetch?: FetchLike;
+  /**
+   * Trust anchors (PEM) for `https:` with the default fetcher, replacing node's store: a
+   * registry behind a private authority, tests. Unset: node's store and NODE_EXTRA_CA_CERTS.
+   */
+  readonly ca?: string | readonly string[];
 }
 
 /** The core's HealthConfig for the option; CONFIG_INVALID for a bad one. */
@@ -160,6 +165,7 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
         ? createHttpFetcher({
             connectTimeoutMs: limits.connectTimeoutMs,
             pipelineConnections: limits.parallel,
+            ...(options.ca === undefined ? {} : { ca: options.ca }),
           })
         : createFetchFetcher({
             fetch: options.fetch,

@@ -33,6 +33,11 @@ export interface HttpFetcherOptions {
    * sends every GET through node:http (docs/UPDATER.md §5, "Pipelined GETs").
    */
   readonly pipelineConnections?: number;
+  /**
+   * Trust anchors for `https:` (PEM), replacing node's store for this fetcher (tests, a
+   * registry behind a private CA); unset, node's store and NODE_EXTRA_CA_CERTS apply.
+   */
+  readonly ca?: string | readonly string[];
 }
 
 /**
@@ -75,8 +80,10 @@ export function createHttpFetcher(options: HttpFetcherOptions): Fetcher {
   // core's stall watch bounds a silent transfer (§5) and the connect deadline a silent
   // connect; an idle kept-alive socket is unref'd and dropped when the server closes it.
   const agentOptions = { keepAlive: true, scheduling: 'lifo' as const, noDelay: true };
+  const ca = options.ca;
+  const tls = ca === undefined ? {} : { ca: typeof ca === 'string' ? ca : [...ca] };
   const httpAgent = new HttpAgent(agentOptions);
-  const httpsAgent = new HttpsAgent(agentOptions);
+  const httpsAgent = new HttpsAgent({ ...agentOptions, ...tls });
   const viaNode = (url: string, init: FetchInit): Promise<FetchResponse> =>
     new Promise<FetchResponse>((resolve, reject) => {
       let target: RequestTarget;
@@ -147,10 +154,11 @@ export function createHttpFetcher(options: HttpFetcherOptions): Fetcher {
       ? new PipelinePool({
           connections,
           connectTimeoutMs: options.connectTimeoutMs,
+          tls,
           fallback: viaNode,
         })
       : undefined;
-  /** The target of `url` when a GET of it may be pipelined: plain http, no user info. */
+  /** The target of `url` when a GET of it may be pipelined: http or https, no user info. */
   const pipelinable = (url: string): RequestTarget | undefined => {
     if (pool === undefined) return undefined;
     let target: RequestTarget;
@@ -159,7 +167,7 @@ export function createHttpFetcher(options: HttpFetcherOptions): Fetcher {
     } catch {
       return undefined;
     }
-    return target.secure || target.auth !== undefined ? undefined : target;
+    return target.auth !== undefined ? undefined : target;
   };
   return {
     get(url, init) {
@@ -172,8 +180,8 @@ export function createHttpFetcher(options: HttpFetcherOptions): Fetcher {
         init.headers,
       );
       if (text === undefined) return viaNode(url, init);
-      const port = target.port === '' ? 80 : Number(target.port);
-      return pool.get(target.hostname, port, url, text, init);
+      const port = target.port !== '' ? Number(target.port) : target.secure ? 443 : 80;
+      return pool.get(target.secure, target.hostname, port, url, text, init);
     },
     pipelines: (url) => pipelinable(url) !== undefined,
   };

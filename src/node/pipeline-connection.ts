@@ -6,7 +6,8 @@
  * an abort or early exit of a request whose answer others queue behind) ends the connection,
  * and its owner (pipeline-pool.ts) re-sends the unanswered GETs, which are idempotent.
  */
-import { connect, type Socket } from 'node:net';
+import { connect, isIP, type Socket } from 'node:net';
+import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import type { UpdateError } from '../core/errors.js';
 import type { FetchInit, FetchResponse } from '../core/ports.js';
 import { headerOf } from './header-of.js';
@@ -46,6 +47,18 @@ export interface ConnectionTarget {
   readonly hostname: string;
   readonly port: number;
   readonly connectTimeoutMs: number;
+  /**
+   * An `https:` origin: TLS with node's defaults, as node:https's agent sets them up (the
+   * certificate verified against the trust store and the host name; SNI with the host name,
+   * never with an IP literal, RFC 6066 §3), plus `tls` (trust anchors of the fetcher's owner)
+   * and a session to resume.
+   */
+  readonly secure?: {
+    readonly tls: Pick<ConnectionOptions, 'ca'>;
+    readonly session: Buffer | undefined;
+    /** A session ticket the server sent, for the origin's next connection. */
+    readonly onSession: (session: Buffer) => void;
+  };
 }
 
 const CRLFCRLF = Buffer.from('\r\n\r\n');
@@ -70,11 +83,26 @@ export class PipelineConnection {
     target: ConnectionTarget,
     private readonly owner: ConnectionOwner,
   ) {
-    this.socket = connect({ host: target.hostname, port: target.port, noDelay: true });
+    const secure = target.secure;
+    if (secure === undefined) {
+      this.socket = connect({ host: target.hostname, port: target.port, noDelay: true });
+    } else {
+      this.socket = tlsConnect({
+        ...secure.tls,
+        host: target.hostname,
+        port: target.port,
+        ...(isIP(target.hostname) === 0 ? { servername: target.hostname } : {}),
+        ...(secure.session === undefined ? {} : { session: secure.session }),
+      });
+      this.socket.setNoDelay(true);
+      this.socket.on('session', secure.onSession);
+    }
     this.timer = setTimeout(() => {
       this.end(errnoError('ETIMEDOUT', `no connection within ${target.connectTimeoutMs} ms`));
     }, target.connectTimeoutMs);
-    this.socket.once('connect', () => {
+    // Connected means ready for requests: for TLS, once the handshake (and the certificate
+    // check) is done, so a refused certificate fails the queued GETs instead of re-sending them.
+    this.socket.once(secure === undefined ? 'connect' : 'secureConnect', () => {
       this.connected = true;
       clearTimeout(this.timer);
       this.timer = undefined;

@@ -6,6 +6,7 @@
  * Only a GET the fetcher hands here (plain http, no Range, no gzip) comes this way, and any
  * answer but a plain 200 with a Content-Length goes back to node:http (`fallback`).
  */
+import type { ConnectionOptions } from 'node:tls';
 import { UpdateError } from '../core/errors.js';
 import type { FetchInit, FetchResponse } from '../core/ports.js';
 import { networkError } from './network-error.js';
@@ -20,6 +21,8 @@ export interface PipelinePoolOptions {
   /** Sockets per origin (limits.parallel: the core's count of connections). */
   readonly connections: number;
   readonly connectTimeoutMs: number;
+  /** TLS options of `https:` origins (the trust anchors node:https's agent gets too). */
+  readonly tls?: Pick<ConnectionOptions, 'ca'>;
   /** Sends a GET the node:http way (an odd answer on a pipelined connection). */
   readonly fallback: (url: string, init: FetchInit) => Promise<FetchResponse>;
 }
@@ -34,10 +37,13 @@ const inFlight = new SignalSets<PipeRequest>((r) =>
 
 class OriginPool implements ConnectionOwner {
   private readonly conns: PipelineConnection[] = [];
+  /** The newest TLS session the origin gave (https), resumed by its next connection. */
+  private session: Buffer | undefined;
 
   constructor(
     private readonly hostname: string,
     private readonly port: number,
+    private readonly secure: boolean,
     private readonly options: PipelinePoolOptions,
   ) {}
 
@@ -52,6 +58,17 @@ class OriginPool implements ConnectionOwner {
           hostname: this.hostname,
           port: this.port,
           connectTimeoutMs: this.options.connectTimeoutMs,
+          ...(this.secure
+            ? {
+                secure: {
+                  tls: this.options.tls ?? {},
+                  session: this.session,
+                  onSession: (session) => {
+                    this.session = session;
+                  },
+                },
+              }
+            : {}),
         },
         this,
       );
@@ -98,18 +115,19 @@ export class PipelinePool {
 
   constructor(private readonly options: PipelinePoolOptions) {}
 
-  /** Sends `text` (a GET of `url`, written by requestText) to `hostname:port`. */
+  /** Sends `text` (a GET of `url`, written by requestText) to `hostname:port`, over TLS if `secure`. */
   get(
+    secure: boolean,
     hostname: string,
     port: number,
     url: string,
     text: string,
     init: FetchInit,
   ): Promise<FetchResponse> {
-    const key = `${hostname}:${port}`;
+    const key = `${secure ? 'https' : 'http'}://${hostname}:${port}`;
     let origin = this.origins.get(key);
     if (origin === undefined) {
-      origin = new OriginPool(hostname, port, this.options);
+      origin = new OriginPool(hostname, port, secure, this.options);
       this.origins.set(key, origin);
     }
     const pool = origin;

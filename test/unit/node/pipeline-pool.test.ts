@@ -2,7 +2,8 @@
  * Pipelined GETs through the node fetcher (src/node/pipeline-pool.ts, pipeline-connection.ts)
  * against a scripted loopback TCP server: answers in order, a head or body split anywhere, a
  * close or `Connection: close` mid-pipeline, odd answers going back to node:http, an over-long
- * head, an abort of a queued request (docs/UPDATER.md §5, "Pipelined GETs").
+ * head, an abort of a queued request (docs/UPDATER.md §5, "Pipelined GETs"). Over TLS:
+ * pipeline-tls.test.ts.
  */
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -199,10 +200,11 @@ describe('pipelined GETs', () => {
     });
   });
 
-  it('leaves https, Range and gzip GETs to node:http', () => {
+  it('pipelines http and https, and leaves user info and unpooled fetchers to node:http', () => {
     const f = fetcher();
-    expect(f.pipelines?.('https://127.0.0.1:1/x')).toBe(false);
+    expect(f.pipelines?.('https://127.0.0.1:1/x')).toBe(true);
     expect(f.pipelines?.('http://u:p@127.0.0.1:1/x')).toBe(false);
+    expect(f.pipelines?.('https://u:p@127.0.0.1:1/x')).toBe(false);
     expect(createHttpFetcher({ connectTimeoutMs: 1 }).pipelines?.('http://127.0.0.1:1/x')).toBe(
       false,
     );

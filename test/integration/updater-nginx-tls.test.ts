@@ -1,0 +1,119 @@
+/**
+ * Artifacts on an https nginx (docs/UPDATER.md §5, "Pipelined GETs"): their GETs share
+ * verified TLS connections, every byte still checked against the signed digest; a certificate
+ * the updater does not trust stops the pull before any byte is taken, and the CLI trusts a
+ * private authority through NODE_EXTRA_CA_CERTS, as node documents.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { sha256Hex, startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
+import { startNginx, type Nginx } from '../helpers/nginx.js';
+import { makeTestPki, type TestPki } from '../helpers/tls-cert.js';
+import { filesOf, snapshotObject, snapshotTree } from '../helpers/tree-snapshot.js';
+import {
+  bytesOf,
+  cliArgs,
+  expectRefusal,
+  runCli,
+  tempDirs,
+  updateOnce,
+} from '../helpers/updater-harness.js';
+
+const ARTIFACT_COUNT = 24;
+const ARTIFACT_BYTES = 20 * 1024;
+
+const dirs = tempDirs();
+let pki: TestPki;
+let nginx: Nginx;
+let root: string;
+let server: HostileServer;
+let dir: string;
+
+type Files = { name: string; content: Uint8Array }[];
+
+function release(seed: number): Files {
+  return Array.from({ length: ARTIFACT_COUNT }, (_, i) => ({
+    name: `pkg/part-${String(i).padStart(2, '0')}.bin`,
+    content: bytesOf(ARTIFACT_BYTES, seed + i),
+  }));
+}
+
+async function publishViaNginx(version: string, files: Files): Promise<void> {
+  for (const f of files) {
+    const path = join(root, version, f.name);
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, f.content);
+  }
+  await server.publish({
+    version,
+    files,
+    urlFor: ({ name }) => `${nginx.baseUrl}/${version}/${name}`,
+  });
+}
+
+const expectedFiles = (files: Files): Record<string, string> =>
+  Object.fromEntries(files.map((f) => [f.name, sha256Hex(f.content)]));
+
+beforeAll(async () => {
+  pki = makeTestPki();
+  root = await dirs.make('qa-nginx-tls-root-');
+  nginx = await startNginx(root, { tls: { certPem: pki.certPem, keyPem: pki.keyPem } });
+});
+
+afterAll(async () => {
+  await nginx.stop();
+  await dirs.cleanup();
+});
+
+beforeEach(async () => {
+  server = await startHostileServer();
+  dir = await dirs.make('qa-nginx-tls-dir-');
+});
+
+afterEach(async () => {
+  await server.close();
+});
+
+describe('artifacts on an https nginx', () => {
+  it('installs them over verified TLS, all of them checked against their digests', async () => {
+    expect(nginx.baseUrl).toMatch(/^https:\/\//);
+    const v1 = release(100);
+    await publishViaNginx('1.0.0', v1);
+    const result = await updateOnce(server, dir, { ca: pki.caPem });
+    expect(result.outcome).toBe('applied');
+    expect(filesOf(await snapshotTree(join(dir, 'current')))).toEqual(expectedFiles(v1));
+    const log = (await nginx.accessLog()).filter((a) => a.uri.startsWith('/1.0.0/'));
+    expect(log.length).toBe(ARTIFACT_COUNT);
+    expect(log.every((a) => a.status === 200 && !a.hadAuthorization)).toBe(true);
+  });
+
+  it('refuses a host whose certificate it does not trust, and keeps DIR/current', async () => {
+    const v1 = release(200);
+    await publishViaNginx('2.0.0', v1);
+    await updateOnce(server, dir, { ca: pki.caPem });
+    const before = snapshotObject(await snapshotTree(join(dir, 'current')));
+    await publishViaNginx('2.1.0', release(300));
+    const requestsBefore = (await nginx.accessLog()).length;
+    await expectRefusal(updateOnce(server, dir, { ca: makeTestPki().caPem }), 'NETWORK');
+    expect(snapshotObject(await snapshotTree(join(dir, 'current')))).toEqual(before);
+    // The handshake failed: nginx never saw a request.
+    expect((await nginx.accessLog()).length).toBe(requestsBefore);
+  });
+
+  it('the CLI trusts a private authority named by NODE_EXTRA_CA_CERTS', async () => {
+    const v1 = release(400);
+    await publishViaNginx('4.0.0', v1);
+    const caFile = join(await dirs.make('qa-nginx-tls-ca-'), 'ca.pem');
+    await writeFile(caFile, pki.caPem);
+    const target = { ...server, dir };
+    const refused = await runCli(cliArgs('update', target), {
+      env: { NODE_EXTRA_CA_CERTS: '' },
+    });
+    expect(refused.exitCode).not.toBe(0);
+    expect(refused.json).toMatchObject({ ok: false, command: 'update', code: 'NETWORK' });
+    const r = await runCli(cliArgs('update', target), { env: { NODE_EXTRA_CA_CERTS: caFile } });
+    expect(r.json).toMatchObject({ ok: true, outcome: 'applied', version: '4.0.0' });
+    expect(filesOf(await snapshotTree(join(dir, 'current')))).toEqual(expectedFiles(v1));
+  });
+});
