@@ -10,7 +10,9 @@
  *   (default: all but huge; ROUNDS=3; BENCH_LARGE_MIB=512; huge is 4 GiB, ours + curl only;
  *   PEERS=curl-z,curl-tee,tuf narrows the peers while iterating; OURS_NODE_ARGS passes node
  *   flags to our CLI only, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'; GZIP_JSON=0 turns off
- *   nginx's gzip of JSON)
+ *   nginx's gzip of JSON; TLS=1 serves everything over https, as a registry in the field
+ *   is: a throwaway CA (test/helpers/tls-cert.ts) that curl gets as --cacert and node as
+ *   NODE_EXTRA_CA_CERTS, which then names only it)
  *
  * nginx gzips JSON as a stock set-up does (test/helpers/nginx.ts `gzipJson`): our manifest
  * answer and tuf-js's metadata alike, each client taking it if it offers gzip (tuf-js's fetch
@@ -22,6 +24,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { buildCli, launcherOf } from '../scripts/build-cli.mjs';
 import { startNginx, type Nginx } from '../test/helpers/nginx.js';
+import { makeTestPki } from '../test/helpers/tls-cert.js';
 import { buildFixture, type PeersFixture } from './peers-fixture.js';
 import {
   envInt,
@@ -78,8 +81,16 @@ interface Contender {
   readonly run: () => Promise<ChildRun>;
 }
 
-const sh = (script: string): Promise<ChildRun> => runMeasured('sh', ['-c', script]);
 const q = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
+
+/** How each client trusts the https registry (TLS=1); empty over http. */
+interface Trust {
+  /** Environment of the node clients (ours, tuf-js). */
+  readonly env: Record<string, string>;
+  /** curl's flags. */
+  readonly curl: string;
+}
+const sh = (script: string): Promise<ChildRun> => runMeasured('sh', ['-c', script]);
 
 async function bundles(work: string): Promise<{ ours: string; tuf: string }> {
   // The launcher, as users run it (it sizes libuv's thread pool, scripts/build-cli.mjs).
@@ -106,6 +117,7 @@ function contenders(
   fx: PeersFixture,
   work: string,
   bin: { ours: string; tuf: string },
+  trust: Trust,
 ): Contender[] {
   const target = w.kind === 'changed' ? 2 : 1;
   const oursDir = join(work, 'ours');
@@ -118,18 +130,22 @@ function contenders(
         ...['--pubkey', fx.pubkeyHex, '--dir', dir, '--json'],
         ...['--max-artifact-bytes', String(Math.max(w.size, 1024))],
       ],
-      { env: { UPDATER_MACHINE_KEY: 'bench' } },
+      { env: { ...trust.env, UPDATER_MACHINE_KEY: 'bench' } },
     );
   const tuf = (parallel: number, version: number, dir: string): Promise<ChildRun> =>
-    runMeasured(process.execPath, [
-      bin.tuf,
-      `${nginx.baseUrl}/v${version}/tuf/`,
-      `${nginx.baseUrl}/v${version}/files/`,
-      dir,
-      fx.rootJson,
-      fx.namesFile,
-      String(parallel),
-    ]);
+    runMeasured(
+      process.execPath,
+      [
+        bin.tuf,
+        `${nginx.baseUrl}/v${version}/tuf/`,
+        `${nginx.baseUrl}/v${version}/files/`,
+        dir,
+        fx.rootJson,
+        fx.namesFile,
+        String(parallel),
+      ],
+      { env: trust.env },
+    );
   const fresh = (dir: string) => (): Promise<void> => rm(dir, { recursive: true, force: true });
   const installed = (install: (dir: string) => Promise<ChildRun>, dir: string) => async () => {
     await rm(dir, { recursive: true, force: true });
@@ -187,7 +203,7 @@ function contenders(
       },
       run: () =>
         sh(
-          `curl -sS --create-dirs -Z --parallel-max 4 -K ${q(config)} && ` +
+          `curl -sS${trust.curl} --create-dirs -Z --parallel-max 4 -K ${q(config)} && ` +
             `find ${q(out)} -type f -print0 | xargs -0 openssl dgst -sha256 >/dev/null`,
         ),
     });
@@ -198,7 +214,8 @@ function contenders(
     list.push({
       label: 'curl | tee | openssl',
       setup: () => rm(file, { force: true }),
-      run: () => sh(`curl -sS ${q(url)} | tee ${q(file)} | openssl dgst -sha256 >/dev/null`),
+      run: () =>
+        sh(`curl -sS${trust.curl} ${q(url)} | tee ${q(file)} | openssl dgst -sha256 >/dev/null`),
     });
   }
   return list;
@@ -224,11 +241,21 @@ async function measure(nginx: Nginx, c: Contender): Promise<Sample> {
 async function runWorkload(name: string, w: Workload): Promise<Record<string, unknown>> {
   const work = await mkdtemp(join(tmpdir(), `bench-peers-${name}-`));
   const root = join(work, 'www');
-  const nginx = await startNginx(root, { gzipJson: process.env.GZIP_JSON !== '0' });
+  const pki = process.env.TLS === '1' ? makeTestPki() : undefined;
+  const nginx = await startNginx(root, {
+    gzipJson: process.env.GZIP_JSON !== '0',
+    ...(pki === undefined ? {} : { tls: pki }),
+  });
   try {
+    let trust: Trust = { env: {}, curl: '' };
+    if (pki !== undefined) {
+      const caFile = join(work, 'ca.pem');
+      await writeFile(caFile, pki.caPem);
+      trust = { env: { NODE_EXTRA_CA_CERTS: caFile }, curl: ` --cacert ${q(caFile)}` };
+    }
     const fx = await buildFixture(root, nginx.baseUrl, w.count, w.size, w.kind === 'changed');
     const bin = await bundles(work);
-    const list = contenders(w, nginx, fx, work, bin);
+    const list = contenders(w, nginx, fx, work, bin, trust);
     if (w.kind === 'noop') await installForNoop(list);
     const samples = new Map<string, Sample[]>(list.map((c) => [c.label, []]));
     for (let round = 0; round < ROUNDS; round++) {
@@ -237,7 +264,7 @@ async function runWorkload(name: string, w: Workload): Promise<Record<string, un
         if (c !== undefined) samples.get(c.label)?.push(await measure(nginx, c));
       }
     }
-    return report(name, w, samples);
+    return report(pki === undefined ? name : `${name} (https)`, w, samples);
   } finally {
     await nginx.stop();
     await rm(work, { recursive: true, force: true });
