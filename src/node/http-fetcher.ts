@@ -52,11 +52,17 @@ function connectDeadline(request: ClientRequest, secure: boolean, ms: number): (
     timer = undefined;
   };
   request.once('socket', (socket: Socket) => {
-    if (request.reusedSocket || request.destroyed) return;
+    // `connecting`, not only `reusedSocket`: a request that waited for a socket (maxSockets)
+    // is handed one that just answered another and is connected, with `reusedSocket` unset;
+    // a watch on it would never see its connect (and piled up a listener per request).
+    if (request.reusedSocket || request.destroyed || !socket.connecting) return;
+    const event = secure ? 'secureConnect' : 'connect';
     timer = setTimeout(() => {
       request.destroy(errnoError('ETIMEDOUT', `no connection within ${ms} ms`));
     }, ms);
-    socket.once(secure ? 'secureConnect' : 'connect', clear);
+    socket.once(event, clear);
+    // Answered or failed first: take the watch off the socket, which may serve others.
+    request.once('close', () => socket.off(event, clear));
   });
   return clear;
 }
@@ -82,9 +88,24 @@ export function createHttpFetcher(options: HttpFetcherOptions): Fetcher {
   const agentOptions = { keepAlive: true, scheduling: 'lifo' as const, noDelay: true };
   const ca = options.ca;
   const tls = ca === undefined ? {} : { ca: typeof ca === 'string' ? ca : [...ca] };
-  const httpAgent = new HttpAgent(agentOptions);
-  const httpsAgent = new HttpsAgent({ ...agentOptions, ...tls });
-  const viaNode = (url: string, init: FetchInit): Promise<FetchResponse> =>
+  const agents = {
+    http: new HttpAgent(agentOptions),
+    https: new HttpsAgent({ ...agentOptions, ...tls }),
+  };
+  const connections = options.pipelineConnections ?? 0;
+  // What the pipeline hands back (an odd answer, every GET of a direct origin) goes through
+  // agents of its own with `parallel` sockets per origin, so `parallel` still counts the
+  // connections of the small blobs' extra download slots (src/core/pull.ts), which queue here;
+  // the other requests (manifest, ranges, the ranking) never wait behind them.
+  const pipeAgents = {
+    http: new HttpAgent({ ...agentOptions, maxSockets: Math.max(1, connections) }),
+    https: new HttpsAgent({ ...agentOptions, maxSockets: Math.max(1, connections), ...tls }),
+  };
+  const viaNode = (
+    url: string,
+    init: FetchInit,
+    { http: httpAgent, https: httpsAgent } = agents,
+  ): Promise<FetchResponse> =>
     new Promise<FetchResponse>((resolve, reject) => {
       let target: RequestTarget;
       try {
@@ -148,18 +169,19 @@ export function createHttpFetcher(options: HttpFetcherOptions): Fetcher {
       });
       request.end();
     });
-  const connections = options.pipelineConnections ?? 0;
   const pool =
     connections > 0
       ? new PipelinePool({
           connections,
           connectTimeoutMs: options.connectTimeoutMs,
           tls,
-          fallback: viaNode,
+          fallback: (url, init) => viaNode(url, init, pipeAgents),
         })
       : undefined;
-  /** The target of `url` when a GET of it may be pipelined: http or https, no user info. */
-  const pipelinable = (url: string): RequestTarget | undefined => {
+  const portOf = (target: RequestTarget): number =>
+    target.port !== '' ? Number(target.port) : target.secure ? 443 : 80;
+  /** The target of `url` when a GET of it may take the pipeline: http or https, no user info. */
+  const pipeTarget = (url: string): RequestTarget | undefined => {
     if (pool === undefined) return undefined;
     let target: RequestTarget;
     try {
@@ -169,9 +191,12 @@ export function createHttpFetcher(options: HttpFetcherOptions): Fetcher {
     }
     return target.auth !== undefined ? undefined : target;
   };
+  /** The origin broke pipelined connections too often (pipeline-pool.ts MAX_STRIKES). */
+  const isDirect = (target: RequestTarget): boolean =>
+    pool?.direct(target.secure, target.hostname, portOf(target)) === true;
   return {
     get(url, init) {
-      const target = init.acceptGzip === true ? undefined : pipelinable(url);
+      const target = init.acceptGzip === true ? undefined : pipeTarget(url);
       if (target === undefined || pool === undefined) return viaNode(url, init);
       const host = target.hostname.includes(':') ? `[${target.hostname}]` : target.hostname;
       const text = requestText(
@@ -180,9 +205,13 @@ export function createHttpFetcher(options: HttpFetcherOptions): Fetcher {
         init.headers,
       );
       if (text === undefined) return viaNode(url, init);
-      const port = target.port !== '' ? Number(target.port) : target.secure ? 443 : 80;
-      return pool.get(target.secure, target.hostname, port, url, text, init);
+      // node:http, on the pipeline's own sockets: `parallel` per origin, as pipelined.
+      if (isDirect(target)) return viaNode(url, init, pipeAgents);
+      return pool.get(target.secure, target.hostname, portOf(target), url, text, init);
     },
-    pipelines: (url) => pipelinable(url) !== undefined,
+    pipelines: (url) => {
+      const target = pipeTarget(url);
+      return target !== undefined && !isDirect(target);
+    },
   };
 }

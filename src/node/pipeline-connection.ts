@@ -41,6 +41,11 @@ export interface ConnectionOwner {
   fallback(request: PipeRequest): void;
   /** The connection ended; it takes no more requests. */
   gone(conn: PipelineConnection): void;
+  /**
+   * The server ended it (an answer it cannot frame, a close) with GETs still queued, after
+   * `answered` answers.
+   */
+  broken(answered: number): void;
 }
 
 export interface ConnectionTarget {
@@ -74,6 +79,8 @@ export class PipelineConnection {
   /** A head split across reads, until its end arrives. */
   private head: Buffer | undefined;
   private connected = false;
+  /** Answers taken from this connection in full. */
+  private answered = 0;
   /** The server said `Connection: close`: nothing new is sent here. */
   private closing = false;
   private ended = false;
@@ -137,7 +144,7 @@ export class PipelineConnection {
       this.current.body.fail(error);
       this.current = undefined;
       request.release();
-      this.end();
+      this.end(undefined, true);
       return;
     }
     const at = this.queue.indexOf(request);
@@ -145,7 +152,7 @@ export class PipelineConnection {
     this.queue.splice(at, 1);
     request.reject(error);
     // Its answer may be on its way: only a new connection keeps the order.
-    this.end();
+    this.end(undefined, true);
   }
 
   private flush(): void {
@@ -208,7 +215,7 @@ export class PipelineConnection {
       abandon: () => {
         if (this.current?.body === body) this.current = undefined;
         request.release();
-        this.end();
+        this.end(undefined, true);
       },
     });
     const raw = head.rawHeaders;
@@ -229,6 +236,7 @@ export class PipelineConnection {
   }
 
   private finishBody(request: PipeRequest, body: PushedBody): void {
+    this.answered++;
     this.current = undefined;
     request.release();
     body.end();
@@ -246,9 +254,10 @@ export class PipelineConnection {
   /**
    * Ends the connection: a body in progress fails with `error` (or a premature close);
    * unanswered requests fail with `error` if the connection never came up (the server is not
-   * there), else go back to the owner to be sent again.
+   * there), else go back to the owner to be sent again, told first (`broken`) unless the end
+   * is `ours` (an abort, a reader that left).
    */
-  private end(error?: Error): void {
+  private end(error?: Error, ours = false): void {
     if (this.ended) return;
     this.ended = true;
     clearTimeout(this.timer);
@@ -267,6 +276,7 @@ export class PipelineConnection {
       for (const r of left) r.reject(networkError(reason, r.url, r.signal));
       return;
     }
+    if (!ours) this.owner.broken(this.answered);
     this.owner.resend(left);
   }
 }

@@ -30,6 +30,17 @@ export interface PipelinePoolOptions {
 /** A request whose connection ended before its answer is sent again at most this often. */
 const MAX_RESENDS = 2;
 
+/**
+ * An origin that broke pipelined connections this often, each before it had answered
+ * `PROOF_ANSWERS` GETs on it, takes node:http(s) for the rest of the fetcher's life: it
+ * redirects (a release host sending every artifact to a CDN), streams without a length, or
+ * closes after each answer, and every connection it breaks would re-send the GETs queued
+ * behind (docs/UPDATER.md §5, "Pipelined GETs"). A connection that answered a pipeline's depth
+ * first (nginx closes after `keepalive_requests`) is no strike.
+ */
+const MAX_STRIKES = 2;
+const PROOF_ANSWERS = 4;
+
 /** The pipelined requests in flight under each signal, failed together when it aborts. */
 const inFlight = new SignalSets<PipeRequest>((r) =>
   r.conn?.abort(r, new UpdateError('ABORTED', 'request aborted')),
@@ -39,6 +50,9 @@ class OriginPool implements ConnectionOwner {
   private readonly conns: PipelineConnection[] = [];
   /** The newest TLS session the origin gave (https), resumed by its next connection. */
   private session: Buffer | undefined;
+  private strikes = 0;
+  /** Too many strikes: every GET goes to node:http(s). */
+  direct = false;
 
   constructor(
     private readonly hostname: string,
@@ -48,6 +62,10 @@ class OriginPool implements ConnectionOwner {
   ) {}
 
   route(request: PipeRequest): void {
+    if (this.direct) {
+      this.fallback(request);
+      return;
+    }
     let best: PipelineConnection | undefined;
     for (const c of this.conns) {
       if (c.open && (best === undefined || c.load < best.load)) best = c;
@@ -82,6 +100,8 @@ class OriginPool implements ConnectionOwner {
       r.conn = undefined;
       if (r.signal.aborted) {
         r.reject(new UpdateError('ABORTED', 'request aborted'));
+      } else if (this.direct) {
+        this.fallback(r);
       } else if (r.resends >= MAX_RESENDS) {
         const error = new Error('connection closed before the answer') as NodeJS.ErrnoException;
         error.code = 'ECONNRESET';
@@ -104,16 +124,28 @@ class OriginPool implements ConnectionOwner {
     );
   }
 
+  broken(answered: number): void {
+    if (answered < PROOF_ANSWERS && ++this.strikes >= MAX_STRIKES) this.direct = true;
+  }
+
   gone(conn: PipelineConnection): void {
     const at = this.conns.indexOf(conn);
     if (at >= 0) this.conns.splice(at, 1);
   }
 }
 
+const originKey = (secure: boolean, hostname: string, port: number): string =>
+  `${secure ? 'https' : 'http'}://${hostname}:${port}`;
+
 export class PipelinePool {
   private readonly origins = new Map<string, OriginPool>();
 
   constructor(private readonly options: PipelinePoolOptions) {}
+
+  /** True once the origin broke too many pipelined connections (MAX_STRIKES). */
+  direct(secure: boolean, hostname: string, port: number): boolean {
+    return this.origins.get(originKey(secure, hostname, port))?.direct === true;
+  }
 
   /** Sends `text` (a GET of `url`, written by requestText) to `hostname:port`, over TLS if `secure`. */
   get(
@@ -124,7 +156,7 @@ export class PipelinePool {
     text: string,
     init: FetchInit,
   ): Promise<FetchResponse> {
-    const key = `${secure ? 'https' : 'http'}://${hostname}:${port}`;
+    const key = originKey(secure, hostname, port);
     let origin = this.origins.get(key);
     if (origin === undefined) {
       origin = new OriginPool(hostname, port, secure, this.options);
