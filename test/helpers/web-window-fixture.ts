@@ -18,8 +18,12 @@ export interface WebWindowFixture {
   readonly win: WebWindow;
   /** The operations run since the test began, in order. */
   readonly calls: string[];
-  /** What the server logged, since it started. */
+  /** What the server logged at error level, since it started. */
   readonly logged: string[];
+  /** What it logged at debug level (a client that left). */
+  readonly debugged: string[];
+  /** Resolves at the server's next log line, whatever its level. */
+  readonly nextLog: () => Promise<void>;
   readonly statusListeners: Set<(s: AppStatus) => void>;
   /** What checkNow does (reset to resolve before each test). */
   checkNowImpl: () => Promise<void>;
@@ -44,6 +48,8 @@ export function useWebWindow(): WebWindowFixture {
   let win: WebWindow | undefined;
   const calls: string[] = [];
   const logged: string[] = [];
+  const debugged: string[] = [];
+  let logWaiters: (() => void)[] = [];
   const statusListeners = new Set<(s: AppStatus) => void>();
   const fixture: WebWindowFixture = {
     get win() {
@@ -52,6 +58,8 @@ export function useWebWindow(): WebWindowFixture {
     },
     calls,
     logged,
+    debugged,
+    nextLog: () => new Promise((resolve) => logWaiters.push(resolve)),
     statusListeners,
     checkNowImpl: () => Promise.resolve(),
     send: (options) => rawRequest(fixture.win.port, options),
@@ -113,7 +121,12 @@ export function useWebWindow(): WebWindowFixture {
       token: TOKEN,
       maxBodyBytes: 1024,
       maxStreams: 2,
-      log: (message) => logged.push(message),
+      log: (level, message) => {
+        (level === 'error' ? logged : debugged).push(message);
+        const waiters = logWaiters;
+        logWaiters = [];
+        for (const wake of waiters) wake();
+      },
     });
   });
 
