@@ -107,6 +107,11 @@ export class BlobSealer {
     return this.seals.add(() => sealAlone(job));
   }
 
+  /** Blobs handed over and not yet promoted (a lookup waits only when there are some). */
+  get pending(): number {
+    return (this.batches?.pending ?? 0) + this.seals.pending;
+  }
+
   /** Waits for the blobs being promoted, so a lookup never sees one half done. */
   async idle(): Promise<void> {
     if ((this.batches?.pending ?? 0) > 0) await this.batches?.idle();

@@ -119,7 +119,7 @@ export class FileStore implements LocalStore {
     // Reused only while the facts recorded at verification hold, else re-hashed (blob-facts.ts).
     // A blob still being promoted behind the downloads is waited for, never half seen.
     return io('check a held blob', async () => {
-      await this.sealer.idle();
+      if (this.sealer.pending > 0) await this.sealer.idle();
       if (!(await this.listing.mayHold(sha256))) return false;
       return trustBlob(this.paths.blobs, sha256, size);
     });
