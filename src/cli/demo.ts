@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { startServer } from '../../server/src/start-server.js';
 import type { UpdaterApi } from '../core/updater-api.js';
 import { createNodeUpdater } from '../node/create-updater.js';
-import { outliveReader } from './broken-pipe.js';
+import { outliveReader, watchOutput } from './broken-pipe.js';
 import { INTERRUPT_SIGNALS, interruptExitCode } from './interrupt-signals.js';
 import { formatBytes } from './progress-bar.js';
 
@@ -108,20 +108,23 @@ async function main(): Promise<void> {
   }
 }
 
-// `npm run demo | head -3` still removes what it made (broken-pipe.ts).
-outliveReader(process.stdout);
+// `npm run demo | head -3` still removes what it made; `npm run demo > /dev/full` does too, says
+// so on stderr and exits 74 (broken-pipe.ts).
+const output = watchOutput(process.stdout, 'stdout', (line) => process.stderr.write(line));
 outliveReader(process.stderr);
+let code = 0;
 try {
   await main();
   checkpoint();
 } catch (error) {
   if (stoppedBy !== undefined) {
     process.stderr.write('interrupted: the demo removed what it made\n');
-    process.exitCode = interruptExitCode(stoppedBy);
+    code = interruptExitCode(stoppedBy);
   } else {
     process.stderr.write(
       `demo failed: ${error instanceof Error ? error.message : String(error)}\n`,
     );
-    process.exitCode = 1;
+    code = 1;
   }
 }
+process.exitCode = await output.exitCode(code);

@@ -6,15 +6,16 @@
  */
 import { isStep, type StepHook } from '../core/install-steps.js';
 import { exposeMinorGc } from '../node/read-buffer-gc.js';
-import { outliveReader } from './broken-pipe.js';
+import { outliveReader, watchOutput } from './broken-pipe.js';
 import { tuneHeap } from './heap-flags.js';
 import { INTERRUPT_SIGNALS, interruptExitCode } from './interrupt-signals.js';
 import { runCli } from './run-cli.js';
 
 // Before anything sizable is allocated: V8 sizes its spaces as they grow (heap-flags.ts).
 tuneHeap(process.argv[2]);
-// A reader that leaves (`| head`) drops our output, never the run (broken-pipe.ts).
-outliveReader(process.stdout);
+// A reader that leaves (`| head`) drops our output, never the run; a full disk (`> /dev/full`)
+// is said and changes exit 0 to 74 (broken-pipe.ts).
+const output = watchOutput(process.stdout, 'stdout', (line) => process.stderr.write(line));
 outliveReader(process.stderr);
 
 function crashHook(spec: string | undefined): StepHook | undefined | 'invalid' {
@@ -80,8 +81,9 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
  */
 async function exitWith(code: number): Promise<never> {
   await flushed(process.stdout);
+  const final = await output.exitCode(code);
   await flushed(process.stderr);
-  process.exit(code);
+  process.exit(final);
 }
 
 const hook = crashHook(process.env['UPDATER_TEST_CRASH_AT']);

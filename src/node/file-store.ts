@@ -2,18 +2,20 @@
  * The LocalStore port over a state directory (layout: state-dir.ts): state file, blobs,
  * partial downloads, audit log. Commits and rollbacks go through the commit journal
  * (commit-journal.ts, docs/UPDATER.md §3), which `open` also uses to finish a commit a crash
- * interrupted. Every file-system failure leaves here as IO (fs-errors.ts `io`).
+ * interrupted. Small blobs are sealed behind the downloads by blob-sealer.ts, which this waits
+ * for before a lookup or a commit. Every file-system failure leaves here as IO (fs-errors.ts
+ * `io`).
  */
 import { readdir } from 'node:fs/promises';
-import { release } from 'node:os';
 import { join } from 'node:path';
 import type { AuditRecord } from '../core/audit-log.js';
 import { UpdateError } from '../core/errors.js';
 import type { StepHook } from '../core/install-steps.js';
-import type { LocalStore, Logger, PartialBlob } from '../core/ports.js';
+import type { LocalStore, PartialBlob } from '../core/ports.js';
 import { encodeState, type InstalledArtifact, type UpdaterState } from '../core/state.js';
 import { fsyncDir, writeFileAtomic } from '../shared/atomic-file.js';
 import { appendAuditFile } from './audit-file.js';
+import { BlobSealer, type BlobSealerOptions } from './blob-sealer.js';
 import { trustBlob } from './blob-facts.js';
 import { BlobListing } from './blob-listing.js';
 import {
@@ -26,19 +28,14 @@ import {
   type SetToCommit,
 } from './commit-journal.js';
 import { CurrentSet, type SwapStrategy } from './current-set.js';
-import { factsBookOf, openFactsBook } from './facts-book.js';
+import { openFactsBook } from './facts-book.js';
 import { exists, io } from './fs-errors.js';
 import { openPartialBlob } from './partial-open.js';
 import { prepareStateDir, readNoFollow } from './safe-fs.js';
-import { FsSync, syncfsReportsErrors, type CommandRunner } from './fs-sync.js';
-import { SealBatches } from './seal-batches.js';
-import { SealQueue } from './seal-queue.js';
-import { SyncCoprocess } from './sync-coprocess.js';
 import { ensureStateDirs, stateDirPaths, type StateDirPaths } from './state-dir.js';
 import { quickCheck, scanTree } from './tree-scan.js';
-import { sealAlone, type SealJob, type SealRunner } from './whole-blob.js';
 
-export interface FileStoreOptions {
+export interface FileStoreOptions extends BlobSealerOptions {
   /** Called after each durable install step (crash tests). */
   readonly onStep?: StepHook | undefined;
   /** Told the bytes of each append to a partial download (read-buffer-gc.ts paces a GC). */
@@ -47,28 +44,7 @@ export interface FileStoreOptions {
   readonly swap?: SwapStrategy | undefined;
   /** The platform the strategy is chosen for (default process.platform; injected in tests). */
   readonly platform?: NodeJS.Platform | undefined;
-  /** The kernel release syncfs is judged by (default os.release(); injected in tests). */
-  readonly kernelRelease?: string | undefined;
-  /** Runs `sync -f` for a batch of small blobs (fs-sync.ts; injected in tests). */
-  readonly syncRunner?: CommandRunner | undefined;
-  /** Told when the store gives syncfs up for one fsync per small blob (default: silent). */
-  readonly logger?: Logger | undefined;
 }
-
-/**
- * Small blobs whose fsync and rename may run at once behind the downloads: one open descriptor
- * each, and enough to keep the libuv pool's 4 threads busy while the sockets are read.
- */
-const SEAL_WINDOW = 32;
-
-/**
- * Small blobs per syncfs batch, and their bytes (docs/UPDATER.md §3, Durability). A sync costs
- * about 5 ms on an idle disk, run by the pull's one shell (sync-coprocess.ts: no fork of this
- * process per batch), so 256 blobs make a 10,000-blob pull 40 syncs; each blob of an open batch
- * holds a descriptor, and at most two batches are open (one syncing, one filling): about 512,
- * well under the limit Node raises the soft limit to at start.
- */
-export const SEAL_BATCH = { maxCount: 256, maxBytes: 16 * 1024 * 1024 } as const;
 
 export class FileStore implements LocalStore {
   private readonly commit: CommitContext;
@@ -83,16 +59,8 @@ export class FileStore implements LocalStore {
   private partials: Set<string> | undefined;
   /** Decides absences from one listing of blobs/ per run (blob-listing.ts). */
   private readonly listing: BlobListing;
-  /** The fsync-and-rename tails of small blobs, run behind the downloads (seal-queue.ts). */
-  private readonly seals = new SealQueue(SEAL_WINDOW);
-  /**
-   * The syncfs batches of small blobs (seal-batches.ts), where syncfs reports write-back errors
-   * (fs-sync.ts); undefined elsewhere: each blob is fsynced by `seals`. Decided once per store.
-   */
-  private readonly batches: SealBatches | undefined;
-  private readonly fsSync: FsSync | undefined;
-  /** The shell that runs each batch's `sync` (sync-coprocess.ts); ended after each pull. */
-  private readonly syncShell: SyncCoprocess | undefined;
+  /** Seals small blobs behind the downloads (blob-sealer.ts); decided once per store. */
+  private readonly sealer: BlobSealer;
   /** The live set under the chosen swap strategy. */
   readonly current: CurrentSet;
 
@@ -103,65 +71,7 @@ export class FileStore implements LocalStore {
     this.current = CurrentSet.of(paths, options.swap, options.platform);
     this.commit = { paths, current: this.current, onStep: options.onStep };
     this.listing = new BlobListing(paths.blobs);
-    const platform = options.platform ?? process.platform;
-    if (syncfsReportsErrors(platform, options.kernelRelease ?? release())) {
-      this.syncShell = options.syncRunner === undefined ? new SyncCoprocess() : undefined;
-      const runner = options.syncRunner ?? this.syncShell?.run;
-      const fsSync = new FsSync(paths.blobs, runner, undefined, (error) =>
-        options.logger?.warn('sync -f of the blob directory failed: one fsync per small blob', {
-          error: error instanceof Error ? error.message : String(error),
-        }),
-      );
-      this.fsSync = fsSync;
-      this.batches = new SealBatches(
-        SEAL_BATCH,
-        () => fsSync.sync(),
-        () => options.onStep?.('blobs-batch-synced'),
-      );
-    }
-  }
-
-  /**
-   * What a partial is handed to seal its blob; `relieve` promotes the open syncfs batch, which
-   * closes its descriptors, when a create found none left (whole-blob.ts).
-   */
-  private readonly sealRunner: SealRunner = Object.assign((job: SealJob) => this.seal(job), {
-    relieve: async (): Promise<void> => {
-      await this.batches?.idle();
-    },
-  });
-
-  /**
-   * A small blob's durable tail: into a syncfs batch, or (no syncfs here, or no `sync` could
-   * be started) one fsync of its own behind the downloads, as before batches.
-   */
-  private async seal(job: SealJob): Promise<void> {
-    if (this.batches !== undefined && this.fsSync?.usable === true) {
-      // The facts book, loaded at the first promotion, reads files: loaded before a batch holds
-      // descriptors, so a promotion never needs one that the batch may have taken (relieve).
-      try {
-        await factsBookOf(this.paths.blobs);
-      } catch (error) {
-        job.abandon();
-        throw error;
-      }
-      return this.batches.add(job);
-    }
-    return this.seals.add(() => sealAlone(job));
-  }
-
-  /** Every promotion handed over is finished (or failed); throws the first failure. */
-  private async settleSeals(): Promise<void> {
-    let first: { error: unknown } | undefined;
-    for (const queue of [this.batches, this.seals]) {
-      try {
-        await queue?.settle();
-      } catch (error) {
-        first ??= { error };
-      }
-    }
-    this.syncShell?.release();
-    if (first !== undefined) throw first.error;
+    this.sealer = new BlobSealer(paths.blobs, options);
   }
 
   /**
@@ -209,8 +119,7 @@ export class FileStore implements LocalStore {
     // Reused only while the facts recorded at verification hold, else re-hashed (blob-facts.ts).
     // A blob still being promoted behind the downloads is waited for, never half seen.
     return io('check a held blob', async () => {
-      if ((this.batches?.pending ?? 0) > 0) await this.batches?.idle();
-      if (this.seals.pending > 0) await this.seals.idle();
+      if (this.sealer.pending > 0) await this.sealer.idle();
       if (!(await this.listing.mayHold(sha256))) return false;
       return trustBlob(this.paths.blobs, sha256, size);
     });
@@ -235,7 +144,7 @@ export class FileStore implements LocalStore {
             this.blobsUnsynced = true;
             this.promotedUnsettled = true;
           },
-          seal: this.sealRunner,
+          seal: this.sealer.runner,
         },
       );
     });
@@ -244,7 +153,7 @@ export class FileStore implements LocalStore {
   /** Waits until every blob the downloads handed over is promoted (seal-queue.ts). */
   settleBlobs(): Promise<void> {
     return io('promote downloaded blobs', async () => {
-      await this.settleSeals();
+      await this.sealer.settle();
       if (this.promotedUnsettled) {
         this.promotedUnsettled = false;
         this.options.onStep?.('blobs-settled');
@@ -255,7 +164,7 @@ export class FileStore implements LocalStore {
   commitSet(set: SetToCommit, next: UpdaterState): Promise<void> {
     return io('commit', async () => {
       // The pull settled already; a caller that did not gets its blobs promoted first.
-      await this.settleSeals();
+      await this.sealer.settle();
       // One fsync of blobs/ for the whole batch, before the journal names a set built from
       // it: every blob's data was synced before its rename (docs/UPDATER.md §3, Durability).
       if (this.blobsUnsynced) {

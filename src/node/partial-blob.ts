@@ -7,7 +7,7 @@
  * and is then killed loses nothing it received (it is not fetched again on resume).
  *
  * Opening and resuming is partial-open.ts; the whole-in-memory small-artifact write is
- * whole-blob.ts.
+ * whole-blob.ts; the validator file is partial-meta.ts.
  *
  * Durability, decided per step (docs/UPDATER.md §3, Durability): the file is created at its
  * first append, and an artifact that arrives whole before one (up to FLUSH_BYTES) is checked
@@ -18,14 +18,14 @@
  * (the digest decides), so they are written without fsync.
  */
 import { constants } from 'node:fs';
-import { rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
-import { join } from 'node:path';
+import { rm, type FileHandle } from 'node:fs/promises';
 import { UpdateError } from '../core/errors.js';
 import type { StepHook } from '../core/install-steps.js';
 import type { PartialBlob, TimerHandle, Timers } from '../core/ports.js';
 import type { AppendSink } from './append-sink.js';
 import { promoteSealed, sealBlob } from './blob-facts.js';
 import { systemTimers } from './node-ports.js';
+import { metaPathOf, writeValidator } from './partial-meta.js';
 import type { OpenedPartial, PartialBlobOptions, PartialPaths } from './partial-open.js';
 import { openNoFollow } from './safe-fs.js';
 import { promoteWholeBuffers, type SealRunner } from './whole-blob.js';
@@ -92,7 +92,7 @@ export class FilePartialBlob implements PartialBlob {
   }
 
   private get metaPath(): string {
-    return join(this.paths.partialDir, `${this.sha256}.meta`);
+    return metaPathOf(this.paths.partialDir, this.sha256);
   }
 
   /** Recorded now, written to .meta with the first bytes that reach the disk (`append`). */
@@ -101,20 +101,10 @@ export class FilePartialBlob implements PartialBlob {
     return Promise.resolve();
   }
 
-  /**
-   * The validator of the bytes about to be appended. Written whole then renamed, so a kill
-   * leaves the old or the new one; no fsync: a lost or stale validator only costs a re-fetch
-   * (a resume without If-Range is checked by the digest like any other).
-   */
+  /** The validator of the bytes about to be appended, to .meta (partial-meta.ts). */
   private async writeMeta(): Promise<void> {
     if (this.validator === this.metaOnDisk) return;
-    if (this.validator === undefined) {
-      await rm(this.metaPath, { force: true });
-    } else {
-      const temp = `${this.metaPath}.tmp`;
-      await writeFile(temp, JSON.stringify({ validator: this.validator }));
-      await rename(temp, this.metaPath);
-    }
+    await writeValidator(this.metaPath, this.validator);
     this.metaOnDisk = this.validator;
   }
 

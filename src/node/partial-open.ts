@@ -8,13 +8,14 @@
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { rm, type FileHandle } from 'node:fs/promises';
-import { join, sep } from 'node:path';
+import { sep } from 'node:path';
 import type { StepHook } from '../core/install-steps.js';
 import type { PartialBlob, Timers } from '../core/ports.js';
 import { InThreadSink, type AppendSink } from './append-sink.js';
 import { HashAppendWorker } from './hash-append.js';
 import { FilePartialBlob } from './partial-blob.js';
-import { lstatNoLink, openNoFollow, readNoFollow } from './safe-fs.js';
+import { metaPathOf, readValidator } from './partial-meta.js';
+import { lstatNoLink, openNoFollow } from './safe-fs.js';
 import type { SealRunner } from './whole-blob.js';
 
 export interface PartialPaths {
@@ -97,17 +98,6 @@ async function hashPrefix(path: string, length: number): Promise<AppendSink> {
   return sink;
 }
 
-async function readValidator(path: string): Promise<string | undefined> {
-  try {
-    const json = JSON.parse((await readNoFollow(path))?.toString('utf8') ?? '') as {
-      validator?: unknown;
-    };
-    return typeof json.validator === 'string' ? json.validator : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Opens (or creates) the partial file of one artifact, re-hashing what is already there. */
 export async function openPartialBlob(
   paths: PartialPaths,
@@ -116,7 +106,7 @@ export async function openPartialBlob(
   options: PartialBlobOptions = {},
 ): Promise<PartialBlob> {
   const partPath = `${paths.partialDir}${sep}${sha256}.part`;
-  const metaPath = (): string => join(paths.partialDir, `${sha256}.meta`);
+  const metaPath = (): string => metaPathOf(paths.partialDir, sha256);
   let length = 0;
   let found = false;
   // A planted link at the partial's name is refused (STATE_UNSAFE), never written through.

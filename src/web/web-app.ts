@@ -102,7 +102,10 @@ export async function openWebApp(options: WebAppOptions): Promise<WebApp> {
       bridgeScript: files.bridge,
       handlers: bridgeHandlers(session, settings),
       events: bridgeEvents(session),
-      log: (message) => options.log('error', message),
+      // The app's log has no debug level: a client that left (debug) is not worth a line.
+      log: (level, message) => {
+        if (level === 'error') options.log('error', message);
+      },
       ...(options.token === undefined ? {} : { token: options.token }),
     });
   } catch (error) {

@@ -50,8 +50,15 @@ export interface WebWindowOptions {
   readonly maxBodyBytes?: number;
   readonly maxStreams?: number;
   readonly heartbeatMs?: number;
-  readonly log?: (message: string) => void;
+  readonly log?: (level: WebLogLevel, message: string) => void;
 }
+
+/**
+ * Levels of the window's log (docs/PROTOCOL.md §7): `error` for a failure of ours (a handler
+ * that threw), `debug` for a client that went away mid-request, which is normal (a tab closed,
+ * a fetch aborted, a page reloaded while a call was in flight).
+ */
+export type WebLogLevel = 'debug' | 'error';
 
 export interface WebWindow {
   /** The address a person opens: `http://HOST:PORT/?token=…`. */
@@ -117,6 +124,19 @@ async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unk
   } catch {
     throw new WebRefusal('BAD_REQUEST', 'the body is not JSON');
   }
+}
+
+/** Errors of a connection the client dropped (a reset, a request aborted mid-body). */
+const CLIENT_GONE = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE']);
+
+/**
+ * True when `error` is the client leaving: its code says so and the request's connection is
+ * indeed gone. The same code from a handler while the client still waits (a socket of its
+ * own) is a failure of ours.
+ */
+function clientLeft(req: IncomingMessage, error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && CLIENT_GONE.has(code) && req.socket.destroyed;
 }
 
 function isOperation(name: string): name is OperationName {
@@ -232,7 +252,14 @@ export async function startWebWindow(options: WebWindowOptions): Promise<WebWind
         refuse(res, error);
         return;
       }
-      options.log?.(`web window: ${error instanceof Error ? error.message : String(error)}`);
+      const message = error instanceof Error ? error.message : String(error);
+      if (clientLeft(req, error)) {
+        // No one is left to answer: not a failure of the app (docs/PROTOCOL.md §7).
+        options.log?.('debug', `web window: the client left mid-request (${message})`);
+        res.destroy();
+        return;
+      }
+      options.log?.('error', `web window: ${message}`);
       refuse(res, new WebRefusal('INTERNAL', 'the app failed to answer; see the log'));
     });
   });

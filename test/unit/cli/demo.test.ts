@@ -1,9 +1,11 @@
 /**
  * `npm run demo` (src/cli/demo.ts): a whole run against the in-process server, and the same run
  * under a reader that leaves after the first line (`npm run demo | head -1`), which must still
- * remove the state directory it made (src/cli/broken-pipe.ts), and the run stopped by a signal.
+ * remove the state directory it made (src/cli/broken-pipe.ts), the same run with its stdout on a
+ * full device (`npm run demo > /dev/full`: exit 74, said on stderr), and the run stopped by a signal.
  */
 import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -23,25 +25,31 @@ interface DemoRun {
 /**
  * Runs the demo with its own TMPDIR (where it makes its state directory); with `leaveEarly`,
  * stdout is closed after its first chunk; with `interrupt`, that signal is sent once stdout
- * names the state directory (the first install is then under way).
+ * names the state directory (the first install is then under way); with `stdoutFd`, stdout is
+ * that file descriptor instead of a pipe.
  */
-function runDemo(tmp: string, leaveEarly: boolean, interrupt?: NodeJS.Signals): Promise<DemoRun> {
+function runDemo(
+  tmp: string,
+  leaveEarly: boolean,
+  interrupt?: NodeJS.Signals,
+  stdoutFd?: number,
+): Promise<DemoRun> {
   const child = spawn(process.execPath, ['--import', 'tsx', DEMO], {
     cwd: REPO_ROOT,
     env: { ...process.env, TMPDIR: tmp },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', stdoutFd ?? 'pipe', 'pipe'],
   });
   const out: Buffer[] = [];
   const err: Buffer[] = [];
-  child.stdout.on('data', (b: Buffer) => {
+  child.stdout?.on('data', (b: Buffer) => {
     out.push(b);
-    if (leaveEarly) child.stdout.destroy();
+    if (leaveEarly) child.stdout?.destroy();
     if (interrupt !== undefined && Buffer.concat(out).includes('state directory')) {
       child.kill(interrupt);
       interrupt = undefined;
     }
   });
-  child.stderr.on('data', (b: Buffer) => err.push(b));
+  child.stderr?.on('data', (b: Buffer) => err.push(b));
   const timer = setTimeout(() => child.kill('SIGKILL'), 50_000);
   return new Promise((resolve) => {
     child.once('close', (code) => {
@@ -85,6 +93,22 @@ describe('npm run demo', () => {
     expect(run.code).toBe(0);
     expect(await demoDirsIn(tmp)).toEqual([]);
   }, 60_000);
+
+  it.runIf(process.platform === 'linux')(
+    'with its stdout on a full device, finishes, removes its directory, says so and exits 74',
+    async () => {
+      const tmp = await dirs.make('demo-tmp-');
+      const fd = openSync('/dev/full', 'w');
+      const run = await runDemo(tmp, false, undefined, fd).finally(() => closeSync(fd));
+      expect(run.stderr).toMatch(
+        /^error OUTPUT_FAILED: stdout could not be written.*ENOSPC.*\n {2}errno: ENOSPC\n$/,
+      );
+      expect(run.code).toBe(74);
+      expect(await demoDirsIn(tmp)).toEqual([]);
+      expect(await serverDirsIn(tmp)).toEqual([]);
+    },
+    60_000,
+  );
 
   it.each([
     ['SIGINT', 130],

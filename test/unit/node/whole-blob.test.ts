@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { lstat, mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SEAL_BATCH } from '../../../src/node/file-store.js';
+import { SEAL_BATCH } from '../../../src/node/blob-sealer.js';
 import { BLOB_MTIME_S } from '../../../src/node/intact-blob.js';
 import {
   CREATE_OFF_LOOP_BYTES,
