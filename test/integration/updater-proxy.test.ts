@@ -8,13 +8,15 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, unlink } from 'node:fs/promises';
 import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../scripts/build-app.mjs';
 import { buildCli, launcherOf } from '../../scripts/build-cli.mjs';
 import { startServer, type RunningServer } from '../../server/src/start-server.js';
 import { startForwardProxy, type ForwardProxy } from '../helpers/forward-proxy.js';
+import { startServeProcess } from '../helpers/serve-process.js';
 import { cliArgs, runCli, tempDirs, type CliResult } from '../helpers/updater-harness.js';
 
 const run = promisify(execFile);
@@ -224,11 +226,59 @@ describe('updater CLI behind a proxy', () => {
     const status = await cli('status', { https_proxy: `socks5://u:${SECRET}@p:1080` });
     expect(status.exitCode).toBe(0);
   });
+});
 
-  it('the bundle loads undici from its own file, only when a proxy is set', async () => {
-    const bundle = await buildCli({ outfile: join(work, 'cli', 'updater.mjs') });
-    const args = (dir: string, base: string): string[] =>
-      cliArgs('check', { baseUrl: base, machineKey, pubkeyHex: registry.nodePubkey, dir });
+describe('the bundled CLI behind a proxy', () => {
+  let bundle: string;
+  beforeAll(async () => {
+    // dist/cli beside dist/app, as it ships: serve finds the window's files there.
+    bundle = await buildCli({ outfile: join(work, 'dist', 'cli', 'updater.mjs') });
+    await buildApp({ outDir: join(work, 'dist', 'app'), only: ['renderer', 'web'] });
+  }, 60_000);
+  const args = (dir: string, base: string): string[] =>
+    cliArgs('check', { baseUrl: base, machineKey, pubkeyHex: registry.nodePubkey, dir });
+
+  it('serve: the core and the ranking reach https://registry.test through CONNECT', async () => {
+    tlsProxy.log.length = 0;
+    const served = await startServeProcess(
+      [
+        '--base-url',
+        `https://registry.test:${port}`,
+        '--pubkey',
+        registry.nodePubkey,
+        '--data-dir',
+        await dirs.make('serve-'),
+      ],
+      {
+        ...CLEAN,
+        HTTPS_PROXY: tlsProxy.url,
+        NODE_EXTRA_CA_CERTS: certFile,
+        UPDATER_MACHINE_KEY: machineKey,
+      },
+      bundle,
+    );
+    try {
+      const exchange = await fetch(served.url, { redirect: 'manual' });
+      const cookie = (exchange.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+      const call = async (name: string): Promise<unknown> => {
+        const response = await fetch(`${served.origin}/api/bridge/${name}`, {
+          method: 'POST',
+          headers: { cookie, origin: served.origin, 'content-type': 'application/json' },
+          body: '{"args":[]}',
+        });
+        return ((await response.json()) as { result?: unknown }).result;
+      };
+      await call('checkNow');
+      expect(await call('getStatus')).toMatchObject({ installedVersion: '1.0.0' });
+      expect(await call('getActivity')).toMatchObject({ state: 'ok' });
+    } finally {
+      expect(await served.stop()).toBe(0);
+    }
+    expect(tlsProxy.log.length).toBeGreaterThan(0);
+    expect(tlsProxy.log.every((e) => e.target === `registry.test:${port}`)).toBe(true);
+  }, 30_000);
+
+  it('loads undici from its own file, and only when a proxy is set', async () => {
     const env = { ...process.env, ...CLEAN, http_proxy: proxyWith(`user:${SECRET}`) };
     const proxied = await run(
       process.execPath,
@@ -237,7 +287,7 @@ describe('updater CLI behind a proxy', () => {
     );
     expect(JSON.parse(proxied.stdout)).toMatchObject({ ok: true, update_available: true });
     // Without the file, a run with no proxy variable still works: it never loads it.
-    await unlink(join(work, 'cli', 'undici.mjs'));
+    await unlink(join(dirname(bundle), 'undici.mjs'));
     const direct = await run(
       process.execPath,
       [launcherOf(bundle), ...args(await dirs.make(), registry.url)],
