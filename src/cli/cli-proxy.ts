@@ -9,10 +9,13 @@ import { createProxyFetch, loadUndici, type ProxyFetch } from '../node/proxy-fet
 
 export async function openCliProxy(
   environment: ProxyEnvironment,
+  baseUrl: string,
   warn: (message: string) => void,
 ): Promise<ProxyFetch | undefined> {
   const settings = proxySettings(environment);
-  if (settings?.ignored.includes('HTTP_PROXY') === true && settings.http === null) {
+  // Said only where it matters: many hosts set HTTP_PROXY and HTTPS_PROXY together.
+  const httpRegistry = /^http:/i.test(baseUrl);
+  if (settings?.ignored.includes('HTTP_PROXY') === true && settings.http === null && httpRegistry) {
     warn('HTTP_PROXY is ignored, as curl ignores it (httpoxy): http URLs use http_proxy');
   }
   if (!usesProxy(settings)) return undefined;

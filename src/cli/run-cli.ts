@@ -206,7 +206,9 @@ export async function runCli(argv: readonly string[], env: CliEnv, io: CliIo): P
   // cannot block `status` or `rollback`).
   if ((command === 'check' || command === 'update') && !options.noProxy) {
     try {
-      proxy = await openCliProxy(env.environment ?? {}, (m) => io.stderr(`warn ${m}\n`));
+      proxy = await openCliProxy(env.environment ?? {}, options.baseUrl, (m) =>
+        io.stderr(`warn ${m}\n`),
+      );
     } catch (error) {
       const e = toUpdateError(error);
       return fail(e.code, e.message);

@@ -86,7 +86,8 @@ export async function runServe(argv: readonly string[], env: ServeEnv, io: CliIo
   let proxy: ProxyFetch | undefined;
   try {
     // The core's requests, the demo key and the ranking alike (docs/UPDATER.md §7, Proxy).
-    if (!options.noProxy) proxy = await openCliProxy(env.environment ?? {}, (m) => log('warn', m));
+    if (!options.noProxy)
+      proxy = await openCliProxy(env.environment ?? {}, options.baseUrl, (m) => log('warn', m));
   } catch (error) {
     return fail('CONFIG_INVALID', error instanceof Error ? error.message : String(error));
   }
