@@ -10,6 +10,7 @@
  */
 import type * as Undici from 'undici';
 import { UpdateError } from '../core/errors.js';
+import { safeUrl } from '../core/safe-url.js';
 import { proxyFor, type ProxyServer, type ProxySettings } from './env-proxy.js';
 import type { SessionFetch } from './fetch-fetcher.js';
 
@@ -41,11 +42,11 @@ function authHint(server: ProxyServer): string {
 }
 
 /** 407 from the proxy: its credentials are missing or wrong; retrying cannot fix that. */
-function refusedAuth(server: ProxyServer, cause?: unknown): UpdateError {
+function refusedAuth(server: ProxyServer, url: string, cause?: unknown): UpdateError {
   return new UpdateError(
     'HTTP_STATUS',
     `${describe(server)} refused the request: 407 Proxy Authentication Required (${authHint(server)})`,
-    { cause, details: { proxy: server.origin, status: 407 } },
+    { cause, details: { url: safeUrl(url), proxy: server.origin, status: 407 } },
   );
 }
 
@@ -72,11 +73,15 @@ export function proxyError(server: ProxyServer, url: string, error: unknown): Up
   const status = /Proxy (?:Authentication Required \((407)\)|response \((\d{3})\))/.exec(text);
   if (status !== null) {
     const code = Number(status[1] ?? status[2]);
-    if (code === 407) return refusedAuth(server, error);
+    if (code === 407) return refusedAuth(server, url, error);
     return new UpdateError(
       'NETWORK',
       `${describe(server)} refused the tunnel to ${new URL(url).host}: HTTP ${code}`,
-      { cause: error, transient: code >= 500, details: { proxy: server.origin, status: code } },
+      {
+        cause: error,
+        transient: code >= 500,
+        details: { url: safeUrl(url), proxy: server.origin, status: code },
+      },
     );
   }
   // An errno (ECONNREFUSED) says more than undici's own codes (UND_ERR_…).
@@ -92,7 +97,25 @@ export function proxyError(server: ProxyServer, url: string, error: unknown): Up
   return new UpdateError('NETWORK', `${said}${code === undefined ? '' : ` (${code})`}: ${reason}`, {
     cause: error,
     transient: true,
-    details: { proxy: server.origin },
+    details: {
+      url: safeUrl(url),
+      proxy: server.origin,
+      ...(code === undefined ? {} : { errno: code }),
+    },
+  });
+}
+
+/**
+ * A direct request of a proxied run that failed: as the node:http fetcher says it
+ * (network-error.ts), the errno and the URL, not undici's bare "fetch failed".
+ */
+export function directError(url: string, error: unknown): UpdateError {
+  const { messages, codes } = causes(error);
+  const code = codes.find((c) => !c.startsWith('UND_ERR')) ?? codes[0] ?? 'ERR';
+  return new UpdateError('NETWORK', `${code}: ${messages.at(-1) ?? 'request failed'}`, {
+    cause: error,
+    transient: true,
+    details: { url: safeUrl(url), errno: code },
   });
 }
 
@@ -124,13 +147,14 @@ export function createProxyFetch(settings: ProxySettings, undici: UndiciParts): 
         dispatcher,
       })) as unknown as Response;
     } catch (error) {
-      if (server === null || init?.signal?.aborted === true) throw error;
-      throw proxyError(server, url, error);
+      // An abort stays as it is: the port adapter (fetch-fetcher.ts) makes it ABORTED.
+      if (init?.signal?.aborted === true) throw error;
+      throw server === null ? directError(url, error) : proxyError(server, url, error);
     }
     // Only a proxy answers 407 (RFC 9110 §15.5.8): an absolute-form request it refused.
     if (server !== null && response.status === 407) {
       await response.body?.cancel().catch(() => undefined);
-      throw refusedAuth(server);
+      throw refusedAuth(server, url);
     }
     return response;
   };

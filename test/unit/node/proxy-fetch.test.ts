@@ -63,7 +63,15 @@ describe('proxy fetch', () => {
     const proxy = await proxyTo(port);
     const { fetch } = await fetchWith({ http_proxy: proxy.url, NO_PROXY: 'registry.test' });
     expect(await (await fetch(`http://127.0.0.1:${port}/x`)).text()).toBe('origin saw /x');
-    await expect(fetch(`http://registry.test:${port}/y`)).rejects.toThrow();
+    // Direct, so the name resolves nowhere: said as the node:http fetcher says it.
+    await expect(fetch(`http://registry.test:${port}/y?k`)).rejects.toMatchObject({
+      code: 'NETWORK',
+      transient: true,
+      details: {
+        url: `http://registry.test:${port}/y`,
+        errno: expect.stringMatching(/^E/) as string,
+      },
+    });
     expect(proxy.log).toEqual([]);
   });
 
@@ -73,7 +81,11 @@ describe('proxy fetch', () => {
     const { fetch } = await fetchWith({ http_proxy: proxy.url.replace('//', '//u:wrong@') });
     const error = await fetch(`http://registry.test:${port}/`).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UpdateError);
-    expect(error).toMatchObject({ code: 'HTTP_STATUS', transient: false });
+    expect(error).toMatchObject({
+      code: 'HTTP_STATUS',
+      transient: false,
+      details: { url: `http://registry.test:${port}/`, proxy: proxy.url, status: 407 },
+    });
     expect((error as Error).message).toBe(
       `the proxy ${proxy.url} (http_proxy) refused the request: 407 Proxy Authentication ` +
         'Required (check the user and password in http_proxy)',
