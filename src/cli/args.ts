@@ -26,6 +26,8 @@ export interface CliOptions {
   readonly swap?: SwapStrategy;
   /** --health-cmd / --health confirm, with --health-timeout-s. */
   readonly health?: NodeHealthOption;
+  /** `--no-proxy`: ignore the proxy variables for this run (docs/UPDATER.md §7, Proxy). */
+  readonly noProxy: boolean;
 }
 
 /** Flag name -> limit it sets. */
@@ -53,6 +55,8 @@ export const USAGE = `usage: npm run updater -- <check|update|status|rollback|ve
   --health confirm         instead: the software must run \`confirm\` before the deadline, or
                            the next run reverts
   --health-timeout-s N     the check's deadline (60), or confirm's (600)
+  --no-proxy        ignore https_proxy / HTTPS_PROXY, http_proxy, ALL_PROXY and NO_PROXY for
+                    this run (by default check and update follow them, as curl does)
   limits (defaults): --parallel N (4) --retries N (3) --stall-timeout-ms N (30000)
           --min-bytes-per-s N (1024) --max-artifact-bytes N (4 GiB) --max-artifacts N (10000)
           --max-manifest-bytes N (8 MiB; unset, max(8 MiB, 512 B x max-artifacts + 3 MiB))
@@ -78,6 +82,7 @@ export function parseCli(argv: readonly string[], envMachineKey: string | undefi
         json: { type: 'boolean' },
         'machine-key-file': { type: 'string' },
         'require-nonce': { type: 'boolean' },
+        'no-proxy': { type: 'boolean' },
         swap: { type: 'string' },
         health: { type: 'string' },
         'health-cmd': { type: 'string' },
@@ -126,6 +131,7 @@ export function parseCli(argv: readonly string[], envMachineKey: string | undefi
     json: values.json === true,
     requireNonce: values['require-nonce'] === true,
     limits,
+    noProxy: values['no-proxy'] === true,
     ...(swap === undefined ? {} : { swap }),
     ...(health === undefined ? {} : { health }),
   };

@@ -95,6 +95,8 @@ if (hook === 'invalid') {
     process.argv.slice(2),
     {
       machineKey: process.env['UPDATER_MACHINE_KEY'],
+      // https_proxy, http_proxy, ALL_PROXY, NO_PROXY (src/cli/cli-proxy.ts).
+      environment: process.env,
       onStep: hook,
       interrupt: interruptSignal(process.argv.slice(2)),
       // Keeps the peak RSS of a large pull under 100 MB (read-buffer-gc.ts).

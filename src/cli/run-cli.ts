@@ -9,7 +9,10 @@ import type { Logger } from '../core/ports.js';
 import type { UpdaterApi } from '../core/updater-api.js';
 import { createNodeUpdater } from '../node/create-updater.js';
 import { resolveCurrentSet } from '../node/current-set.js';
+import type { ProxyEnvironment } from '../node/env-proxy.js';
+import type { ProxyFetch } from '../node/proxy-fetch.js';
 import { parseCli, USAGE, type CliOptions, type Command } from './args.js';
+import { openCliProxy } from './cli-proxy.js';
 import {
   detailLines,
   planJson,
@@ -40,6 +43,8 @@ export interface CliEnv {
    * run stops, the lock is released, exit 130 (143, 129).
    */
   readonly interrupt?: AbortSignal | undefined;
+  /** The proxy variables (main.ts passes process.env; docs/UPDATER.md §7, Proxy). */
+  readonly environment?: ProxyEnvironment;
 }
 
 export { EXIT_INTERRUPTED } from './interrupt-signals.js';
@@ -196,10 +201,24 @@ export async function runCli(argv: readonly string[], env: CliEnv, io: CliIo): P
     return fail('CONFIG_INVALID', message, details === undefined ? {} : { details });
   }
   command = options.command;
+  let proxy: ProxyFetch | undefined;
+  // Only the commands that reach the registry read the proxy variables (a malformed one
+  // cannot block `status` or `rollback`).
+  if ((command === 'check' || command === 'update') && !options.noProxy) {
+    try {
+      proxy = await openCliProxy(env.environment ?? {}, options.baseUrl, (m) =>
+        io.stderr(`warn ${m}\n`),
+      );
+    } catch (error) {
+      const e = toUpdateError(error);
+      return fail(e.code, e.message);
+    }
+  }
   let updater: UpdaterApi | undefined;
   let closing: Promise<void> | undefined;
   // One close for Ctrl-C and the end of the run alike: both wait for the lock's release.
-  const close = (): Promise<void> => (closing ??= updater?.close() ?? Promise.resolve());
+  const close = (): Promise<void> =>
+    (closing ??= (updater?.close() ?? Promise.resolve()).then(() => proxy?.close()));
   const onInterrupt = (): void => void close();
   const interrupted = (): number => {
     const message = options.command === 'update' ? RESUME_HINT : 'interrupted';
@@ -235,6 +254,8 @@ export async function runCli(argv: readonly string[], env: CliEnv, io: CliIo): P
       ...(env.collectGarbage === undefined ? {} : { collectGarbage: env.collectGarbage }),
       ...(options.swap === undefined ? {} : { swap: options.swap }),
       ...(options.health === undefined ? {} : { health: options.health }),
+      // Through the environment's proxy (cli-proxy.ts); none set: the node:http fetcher.
+      ...(proxy === undefined ? {} : { fetch: proxy.fetch }),
     });
     if (bar !== undefined) updater.on(bar.listener);
     if (env.interrupt?.aborted === true) return interrupted();

@@ -22,6 +22,8 @@ export interface ServeOptions {
   readonly checkIntervalMs: number;
   /** Every check asks for a statement signed for its own nonce (docs/PROTOCOL.md §2.7.5). */
   readonly requireNonce: boolean;
+  /** `--no-proxy`: ignore the proxy variables (docs/UPDATER.md §7, Proxy). */
+  readonly noProxy: boolean;
 }
 
 export const SERVE_USAGE = `usage: npm run updater -- serve [--port N] [--listen ADDR] [--data-dir DIR]
@@ -37,7 +39,9 @@ export const SERVE_USAGE = `usage: npm run updater -- serve [--port N] [--listen
   --machine-key-file PATH   or env UPDATER_MACHINE_KEY (--machine-key KEY shows in ps)
   --interval-s N  seconds between automatic checks (default 3600, at least 60)
   --require-nonce send a fresh nonce with every manifest request and accept only an answer
-                  signed for it (the settings screen can change it)`;
+                  signed for it (the settings screen can change it)
+  --no-proxy      ignore https_proxy / HTTPS_PROXY, http_proxy, ALL_PROXY and NO_PROXY (by
+                  default the registry and the ranking are reached through them, as curl does)`;
 
 /** Where the tray app keeps its data (Electron's userData for the app's name). */
 export function defaultDataDir(
@@ -86,6 +90,7 @@ export function parseServeArgs(
         'interval-s': { type: 'string' },
         'machine-key-file': { type: 'string' },
         'require-nonce': { type: 'boolean' },
+        'no-proxy': { type: 'boolean' },
       },
     }));
   } catch (error) {
@@ -112,5 +117,6 @@ export function parseServeArgs(
     machineKey: machineKeyOf(values['machine-key'], values['machine-key-file'], env.machineKey),
     checkIntervalMs: (intervalS ?? 3600) * 1000,
     requireNonce: values['require-nonce'] === true,
+    noProxy: values['no-proxy'] === true,
   };
 }

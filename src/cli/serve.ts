@@ -13,6 +13,8 @@ import { isUpdateError } from '../core/errors.js';
 import { DEFAULT_SETTINGS, memorySettings } from '../main/settings.js';
 import { isLoopback } from '../web/web-access.js';
 import { openWebApp, type WebApp } from '../web/web-app.js';
+import type { ProxyFetch } from '../node/proxy-fetch.js';
+import { openCliProxy } from './cli-proxy.js';
 import { INTERRUPT_SIGNALS } from './interrupt-signals.js';
 import type { CliEnv, CliIo } from './run-cli.js';
 import { defaultDataDir, parseServeArgs, SERVE_USAGE, type ServeOptions } from './serve-args.js';
@@ -81,6 +83,14 @@ export async function runServe(argv: readonly string[], env: ServeEnv, io: CliIo
     return fail('CONFIG_INVALID', error instanceof Error ? error.message : 'bad arguments');
   }
   const log = (level: string, message: string): void => io.stderr(`${level} ${message}\n`);
+  let proxy: ProxyFetch | undefined;
+  try {
+    // The core's requests, the demo key and the ranking alike (docs/UPDATER.md §7, Proxy).
+    if (!options.noProxy)
+      proxy = await openCliProxy(env.environment ?? {}, options.baseUrl, (m) => log('warn', m));
+  } catch (error) {
+    return fail('CONFIG_INVALID', error instanceof Error ? error.message : String(error));
+  }
   let app: WebApp;
   try {
     app = await openWebApp({
@@ -98,8 +108,10 @@ export async function runServe(argv: readonly string[], env: ServeEnv, io: CliIo
       appDir: env.appDir ?? DEFAULT_APP_DIR,
       log,
       notify: (notice) => log('notice', `${notice.title}: ${notice.body}`),
+      ...(proxy === undefined ? {} : { fetch: proxy.fetch }),
     });
   } catch (error) {
+    await proxy?.close();
     const busy = listenError(error, options);
     if (busy !== null) return fail('CONFIG_INVALID', busy);
     if (isUpdateError(error)) return fail(error.code, error.message);
@@ -118,5 +130,6 @@ export async function runServe(argv: readonly string[], env: ServeEnv, io: CliIo
   await (env.stop ?? signalled());
   io.stderr('stopping…\n');
   await app.close();
+  await proxy?.close();
   return 0;
 }

@@ -15,6 +15,7 @@ import { openSessionPart, type LogLevel } from '../main/open-updater.js';
 import { createSettingsService } from '../main/settings-service.js';
 import type { SettingsStore } from '../main/settings.js';
 import { UpdateError } from '../core/errors.js';
+import type { SessionFetch } from '../node/fetch-fetcher.js';
 import { startWebWindow, type WebWindow } from './web-window-server.js';
 
 export interface WebAppOptions {
@@ -31,6 +32,8 @@ export interface WebAppOptions {
   readonly notify: (notice: Notice) => void;
   /** Fixed token (tests); default random. */
   readonly token?: string;
+  /** Every request of the app (the CLI's proxy fetch, src/cli/cli-proxy.ts); default node:http. */
+  readonly fetch?: SessionFetch;
 }
 
 export interface WebApp {
@@ -81,6 +84,7 @@ export async function openWebApp(options: WebAppOptions): Promise<WebApp> {
         userDataDir: options.dataDir,
         startDemoServer,
         log: options.log,
+        ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
       },
       { settings: options.settings, notify: options.notify, log: options.log },
     ),

@@ -20,12 +20,13 @@ export interface ServeProcess {
   stop(): Promise<number | null>;
 }
 
-/** Spawns `node dist/cli/updater.mjs serve ARGS` and waits for its first line. */
+/** Spawns `node dist/cli/updater.mjs serve ARGS` (or another build's) and waits for its first line. */
 export async function startServeProcess(
   args: readonly string[],
   env: Record<string, string> = {},
+  bundle = CLI_BUNDLE,
 ): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [CLI_BUNDLE, 'serve', ...args], {
+  const child = spawn(process.execPath, [bundle, 'serve', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   });

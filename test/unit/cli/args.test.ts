@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseCli } from '../../../src/cli/args.js';
+import { parseCli, USAGE } from '../../../src/cli/args.js';
 import { tempDirs } from '../node/temp-dir.js';
 
 const dirs = tempDirs();
@@ -48,6 +48,13 @@ describe('parseCli', () => {
     });
     expect(o.pubkeys).toHaveLength(2);
     expect(o.limits).toEqual({ parallel: 2, minBytesPerS: 0 });
+  });
+
+  it('--no-proxy ignores the proxy variables for the run (off by default; a flag)', () => {
+    const net = ['--base-url', 'http://x', '--machine-key', 'k'];
+    expect(parseCli(['check', ...base, ...net], undefined).noProxy).toBe(false);
+    expect(parseCli(['check', ...base, ...net, '--no-proxy'], undefined).noProxy).toBe(true);
+    expect(USAGE).toContain('--no-proxy');
   });
 
   it('--require-nonce turns on the request nonce (off by default; a flag, no value)', () => {

@@ -20,7 +20,12 @@ describe('updater serve flags', () => {
       machineKey: '',
       checkIntervalMs: 3_600_000,
       requireNonce: false,
+      noProxy: false,
     });
+  });
+
+  it('--no-proxy: the proxy variables are ignored (docs/UPDATER.md §7, Proxy)', () => {
+    expect(parseServeArgs(['--no-proxy'], env).noProxy).toBe(true);
   });
 
   it('reads the machine key from --machine-key-file (machine-key-file.ts)', async () => {

@@ -1,0 +1,23 @@
+/**
+ * The CLI's proxy from the environment (docs/UPDATER.md §7, Proxy): read once per run by
+ * `check`, `update` and `serve` unless `--no-proxy` says not to. No proxy variable: undefined,
+ * and the run keeps the node:http fetcher without loading undici. A malformed variable is
+ * CONFIG_INVALID naming it (exit 2).
+ */
+import { proxySettings, usesProxy, type ProxyEnvironment } from '../node/env-proxy.js';
+import { createProxyFetch, loadUndici, type ProxyFetch } from '../node/proxy-fetch.js';
+
+export async function openCliProxy(
+  environment: ProxyEnvironment,
+  baseUrl: string,
+  warn: (message: string) => void,
+): Promise<ProxyFetch | undefined> {
+  const settings = proxySettings(environment);
+  // Said only where it matters: many hosts set HTTP_PROXY and HTTPS_PROXY together.
+  const httpRegistry = /^http:/i.test(baseUrl);
+  if (settings?.ignored.includes('HTTP_PROXY') === true && settings.http === null && httpRegistry) {
+    warn('HTTP_PROXY is ignored, as curl ignores it (httpoxy): http URLs use http_proxy');
+  }
+  if (!usesProxy(settings)) return undefined;
+  return createProxyFetch(settings, await loadUndici());
+}
