@@ -4,7 +4,8 @@
  * line is one JSON object, `{"url": "http://127.0.0.1:PORT/?token=..."}`; everything else
  * goes to stderr. Runs until SIGINT, SIGTERM or SIGHUP, then closes the core (releasing its lock), the
  * demo registry and the port. Exit codes as the other commands: 0 stopped cleanly, 1 failed,
- * 2 usage or configuration.
+ * 2 usage or configuration, 74 for a clean stop whose stdout could not be written
+ * (broken-pipe.ts).
  */
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';

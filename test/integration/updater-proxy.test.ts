@@ -5,7 +5,7 @@
  * to the real registry (or, for the https case, to a TLS front of it) and logs what passed.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, unlink } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -17,6 +17,7 @@ import { buildCli, launcherOf } from '../../scripts/build-cli.mjs';
 import { startServer, type RunningServer } from '../../server/src/start-server.js';
 import { startForwardProxy, type ForwardProxy } from '../helpers/forward-proxy.js';
 import { startServeProcess } from '../helpers/serve-process.js';
+import { makeTestPki } from '../helpers/tls-cert.js';
 import { cliArgs, runCli, tempDirs, type CliResult } from '../helpers/updater-harness.js';
 
 const run = promisify(execFile);
@@ -42,7 +43,7 @@ let certFile: string;
 let work: string;
 
 /** A TLS terminator in front of the registry, for https://registry.test through CONNECT. */
-async function startTlsFront(key: Buffer, cert: Buffer): Promise<TlsServer> {
+async function startTlsFront(key: string, cert: string): Promise<TlsServer> {
   const server = createTlsServer({ key, cert }, (socket) => {
     const upstream = connect(port, '127.0.0.1');
     socket.pipe(upstream).pipe(socket);
@@ -65,28 +66,11 @@ beforeAll(async () => {
     credentials: `user:${SECRET}`,
   });
   work = await mkdtemp(join(tmpdir(), 'updater-proxy-'));
-  certFile = join(work, 'cert.pem');
-  const keyFile = join(work, 'key.pem');
-  await run('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-keyout',
-    keyFile,
-    '-out',
-    certFile,
-    '-days',
-    '1',
-    '-subj',
-    '/CN=registry.test',
-    '-addext',
-    'subjectAltName=DNS:registry.test',
-  ]);
-  tlsFront = await startTlsFront(await readFile(keyFile), await readFile(certFile));
+  // The authority's certificate is what the CLI trusts (NODE_EXTRA_CA_CERTS).
+  const pki = makeTestPki(['registry.test']);
+  certFile = join(work, 'ca.pem');
+  await writeFile(certFile, pki.caPem);
+  tlsFront = await startTlsFront(pki.keyPem, pki.certPem);
   tlsProxy = await startForwardProxy({
     target: { host: '127.0.0.1', port: (tlsFront.address() as AddressInfo).port },
   });
