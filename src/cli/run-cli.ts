@@ -2,8 +2,8 @@
  * The headless CLI over createNodeUpdater (docs/UPDATER.md §7). With --json exactly one JSON
  * object goes to stdout; everything else (logs, errors, progress) goes to stderr. Exit codes:
  * 0 success or up-to-date, 1 refused or failed (and verify drift), 2 usage or configuration;
- * main.ts turns a 0 into 74 when stdout could not be written (broken-pipe.ts) and a signal
- * into 128 + its number (interrupt-signals.ts).
+ * a run a signal stopped exits 128 + its number (interrupt-signals.ts), and main.ts turns a 0
+ * into 74 when stdout could not be written (broken-pipe.ts).
  */
 import { isUpdateError, toUpdateError, type UpdateErrorDetails } from '../core/errors.js';
 import type { StepHook } from '../core/install-steps.js';
