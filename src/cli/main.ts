@@ -95,8 +95,10 @@ if (hook === 'invalid') {
     process.argv.slice(2),
     {
       machineKey: process.env['UPDATER_MACHINE_KEY'],
-      // https_proxy, http_proxy, ALL_PROXY, NO_PROXY (src/cli/cli-proxy.ts).
-      environment: process.env,
+      // https_proxy, http_proxy, ALL_PROXY, NO_PROXY (src/cli/cli-proxy.ts). A copy: on Windows
+      // process.env's lookups ignore case, so `http_proxy` would read a CGI-set HTTP_PROXY
+      // (httpoxy, env-proxy.ts); a plain object keeps each name as stored, case and all.
+      environment: { ...process.env },
       onStep: hook,
       interrupt: interruptSignal(process.argv.slice(2)),
       // Keeps the peak RSS of a large pull under 100 MB (read-buffer-gc.ts).

@@ -10,7 +10,7 @@
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isUpdateError } from '../core/errors.js';
+import { isUpdateError, toUpdateError } from '../core/errors.js';
 import { DEFAULT_SETTINGS, memorySettings } from '../main/settings.js';
 import { isLoopback } from '../web/web-access.js';
 import { openWebApp, type WebApp } from '../web/web-app.js';
@@ -90,7 +90,10 @@ export async function runServe(argv: readonly string[], env: ServeEnv, io: CliIo
     if (!options.noProxy)
       proxy = await openCliProxy(env.environment ?? {}, options.baseUrl, (m) => log('warn', m));
   } catch (error) {
-    return fail('CONFIG_INVALID', error instanceof Error ? error.message : String(error));
+    // Its own code: a malformed variable is CONFIG_INVALID, a proxy bundle that will not load
+    // (a broken install) is not.
+    const refusal = toUpdateError(error);
+    return fail(refusal.code, refusal.message);
   }
   let app: WebApp;
   try {

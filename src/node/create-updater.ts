@@ -93,6 +93,7 @@ export interface NodeUpdaterOptions {
   /**
    * Trust anchors (PEM) for `https:` with the default fetcher, replacing node's store: a
    * registry behind a private authority, tests. Unset: node's store and NODE_EXTRA_CA_CERTS.
+   * With `fetch` it is CONFIG_INVALID (that fetch keeps its own trust).
    */
   readonly ca?: string | readonly string[];
 }
@@ -131,6 +132,10 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
   const endpoint =
     options.baseUrl === '' ? undefined : parseEndpoint(options.baseUrl, options.machineKey);
   if (options.dir === '') throw new UpdateError('CONFIG_INVALID', 'a state directory is required');
+  if (options.ca !== undefined && options.fetch !== undefined) {
+    // The fetch has its own trust: taking `ca` as if it applied would trust more than asked.
+    throw new UpdateError('CONFIG_INVALID', '`ca` applies to the default fetcher, not to `fetch`');
+  }
   const paths = stateDirPaths(options.dir);
   chooseSwap(options.swap, options.platform ?? process.platform);
   const health = healthConfig(options.health, paths, options.platform);

@@ -33,6 +33,8 @@ export interface ProxySettings {
   readonly noProxy: NoProxy;
   /** Variables set but not used (only `HTTP_PROXY`, see above). */
   readonly ignored: readonly string[];
+  /** What was set and skipped, for the CLI to say (never a variable's value). */
+  readonly warnings: readonly string[];
 }
 
 /** The first set, non-empty variable of `names`. */
@@ -92,20 +94,34 @@ export function parseProxyUrl(variable: string, value: string): ProxyServer {
  * exactly as without this feature: node:http, no undici).
  */
 export function proxySettings(env: ProxyEnvironment): ProxySettings | null {
-  const all = first(env, ['all_proxy', 'ALL_PROXY']);
+  const warnings: string[] = [];
+  let all = first(env, ['all_proxy', 'ALL_PROXY']);
+  // The fallback of every program of a machine, often a SOCKS proxy (desktop proxy clients set
+  // `all_proxy=socks5://...`): one this CLI cannot use is passed over, not fatal. A scheme
+  // named for our own URLs (http_proxy, https_proxy) stays CONFIG_INVALID below.
+  if (all !== null && !/^(?:https?:\/\/|(?![a-z][a-z0-9+.-]*:\/\/))/i.test(all[1])) {
+    warnings.push(`${all[0]} names a proxy of another kind than http or https: not used`);
+    all = null;
+  }
   const http = first(env, ['http_proxy']) ?? all;
   const https = first(env, ['https_proxy', 'HTTPS_PROXY']) ?? all;
   const ignored =
     first(env, ['HTTP_PROXY']) !== null && http?.[0] !== 'http_proxy' ? ['HTTP_PROXY'] : [];
   if (http === null && https === null) {
-    return ignored.length === 0 ? null : { http: null, https: null, noProxy: [], ignored };
+    return ignored.length === 0 && warnings.length === 0
+      ? null
+      : { http: null, https: null, noProxy: [], ignored, warnings };
   }
   const noProxyVar = first(env, ['no_proxy', 'NO_PROXY']);
+  const skipped = (message: string): void => {
+    warnings.push(message);
+  };
   return {
     http: http === null ? null : parseProxyUrl(...http),
     https: https === null ? null : parseProxyUrl(...https),
-    noProxy: noProxyVar === null ? [] : parseNoProxy(noProxyVar[1], noProxyVar[0]),
+    noProxy: noProxyVar === null ? [] : parseNoProxy(noProxyVar[1], noProxyVar[0], skipped),
     ignored,
+    warnings,
   };
 }
 

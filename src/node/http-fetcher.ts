@@ -29,7 +29,7 @@ export interface HttpFetcherOptions {
   /** Longest wait for a connection: DNS lookup, TCP connect and TLS handshake together. */
   readonly connectTimeoutMs: number;
   /**
-   * Pipelined sockets per origin for plain-http artifact GETs (limits.parallel); 0 or unset
+   * Pipelined sockets per origin for artifact GETs, http and https (limits.parallel); 0 or unset
    * sends every GET through node:http (docs/UPDATER.md §5, "Pipelined GETs").
    */
   readonly pipelineConnections?: number;

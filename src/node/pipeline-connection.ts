@@ -46,6 +46,8 @@ export interface ConnectionOwner {
    * `answered` answers.
    */
   broken(answered: number): void;
+  /** It answered PROOF_ANSWERS GETs in full: the origin keeps pipelined connections. */
+  proven(): void;
 }
 
 export interface ConnectionTarget {
@@ -67,6 +69,13 @@ export interface ConnectionTarget {
 }
 
 const CRLFCRLF = Buffer.from('\r\n\r\n');
+
+/**
+ * Answers a connection takes in full to show that its origin keeps pipelined connections: a
+ * pipeline's depth (src/core/pull.ts PIPELINE_DEPTH). Fewer before the server ends it is a
+ * strike (pipeline-pool.ts MAX_STRIKES).
+ */
+export const PROOF_ANSWERS = 4;
 
 export class PipelineConnection {
   private readonly socket: Socket;
@@ -105,7 +114,10 @@ export class PipelineConnection {
       this.socket.on('session', secure.onSession);
     }
     this.timer = setTimeout(() => {
-      this.end(errnoError('ETIMEDOUT', `no connection within ${target.connectTimeoutMs} ms`));
+      this.end(
+        errnoError('ETIMEDOUT', `no connection within ${target.connectTimeoutMs} ms`),
+        'network',
+      );
     }, target.connectTimeoutMs);
     // Connected means ready for requests: for TLS, once the handshake (and the certificate
     // check) is done, so a refused certificate fails the queued GETs instead of re-sending them.
@@ -115,8 +127,13 @@ export class PipelineConnection {
       this.timer = undefined;
     });
     this.socket.on('data', (data: Buffer) => this.onData(data));
-    this.socket.on('error', (error) => this.end(error));
-    this.socket.once('close', () => this.end(errnoError('ECONNRESET', 'connection closed')));
+    // A reset or any socket error is the network's doing, not the server's way (no strike).
+    this.socket.on('error', (error) => this.end(error, 'network'));
+    // A close without a `Connection: close` before it is no strike either: a reset may come as
+    // a bare close, and a server closing on purpose says so (RFC 9112 §9.6).
+    this.socket.once('close', () =>
+      this.end(errnoError('ECONNRESET', 'connection closed'), 'network'),
+    );
   }
 
   /** Requests sent here and not finished (answered in full or failed). */
@@ -144,7 +161,7 @@ export class PipelineConnection {
       this.current.body.fail(error);
       this.current = undefined;
       request.release();
-      this.end(undefined, true);
+      this.end(undefined, 'ours');
       return;
     }
     const at = this.queue.indexOf(request);
@@ -152,7 +169,7 @@ export class PipelineConnection {
     this.queue.splice(at, 1);
     request.reject(error);
     // Its answer may be on its way: only a new connection keeps the order.
-    this.end(undefined, true);
+    this.end(undefined, 'ours');
   }
 
   private flush(): void {
@@ -215,7 +232,7 @@ export class PipelineConnection {
       abandon: () => {
         if (this.current?.body === body) this.current = undefined;
         request.release();
-        this.end(undefined, true);
+        this.end(undefined, 'ours');
       },
     });
     const raw = head.rawHeaders;
@@ -236,7 +253,7 @@ export class PipelineConnection {
   }
 
   private finishBody(request: PipeRequest, body: PushedBody): void {
-    this.answered++;
+    if (++this.answered === PROOF_ANSWERS) this.owner.proven();
     this.current = undefined;
     request.release();
     body.end();
@@ -254,10 +271,11 @@ export class PipelineConnection {
   /**
    * Ends the connection: a body in progress fails with `error` (or a premature close);
    * unanswered requests fail with `error` if the connection never came up (the server is not
-   * there), else go back to the owner to be sent again, told first (`broken`) unless the end
-   * is `ours` (an abort, a reader that left).
+   * there), else go back to the owner to be sent again, told first (`broken`) when the end
+   * was the server's doing: not `ours` (an abort, a reader that left), not the `network`'s (a
+   * reset, a timeout).
    */
-  private end(error?: Error, ours = false): void {
+  private end(error?: Error, cause: 'server' | 'ours' | 'network' = 'server'): void {
     if (this.ended) return;
     this.ended = true;
     clearTimeout(this.timer);
@@ -276,7 +294,7 @@ export class PipelineConnection {
       for (const r of left) r.reject(networkError(reason, r.url, r.signal));
       return;
     }
-    if (!ours) this.owner.broken(this.answered);
+    if (cause === 'server') this.owner.broken(this.answered);
     this.owner.resend(left);
   }
 }

@@ -1,10 +1,11 @@
 /**
- * Pipelined plain-http GETs (docs/UPDATER.md §5, "Pipelined GETs"): up to `connections`
+ * Pipelined GETs over http and https (docs/UPDATER.md §5, "Pipelined GETs"): up to `connections`
  * sockets per origin, each carrying several requests at once, the next one routed to the
  * least-loaded socket. Why: node:http's per-request machinery and one socket write per request
  * were the largest CPU cost of a pull of many small artifacts (§8, "Many small artifacts").
- * Only a GET the fetcher hands here (plain http, no Range, no gzip) comes this way, and any
- * answer but a plain 200 with a Content-Length goes back to node:http (`fallback`).
+ * Only a GET the fetcher hands here (http or https, no Range, no gzip, no user info) comes
+ * this way, and any answer but a plain 200 with a Content-Length goes back to node:http
+ * (`fallback`).
  */
 import type { ConnectionOptions } from 'node:tls';
 import { UpdateError } from '../core/errors.js';
@@ -13,6 +14,7 @@ import { networkError } from './network-error.js';
 import { SignalSets } from './signal-sets.js';
 import {
   PipelineConnection,
+  PROOF_ANSWERS,
   type ConnectionOwner,
   type PipeRequest,
 } from './pipeline-connection.js';
@@ -31,15 +33,15 @@ export interface PipelinePoolOptions {
 const MAX_RESENDS = 2;
 
 /**
- * An origin that broke pipelined connections this often, each before it had answered
- * `PROOF_ANSWERS` GETs on it, takes node:http(s) for the rest of the fetcher's life: it
+ * An origin whose server broke pipelined connections this often in a row, each before it had
+ * answered PROOF_ANSWERS GETs on it, takes node:http(s) for the rest of the fetcher's life: it
  * redirects (a release host sending every artifact to a CDN), streams without a length, or
  * closes after each answer, and every connection it breaks would re-send the GETs queued
- * behind (docs/UPDATER.md §5, "Pipelined GETs"). A connection that answered a pipeline's depth
- * first (nginx closes after `keepalive_requests`) is no strike.
+ * behind (docs/UPDATER.md §5, "Pipelined GETs"). A connection that answers PROOF_ANSWERS in
+ * full (nginx closes only after `keepalive_requests`) clears the strikes; a reset or a timeout
+ * is the network's doing and no strike.
  */
 const MAX_STRIKES = 2;
-const PROOF_ANSWERS = 4;
 
 /** The pipelined requests in flight under each signal, failed together when it aborts. */
 const inFlight = new SignalSets<PipeRequest>((r) =>
@@ -126,6 +128,10 @@ class OriginPool implements ConnectionOwner {
 
   broken(answered: number): void {
     if (answered < PROOF_ANSWERS && ++this.strikes >= MAX_STRIKES) this.direct = true;
+  }
+
+  proven(): void {
+    this.strikes = 0;
   }
 
   gone(conn: PipelineConnection): void {

@@ -128,7 +128,8 @@ export function createProxyFetch(settings: ProxySettings, undici: UndiciParts): 
     if (agent === undefined) {
       agent = new undici.ProxyAgent({
         uri: server.origin,
-        // http URLs in absolute form, https ones through CONNECT (undici's default tunnels both).
+        // Through an http:// proxy: http URLs in absolute form, https ones through CONNECT
+        // (undici's default tunnels both; through an https:// proxy it tunnels both anyway).
         proxyTunnel: false,
         ...(server.authorization === undefined ? {} : { token: server.authorization }),
       });

@@ -31,6 +31,8 @@ export interface NginxAccess {
   readonly bytesSent: number;
   /** The Content-Encoding nginx sent ('' for none). */
   readonly contentEncoding: string;
+  /** nginx's serial number of the connection the request came on ($connection). */
+  readonly connection: number;
 }
 
 export interface NginxOptions {
@@ -105,7 +107,7 @@ events { worker_connections 256; }
 http {
   default_type application/octet-stream;
   types { ${gzipJson ? 'application/json json; ' : ''}}
-  log_format qa '$uri\\t$status\\t$body_bytes_sent\\t$http_range\\t$http_if_range\\t$http_authorization\\t$bytes_sent\\t$sent_http_content_encoding';
+  log_format qa '$uri\\t$status\\t$body_bytes_sent\\t$http_range\\t$http_if_range\\t$http_authorization\\t$bytes_sent\\t$sent_http_content_encoding\t$connection';
   access_log ${tmp('access.log')} qa;
   client_body_temp_path ${tmp('client_body')};
   proxy_temp_path ${tmp('proxy')};
@@ -224,6 +226,7 @@ function handle(
             hadAuthorization: auth !== '-' && auth !== '',
             bytesSent: Number(fields[6] ?? '0'),
             contentEncoding: fields[7] === undefined || fields[7] === '-' ? '' : fields[7],
+            connection: Number(fields[8] ?? '0'),
           };
         });
     },

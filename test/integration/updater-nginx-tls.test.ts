@@ -1,8 +1,10 @@
 /**
- * Artifacts on an https nginx (docs/UPDATER.md §5, "Pipelined GETs"): their GETs share
+ * Artifacts on an https nginx (docs/UPDATER.md §5, "Pipelined GETs"): their GETs share a few
  * verified TLS connections, every byte still checked against the signed digest; a certificate
  * the updater does not trust stops the pull before any byte is taken, and the CLI trusts a
- * private authority through NODE_EXTRA_CA_CERTS, as node documents.
+ * private authority through NODE_EXTRA_CA_CERTS, as node documents. That the GETs of one
+ * connection are pipelined is shown against a server that answers only pipelined requests
+ * (test/unit/node/pipeline-tls.test.ts).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -86,6 +88,8 @@ describe('artifacts on an https nginx', () => {
     const log = (await nginx.accessLog()).filter((a) => a.uri.startsWith('/1.0.0/'));
     expect(log.length).toBe(ARTIFACT_COUNT);
     expect(log.every((a) => a.status === 200 && !a.hadAuthorization)).toBe(true);
+    // At most `limits.parallel` (4 by default) connections for all of them: kept, not redone.
+    expect(new Set(log.map((a) => a.connection)).size).toBeLessThanOrEqual(4);
   });
 
   it('refuses a host whose certificate it does not trust, and keeps DIR/current', async () => {

@@ -278,5 +278,15 @@ describe('the bundled CLI behind a proxy', () => {
       { env: { ...process.env, ...CLEAN } },
     );
     expect(JSON.parse(direct.stdout)).toMatchObject({ ok: true, update_available: true });
+    // And undici is not inside the main bundle: without its file a proxied run cannot start.
+    const orphan = await run(
+      process.execPath,
+      [launcherOf(bundle), ...args(await dirs.make(), httpBase())],
+      { env },
+    ).then(
+      () => 0,
+      (error: { code?: number }) => error.code ?? -1,
+    );
+    expect(orphan).not.toBe(0);
   }, 30_000);
 });

@@ -35,10 +35,20 @@ describe('cli proxy', () => {
   });
 
   it('a malformed variable rejects with CONFIG_INVALID', async () => {
-    await expect(openCliProxy({ ALL_PROXY: 'ftp://p' }, '', () => undefined)).rejects.toMatchObject(
-      {
-        code: 'CONFIG_INVALID',
-      },
+    await expect(
+      openCliProxy({ https_proxy: 'ftp://p' }, '', () => undefined),
+    ).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
+  });
+
+  it('says what it skipped (a SOCKS ALL_PROXY, an unreadable NO_PROXY entry), never a value', async () => {
+    const warnings: string[] = [];
+    const proxy = await openCliProxy({ ALL_PROXY: 'socks5://u:pw@p:1080' }, '', (m) =>
+      warnings.push(m),
     );
+    expect(proxy).toBeUndefined();
+    expect(warnings).toEqual([
+      'ALL_PROXY names a proxy of another kind than http or https: not used',
+    ]);
+    expect(warnings.join()).not.toContain('pw');
   });
 });

@@ -90,6 +90,12 @@ describe('createNodeUpdater', () => {
     await expect(make({ pubkeys: ['xyz'] })).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
   });
 
+  it('refuses `ca` beside `fetch`, whose trust it would not narrow (CONFIG_INVALID)', async () => {
+    await expect(make({ ca: 'PEM', fetch: globalThis.fetch })).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+    });
+  });
+
   it('refuses a base URL that is not http(s) (CONFIG_INVALID)', async () => {
     await expect(make({ baseUrl: 'file:///tmp' })).rejects.toMatchObject({
       code: 'CONFIG_INVALID',

@@ -128,13 +128,28 @@ describe('env proxy: NO_PROXY', () => {
     ).toBe('http://p:1');
   });
 
-  it('a malformed entry is CONFIG_INVALID naming the variable', () => {
-    expect(refusal(() => proxySettings(env('10.0.0.0/99')))).toMatchObject({
-      code: 'CONFIG_INVALID',
-      message: expect.stringContaining('NO_PROXY') as string,
-    });
-    expect(refusal(() => proxySettings(env('a.test:0'))).code).toBe('CONFIG_INVALID');
-    expect(refusal(() => proxySettings(env('a/b'))).code).toBe('CONFIG_INVALID');
+  it('an entry it cannot read is skipped, said by position, and the rest still apply', () => {
+    for (const bad of ['10.0.0.0/99', 'a.test:0', 'a/b', '10.*', '<local>', 'http://intra']) {
+      const settings = proxySettings(env(`${bad},skip.test`));
+      expect(settings?.warnings).toHaveLength(1);
+      expect(settings?.warnings[0]).toMatch(
+        /^NO_PROXY: entry 1 is skipped \(.+\); the hosts it was meant for go through the proxy$/,
+      );
+      expect(settings?.warnings[0]).not.toContain(bad);
+      expect(via(env(`${bad},skip.test`), 'https://skip.test/')).toBeNull();
+      expect(via(env(`${bad},skip.test`), 'https://other.test/')).toBe('http://p:1');
+    }
+  });
+
+  it('a name never matches a host given as an address; IPv4-mapped loopback is direct', () => {
+    expect(via(env('2.3'), 'https://10.1.2.3/')).toBe('http://p:1');
+    expect(via(env('10.1.2.3'), 'https://10.1.2.3/')).toBeNull();
+    expect(via(env('x.test'), 'https://[::ffff:127.0.0.1]/')).toBeNull();
+    expect(via(env('x.test'), 'https://[::ffff:10.0.0.1]/')).toBe('http://p:1');
+  });
+
+  it('a * entry bypasses everything, alone or in a list', () => {
+    expect(via(env('a.test,*'), 'https://b.test/')).toBeNull();
   });
 });
 

@@ -5,7 +5,7 @@
  * closes after a keep-alive limit, or whose GETs we abort, keeps pipelining.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpFetcher } from '../../../src/node/http-fetcher.js';
@@ -136,6 +136,52 @@ describe('origins and pipelining', () => {
       expect(await first).toBe(`200 /a${round}`);
     }
     expect(f.pipelines?.(`${base}/next`)).toBe(true);
+  });
+
+  /**
+   * A server whose connection i behaves as plan[i] (later ones never close): `reset` after one
+   * answer (the network's doing), `close` after one with `Connection: close` (a strike),
+   * `prove` the same after four (the depth that proves the origin); then 24 GETs, four at a
+   * time, on one connection.
+   */
+  async function pipelinedAfter(plan: readonly ('reset' | 'close' | 'prove')[]): Promise<boolean> {
+    type Counted = Socket & { index?: number; answered?: number };
+    let conns = 0;
+    const { base } = await httpServer(
+      (req, res) => {
+        const socket = req.socket as Counted;
+        socket.answered = (socket.answered ?? 0) + 1;
+        const step = plan[socket.index ?? 0];
+        const closing = step === 'close' || (step === 'prove' && socket.answered === 4);
+        // node's server closes the connection after an answer that says so.
+        if (closing) res.setHeader('connection', 'close');
+        res.writeHead(200, { 'content-length': String(req.url?.length) }).end(req.url, () => {
+          if (step === 'reset') socket.resetAndDestroy();
+        });
+      },
+      (server) => {
+        server.on('connection', (socket: Counted) => {
+          socket.index = conns++;
+        });
+      },
+    );
+    const f = createHttpFetcher({ connectTimeoutMs: 2000, pipelineConnections: 1 });
+    for (let round = 0; round < 6; round++) {
+      const bodies = await many(f, base, 4 * round, 4);
+      expect(bodies).toEqual(Array.from({ length: 4 }, (_, i) => `200 /f${4 * round + i}`));
+    }
+    expect(conns).toBeGreaterThan(plan.length);
+    return f.pipelines?.(`${base}/next`) === true;
+  }
+
+  it('takes resets for the network: no strike however many', async () => {
+    expect(await pipelinedAfter(['reset', 'reset', 'reset'])).toBe(true);
+  });
+
+  it('clears the strikes once a connection answered its depth', async () => {
+    expect(await pipelinedAfter(['close', 'prove', 'close'])).toBe(true);
+    // And without the proof between them, two strikes make the origin direct.
+    expect(await pipelinedAfter(['close', 'close'])).toBe(false);
   });
 
   it('holds no GET that waited for a socket to the connect deadline', async () => {
