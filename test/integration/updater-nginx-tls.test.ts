@@ -6,15 +6,20 @@
  * connection are pipelined is shown against a server that answers only pipelined requests
  * (test/unit/node/pipeline-tls.test.ts).
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sha256Hex, startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
+import { startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
+import {
+  expectedFiles,
+  publishViaNginx,
+  release as releaseOf,
+  type Files,
+} from '../helpers/nginx-release.js';
 import { startNginx, type Nginx } from '../helpers/nginx.js';
 import { makeTestPki, type TestPki } from '../helpers/tls-cert.js';
 import { filesOf, snapshotObject, snapshotTree } from '../helpers/tree-snapshot.js';
 import {
-  bytesOf,
   cliArgs,
   expectRefusal,
   runCli,
@@ -32,30 +37,10 @@ let root: string;
 let server: HostileServer;
 let dir: string;
 
-type Files = { name: string; content: Uint8Array }[];
+const release = (seed: number): Files => releaseOf(ARTIFACT_COUNT, ARTIFACT_BYTES, seed);
 
-function release(seed: number): Files {
-  return Array.from({ length: ARTIFACT_COUNT }, (_, i) => ({
-    name: `pkg/part-${String(i).padStart(2, '0')}.bin`,
-    content: bytesOf(ARTIFACT_BYTES, seed + i),
-  }));
-}
-
-async function publishViaNginx(version: string, files: Files): Promise<void> {
-  for (const f of files) {
-    const path = join(root, version, f.name);
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, f.content);
-  }
-  await server.publish({
-    version,
-    files,
-    urlFor: ({ name }) => `${nginx.baseUrl}/${version}/${name}`,
-  });
-}
-
-const expectedFiles = (files: Files): Record<string, string> =>
-  Object.fromEntries(files.map((f) => [f.name, sha256Hex(f.content)]));
+const publish = (version: string, files: Files): Promise<void> =>
+  publishViaNginx({ root, nginx, server }, version, files);
 
 beforeAll(async () => {
   pki = makeTestPki();
@@ -81,7 +66,7 @@ describe('artifacts on an https nginx', () => {
   it('installs them over verified TLS, all of them checked against their digests', async () => {
     expect(nginx.baseUrl).toMatch(/^https:\/\//);
     const v1 = release(100);
-    await publishViaNginx('1.0.0', v1);
+    await publish('1.0.0', v1);
     const result = await updateOnce(server, dir, { ca: pki.caPem });
     expect(result.outcome).toBe('applied');
     expect(filesOf(await snapshotTree(join(dir, 'current')))).toEqual(expectedFiles(v1));
@@ -94,10 +79,10 @@ describe('artifacts on an https nginx', () => {
 
   it('refuses a host whose certificate it does not trust, and keeps DIR/current', async () => {
     const v1 = release(200);
-    await publishViaNginx('2.0.0', v1);
+    await publish('2.0.0', v1);
     await updateOnce(server, dir, { ca: pki.caPem });
     const before = snapshotObject(await snapshotTree(join(dir, 'current')));
-    await publishViaNginx('2.1.0', release(300));
+    await publish('2.1.0', release(300));
     const requestsBefore = (await nginx.accessLog()).length;
     await expectRefusal(updateOnce(server, dir, { ca: makeTestPki().caPem }), 'NETWORK');
     expect(snapshotObject(await snapshotTree(join(dir, 'current')))).toEqual(before);
@@ -107,7 +92,7 @@ describe('artifacts on an https nginx', () => {
 
   it('the CLI trusts a private authority named by NODE_EXTRA_CA_CERTS', async () => {
     const v1 = release(400);
-    await publishViaNginx('4.0.0', v1);
+    await publish('4.0.0', v1);
     const caFile = join(await dirs.make('qa-nginx-tls-ca-'), 'ca.pem');
     await writeFile(caFile, pki.caPem);
     const target = { ...server, dir };

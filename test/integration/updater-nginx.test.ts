@@ -8,6 +8,12 @@ import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startServer } from '../../server/src/start-server.js';
 import { sha256Hex, startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
+import {
+  expectedFiles,
+  publishViaNginx,
+  release as releaseOf,
+  type Files,
+} from '../helpers/nginx-release.js';
 import { startNginx, type Nginx } from '../helpers/nginx.js';
 import { filesOf, snapshotObject, snapshotTree } from '../helpers/tree-snapshot.js';
 import { bytesOf, expectRefusal, tempDirs, updateOnce } from '../helpers/updater-harness.js';
@@ -21,34 +27,12 @@ let root: string;
 let server: HostileServer;
 let dir: string;
 
-type Files = { name: string; content: Uint8Array }[];
+const release = (seed: number): Files => releaseOf(ARTIFACT_COUNT, ARTIFACT_BYTES, seed);
 
-function release(seed: number): Files {
-  return Array.from({ length: ARTIFACT_COUNT }, (_, i) => ({
-    name: `pkg/part-${String(i).padStart(2, '0')}.bin`,
-    content: bytesOf(ARTIFACT_BYTES, seed + i),
-  }));
-}
-
-/** Copies a release to nginx under /<version>/<name> and signs a manifest pointing there. */
-async function publishViaNginx(version: string, files: Files): Promise<void> {
-  for (const f of files) {
-    const path = join(root, version, f.name);
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, f.content);
-  }
-  await server.publish({
-    version,
-    files,
-    urlFor: ({ name }) => `${nginx.baseUrl}/${version}/${name}`,
-  });
-}
+const publish = (version: string, files: Files): Promise<void> =>
+  publishViaNginx({ root, nginx, server }, version, files);
 
 const update = (): Promise<{ outcome: string; bytesDownloaded: number }> => updateOnce(server, dir);
-
-function expectedFiles(files: Files): Record<string, string> {
-  return Object.fromEntries(files.map((f) => [f.name, sha256Hex(f.content)]));
-}
 
 beforeAll(async () => {
   root = await dirs.make('qa-nginx-root-');
@@ -72,7 +56,7 @@ afterEach(async () => {
 describe('artifacts on a static nginx host', () => {
   it('installs a release whose artifacts nginx serves, without sending it the machine key', async () => {
     const v1 = release(100);
-    await publishViaNginx('1.0.0', v1);
+    await publish('1.0.0', v1);
     const result = await update();
     expect(result.outcome).toBe('applied');
     expect(filesOf(await snapshotTree(join(dir, 'current')))).toEqual(expectedFiles(v1));
@@ -83,10 +67,10 @@ describe('artifacts on a static nginx host', () => {
 
   it('pulls only the changed artifact from nginx on the next release', async () => {
     const v1 = release(200);
-    await publishViaNginx('1.1.0', v1);
+    await publish('1.1.0', v1);
     await update();
     const v2 = v1.map((f, i) => (i === 3 ? { ...f, content: bytesOf(ARTIFACT_BYTES, 999) } : f));
-    await publishViaNginx('1.2.0', v2);
+    await publish('1.2.0', v2);
     const result = await update();
     expect(result.outcome).toBe('applied');
     expect(result.bytesDownloaded).toBe(ARTIFACT_BYTES);
@@ -98,11 +82,11 @@ describe('artifacts on a static nginx host', () => {
 
   it('refuses a file tampered with on nginx (HASH_MISMATCH) and leaves DIR/current as it was', async () => {
     const v1 = release(300);
-    await publishViaNginx('2.0.0', v1);
+    await publish('2.0.0', v1);
     await update();
     const before = snapshotObject(await snapshotTree(join(dir, 'current')));
     const v2 = v1.map((f, i) => (i === 5 ? { ...f, content: bytesOf(ARTIFACT_BYTES, 555) } : f));
-    await publishViaNginx('2.1.0', v2);
+    await publish('2.1.0', v2);
     // The attacker controls the static host, not the signing key: same length, other bytes.
     await writeFile(join(root, '2.1.0', 'pkg/part-05.bin'), bytesOf(ARTIFACT_BYTES, 666));
     await expectRefusal(update(), 'HASH_MISMATCH');
@@ -111,11 +95,11 @@ describe('artifacts on a static nginx host', () => {
 
   it('refuses a file on nginx longer than signed (SIZE_MISMATCH) and leaves DIR/current as it was', async () => {
     const v1 = release(400);
-    await publishViaNginx('3.0.0', v1);
+    await publish('3.0.0', v1);
     await update();
     const before = snapshotObject(await snapshotTree(join(dir, 'current')));
     const v2 = v1.map((f, i) => (i === 7 ? { ...f, content: bytesOf(ARTIFACT_BYTES, 777) } : f));
-    await publishViaNginx('3.1.0', v2);
+    await publish('3.1.0', v2);
     const longer = new Uint8Array(ARTIFACT_BYTES + 4096);
     longer.set(bytesOf(ARTIFACT_BYTES, 777));
     await writeFile(join(root, '3.1.0', 'pkg/part-07.bin'), longer);
