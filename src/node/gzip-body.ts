@@ -7,9 +7,9 @@
  */
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createGunzip } from 'node:zlib';
 import { UpdateError } from '../core/errors.js';
 import { safeUrl } from '../core/safe-url.js';
+import { zlib } from './lazy-builtin.js';
 
 /**
  * A zlib refusal: a corrupt or truncated stream. zlib errors carry a `Z_…` code; fetch()'s own
@@ -31,7 +31,7 @@ export async function* gunzipBody(
   url: string,
   onWire: (count: number) => void,
 ): AsyncGenerator<Uint8Array> {
-  const gunzip = createGunzip();
+  const gunzip = zlib().createGunzip();
   const counted = (async function* () {
     for await (const chunk of coded) {
       onWire(chunk.length);

@@ -12,12 +12,13 @@
  */
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Agent as HttpsAgent, AgentOptions as HttpsAgentOptions } from 'node:https';
 import type { Socket } from 'node:net';
 import { UpdateError } from '../core/errors.js';
 import type { Fetcher, FetchInit, FetchResponse } from '../core/ports.js';
 import { isGzipCoding } from '../core/content-coding.js';
 import { gunzipBody } from './gzip-body.js';
+import { https } from './lazy-builtin.js';
 import { errnoError, networkError } from './network-error.js';
 import { headerOf } from './header-of.js';
 import { RequestTargets, type RequestTarget } from './request-target.js';
@@ -88,9 +89,14 @@ export function createHttpFetcher(options: HttpFetcherOptions): Fetcher {
   const agentOptions = { keepAlive: true, scheduling: 'lifo' as const, noDelay: true };
   const ca = options.ca;
   const tls = ca === undefined ? {} : { ca: typeof ca === 'string' ? ca : [...ca] };
+  // node:https (and node:tls with it) is loaded by the first https request, not at start.
+  const httpsAgent = (agentOptionsOf: HttpsAgentOptions): (() => HttpsAgent) => {
+    let agent: HttpsAgent | undefined;
+    return () => (agent ??= new (https().Agent)(agentOptionsOf));
+  };
   const agents = {
     http: new HttpAgent(agentOptions),
-    https: new HttpsAgent({ ...agentOptions, ...tls }),
+    https: httpsAgent({ ...agentOptions, ...tls }),
   };
   const connections = options.pipelineConnections ?? 0;
   // What the pipeline hands back (an odd answer, every GET of a direct origin) goes through
@@ -99,12 +105,12 @@ export function createHttpFetcher(options: HttpFetcherOptions): Fetcher {
   // the other requests (manifest, ranges, the ranking) never wait behind them.
   const pipeAgents = {
     http: new HttpAgent({ ...agentOptions, maxSockets: Math.max(1, connections) }),
-    https: new HttpsAgent({ ...agentOptions, maxSockets: Math.max(1, connections), ...tls }),
+    https: httpsAgent({ ...agentOptions, maxSockets: Math.max(1, connections), ...tls }),
   };
   const viaNode = (
     url: string,
     init: FetchInit,
-    { http: httpAgent, https: httpsAgent } = agents,
+    { http: httpAgent, https: httpsAgentOf } = agents,
   ): Promise<FetchResponse> =>
     new Promise<FetchResponse>((resolve, reject) => {
       let target: RequestTarget;
@@ -123,7 +129,7 @@ export function createHttpFetcher(options: HttpFetcherOptions): Fetcher {
       if (init.acceptGzip === true) headers['accept-encoding'] = 'gzip';
       // Plain options (request-target.ts), not a URL node would convert per request.
       const request = secure
-        ? httpsRequest({ ...target, method: 'GET', headers, agent: httpsAgent })
+        ? https().request({ ...target, method: 'GET', headers, agent: httpsAgentOf() })
         : httpRequest({ ...target, method: 'GET', headers, agent: httpAgent });
       // An error event with no listener throws (it crashed a test run): the request's
       // outcome is decided by onError below or by the body, so a later one (an abort of a

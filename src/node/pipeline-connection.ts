@@ -7,10 +7,11 @@
  * and its owner (pipeline-pool.ts) re-sends the unanswered GETs, which are idempotent.
  */
 import { connect, isIP, type Socket } from 'node:net';
-import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
+import type { ConnectionOptions } from 'node:tls';
 import type { UpdateError } from '../core/errors.js';
 import type { FetchInit, FetchResponse } from '../core/ports.js';
 import { headerOf } from './header-of.js';
+import { tls } from './lazy-builtin.js';
 import { errnoError, networkError } from './network-error.js';
 import { PushedBody } from './pushed-body.js';
 import { HEAD_CAP_BYTES, parsePlainHead } from './pipeline-head.js';
@@ -103,7 +104,7 @@ export class PipelineConnection {
     if (secure === undefined) {
       this.socket = connect({ host: target.hostname, port: target.port, noDelay: true });
     } else {
-      this.socket = tlsConnect({
+      this.socket = tls().connect({
         ...secure.tls,
         host: target.hostname,
         port: target.port,

@@ -62,7 +62,7 @@ describe('the CLI launcher', () => {
     },
   );
 
-  it('loads no worker_threads, child_process or vm before a run needs them', async () => {
+  it('loads no worker_threads, child_process, vm, https, tls or zlib before a run needs them', async () => {
     // A no-op start pays for every built-in the bundle imports statically (lazy-builtin.ts).
     const report = join(dir, 'loaded.cjs');
     await writeFile(
@@ -72,7 +72,7 @@ describe('the CLI launcher', () => {
     const { stderr } = await run(process.execPath, ['--require', report, bundle, '--help']);
     const loaded = JSON.parse(/LOADED (.*)$/s.exec(stderr)?.[1] ?? '[]') as string[];
     expect(loaded).toContain('NativeModule fs');
-    for (const name of ['worker_threads', 'child_process', 'vm']) {
+    for (const name of ['worker_threads', 'child_process', 'vm', 'https', 'tls', 'zlib']) {
       expect(loaded).not.toContain(`NativeModule ${name}`);
     }
   });
