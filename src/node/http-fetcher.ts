@@ -211,8 +211,7 @@ export function createHttpFetcher(options: HttpFetcherOptions): Fetcher {
         init.headers,
       );
       if (text === undefined) return viaNode(url, init);
-      // node:http, on the pipeline's own sockets: `parallel` per origin, as pipelined.
-      if (isDirect(target)) return viaNode(url, init, pipeAgents);
+      // A direct origin's GET goes on to node:http from the pool (OriginPool.route).
       return pool.get(target.secure, target.hostname, portOf(target), url, text, init);
     },
     pipelines: (url) => {

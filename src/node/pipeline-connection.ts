@@ -43,10 +43,10 @@ export interface ConnectionOwner {
   /** The connection ended; it takes no more requests. */
   gone(conn: PipelineConnection): void;
   /**
-   * The server ended it (an answer it cannot frame, a close) with GETs still queued, after
-   * `answered` answers.
+   * The server ended it on purpose (an answer it cannot frame, a `Connection: close`) with GETs
+   * still queued, before it had answered PROOF_ANSWERS: a strike (pipeline-pool.ts).
    */
-  broken(answered: number): void;
+  broken(): void;
   /** It answered PROOF_ANSWERS GETs in full: the origin keeps pipelined connections. */
   proven(): void;
 }
@@ -76,7 +76,7 @@ const CRLFCRLF = Buffer.from('\r\n\r\n');
  * pipeline's depth (src/core/pull.ts PIPELINE_DEPTH). Fewer before the server ends it is a
  * strike (pipeline-pool.ts MAX_STRIKES).
  */
-export const PROOF_ANSWERS = 4;
+const PROOF_ANSWERS = 4;
 
 export class PipelineConnection {
   private readonly socket: Socket;
@@ -295,7 +295,7 @@ export class PipelineConnection {
       for (const r of left) r.reject(networkError(reason, r.url, r.signal));
       return;
     }
-    if (cause === 'server') this.owner.broken(this.answered);
+    if (cause === 'server' && this.answered < PROOF_ANSWERS) this.owner.broken();
     this.owner.resend(left);
   }
 }

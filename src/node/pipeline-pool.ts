@@ -14,7 +14,6 @@ import { networkError } from './network-error.js';
 import { SignalSets } from './signal-sets.js';
 import {
   PipelineConnection,
-  PROOF_ANSWERS,
   type ConnectionOwner,
   type PipeRequest,
 } from './pipeline-connection.js';
@@ -34,12 +33,13 @@ const MAX_RESENDS = 2;
 
 /**
  * An origin whose server broke pipelined connections this often in a row, each before it had
- * answered PROOF_ANSWERS GETs on it, takes node:http(s) for the rest of the fetcher's life: it
- * redirects (a release host sending every artifact to a CDN), streams without a length, or
- * closes after each answer, and every connection it breaks would re-send the GETs queued
- * behind (docs/UPDATER.md §5, "Pipelined GETs"). A connection that answers PROOF_ANSWERS in
- * full (nginx closes only after `keepalive_requests`) clears the strikes; a reset or a timeout
- * is the network's doing and no strike.
+ * answered a pipeline's depth of GETs on it (pipeline-connection.ts PROOF_ANSWERS), takes
+ * node:http(s) for the rest of the fetcher's life: it redirects (a release host sending every
+ * artifact to a CDN), streams without a length, or closes after each answer, and every
+ * connection it breaks would re-send the GETs queued behind (docs/UPDATER.md §5, "Pipelined
+ * GETs"). A connection that answers that depth in full (nginx closes only after
+ * `keepalive_requests`) clears the strikes; a reset or a timeout is the network's doing and no
+ * strike.
  */
 const MAX_STRIKES = 2;
 
@@ -126,8 +126,8 @@ class OriginPool implements ConnectionOwner {
     );
   }
 
-  broken(answered: number): void {
-    if (answered < PROOF_ANSWERS && ++this.strikes >= MAX_STRIKES) this.direct = true;
+  broken(): void {
+    if (++this.strikes >= MAX_STRIKES) this.direct = true;
   }
 
   proven(): void {
