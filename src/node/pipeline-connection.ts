@@ -66,6 +66,13 @@ export interface ConnectionTarget {
     readonly session: Buffer | undefined;
     /** A session ticket the server sent, for the origin's next connection. */
     readonly onSession: (session: Buffer) => void;
+    /**
+     * The connection failed (a refused certificate, a reset): the origin forgets its session,
+     * so its next connection makes a full handshake with the certificate checked again. A
+     * resumed session skips that check; node:https's agent evicts its session on any socket
+     * error for the same reason.
+     */
+    readonly onFailure: () => void;
   };
 }
 
@@ -113,6 +120,7 @@ export class PipelineConnection {
       });
       this.socket.setNoDelay(true);
       this.socket.on('session', secure.onSession);
+      this.socket.once('error', secure.onFailure);
     }
     this.timer = setTimeout(() => {
       this.end(

@@ -86,6 +86,9 @@ class OriginPool implements ConnectionOwner {
                   onSession: (session) => {
                     this.session = session;
                   },
+                  onFailure: () => {
+                    this.session = undefined;
+                  },
                 },
               }
             : {}),

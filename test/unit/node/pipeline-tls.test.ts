@@ -5,7 +5,7 @@
  * node:https checks it, SNI names a host but never an IP, and a later connection resumes the
  * origin's session.
  */
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { createServer, type Server, type TLSSocket } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FetchResponse } from '../../../src/core/ports.js';
@@ -20,6 +20,8 @@ interface Seen {
   readonly servernames: string[];
   /** Whether each connection resumed an earlier session. */
   readonly resumed: boolean[];
+  /** Connections still to reset at TCP level (set by a test). */
+  dropNext: number;
 }
 
 const servers: { server: Server; sockets: TLSSocket[] }[] = [];
@@ -44,7 +46,7 @@ async function tlsServer(
   batch: number,
   extra = '',
 ): Promise<{ port: number; seen: Seen }> {
-  const seen: Seen = { conns: [], servernames: [], resumed: [] };
+  const seen: Seen = { conns: [], servernames: [], resumed: [], dropNext: 0 };
   const sockets: TLSSocket[] = [];
   const server = createServer({ cert: pki.certPem, key: pki.keyPem }, (socket) => {
     sockets.push(socket);
@@ -73,6 +75,13 @@ async function tlsServer(
     });
   });
   server.on('tlsClientError', () => undefined);
+  // `seen.dropNext` connections are reset before any TLS byte is answered.
+  server.on('connection', (socket: Socket) => {
+    if (seen.dropNext > 0) {
+      seen.dropNext--;
+      socket.resetAndDestroy();
+    }
+  });
   servers.push({ server, sockets });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { port: (server.address() as AddressInfo).port, seen };
@@ -143,5 +152,20 @@ describe('pipelined GETs over TLS', () => {
     expect(await text(get(f, `https://localhost:${port}/2`))).toBe('body/2');
     expect(seen.conns).toEqual([['/1'], ['/2']]);
     expect(seen.resumed).toEqual([false, true]);
+  });
+
+  it('forgets the session after a failed connection: the next one checks the certificate again', async () => {
+    const { port, seen } = await tlsServer(pki, 1, 'Connection: close\r\n');
+    const f = fetcher();
+    expect(await text(get(f, `https://localhost:${port}/1`))).toBe('body/1');
+    seen.dropNext = 1;
+    await expect(get(f, `https://localhost:${port}/2`)).rejects.toMatchObject({
+      code: 'NETWORK',
+      details: { errno: 'ECONNRESET' },
+    });
+    expect(await text(get(f, `https://localhost:${port}/3`))).toBe('body/3');
+    expect(seen.conns).toEqual([['/1'], ['/3']]);
+    // A full handshake, as node:https's agent makes after a socket error.
+    expect(seen.resumed).toEqual([false, false]);
   });
 });
