@@ -39,6 +39,8 @@ export interface HttpFetcherOptions {
    * registry behind a private CA); unset, node's store and NODE_EXTRA_CA_CERTS apply.
    */
   readonly ca?: string | readonly string[];
+  /** Milliseconds now (tests): when an origin that broke pipelining tries it again. */
+  readonly now?: () => number;
 }
 
 /**
@@ -182,6 +184,7 @@ export function createHttpFetcher(options: HttpFetcherOptions): Fetcher {
           connectTimeoutMs: options.connectTimeoutMs,
           tls,
           fallback: (url, init) => viaNode(url, init, pipeAgents),
+          ...(options.now === undefined ? {} : { now: options.now }),
         })
       : undefined;
   const portOf = (target: RequestTarget): number =>

@@ -26,6 +26,8 @@ export interface PipelinePoolOptions {
   readonly tls?: Pick<ConnectionOptions, 'ca'>;
   /** Sends a GET the node:http way (an odd answer on a pipelined connection). */
   readonly fallback: (url: string, init: FetchInit) => Promise<FetchResponse>;
+  /** Milliseconds now, for the end of an origin's time on node:http (`DIRECT_FOR_MS`). */
+  readonly now?: () => number;
 }
 
 /** A request whose connection ended before its answer is sent again at most this often. */
@@ -34,7 +36,7 @@ const MAX_RESENDS = 2;
 /**
  * An origin whose server broke pipelined connections this often in a row, each before it had
  * answered a pipeline's depth of GETs on it (pipeline-connection.ts PROOF_ANSWERS), takes
- * node:http(s) for the rest of the fetcher's life: it redirects (a release host sending every
+ * node:http(s) for `DIRECT_FOR_MS`: it redirects (a release host sending every
  * artifact to a CDN), streams without a length, or closes after each answer, and every
  * connection it breaks would re-send the GETs queued behind (docs/UPDATER.md §5, "Pipelined
  * GETs"). A connection that answers that depth in full (nginx closes only after
@@ -42,6 +44,15 @@ const MAX_RESENDS = 2;
  * strike.
  */
 const MAX_STRIKES = 2;
+
+/**
+ * How long an origin stays on node:http(s) after its strikes; then pipelining is tried again
+ * from no strikes. A CLI run ends long before; the desktop app and `serve` run for weeks, and a
+ * registry that redirected for an hour (a maintenance page, a CDN switch) would otherwise cost
+ * them the pipeline until a restart (1.5-2x the CPU of a pull of many small artifacts, §8). A
+ * server that still breaks the pipeline costs two connections per hour.
+ */
+export const DIRECT_FOR_MS = 60 * 60 * 1000;
 
 /** The pipelined requests in flight under each signal, failed together when it aborts. */
 const inFlight = new SignalSets<PipeRequest>((r) =>
@@ -53,8 +64,8 @@ class OriginPool implements ConnectionOwner {
   /** The newest TLS session the origin gave (https), resumed by its next connection. */
   private session: Buffer | undefined;
   private strikes = 0;
-  /** Too many strikes: every GET goes to node:http(s). */
-  direct = false;
+  /** Too many strikes: every GET goes to node:http(s) until then (ms, `now`). */
+  private directUntil: number | undefined;
 
   constructor(
     private readonly hostname: string,
@@ -129,8 +140,21 @@ class OriginPool implements ConnectionOwner {
     );
   }
 
+  /** Whether GETs go to node:http(s) now; the first call after the window starts afresh. */
+  get direct(): boolean {
+    if (this.directUntil === undefined) return false;
+    if (this.now() < this.directUntil) return true;
+    this.directUntil = undefined;
+    this.strikes = 0;
+    return false;
+  }
+
   broken(): void {
-    if (++this.strikes >= MAX_STRIKES) this.direct = true;
+    if (++this.strikes >= MAX_STRIKES) this.directUntil = this.now() + DIRECT_FOR_MS;
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
   }
 
   proven(): void {
@@ -151,7 +175,7 @@ export class PipelinePool {
 
   constructor(private readonly options: PipelinePoolOptions) {}
 
-  /** True once the origin broke too many pipelined connections (MAX_STRIKES). */
+  /** True while the origin is on node:http(s) after too many strikes (MAX_STRIKES). */
   direct(secure: boolean, hostname: string, port: number): boolean {
     return this.origins.get(originKey(secure, hostname, port))?.direct === true;
   }

@@ -1,7 +1,7 @@
 /**
  * Which origins keep pipelined GETs (src/node/pipeline-pool.ts MAX_STRIKES, docs/UPDATER.md §5,
  * "Pipelined GETs"): one that redirects every GET or closes after each answer goes to
- * node:http for good, with no GET failed on the way and `parallel` sockets at most; one that
+ * node:http for an hour, with no GET failed on the way and `parallel` sockets at most; one that
  * closes after a keep-alive limit, or whose GETs we abort, keeps pipelining.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -9,6 +9,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpFetcher } from '../../../src/node/http-fetcher.js';
+import { DIRECT_FOR_MS } from '../../../src/node/pipeline-pool.js';
 import { readAll } from '../../helpers/loopback-server.js';
 
 const servers: Server[] = [];
@@ -182,6 +183,23 @@ describe('origins and pipelining', () => {
     expect(await pipelinedAfter(['close', 'prove', 'close'])).toBe(true);
     // And without the proof between them, two strikes make the origin direct.
     expect(await pipelinedAfter(['close', 'close'])).toBe(false);
+  });
+
+  it('tries pipelining again once an origin has been on node:http for DIRECT_FOR_MS', async () => {
+    const { base } = await httpServer((req, res) => {
+      res.writeHead(302, { location: `/cdn${req.url ?? ''}`, 'content-length': '0' }).end();
+    });
+    let now = 1_000;
+    const f = createHttpFetcher({ connectTimeoutMs: 2000, pipelineConnections: 2, now: () => now });
+    expect(await many(f, base, 0, 16)).toEqual(new Array(16).fill('302 '));
+    expect(f.pipelines?.(`${base}/x`)).toBe(false);
+    now += DIRECT_FOR_MS - 1;
+    expect(f.pipelines?.(`${base}/x`)).toBe(false);
+    now += 1;
+    expect(f.pipelines?.(`${base}/x`)).toBe(true);
+    // From no strikes: an origin that still breaks the pipeline is back on node:http, no GET lost.
+    expect(await many(f, base, 100, 16)).toEqual(new Array(16).fill('302 '));
+    expect(f.pipelines?.(`${base}/x`)).toBe(false);
   });
 
   it('holds no GET that waited for a socket to the connect deadline', async () => {
