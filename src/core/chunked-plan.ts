@@ -88,6 +88,21 @@ export async function fetchSmallBlob(
   }
 }
 
+/**
+ * A chunk source that failed: reported (`onSourceFailure`) and passed over, so the next source
+ * or the whole-file path is tried; an abort of the run is thrown instead.
+ */
+function sourceFailed(
+  ctx: ChunkedContext,
+  artifact: ManifestArtifact,
+  url: string,
+  error: unknown,
+): void {
+  if (ctx.signal.aborted) throw new UpdateError('ABORTED', 'aborted', { cause: error });
+  const code = error instanceof ChunkIndexError || error instanceof UpdateError ? error.code : 'IO';
+  ctx.onSourceFailure?.({ artifact: artifact.name, url, code: code as SourceFailure['code'] });
+}
+
 /** Fetches and verifies the index from the first source that serves it correctly. */
 export async function loadIndex(
   ctx: ChunkedContext,
@@ -102,14 +117,7 @@ export async function loadIndex(
       const index = parseChunkIndex(bytes, ref, artifact);
       return { index, bytes };
     } catch (error) {
-      if (ctx.signal.aborted) throw new UpdateError('ABORTED', 'aborted', { cause: error });
-      const code =
-        error instanceof ChunkIndexError || error instanceof UpdateError ? error.code : 'IO';
-      ctx.onSourceFailure?.({
-        artifact: artifact.name,
-        url: url.href,
-        code: code as SourceFailure['code'],
-      });
+      sourceFailed(ctx, artifact, url.href, error);
     }
   }
   return undefined;
@@ -174,14 +182,7 @@ export async function planChunked(
       metadataBytes: loaded.bytes.length + delta.sectionBytes,
     };
   } catch (error) {
-    if (ctx.signal.aborted) throw new UpdateError('ABORTED', 'aborted', { cause: error });
-    const code =
-      error instanceof ChunkIndexError || error instanceof UpdateError ? error.code : 'IO';
-    ctx.onSourceFailure?.({
-      artifact: artifact.name,
-      url: ref.list_url ?? ref.url,
-      code: code as SourceFailure['code'],
-    });
+    sourceFailed(ctx, artifact, ref.list_url ?? ref.url, error);
     return undefined;
   }
 }
