@@ -20,6 +20,7 @@ import { entrySpan, type Section } from '../protocol/chunk-index.js';
 import { UpdateError } from '../core/errors.js';
 import { fsyncDir } from '../shared/atomic-file.js';
 import { promoteSealed, sealBlob } from './blob-facts.js';
+import { EarlyWriteback } from './early-writeback.js';
 
 const MAGIC = Buffer.from('VUCR1\n', 'latin1');
 const HEADER_BYTES = MAGIC.length + 32;
@@ -95,7 +96,12 @@ export async function openChunkedPartial(options: ChunkedPartialOptions): Promis
 }
 
 class FileChunkedPartial implements ChunkedPartial {
-  private unsynced = 0;
+  /**
+   * Writes back what is dirty while the copy goes on, so the final fsync has little left to
+   * wait for (a resume re-hashes every record, so a record may reach the disk before its data
+   * without harm). One at a time.
+   */
+  private readonly writeback = new EarlyWriteback(() => this.sync(), RECORD_SYNC_BYTES);
   private closed = false;
   /** Writes run one after another so a record never precedes its data. */
   private queue: Promise<void> = Promise.resolve();
@@ -124,33 +130,12 @@ class FileChunkedPartial implements ChunkedPartial {
       }
       // Appended (the record is opened O_APPEND), whatever the position argument.
       await this.record.write(entries);
-      this.unsynced += bytes.length;
-      if (this.unsynced >= RECORD_SYNC_BYTES) this.syncInBackground();
+      this.writeback.wrote(bytes.length);
       this.options.onRecorded?.();
     });
     this.queue = step.catch(() => undefined);
     return step;
   }
-
-  /**
-   * Starts writing back what is dirty while the copy goes on, so the final fsync has little
-   * left to wait for (a resume re-hashes every record, so a record may reach the disk before
-   * its data without harm). One at a time.
-   */
-  private syncInBackground(): void {
-    if (this.syncing !== undefined) return;
-    this.unsynced = 0;
-    this.syncing = this.sync()
-      .catch((error: unknown) => {
-        this.syncError ??= error;
-      })
-      .finally(() => {
-        this.syncing = undefined;
-      });
-  }
-
-  private syncing: Promise<void> | undefined;
-  private syncError: unknown;
 
   private async sync(): Promise<void> {
     await this.data.datasync();
@@ -160,12 +145,12 @@ class FileChunkedPartial implements ChunkedPartial {
   /** Waits for writes and background syncs, then syncs what is left; rethrows a sync error. */
   private async settle(): Promise<void> {
     await this.queue;
-    await this.syncing;
-    await this.sync();
-    this.unsynced = 0;
-    if (this.syncError !== undefined) {
-      throw new UpdateError('IO', 'cannot sync a chunked download', { cause: this.syncError });
+    try {
+      await this.writeback.settle();
+    } catch (cause) {
+      throw new UpdateError('IO', 'cannot sync a chunked download', { cause });
     }
+    await this.sync();
   }
 
   async read(offset: number, length: number): Promise<Uint8Array> {

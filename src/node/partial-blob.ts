@@ -15,7 +15,8 @@
  * one fsync per blob is of its data, before the rename into blobs/ (a blob named there is
  * intact after a power cut); the rename itself is made durable by one fsync of blobs/ per
  * batch, before the commit journal (`onPromoted`). Partial bytes and .meta are never trusted
- * (the digest decides), so they are written without fsync.
+ * (the digest decides), so they are written without fsync; a large partial's data is synced
+ * early as it grows only to shorten that one fsync (early-writeback.ts).
  */
 import { constants } from 'node:fs';
 import { rm, type FileHandle } from 'node:fs/promises';
@@ -24,6 +25,7 @@ import type { StepHook } from '../core/install-steps.js';
 import type { PartialBlob, TimerHandle, Timers } from '../core/ports.js';
 import type { AppendSink } from './append-sink.js';
 import { promoteSealed, sealBlob } from './blob-facts.js';
+import { EarlyWriteback, WRITEBACK_EVERY_BYTES } from './early-writeback.js';
 import { systemTimers } from './node-ports.js';
 import { metaPathOf, writeValidator } from './partial-meta.js';
 import type { OpenedPartial, PartialBlobOptions, PartialPaths } from './partial-open.js';
@@ -58,6 +60,8 @@ export class FilePartialBlob implements PartialBlob {
   private readonly sha256: string;
   private readonly size: number;
   private handle: FileHandle | undefined;
+  /** Data syncs behind the appends of a partial larger than one interval (early-writeback.ts). */
+  private readonly writeback: EarlyWriteback | undefined;
   /** Hashes and appends the batches (on this thread, or a worker for large artifacts). */
   private readonly sink: AppendSink;
   /** Bytes coalesced per append: FLUSH_BYTES, or OFFLOAD_FLUSH_BYTES with a worker sink. */
@@ -89,6 +93,10 @@ export class FilePartialBlob implements PartialBlob {
     this.onPromoted = options.onPromoted;
     this.timers = options.timers ?? systemTimers;
     this.seal = options.seal;
+    const every = options.writebackEveryBytes ?? WRITEBACK_EVERY_BYTES;
+    if (o.size > every) {
+      this.writeback = new EarlyWriteback(() => (this.handle as FileHandle).datasync(), every);
+    }
   }
 
   private get metaPath(): string {
@@ -198,6 +206,7 @@ export class FilePartialBlob implements PartialBlob {
     await this.sink.append(handle, buffers, total, () => {
       this.onStep?.('partial-written');
       this.onWritten?.(total);
+      this.writeback?.wrote(total);
     });
   }
 
@@ -223,14 +232,12 @@ export class FilePartialBlob implements PartialBlob {
     if (!whole) await this.flush();
     this.rethrow();
     if (this.offset !== this.size) {
-      await this.close();
       await this.discard();
       throw new UpdateError('SIZE_MISMATCH', `got ${this.offset} bytes, signed ${this.size}`);
     }
     // After every append: the sink hashed exactly the bytes of the file.
     const digest = await this.sink.digest();
     if (digest !== this.sha256) {
-      await this.close();
       await this.discard();
       throw new UpdateError('HASH_MISMATCH', `SHA-256 ${digest} is not the signed ${this.sha256}`);
     }
@@ -244,7 +251,8 @@ export class FilePartialBlob implements PartialBlob {
       // mtime; the facts recorded at promotion (blob-facts.ts) tell a later write even if it
       // resets the mtime. Sealed through the handle: no path is followed.
       await sealBlob(handle);
-      // The data is durable before the name says "verified blob" (docs/UPDATER.md §3).
+      // The data is durable (early syncs' failures too) before the name says "verified blob".
+      await this.writeback?.settle();
       await handle.sync();
       // Promoted while still open, so no file swapped in can take its inode.
       await promoteSealed(this.partPath, this.paths.blobDir, this.sha256, handle);
@@ -280,6 +288,7 @@ export class FilePartialBlob implements PartialBlob {
       await this.flush();
     } finally {
       await this.sink.close();
+      await this.writeback?.idle();
       await this.handle?.close();
     }
   }

@@ -51,6 +51,8 @@ export interface PartialBlobOptions {
    * default OFFLOAD_MIN_BYTES. Infinity keeps every artifact on this thread.
    */
   readonly offloadMinBytes?: number | undefined;
+  /** Bytes appended between two early data syncs (early-writeback.ts; tests set it small). */
+  readonly writebackEveryBytes?: number | undefined;
 }
 
 /**

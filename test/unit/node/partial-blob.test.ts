@@ -1,6 +1,6 @@
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { mkdir, open, readdir, readFile, stat, writeFile, type FileHandle } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BLOB_MTIME_S } from '../../../src/node/intact-blob.js';
 import { FLUSH_BYTES, IDLE_FLUSH_MS } from '../../../src/node/partial-blob.js';
 import { openPartialBlob } from '../../../src/node/partial-open.js';
@@ -9,9 +9,18 @@ import { tempDirs } from './temp-dir.js';
 
 const dirs = tempDirs();
 afterEach(() => dirs.cleanup());
+afterEach(() => vi.restoreAllMocks());
 
 const CONTENT = new Uint8Array(FLUSH_BYTES + 1000).map((_, i) => i % 251);
 const SHA = sha256Hex(CONTENT);
+// Blob contents are compared by digest: toEqual walks a 1 MiB array for seconds.
+
+/** FileHandle's prototype (node does not export the class), to watch or fail its calls. */
+async function fileHandlePrototype(dir: string): Promise<FileHandle> {
+  const handle = await open(join(dir, 'probe'), 'w');
+  await handle.close();
+  return Object.getPrototypeOf(handle) as FileHandle;
+}
 
 async function paths() {
   const root = await dirs.make();
@@ -32,7 +41,7 @@ describe('partial blobs', () => {
     await partial.write(CONTENT.subarray(100));
     await partial.complete();
     const blob = join(p.blobDir, SHA);
-    expect(new Uint8Array(await readFile(blob))).toEqual(CONTENT);
+    expect(sha256Hex(await readFile(blob))).toBe(SHA);
     expect((await stat(blob)).mode & 0o222).toBe(0);
     expect(steps).toContain('partial-written');
     expect(steps.at(-1)).toBe('blob-promoted');
@@ -86,6 +95,45 @@ describe('partial blobs', () => {
     expect(appended).toEqual([FLUSH_BYTES, CONTENT.length - FLUSH_BYTES]);
   });
 
+  it.each([
+    ['on this thread', Infinity],
+    ['in the worker', 0],
+  ])('syncs the data of a large partial as it grows, appended %s', async (_, offloadMinBytes) => {
+    const p = await paths();
+    const big = new Uint8Array(8 * FLUSH_BYTES).map((_, i) => (i * 5) % 241);
+    const datasync = vi.spyOn(await fileHandlePrototype(dirname(p.partialDir)), 'datasync');
+    const partial = await openPartialBlob(p, sha256Hex(big), big.length, {
+      writebackEveryBytes: 2 * FLUSH_BYTES,
+      offloadMinBytes,
+    });
+    for (let at = 0; at < big.length; at += FLUSH_BYTES) {
+      await partial.write(big.subarray(at, at + FLUSH_BYTES));
+    }
+    await partial.complete();
+    // One at a time behind the appends: at least one, at most one per interval.
+    expect(datasync.mock.calls.length).toBeGreaterThanOrEqual(1);
+    expect(datasync.mock.calls.length).toBeLessThanOrEqual(4);
+    expect(sha256Hex(await readFile(join(p.blobDir, sha256Hex(big))))).toBe(sha256Hex(big));
+  });
+
+  it('promotes nothing when an early sync failed, however the final fsync went', async () => {
+    const p = await paths();
+    const big = new Uint8Array(4 * FLUSH_BYTES).map((_, i) => (i * 3) % 239);
+    const eio = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+    vi.spyOn(await fileHandlePrototype(dirname(p.partialDir)), 'datasync').mockRejectedValueOnce(
+      eio,
+    );
+    const partial = await openPartialBlob(p, sha256Hex(big), big.length, {
+      writebackEveryBytes: FLUSH_BYTES,
+      offloadMinBytes: Infinity,
+    });
+    for (let at = 0; at < big.length; at += FLUSH_BYTES) {
+      await partial.write(big.subarray(at, at + FLUSH_BYTES));
+    }
+    await expect(partial.complete()).rejects.toBe(eio);
+    expect(await readdir(p.blobDir)).toEqual([]);
+  });
+
   it('reads on while a full buffer is written: write() waits only for the append before it', async () => {
     const p = await paths();
     const big = new Uint8Array(4 * FLUSH_BYTES).map((_, i) => (i * 7) % 253);
@@ -102,7 +150,7 @@ describe('partial blobs', () => {
     await partial.write(big.subarray(2 * FLUSH_BYTES));
     await partial.complete();
     expect(appended.reduce((a, b) => a + b, 0)).toBe(big.length);
-    expect(new Uint8Array(await readFile(join(p.blobDir, sha256Hex(big))))).toEqual(big);
+    expect(sha256Hex(await readFile(join(p.blobDir, sha256Hex(big))))).toBe(sha256Hex(big));
   });
 
   it('appends what is buffered once the bytes pause for IDLE_FLUSH_MS, not while they flow', async () => {
@@ -136,7 +184,7 @@ describe('partial blobs', () => {
     expect((await stat(part)).size).toBe(3000);
     await partial.write(CONTENT.subarray(3000));
     await partial.complete();
-    expect(new Uint8Array(await readFile(join(p.blobDir, SHA)))).toEqual(CONTENT);
+    expect(sha256Hex(await readFile(join(p.blobDir, SHA)))).toBe(SHA);
     expect(time.timerCount).toBe(0);
   });
 
@@ -179,7 +227,7 @@ describe('partial blobs', () => {
     expect(second.validator).toBe('"etag"');
     await second.write(CONTENT.subarray(5000));
     await second.complete();
-    expect(new Uint8Array(await readFile(join(p.blobDir, SHA)))).toEqual(CONTENT);
+    expect(sha256Hex(await readFile(join(p.blobDir, SHA)))).toBe(SHA);
   });
 
   it('discards a partial longer than the signed size', async () => {
@@ -225,6 +273,6 @@ describe('partial blobs', () => {
     expect(partial.validator).toBeUndefined();
     await partial.write(CONTENT);
     await partial.complete();
-    expect(new Uint8Array(await readFile(join(p.blobDir, SHA)))).toEqual(CONTENT);
+    expect(sha256Hex(await readFile(join(p.blobDir, SHA)))).toBe(SHA);
   });
 });
