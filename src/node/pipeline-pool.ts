@@ -48,9 +48,9 @@ const MAX_STRIKES = 2;
 /**
  * How long an origin stays on node:http(s) after its strikes; then pipelining is tried again
  * from no strikes. A CLI run ends long before; the desktop app and `serve` run for weeks, and a
- * registry that redirected for an hour (a maintenance page, a CDN switch) would otherwise cost
- * them the pipeline until a restart (1.5-2x the CPU of a pull of many small artifacts, §8). A
- * server that still breaks the pipeline costs two connections per hour.
+ * registry that redirected for an hour (a maintenance page, a CDN switch) would otherwise leave
+ * their pulls of many small artifacts on the per-request path until a restart (§8). A server
+ * that still breaks the pipeline costs two connections per hour.
  */
 export const DIRECT_FOR_MS = 60 * 60 * 1000;
 
