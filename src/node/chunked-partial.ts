@@ -39,6 +39,8 @@ export interface ChunkedPartialOptions {
   readonly onRecorded?: () => void;
   /** Called once the blob is promoted. */
   readonly onPromoted?: () => void;
+  /** Bytes written between two syncs of data and record (tests); default RECORD_SYNC_BYTES. */
+  readonly syncEveryBytes?: number;
 }
 
 async function readRecords(record: FileHandle, planId: string): Promise<Buffer | undefined> {
@@ -101,7 +103,7 @@ class FileChunkedPartial implements ChunkedPartial {
    * wait for (a resume re-hashes every record, so a record may reach the disk before its data
    * without harm). One at a time.
    */
-  private readonly writeback = new EarlyWriteback(() => this.sync(), RECORD_SYNC_BYTES);
+  private readonly writeback: EarlyWriteback;
   private closed = false;
   /** Writes run one after another so a record never precedes its data. */
   private queue: Promise<void> = Promise.resolve();
@@ -113,7 +115,10 @@ class FileChunkedPartial implements ChunkedPartial {
     private readonly data: FileHandle,
     private readonly record: FileHandle,
     readonly verified: Map<number, number>,
-  ) {}
+  ) {
+    const every = options.syncEveryBytes ?? RECORD_SYNC_BYTES;
+    this.writeback = new EarlyWriteback(() => this.sync(), every);
+  }
 
   write(offset: number, bytes: Uint8Array, chunks: Section): Promise<void> {
     const step = this.queue.then(async () => {
@@ -166,7 +171,13 @@ class FileChunkedPartial implements ChunkedPartial {
     // Sealed through the handle (read-only, sentinel mtime), as a whole-file download is.
     await sealBlob(this.data);
     // Durable before it can be promoted: a blob's name must never outlive its bytes.
-    await this.settle();
+    try {
+      await this.settle();
+    } catch (error) {
+      await this.close().catch(() => undefined);
+      await this.discard();
+      throw error;
+    }
     if (digest !== this.options.sha256) {
       await this.close();
       await this.discard();
@@ -199,11 +210,16 @@ class FileChunkedPartial implements ChunkedPartial {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    let synced = false;
     try {
       await this.settle();
+      synced = true;
     } finally {
       await this.data.close();
       await this.record.close();
+      // A failed sync reports its error once: a later run would re-hash the records from the
+      // page cache and trust bytes the disk never took, so the whole partial goes.
+      if (!synced) await this.discard();
     }
   }
 

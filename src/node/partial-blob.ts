@@ -15,8 +15,8 @@
  * one fsync per blob is of its data, before the rename into blobs/ (a blob named there is
  * intact after a power cut); the rename itself is made durable by one fsync of blobs/ per
  * batch, before the commit journal (`onPromoted`). Partial bytes and .meta are never trusted
- * (the digest decides), so they are written without fsync; a large partial's data is synced
- * early as it grows only to shorten that one fsync (early-writeback.ts).
+ * (the digest decides), so they are written without fsync (early-writeback.ts only starts a
+ * large blob's data syncs early).
  */
 import { constants } from 'node:fs';
 import { rm, type FileHandle } from 'node:fs/promises';
@@ -40,6 +40,9 @@ export const FLUSH_BYTES = 256 * 1024;
  * hang, then maybe a kill).
  */
 export const IDLE_FLUSH_MS = 100;
+
+const APPEND_FLAGS =
+  constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_APPEND;
 
 export class FilePartialBlob implements PartialBlob {
   private pending: Buffer[] = [];
@@ -99,31 +102,17 @@ export class FilePartialBlob implements PartialBlob {
     }
   }
 
-  private get metaPath(): string {
-    return metaPathOf(this.paths.partialDir, this.sha256);
-  }
-
   /** Recorded now, written to .meta with the first bytes that reach the disk (`append`). */
   setValidator(validator: string | undefined): Promise<void> {
     this.validator = validator;
     return Promise.resolve();
   }
 
-  /** The validator of the bytes about to be appended, to .meta (partial-meta.ts). */
-  private async writeMeta(): Promise<void> {
-    if (this.validator === this.metaOnDisk) return;
-    await writeValidator(this.metaPath, this.validator);
-    this.metaOnDisk = this.validator;
-  }
-
-  private async openHandle(): Promise<FileHandle> {
-    // Created at the first append when no partial was found at open; never through a link.
-    this.handle ??= await openNoFollow(
-      this.partPath,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_APPEND,
-      0o644,
-    );
-    return this.handle;
+  /** The validator of the bytes about to be appended, to .meta (undefined: none there). */
+  private async writeMeta(validator: string | undefined): Promise<void> {
+    const path = metaPathOf(this.paths.partialDir, this.sha256);
+    if (validator !== this.metaOnDisk) await writeValidator(path, validator);
+    this.metaOnDisk = validator;
   }
 
   async write(chunk: Uint8Array): Promise<void> {
@@ -200,8 +189,9 @@ export class FilePartialBlob implements PartialBlob {
     const total = this.pendingBytes;
     this.pending = [];
     this.pendingBytes = 0;
-    await this.writeMeta();
-    const handle = await this.openHandle();
+    await this.writeMeta(this.validator);
+    // Created at the first append when no partial was found at open; never through a link.
+    const handle = (this.handle ??= await openNoFollow(this.partPath, APPEND_FLAGS, 0o644));
     // Told once the bytes are in the file (a worker sink returns as soon as it took them).
     await this.sink.append(handle, buffers, total, () => {
       this.onStep?.('partial-written');
@@ -220,7 +210,7 @@ export class FilePartialBlob implements PartialBlob {
     await this.handle?.truncate(0);
     this.offset = 0;
     this.validator = undefined;
-    await this.writeMeta();
+    await this.writeMeta(this.validator);
   }
 
   async complete(): Promise<void> {
@@ -247,20 +237,25 @@ export class FilePartialBlob implements PartialBlob {
     }
     const handle = this.handle as FileHandle;
     try {
+      // Durable before the name says "verified blob"; a failed write-back drops the file.
+      await this.writeback?.settle();
       // Blobs are read-only (installed files are hard links to them) and carry a sentinel
       // mtime; the facts recorded at promotion (blob-facts.ts) tell a later write even if it
       // resets the mtime. Sealed through the handle: no path is followed.
       await sealBlob(handle);
-      // The data is durable (early syncs' failures too) before the name says "verified blob".
-      await this.writeback?.settle();
       await handle.sync();
+    } catch (error) {
+      await this.discard();
+      throw error;
+    }
+    try {
       // Promoted while still open, so no file swapped in can take its inode.
       await promoteSealed(this.partPath, this.paths.blobDir, this.sha256, handle);
     } finally {
       await this.close();
     }
     this.onPromoted?.();
-    if (this.metaOnDisk !== undefined) await rm(this.metaPath, { force: true });
+    await this.writeMeta(undefined);
     this.onStep?.('blob-promoted');
   }
 
@@ -291,6 +286,7 @@ export class FilePartialBlob implements PartialBlob {
       await this.writeback?.idle();
       await this.handle?.close();
     }
+    if (this.writeback?.failed === true) await this.discard();
   }
 
   private async discard(): Promise<void> {
@@ -299,6 +295,6 @@ export class FilePartialBlob implements PartialBlob {
     this.pendingBytes = 0;
     await this.close();
     if (this.handle !== undefined) await rm(this.partPath, { force: true });
-    if (this.metaOnDisk !== undefined) await rm(this.metaPath, { force: true });
+    await this.writeMeta(undefined);
   }
 }

@@ -1,7 +1,17 @@
 import { createHash } from 'node:crypto';
-import { appendFile, mkdir, readFile, stat, truncate, writeFile } from 'node:fs/promises';
+import {
+  appendFile,
+  mkdir,
+  open as openFile,
+  readdir,
+  readFile,
+  stat,
+  truncate,
+  writeFile,
+  type FileHandle,
+} from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { UpdateError } from '../../../src/core/errors.js';
 import { openChunkedPartial } from '../../../src/node/chunked-partial.js';
 import { encodeSection } from '../../../src/protocol/chunk-index.js';
@@ -9,6 +19,7 @@ import { bytesOf, tempDirs } from '../../helpers/updater-harness.js';
 
 const dirs = tempDirs();
 afterAll(() => dirs.cleanup());
+afterEach(() => vi.restoreAllMocks());
 
 const CONTENT = bytesOf(100_000, 7);
 const SHA = createHash('sha256').update(CONTENT).digest('hex');
@@ -25,16 +36,32 @@ const chunk = (offset: number, length: number) => ({
   ]),
 });
 
-async function setup(planId = PLAN) {
+async function setup(planId = PLAN, syncEveryBytes?: number) {
   const root = await dirs.make('chunked-partial-');
   const partialDir = join(root, 'partial');
   const blobDir = join(root, 'blobs');
   await mkdir(partialDir);
   await mkdir(blobDir);
   const open = (id = planId) =>
-    openChunkedPartial({ partialDir, blobDir, sha256: SHA, size: CONTENT.length, planId: id });
-  return { partialDir, blobDir, open };
+    openChunkedPartial({
+      partialDir,
+      blobDir,
+      sha256: SHA,
+      size: CONTENT.length,
+      planId: id,
+      ...(syncEveryBytes === undefined ? {} : { syncEveryBytes }),
+    });
+  return { root, partialDir, blobDir, open };
 }
+
+/** FileHandle's prototype (node does not export the class), to fail its datasync. */
+async function fileHandlePrototype(dir: string): Promise<FileHandle> {
+  const handle = await openFile(join(dir, 'probe'), 'w');
+  await handle.close();
+  return Object.getPrototypeOf(handle) as FileHandle;
+}
+
+const eio = (): Error => Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
 
 async function writeChunk(
   p: Awaited<ReturnType<typeof openChunkedPartial>>,
@@ -137,6 +164,40 @@ describe('chunked partial (docs/UPDATER.md §9)', () => {
         .update(await readFile(join(blobDir, SHA)))
         .digest('hex'),
     ).toBe(SHA);
+  });
+
+  it('drops the whole partial when a sync behind the writes failed: no run may trust it', async () => {
+    const { root, open, blobDir, partialDir } = await setup(PLAN, 30_000);
+    vi.spyOn(await fileHandlePrototype(root), 'datasync').mockRejectedValueOnce(eio());
+    const p = await open();
+    await writeChunk(p, 0, 60_000);
+    await writeChunk(p, 60_000, 40_000);
+    await expect(p.complete()).rejects.toMatchObject({
+      code: 'IO',
+      message: 'cannot sync a chunked download',
+    });
+    expect(await readdir(blobDir)).toEqual([]);
+    // Its page cache still holds the bytes: a reopen must start from nothing.
+    expect(await readdir(partialDir)).toEqual([]);
+    expect((await open()).verified.size).toBe(0);
+  });
+
+  it('drops the whole partial when the final sync failed, and when a close found a failed sync', async () => {
+    const first = await setup();
+    const prototype = await fileHandlePrototype(first.root);
+    vi.spyOn(prototype, 'datasync').mockRejectedValueOnce(eio());
+    const p = await first.open();
+    await writeChunk(p, 0, 100_000);
+    await expect(p.complete()).rejects.toMatchObject({ code: 'EIO' });
+    expect(await readdir(first.blobDir)).toEqual([]);
+    expect(await readdir(first.partialDir)).toEqual([]);
+    // A download that ends another way (an abort) after a failed background sync.
+    const second = await setup(PLAN, 30_000);
+    vi.spyOn(prototype, 'datasync').mockRejectedValueOnce(eio());
+    const q = await second.open();
+    await writeChunk(q, 0, 60_000);
+    await expect(q.close()).rejects.toMatchObject({ code: 'IO' });
+    expect(await readdir(second.partialDir)).toEqual([]);
   });
 
   it('reads back what was written (a chunk repeated inside the artifact)', async () => {

@@ -132,6 +132,52 @@ describe('partial blobs', () => {
     }
     await expect(partial.complete()).rejects.toBe(eio);
     expect(await readdir(p.blobDir)).toEqual([]);
+    // Removed, not kept: a later run would re-hash it from the page cache and promote it.
+    expect(await readdir(p.partialDir)).toEqual([]);
+  });
+
+  it('removes a partial whose early sync failed when the download ends another way', async () => {
+    const p = await paths();
+    const big = new Uint8Array(4 * FLUSH_BYTES).map((_, i) => (i * 3) % 239);
+    const eio = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+    vi.spyOn(await fileHandlePrototype(dirname(p.partialDir)), 'datasync').mockRejectedValueOnce(
+      eio,
+    );
+    const partial = await openPartialBlob(p, sha256Hex(big), big.length, {
+      writebackEveryBytes: FLUSH_BYTES,
+      offloadMinBytes: Infinity,
+    });
+    for (let at = 0; at < 3 * FLUSH_BYTES; at += FLUSH_BYTES) {
+      await partial.write(big.subarray(at, at + FLUSH_BYTES));
+    }
+    // An abort (or a stall) closes it before complete.
+    await partial.close();
+    expect(await readdir(p.partialDir)).toEqual([]);
+  });
+
+  it('closes the descriptor only after the early sync in progress has ended', async () => {
+    const p = await paths();
+    const big = new Uint8Array(4 * FLUSH_BYTES).map((_, i) => (i * 11) % 233);
+    const prototype = await fileHandlePrototype(dirname(p.partialDir));
+    let release = (): void => undefined;
+    const datasync = vi
+      .spyOn(prototype, 'datasync')
+      .mockImplementationOnce(() => new Promise<void>((resolve) => (release = resolve)));
+    const partial = await openPartialBlob(p, sha256Hex(big), big.length, {
+      writebackEveryBytes: FLUSH_BYTES,
+      offloadMinBytes: Infinity,
+    });
+    for (let at = 0; at < 2 * FLUSH_BYTES; at += FLUSH_BYTES) {
+      await partial.write(big.subarray(at, at + FLUSH_BYTES));
+    }
+    const closed = partial.close();
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    // The handle the sync ran on (a FileHandle's fd turns -1 once it is closed).
+    const syncing = datasync.mock.contexts[0] as FileHandle;
+    expect(syncing.fd).toBeGreaterThanOrEqual(0);
+    release();
+    await closed;
+    expect(syncing.fd).toBe(-1);
   });
 
   it('reads on while a full buffer is written: write() waits only for the append before it', async () => {
