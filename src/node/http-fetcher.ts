@@ -39,7 +39,7 @@ export interface HttpFetcherOptions {
    * registry behind a private CA); unset, node's store and NODE_EXTRA_CA_CERTS apply.
    */
   readonly ca?: string | readonly string[];
-  /** Milliseconds now (tests): when an origin that broke pipelining tries it again. */
+  /** Milliseconds on a monotonic clock (tests): when an origin that broke pipelining tries again. */
   readonly now?: () => number;
 }
 

@@ -26,7 +26,7 @@ export interface PipelinePoolOptions {
   readonly tls?: Pick<ConnectionOptions, 'ca'>;
   /** Sends a GET the node:http way (an odd answer on a pipelined connection). */
   readonly fallback: (url: string, init: FetchInit) => Promise<FetchResponse>;
-  /** Milliseconds now, for the end of an origin's time on node:http (`DIRECT_FOR_MS`). */
+  /** Milliseconds on a monotonic clock, for the end of an origin's time on node:http (`DIRECT_FOR_MS`). */
   readonly now?: () => number;
 }
 
@@ -50,7 +50,8 @@ const MAX_STRIKES = 2;
  * from no strikes. A CLI run ends long before; the desktop app and `serve` run for weeks, and a
  * registry that redirected for an hour (a maintenance page, a CDN switch) would otherwise leave
  * their pulls of many small artifacts on the per-request path until a restart (§8). A server
- * that still breaks the pipeline costs two connections per hour.
+ * that still breaks the pipeline costs two connections per hour, and the GETs queued on them
+ * sent again.
  */
 export const DIRECT_FOR_MS = 60 * 60 * 1000;
 
@@ -153,8 +154,9 @@ class OriginPool implements ConnectionOwner {
     if (++this.strikes >= MAX_STRIKES) this.directUntil = this.now() + DIRECT_FOR_MS;
   }
 
+  /** Monotonic by default: a clock stepped back (NTP fixing a date) must not stretch the window. */
   private now(): number {
-    return (this.options.now ?? Date.now)();
+    return this.options.now === undefined ? performance.now() : this.options.now();
   }
 
   proven(): void {
