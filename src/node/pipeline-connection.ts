@@ -66,12 +66,7 @@ export interface ConnectionTarget {
     readonly session: Buffer | undefined;
     /** A session ticket the server sent, for the origin's next connection. */
     readonly onSession: (session: Buffer) => void;
-    /**
-     * The connection failed (a refused certificate, a reset): the origin forgets its session,
-     * so its next connection makes a full handshake with the certificate checked again. A
-     * resumed session skips that check; node:https's agent evicts its session on any socket
-     * error for the same reason.
-     */
+    /** A socket error: the origin drops its session, as node:https's agent does (§5). */
     readonly onFailure: () => void;
   };
 }

@@ -154,7 +154,7 @@ describe('pipelined GETs over TLS', () => {
     expect(seen.resumed).toEqual([false, true]);
   });
 
-  it('forgets the session after a failed connection: the next one checks the certificate again', async () => {
+  it('forgets the session after a socket error: the next connection makes a full handshake', async () => {
     const { port, seen } = await tlsServer(pki, 1, 'Connection: close\r\n');
     const f = fetcher();
     expect(await text(get(f, `https://localhost:${port}/1`))).toBe('body/1');
