@@ -22,6 +22,26 @@ async function fileHandlePrototype(dir: string): Promise<FileHandle> {
   return Object.getPrototypeOf(handle) as FileHandle;
 }
 
+/**
+ * A 1 MiB partial synced early every FLUSH_BYTES whose first early sync fails with EIO, after
+ * `buffers` of its four FLUSH_BYTES were written.
+ */
+async function failingEarlySync(buffers: number) {
+  const p = await paths();
+  const big = new Uint8Array(4 * FLUSH_BYTES).map((_, i) => (i * 3) % 239);
+  const eio = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+  const prototype = await fileHandlePrototype(dirname(p.partialDir));
+  vi.spyOn(prototype, 'datasync').mockRejectedValueOnce(eio);
+  const partial = await openPartialBlob(p, sha256Hex(big), big.length, {
+    writebackEveryBytes: FLUSH_BYTES,
+    offloadMinBytes: Infinity,
+  });
+  for (let at = 0; at < buffers * FLUSH_BYTES; at += FLUSH_BYTES) {
+    await partial.write(big.subarray(at, at + FLUSH_BYTES));
+  }
+  return { p, partial, eio };
+}
+
 async function paths() {
   const root = await dirs.make();
   const p = { partialDir: join(root, 'partial'), blobDir: join(root, 'blobs') };
@@ -117,19 +137,7 @@ describe('partial blobs', () => {
   });
 
   it('promotes nothing when an early sync failed, however the final fsync went', async () => {
-    const p = await paths();
-    const big = new Uint8Array(4 * FLUSH_BYTES).map((_, i) => (i * 3) % 239);
-    const eio = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
-    vi.spyOn(await fileHandlePrototype(dirname(p.partialDir)), 'datasync').mockRejectedValueOnce(
-      eio,
-    );
-    const partial = await openPartialBlob(p, sha256Hex(big), big.length, {
-      writebackEveryBytes: FLUSH_BYTES,
-      offloadMinBytes: Infinity,
-    });
-    for (let at = 0; at < big.length; at += FLUSH_BYTES) {
-      await partial.write(big.subarray(at, at + FLUSH_BYTES));
-    }
+    const { p, partial, eio } = await failingEarlySync(4);
     await expect(partial.complete()).rejects.toBe(eio);
     expect(await readdir(p.blobDir)).toEqual([]);
     // Removed, not kept: a later run would re-hash it from the page cache and promote it.
@@ -137,19 +145,7 @@ describe('partial blobs', () => {
   });
 
   it('removes a partial whose early sync failed when the download ends another way', async () => {
-    const p = await paths();
-    const big = new Uint8Array(4 * FLUSH_BYTES).map((_, i) => (i * 3) % 239);
-    const eio = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
-    vi.spyOn(await fileHandlePrototype(dirname(p.partialDir)), 'datasync').mockRejectedValueOnce(
-      eio,
-    );
-    const partial = await openPartialBlob(p, sha256Hex(big), big.length, {
-      writebackEveryBytes: FLUSH_BYTES,
-      offloadMinBytes: Infinity,
-    });
-    for (let at = 0; at < 3 * FLUSH_BYTES; at += FLUSH_BYTES) {
-      await partial.write(big.subarray(at, at + FLUSH_BYTES));
-    }
+    const { p, partial } = await failingEarlySync(3);
     // An abort (or a stall) closes it before complete.
     await partial.close();
     expect(await readdir(p.partialDir)).toEqual([]);
