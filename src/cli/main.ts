@@ -2,7 +2,9 @@
  * Entry point of `npm run updater`. The only place that reads process.env and argv: the
  * machine key may come from UPDATER_MACHINE_KEY (so it need not appear in `ps`), and the crash
  * tests set UPDATER_TEST_CRASH_AT=<step> to SIGKILL this process right after it (an install or
- * health step; `<step>@<n>`: its n-th time, e.g. current-swapped@2 is the revert's switch).
+ * health step; `<step>@<n>`: its n-th time, e.g. current-swapped@2 is the revert's switch), and
+ * UPDATER_TEST_WRITEBACK_BYTES=<n> to sync a large partial's data every n bytes, so that the
+ * kill -9 suite's artifacts have early syncs in flight (src/node/early-writeback.ts).
  */
 import { isStep, type StepHook } from '../core/install-steps.js';
 import { exposeMinorGc } from '../node/read-buffer-gc.js';
@@ -86,9 +88,19 @@ async function exitWith(code: number): Promise<never> {
   process.exit(final);
 }
 
+/** A positive whole number of bytes, undefined when unset, NaN when malformed. */
+function byteCount(spec: string | undefined): number | undefined {
+  if (spec === undefined || spec === '') return undefined;
+  return /^[1-9]\d{0,12}$/.test(spec) ? Number(spec) : Number.NaN;
+}
+
 const hook = crashHook(process.env['UPDATER_TEST_CRASH_AT']);
+const writebackEveryBytes = byteCount(process.env['UPDATER_TEST_WRITEBACK_BYTES']);
 if (hook === 'invalid') {
   process.stderr.write('error CONFIG_INVALID: UPDATER_TEST_CRASH_AT names no install step\n');
+  process.exitCode = 2;
+} else if (Number.isNaN(writebackEveryBytes)) {
+  process.stderr.write('error CONFIG_INVALID: UPDATER_TEST_WRITEBACK_BYTES is no byte count\n');
   process.exitCode = 2;
 } else {
   const code = await runCli(
@@ -103,6 +115,7 @@ if (hook === 'invalid') {
       interrupt: interruptSignal(process.argv.slice(2)),
       // Keeps the peak RSS of a large pull under 100 MB (read-buffer-gc.ts).
       collectGarbage: lazyMinorGc(),
+      writebackEveryBytes,
     },
     {
       stdout: (text) => process.stdout.write(text),

@@ -40,6 +40,8 @@ export interface CliEnv {
   readonly onStep?: StepHook | undefined;
   /** A cheap GC for large pulls (read-buffer-gc.ts), set up by the entry point. */
   readonly collectGarbage?: (() => void) | undefined;
+  /** Early data syncs every this many bytes (main.ts: UPDATER_TEST_WRITEBACK_BYTES, kill -9 tests). */
+  readonly writebackEveryBytes?: number | undefined;
   /**
    * Aborted on Ctrl-C (SIGINT, main.ts), SIGTERM or SIGHUP, with the signal as its reason: the
    * run stops, the lock is released, exit 130 (143, 129).
@@ -254,6 +256,9 @@ export async function runCli(argv: readonly string[], env: CliEnv, io: CliIo): P
       clock: { nowMs: io.nowMs },
       ...(env.onStep === undefined ? {} : { onStep: env.onStep }),
       ...(env.collectGarbage === undefined ? {} : { collectGarbage: env.collectGarbage }),
+      ...(env.writebackEveryBytes === undefined
+        ? {}
+        : { writebackEveryBytes: env.writebackEveryBytes }),
       ...(options.swap === undefined ? {} : { swap: options.swap }),
       ...(options.health === undefined ? {} : { health: options.health }),
       // Through the environment's proxy (cli-proxy.ts); none set: the node:http fetcher.

@@ -70,6 +70,11 @@ export interface NodeUpdaterOptions {
    */
   readonly collectGarbage?: () => void;
   /**
+   * Bytes appended to a large partial between two early data syncs (early-writeback.ts);
+   * default WRITEBACK_EVERY_BYTES. The kill -9 suite sets it small (UPDATER_TEST_WRITEBACK_BYTES).
+   */
+  readonly writebackEveryBytes?: number;
+  /**
    * Send a fresh 16-byte nonce (`?nonce=`) with every manifest request and refuse a freshness
    * statement that does not carry exactly it, and any format 1 answer: NONCE_MISMATCH
    * (docs/PROTOCOL.md §2.7.5). Default false. CLI: `--require-nonce`.
@@ -156,6 +161,7 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
     store = await FileStore.open(options.dir, {
       onStep: options.onStep,
       onWritten: collect === undefined ? undefined : gcPacer(collect),
+      writebackEveryBytes: options.writebackEveryBytes,
       swap: options.swap,
       platform: options.platform,
       logger: options.logger,

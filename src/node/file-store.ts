@@ -40,6 +40,8 @@ export interface FileStoreOptions extends BlobSealerOptions {
   readonly onStep?: StepHook | undefined;
   /** Told the bytes of each append to a partial download (read-buffer-gc.ts paces a GC). */
   readonly onWritten?: ((bytes: number) => void) | undefined;
+  /** Bytes between two early data syncs of a large partial (early-writeback.ts). */
+  readonly writebackEveryBytes?: number | undefined;
   /** How the live set is switched (current-set.ts); default: the platform's. */
   readonly swap?: SwapStrategy | undefined;
   /** The platform the strategy is chosen for (default process.platform; injected in tests). */
@@ -140,6 +142,7 @@ export class FileStore implements LocalStore {
           mayExist,
           onStep: this.options.onStep,
           onWritten: this.options.onWritten,
+          writebackEveryBytes: this.options.writebackEveryBytes,
           onPromoted: () => {
             this.blobsUnsynced = true;
             this.promotedUnsettled = true;

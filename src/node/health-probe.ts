@@ -20,7 +20,11 @@ export type HealthFunction = (set: {
 }) => Promise<boolean | undefined> | boolean | undefined;
 
 /** Environment variables the updater keeps from a health command (its secrets). */
-const WITHHELD_ENV = ['UPDATER_MACHINE_KEY', 'UPDATER_TEST_CRASH_AT'];
+const WITHHELD_ENV = [
+  'UPDATER_MACHINE_KEY',
+  'UPDATER_TEST_CRASH_AT',
+  'UPDATER_TEST_WRITEBACK_BYTES',
+];
 
 export function functionProbe(check: HealthFunction, pathOf: (dir: string) => string): HealthProbe {
   return {

@@ -197,6 +197,14 @@ describe('updater CLI contract', () => {
     expect(r.json).toMatchObject({ ok: false, code: 'CONFIG_INVALID' });
   });
 
+  it('refuses a malformed test hook (UPDATER_TEST_WRITEBACK_BYTES) before anything runs', async () => {
+    const r = await runCli(cliArgs('update', target), {
+      env: { UPDATER_TEST_WRITEBACK_BYTES: '64k' },
+    });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('UPDATER_TEST_WRITEBACK_BYTES is no byte count');
+  });
+
   it('takes the machine key from UPDATER_MACHINE_KEY when no flag is given', async () => {
     await server.publish({ version: '1.0.0', files: V1 });
     const args = cliArgs('check', target).filter(

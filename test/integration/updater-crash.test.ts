@@ -50,6 +50,13 @@ const V2 = [
   ...SMALL,
 ];
 
+/**
+ * The crash runs sync a large partial's data every 256 KiB (src/node/early-writeback.ts; 64 MiB
+ * in the field): app.bin (worker path) and data/b.dat (main-thread path) are killed with early
+ * syncs in flight or done.
+ */
+const WRITEBACK = { UPDATER_TEST_WRITEBACK_BYTES: String(256 * 1024) };
+
 const dirs = tempDirs();
 let server: HostileServer;
 let dir: string;
@@ -128,7 +135,7 @@ describe.each(SWAP_STRATEGIES)('swap %s', (swap) => {
         const target = { ...server, dir };
         const crashed = await runCli(
           cliArgs('update', target, ['--stall-timeout-ms', '2000', '--swap', swap]),
-          { env: { UPDATER_TEST_CRASH_AT: step } },
+          { env: { UPDATER_TEST_CRASH_AT: step, ...WRITEBACK } },
         );
         expect(crashed.signal, `the child must reach "${step}" and die there`).toBe('SIGKILL');
 
