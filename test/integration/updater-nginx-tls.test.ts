@@ -8,69 +8,30 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
-import {
-  expectedFiles,
-  publishViaNginx,
-  release as releaseOf,
-  type Files,
-} from '../helpers/nginx-release.js';
-import { startNginx, type Nginx } from '../helpers/nginx.js';
-import { makeTestPki, type TestPki } from '../helpers/tls-cert.js';
+import { describe, expect, it } from 'vitest';
+import { expectedFiles, nginxSuite } from '../helpers/nginx-release.js';
+import { makeTestPki } from '../helpers/tls-cert.js';
 import { filesOf, snapshotObject, snapshotTree } from '../helpers/tree-snapshot.js';
-import {
-  cliArgs,
-  expectRefusal,
-  runCli,
-  tempDirs,
-  updateOnce,
-} from '../helpers/updater-harness.js';
+import { cliArgs, expectRefusal, runCli, updateOnce } from '../helpers/updater-harness.js';
 
 const ARTIFACT_COUNT = 24;
 const ARTIFACT_BYTES = 20 * 1024;
 
-const dirs = tempDirs();
-let pki: TestPki;
-let nginx: Nginx;
-let root: string;
-let server: HostileServer;
-let dir: string;
-
-const release = (seed: number): Files => releaseOf(ARTIFACT_COUNT, ARTIFACT_BYTES, seed);
-
-const publish = (version: string, files: Files): Promise<void> =>
-  publishViaNginx({ root, nginx, server }, version, files);
-
-beforeAll(async () => {
-  pki = makeTestPki();
-  root = await dirs.make('qa-nginx-tls-root-');
-  nginx = await startNginx(root, { tls: { certPem: pki.certPem, keyPem: pki.keyPem } });
-});
-
-afterAll(async () => {
-  await nginx.stop();
-  await dirs.cleanup();
-});
-
-beforeEach(async () => {
-  server = await startHostileServer();
-  dir = await dirs.make('qa-nginx-tls-dir-');
-});
-
-afterEach(async () => {
-  await server.close();
-});
+const pki = makeTestPki();
+const s = nginxSuite(
+  { count: ARTIFACT_COUNT, bytes: ARTIFACT_BYTES, prefix: 'qa-nginx-tls' },
+  { tls: { certPem: pki.certPem, keyPem: pki.keyPem } },
+);
 
 describe('artifacts on an https nginx', () => {
   it('installs them over verified TLS, all of them checked against their digests', async () => {
-    expect(nginx.baseUrl).toMatch(/^https:\/\//);
-    const v1 = release(100);
-    await publish('1.0.0', v1);
-    const result = await updateOnce(server, dir, { ca: pki.caPem });
+    expect(s.nginx.baseUrl).toMatch(/^https:\/\//);
+    const v1 = s.release(100);
+    await s.publish('1.0.0', v1);
+    const result = await updateOnce(s.server, s.dir, { ca: pki.caPem });
     expect(result.outcome).toBe('applied');
-    expect(filesOf(await snapshotTree(join(dir, 'current')))).toEqual(expectedFiles(v1));
-    const log = (await nginx.accessLog()).filter((a) => a.uri.startsWith('/1.0.0/'));
+    expect(filesOf(await snapshotTree(join(s.dir, 'current')))).toEqual(expectedFiles(v1));
+    const log = (await s.nginx.accessLog()).filter((a) => a.uri.startsWith('/1.0.0/'));
     expect(log.length).toBe(ARTIFACT_COUNT);
     expect(log.every((a) => a.status === 200 && !a.hadAuthorization)).toBe(true);
     // At most `limits.parallel` (4 by default) connections for all of them: kept, not redone.
@@ -78,24 +39,24 @@ describe('artifacts on an https nginx', () => {
   });
 
   it('refuses a host whose certificate it does not trust, and keeps DIR/current', async () => {
-    const v1 = release(200);
-    await publish('2.0.0', v1);
-    await updateOnce(server, dir, { ca: pki.caPem });
-    const before = snapshotObject(await snapshotTree(join(dir, 'current')));
-    await publish('2.1.0', release(300));
-    const requestsBefore = (await nginx.accessLog()).length;
-    await expectRefusal(updateOnce(server, dir, { ca: makeTestPki().caPem }), 'NETWORK');
-    expect(snapshotObject(await snapshotTree(join(dir, 'current')))).toEqual(before);
+    const v1 = s.release(200);
+    await s.publish('2.0.0', v1);
+    await updateOnce(s.server, s.dir, { ca: pki.caPem });
+    const before = snapshotObject(await snapshotTree(join(s.dir, 'current')));
+    await s.publish('2.1.0', s.release(300));
+    const requestsBefore = (await s.nginx.accessLog()).length;
+    await expectRefusal(updateOnce(s.server, s.dir, { ca: makeTestPki().caPem }), 'NETWORK');
+    expect(snapshotObject(await snapshotTree(join(s.dir, 'current')))).toEqual(before);
     // The handshake failed: nginx never saw a request.
-    expect((await nginx.accessLog()).length).toBe(requestsBefore);
+    expect((await s.nginx.accessLog()).length).toBe(requestsBefore);
   });
 
   it('the CLI trusts a private authority named by NODE_EXTRA_CA_CERTS', async () => {
-    const v1 = release(400);
-    await publish('4.0.0', v1);
-    const caFile = join(await dirs.make('qa-nginx-tls-ca-'), 'ca.pem');
+    const v1 = s.release(400);
+    await s.publish('4.0.0', v1);
+    const caFile = join(await s.dirs.make('qa-nginx-tls-ca-'), 'ca.pem');
     await writeFile(caFile, pki.caPem);
-    const target = { ...server, dir };
+    const target = { ...s.server, dir: s.dir };
     const refused = await runCli(cliArgs('update', target), {
       env: { NODE_EXTRA_CA_CERTS: '' },
     });
@@ -103,6 +64,6 @@ describe('artifacts on an https nginx', () => {
     expect(refused.json).toMatchObject({ ok: false, command: 'update', code: 'NETWORK' });
     const r = await runCli(cliArgs('update', target), { env: { NODE_EXTRA_CA_CERTS: caFile } });
     expect(r.json).toMatchObject({ ok: true, outcome: 'applied', version: '4.0.0' });
-    expect(filesOf(await snapshotTree(join(dir, 'current')))).toEqual(expectedFiles(v1));
+    expect(filesOf(await snapshotTree(join(s.dir, 'current')))).toEqual(expectedFiles(v1));
   });
 });
