@@ -110,8 +110,8 @@ export class FilePartialBlob implements PartialBlob {
 
   /** The validator of the bytes about to be appended, to .meta (undefined: none there). */
   private async writeMeta(validator: string | undefined): Promise<void> {
-    const path = metaPathOf(this.paths.partialDir, this.sha256);
-    if (validator !== this.metaOnDisk) await writeValidator(path, validator);
+    if (validator === this.metaOnDisk) return;
+    await writeValidator(metaPathOf(this.paths.partialDir, this.sha256), validator);
     this.metaOnDisk = validator;
   }
 

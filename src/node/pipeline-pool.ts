@@ -36,10 +36,9 @@ const MAX_RESENDS = 2;
 /**
  * An origin whose server broke pipelined connections this often in a row, each before it had
  * answered a pipeline's depth of GETs on it (pipeline-connection.ts PROOF_ANSWERS), takes
- * node:http(s) for `DIRECT_FOR_MS`: it redirects (a release host sending every
- * artifact to a CDN), streams without a length, or closes after each answer, and every
- * connection it breaks would re-send the GETs queued behind (docs/UPDATER.md §5, "Pipelined
- * GETs"). A connection that answers that depth in full (nginx closes only after
+ * node:http(s) for `DIRECT_FOR_MS`: it redirects (a release host sending every artifact to a
+ * CDN), streams without a length, or closes after each answer, and every connection it breaks
+ * would re-send the GETs queued behind (docs/UPDATER.md §5, "Pipelined GETs"). A connection that answers that depth in full (nginx closes only after
  * `keepalive_requests`) clears the strikes; a reset or a timeout is the network's doing and no
  * strike.
  */
