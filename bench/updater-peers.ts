@@ -12,7 +12,9 @@
  *   flags to our CLI only, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'; GZIP_JSON=0 turns off
  *   nginx's gzip of JSON; TLS=1 serves everything over https, as a registry in the field
  *   is: a throwaway CA (test/helpers/tls-cert.ts) that curl gets as --cacert and node as
- *   NODE_EXTRA_CA_CERTS, which then names only it)
+ *   NODE_EXTRA_CA_CERTS, which then names only it; TMPDIR picks the file system that holds
+ *   nginx's files and every contender's output: see docs/UPDATER.md §8, item (11), for why an
+ *   ext4 without a journal makes fresh installs of many files noisy)
  *
  * nginx gzips JSON as a stock set-up does (test/helpers/nginx.ts `gzipJson`): our manifest
  * answer and tuf-js's metadata alike, each client taking it if it offers gzip (tuf-js's fetch
