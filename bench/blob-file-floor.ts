@@ -12,7 +12,9 @@
  * Run: `COUNT=10000 SIZE=4096 ROUNDS=7 npx tsx bench/blob-file-floor.ts`. TMPDIR picks the file
  * system: this machine's root is ext4 without a journal, where creating inodes right after
  * thousands were removed is slow for both contenders (the kernel skips recently deleted inodes
- * one by one); a loop-mounted ext4 with its default journal is the common desktop case.
+ * one by one). A loop-mounted ext4 with its default journal shows the journaled case, the
+ * common one on desktops; its syncs also pass through the loop device and the file under it,
+ * so they cost more there than on a disk of its own.
  */
 import { createHash, randomFillSync } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
