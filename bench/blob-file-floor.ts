@@ -13,8 +13,8 @@
  * system: this machine's root is ext4 without a journal, where creating inodes right after
  * thousands were removed is slow for both contenders (the kernel skips recently deleted inodes
  * one by one). A loop-mounted ext4 with its default journal shows the journaled case, the
- * common one on desktops; its syncs also pass through the loop device and the file under it,
- * so they cost more there than on a disk of its own.
+ * common one on desktops, though its writes and syncs then pass through the loop device and
+ * the file under it as well.
  */
 import { createHash, randomFillSync } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
