@@ -40,7 +40,7 @@ export interface CliEnv {
   readonly onStep?: StepHook | undefined;
   /** A cheap GC for large pulls (read-buffer-gc.ts), set up by the entry point. */
   readonly collectGarbage?: (() => void) | undefined;
-  /** Early data syncs every this many bytes (main.ts: UPDATER_TEST_WRITEBACK_BYTES, kill -9 tests). */
+  /** Early data syncs every this many bytes (main.ts UPDATER_TEST_WRITEBACK_BYTES: kill -9). */
   readonly writebackEveryBytes?: number | undefined;
   /**
    * Aborted on Ctrl-C (SIGINT, main.ts), SIGTERM or SIGHUP, with the signal as its reason: the

@@ -48,7 +48,7 @@ export class EarlyWriteback {
       });
   }
 
-  /** An early sync failed: the file's bytes may never reach the disk, whatever a later fsync says. */
+  /** An early sync failed: its bytes may never reach the disk, whatever a later fsync says. */
   get failed(): boolean {
     return this.failure !== undefined;
   }

@@ -39,7 +39,7 @@ export interface HttpFetcherOptions {
    * registry behind a private CA); unset, node's store and NODE_EXTRA_CA_CERTS apply.
    */
   readonly ca?: string | readonly string[];
-  /** Milliseconds on a monotonic clock (tests): when an origin that broke pipelining tries again. */
+  /** Milliseconds on a monotonic clock (tests): when a direct origin tries pipelining again. */
   readonly now?: () => number;
 }
 

@@ -26,7 +26,7 @@ export interface PipelinePoolOptions {
   readonly tls?: Pick<ConnectionOptions, 'ca'>;
   /** Sends a GET the node:http way (an odd answer on a pipelined connection). */
   readonly fallback: (url: string, init: FetchInit) => Promise<FetchResponse>;
-  /** Milliseconds on a monotonic clock, for the end of an origin's time on node:http (`DIRECT_FOR_MS`). */
+  /** Milliseconds on a monotonic clock: when an origin's node:http time ends (`DIRECT_FOR_MS`). */
   readonly now?: () => number;
 }
 
@@ -38,9 +38,9 @@ const MAX_RESENDS = 2;
  * answered a pipeline's depth of GETs on it (pipeline-connection.ts PROOF_ANSWERS), takes
  * node:http(s) for `DIRECT_FOR_MS`: it redirects (a release host sending every artifact to a
  * CDN), streams without a length, or closes after each answer, and every connection it breaks
- * would re-send the GETs queued behind (docs/UPDATER.md §5, "Pipelined GETs"). A connection that answers that depth in full (nginx closes only after
- * `keepalive_requests`) clears the strikes; a reset or a timeout is the network's doing and no
- * strike.
+ * would re-send the GETs queued behind (docs/UPDATER.md §5, "Pipelined GETs"). A connection
+ * that answers that depth in full (nginx closes only after `keepalive_requests`) clears the
+ * strikes; a reset or a timeout is the network's doing and no strike.
  */
 const MAX_STRIKES = 2;
 
