@@ -21,7 +21,7 @@ import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EMPTY_STATE, type InstalledArtifact } from '../src/core/state.js';
+import { EMPTY_STATE, type InstalledSet } from '../src/core/state.js';
 import { FileStore } from '../src/node/file-store.js';
 import { envInt, percentiles, printTable } from './updater-kit.js';
 
@@ -51,7 +51,13 @@ function makeBlobs(): Blob[] {
   return blobs;
 }
 
-async function ours(dir: string, blobs: readonly Blob[]): Promise<void> {
+/** The set the store commits: built once, as a pull finds it in its plan. */
+function installedSet(blobs: readonly Blob[]): InstalledSet {
+  const artifacts = blobs.map((b) => ({ name: b.name, size: b.bytes.length, sha256: b.sha256 }));
+  return { setId: 'a'.repeat(64), version: '1.0.0', artifacts };
+}
+
+async function ours(dir: string, blobs: readonly Blob[], set: InstalledSet): Promise<void> {
   const store = await FileStore.open(dir);
   for (const b of blobs) {
     const partial = await store.openPartial(b.sha256, b.bytes.length);
@@ -59,12 +65,6 @@ async function ours(dir: string, blobs: readonly Blob[]): Promise<void> {
     await partial.complete();
   }
   await store.settleBlobs();
-  const artifacts: InstalledArtifact[] = blobs.map((b) => ({
-    name: b.name,
-    size: b.bytes.length,
-    sha256: b.sha256,
-  }));
-  const set = { setId: 'a'.repeat(64), version: '1.0.0', artifacts };
   await store.commitSet(
     { ...set, envelope: Buffer.from('{}') },
     { ...EMPTY_STATE, installed: set },
@@ -93,39 +93,46 @@ async function timed(run: () => Promise<void> | void): Promise<Sample> {
   return { ms, cpuMs: (used.user + used.system) / 1000 };
 }
 
+/** Median wall and CPU of a contender's samples. */
+function medianOf(samples: readonly Sample[]): Sample {
+  return {
+    ms: percentiles(samples.map((x) => x.ms)).median,
+    cpuMs: percentiles(samples.map((x) => x.cpuMs)).median,
+  };
+}
+
 async function main(): Promise<void> {
   const root = await mkdtemp(join(tmpdir(), 'bench-blob-file-floor-'));
   try {
     const blobs = makeBlobs();
+    const set = installedSet(blobs);
     const contenders = [
-      { label: 'ours (store: partial, seal, promote, stage, commit)', run: ours },
-      { label: "curl's files (create, write, close, sha256)", run: curlFiles },
-    ] as const;
-    const samples = contenders.map(() => [] as Sample[]);
+      {
+        label: 'ours (store: partial, seal, promote, stage, commit)',
+        run: (dir: string) => ours(dir, blobs, set),
+        samples: [] as Sample[],
+      },
+      {
+        label: "curl's files (create, write, close, sha256)",
+        run: (dir: string) => curlFiles(dir, blobs),
+        samples: [] as Sample[],
+      },
+    ];
     for (let round = 0; round < ROUNDS; round++) {
       for (let k = 0; k < contenders.length; k++) {
         const i = (k + round) % contenders.length;
         const contender = contenders[i] as (typeof contenders)[number];
         const dir = join(root, `run-${i}`);
         await rm(dir, { recursive: true, force: true });
-        (samples[i] as Sample[]).push(await timed(() => contender.run(dir, blobs)));
+        contender.samples.push(await timed(() => contender.run(dir)));
       }
     }
-    const median = (values: number[]): number => percentiles(values).median;
-    const rows: [string, string][] = [];
-    const medians = samples.map((s) => ({
-      ms: median(s.map((x) => x.ms)),
-      cpuMs: median(s.map((x) => x.cpuMs)),
-    }));
-    contenders.forEach((c, i) => {
-      const m = medians[i] as { ms: number; cpuMs: number };
-      const runs = (samples[i] as Sample[]).map((x) => x.ms.toFixed(0)).join(', ');
-      rows.push([
-        c.label,
-        `median ${m.ms.toFixed(0)} ms (runs ${runs}), CPU ${m.cpuMs.toFixed(0)} ms`,
-      ]);
+    const rows: [string, string][] = contenders.map((c) => {
+      const m = medianOf(c.samples);
+      const runs = c.samples.map((x) => x.ms.toFixed(0)).join(', ');
+      return [c.label, `median ${m.ms.toFixed(0)} ms (runs ${runs}), CPU ${m.cpuMs.toFixed(0)} ms`];
     });
-    const [a, b] = medians as [{ ms: number; cpuMs: number }, { ms: number; cpuMs: number }];
+    const [a, b] = contenders.map((c) => medianOf(c.samples)) as [Sample, Sample];
     rows.push([
       'ratio ours / curl',
       `${(a.ms / b.ms).toFixed(3)}x (CPU ${(a.cpuMs / b.cpuMs).toFixed(3)}x)`,
