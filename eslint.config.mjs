@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 // ---- Desktop boundaries (docs/DESKTOP.md §Boundaries) ---------------------------------------
-// src/main reaches the companion server through one seam, src/main/demo-server.ts (the embedded
+// src/main reaches the companion server through one seam, src/app/registry/demo-server.ts (the embedded
 // demo registry); every other file of src/main is refused any import of server/.
 const desktopMainBoundary = {
   'no-restricted-imports': [
@@ -13,7 +13,7 @@ const desktopMainBoundary = {
         {
           group: ['**/server/**'],
           message:
-            'src/main reaches the companion server only through src/main/demo-server.ts (docs/DESKTOP.md §Boundaries).',
+            'src/main reaches the companion server only through src/app/registry/demo-server.ts (docs/DESKTOP.md §Boundaries).',
         },
       ],
     },
@@ -59,7 +59,7 @@ const webServerBoundary = {
         },
         {
           group: ['**/server/**'],
-          message: 'The web window reaches the demo registry through src/main/demo-server.ts.',
+          message: 'The web window reaches the demo registry through src/app/registry/demo-server.ts.',
         },
       ],
     },
@@ -233,7 +233,7 @@ export default tseslint.config(
   },
   {
     files: ['src/main/**/*.ts'],
-    ignores: ['src/main/demo-server.ts'],
+    ignores: ['src/app/registry/demo-server.ts'],
     rules: desktopMainBoundary,
   },
   { files: ['src/renderer/**/*.ts'], rules: rendererBoundary },

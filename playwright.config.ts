@@ -25,7 +25,7 @@ if (chromium === undefined || chromium.broken === true)
 export default defineConfig({
   testDir: 'test/e2e',
   outputDir: 'test-results/playwright-artifacts',
-  globalSetup: './test/e2e/global-setup.ts',
+  globalSetup: './test/e2e/global-setup',
   fullyParallel: false,
   workers: 1,
   retries: 0,

@@ -3,7 +3,7 @@
  * artifacts (docs/UPDATER.md §8, item (10)): no network, no HTTP, no manifest. Two contenders,
  * interleaved in one process, each into a fresh directory per round (medians of ROUNDS):
  *
- * - `ours`: the real store (src/node/file-store.ts), as a pull and its commit drive it: each
+ * - `ours`: the real store (src/node/store/file-store.ts), as a pull and its commit drive it: each
  *   blob opened as a partial, written, completed (hashed, sealed, promoted behind a syncfs
  *   batch), then `settleBlobs` and `commitSet` (the staging links, the journal, the swap).
  * - `curl's files`: what `curl -Z -o` does per file, create, write and close into one directory,
@@ -21,8 +21,8 @@ import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EMPTY_STATE, type InstalledSet } from '../src/core/state.js';
-import { FileStore } from '../src/node/file-store.js';
+import { EMPTY_STATE, type InstalledSet } from '#core/state.js';
+import { FileStore } from '#node/store/file-store.js';
 import { envInt, percentiles, printTable } from './updater-kit.js';
 
 const COUNT = envInt('COUNT', 10_000);

@@ -11,10 +11,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { buildApp } from '../server/src/app.js';
-import { ChainState } from '../server/src/chain/chain-state.js';
-import { mulberry32 } from '../server/src/chain/seeded-prng.js';
-import { unitStartMs } from '../server/src/chain/time-units.js';
+import { buildApp } from '#server/compose/app.js';
+import { ChainState } from '#server/chain/chain-state.js';
+import { mulberry32 } from '#server/chain/seeded-prng.js';
+import { unitStartMs } from '#server/chain/time-units.js';
 import { loadTest } from './load-worker.js';
 
 const MACHINES = 100_000;

@@ -25,7 +25,7 @@ import {
   buildChunkTree,
   ChunkIndexBuilder,
   type BuiltChunkIndex,
-} from '../src/protocol/chunk-index-builder.js';
+} from '#protocol/chunk-index-builder.js';
 import {
   chunkEntries,
   entryHash,
@@ -35,8 +35,8 @@ import {
   treeLayoutProblem,
   type Section,
   type TreeLayout,
-} from '../src/protocol/chunk-index.js';
-import { FastCdc, type ChunkerParams } from '../src/protocol/fastcdc.js';
+} from '#protocol/chunk-index.js';
+import { FastCdc, type ChunkerParams } from '#protocol/fastcdc.js';
 import { mib, mibPerS, printTable, REPO_ROOT } from './updater-kit.js';
 
 const KiB = 1024;

@@ -8,7 +8,7 @@
  * µs) before and after each batch. bench/oauth-token.ts compares whole runs of 4,000 requests,
  * whose CPU figures swing by more than the effect on a shared machine. Then, in this process,
  * the CPU of the request line alone (the one thing logging adds per request, written as
- * server/src/logger.ts writes it, synchronously to /dev/null), for the decomposition:
+ * server/src/platform/logger.ts writes it, synchronously to /dev/null), for the decomposition:
  * the simulator runs on a timer, about once per time unit, not per request.
  *
  *   npx tsx bench/default-flags-cost.ts        (ROUNDS=40 BATCH=250; AA=1 runs the control:
@@ -17,8 +17,8 @@
 import { loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { destination } from 'pino';
-import { redactUrl } from '../server/src/dev/request-log.js';
-import { createLogger } from '../server/src/logger.js';
+import { redactUrl } from '#server/dev/request-log.js';
+import { createLogger } from '#server/platform/logger.js';
 import type { Minted } from './oauth-server-child.js';
 import { startServerChild, type ServerChild as Server } from './server-child-ipc.js';
 import { envInt, percentiles, printTable } from './updater-kit.js';

@@ -2,7 +2,7 @@
  * Desktop app figures (issue 6). Run: npx tsx bench/desktop-app.ts
  *  1. esbuild time and size of the three bundles (main, preload, renderer);
  *  2. first-run demo wiring: in-process companion server + demo release + minted key
- *     (src/main/first-run.ts with the real startServer), median of 3;
+ *     (src/app/registry/first-run.ts with the real startServer), median of 3;
  *  3. the widget's data path: main-process GET /api/chain/active (activity-client.ts) against
  *     the real server with 1000 simulated machines, 300 sequential calls, p50/p99;
  *  4. status folding (status-model.ts): progress events per second.
@@ -11,10 +11,10 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { startServer } from '../server/src/start-server.js';
-import { fetchActivity } from '../src/main/activity-client.js';
-import { chooseRegistry } from '../src/main/first-run.js';
-import { applyEvent, initialStatus } from '../src/main/status-model.js';
+import { startServer } from '#server/compose/start-server.js';
+import { fetchActivity } from '#app/activity-client.js';
+import { chooseRegistry } from '#app/registry/first-run.js';
+import { applyEvent, initialStatus } from '#app/status/status-model.js';
 import { buildApp } from '../scripts/build-app.mjs';
 
 function percentile(sorted: number[], p: number): number {

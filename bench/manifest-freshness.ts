@@ -17,9 +17,9 @@ import { performance } from 'node:perf_hooks';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer } from '../server/src/start-server.js';
-import { FreshnessSigner } from '../server/src/updates/freshness-signer.js';
-import { pinKeys, verifyAnswer, verifyManifest, type AnswerInput } from '../src/core/verify.js';
+import { startServer } from '#server/compose/start-server.js';
+import { FreshnessSigner } from '#server/updates/keys/freshness-signer.js';
+import { pinKeys, verifyAnswer, verifyManifest, type AnswerInput } from '#core/trust/verify.js';
 import {
   encodeFreshness,
   encodeKeySet,
@@ -39,7 +39,7 @@ import {
   signDsse,
   signEnvelope,
   type ManifestArtifact,
-} from '../src/protocol/index.js';
+} from '#protocol';
 import { loadTest } from './load-worker.js';
 
 const SECONDS = Number(process.argv[2] ?? 3);

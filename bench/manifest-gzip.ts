@@ -9,8 +9,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { startServer } from '../server/src/start-server.js';
-import { GzipFrame } from '../server/src/updates/gzip-frame.js';
+import { startServer } from '#server/compose/start-server.js';
+import { GzipFrame } from '#server/updates/gzip-frame.js';
 
 const RUNS = Number(process.argv[2] ?? 30);
 const LEVELS = [1, 6, 9] as const;

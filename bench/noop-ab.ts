@@ -17,7 +17,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startNginx } from '../test/helpers/nginx.js';
+import { startNginx } from '#test/nginx.js';
 import { buildFixture } from './peers-fixture.js';
 import { envInt, mib, percentiles, printTable, runMeasured, type ChildRun } from './updater-kit.js';
 

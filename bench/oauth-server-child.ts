@@ -7,7 +7,7 @@
  * {cpu: true} with its own CPU time so far in µs (process.cpuUsage: finer than /proc's ticks).
  */
 import { destination } from 'pino';
-import { startServer } from '../server/src/start-server.js';
+import { startServer } from '#server/compose/start-server.js';
 import { CONFIDENTIAL_REDIRECT, PUBLIC_REDIRECT, startOidcPeer } from './oidc-peer.js';
 
 type Kind = 'public' | 'confidential';

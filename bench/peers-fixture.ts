@@ -18,7 +18,7 @@ import {
   pubkeyToHex,
   signEnvelope,
   type ManifestArtifact,
-} from '../src/protocol/index.js';
+} from '#protocol';
 import { tufSigner, writeTufRepo, type TufTarget } from './tuf-repo.js';
 import { MiB, writeRandomFile } from './updater-kit.js';
 

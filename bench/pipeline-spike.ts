@@ -13,8 +13,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHttpFetcher } from '../src/node/http-fetcher.js';
-import { startNginx } from '../test/helpers/nginx.js';
+import { createHttpFetcher } from '#node/http/http-fetcher.js';
+import { startNginx } from '#test/nginx.js';
 import { envInt } from './updater-kit.js';
 
 const COUNT = envInt('COUNT', 10_000);

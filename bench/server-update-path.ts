@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
-import { startServer } from '../server/src/start-server.js';
+import { startServer } from '#server/compose/start-server.js';
 import { loadTest } from './load-worker.js';
 
 const SECONDS = Number(process.argv[2] ?? 2);

@@ -1,5 +1,5 @@
 /**
- * Staging a set of many small artifacts (src/node/set-staging.ts, docs/UPDATER.md §8): the
+ * Staging a set of many small artifacts (src/node/store/set-staging.ts, docs/UPDATER.md §8): the
  * time of `stageSet` for COUNT blobs whose facts are recorded, against the floor of the same
  * number of bare `linkSync` calls into one fresh directory, interleaved in one process
  * (medians of ROUNDS). Run: `COUNT=10000 ROUNDS=7 npx tsx bench/set-staging.ts`.
@@ -9,10 +9,10 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import type { InstalledArtifact } from '../src/core/state.js';
-import { recordBlobFacts } from '../src/node/blob-facts.js';
-import { openPartialBlob } from '../src/node/partial-open.js';
-import { stageSet } from '../src/node/set-staging.js';
+import type { InstalledArtifact } from '#core/state.js';
+import { recordBlobFacts } from '#node/blobs/blob-facts.js';
+import { openPartialBlob } from '#node/blobs/partial-open.js';
+import { stageSet } from '#node/store/set-staging.js';
 import { envInt, percentiles, printTable } from './updater-kit.js';
 
 const COUNT = envInt('COUNT', 10_000);

@@ -45,17 +45,17 @@ import { createReadStream, existsSync } from 'node:fs';
 import { copyFile, link, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer } from '../server/src/start-server.js';
+import { startServer } from '#server/compose/start-server.js';
 import { buildCli, launcherOf } from '../scripts/build-cli.mjs';
-import { ChunkIndexBuilder, type BuiltChunkIndex } from '../src/protocol/chunk-index-builder.js';
+import { ChunkIndexBuilder, type BuiltChunkIndex } from '#protocol/chunk-index-builder.js';
 import {
   chunkEntries,
   DEFAULT_CHUNKER_PARAMS,
   DEFAULT_TREE_LAYOUT,
   type Section,
-} from '../src/protocol/chunk-index.js';
-import { copyEntryBlobs } from '../test/helpers/chunk-delta-kit.js';
-import { startNginx, type Nginx } from '../test/helpers/nginx.js';
+} from '#protocol/chunk-index.js';
+import { copyEntryBlobs } from '#test/chunk-delta-kit.js';
+import { startNginx, type Nginx } from '#test/nginx.js';
 import {
   envInt,
   mib,

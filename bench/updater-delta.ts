@@ -8,9 +8,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createNodeUpdater } from '../src/node/create-updater.js';
-import { startHostileServer } from '../test/helpers/hostile-server.js';
-import { bytesOf } from '../test/helpers/updater-harness.js';
+import { createNodeUpdater } from '#node/create-updater.js';
+import { startHostileServer } from '#test/hostile-server.js';
+import { bytesOf } from '#test/updater-harness.js';
 import { envInt, mib, printTable } from './updater-kit.js';
 
 const COUNT = 100;

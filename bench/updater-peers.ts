@@ -25,8 +25,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { buildCli, launcherOf } from '../scripts/build-cli.mjs';
-import { startNginx, type Nginx } from '../test/helpers/nginx.js';
-import { makeTestPki } from '../test/helpers/tls-cert.js';
+import { startNginx, type Nginx } from '#test/nginx.js';
+import { makeTestPki } from '#test/tls-cert.js';
 import { buildFixture, type PeersFixture } from './peers-fixture.js';
 import {
   envInt,

@@ -7,11 +7,11 @@
  */
 import { createHash } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
-import { DEFAULT_LIMITS, resolveLimits } from '../src/core/limits.js';
-import { planUpdate } from '../src/core/plan.js';
-import { checkPolicy } from '../src/core/policy.js';
-import { EMPTY_STATE, type InstalledSet } from '../src/core/state.js';
-import { pinKeys, verifyManifest } from '../src/core/verify.js';
+import { DEFAULT_LIMITS, resolveLimits } from '#core/limits.js';
+import { planUpdate } from '#core/plan/plan.js';
+import { checkPolicy } from '#core/trust/policy.js';
+import { EMPTY_STATE, type InstalledSet } from '#core/state.js';
+import { pinKeys, verifyManifest } from '#core/trust/verify.js';
 import {
   encodeManifest,
   generateKeyPair,
@@ -23,7 +23,7 @@ import {
   signEnvelope,
   verifyEd25519,
   type ManifestArtifact,
-} from '../src/protocol/index.js';
+} from '#protocol';
 import { envInt, percentiles, printTable } from './updater-kit.js';
 
 const COUNT = envInt('BENCH_ARTIFACTS', 10_000);

@@ -13,8 +13,8 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createNodeUpdater } from '../src/node/create-updater.js';
-import { startHostileServer, type HostileServer } from '../test/helpers/hostile-server.js';
+import { createNodeUpdater } from '#node/create-updater.js';
+import { startHostileServer, type HostileServer } from '#test/hostile-server.js';
 import { CLI_ENTRY, envInt, mib, MiB, printTable, writeRandomFile } from './updater-kit.js';
 
 const SIZE = envInt('BENCH_SIZE_MIB', 256) * MiB;

@@ -12,9 +12,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCli, launcherOf } from '../scripts/build-cli.mjs';
-import { createNodeUpdater } from '../src/node/create-updater.js';
-import { startHostileServer } from '../test/helpers/hostile-server.js';
-import { startNginx } from '../test/helpers/nginx.js';
+import { createNodeUpdater } from '#node/create-updater.js';
+import { startHostileServer } from '#test/hostile-server.js';
+import { startNginx } from '#test/nginx.js';
 import {
   CLI_ENTRY,
   envInt,

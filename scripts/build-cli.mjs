@@ -68,11 +68,11 @@ export async function buildCli(options = {}) {
       entryPoints: [join(root, 'src/cli/serve.ts')],
       outfile: join(dirname(outfile), 'serve.mjs'),
     }),
-    // undici, for the proxy variables only (src/node/proxy-fetch.ts loads it at a proxied
+    // undici, for the proxy variables only (src/node/proxy/proxy-fetch.ts loads it at a proxied
     // run's start): a run without a proxy never parses it (docs/UPDATER.md §7, Proxy).
     build({
       ...common,
-      entryPoints: [join(root, 'src/node/undici-entry.ts')],
+      entryPoints: [join(root, 'src/node/proxy/undici-entry.ts')],
       outfile: join(dirname(outfile), 'undici.mjs'),
     }),
   ]);

@@ -6,8 +6,8 @@
  * prints the code on its failure line. Messages never carry secrets, so they are safe to send.
  * @example throw new ServerError('NO_RELEASE', 'nothing is published', { status: 404 });
  */
-import type { ErrorBody, ServerErrorCode } from '../../src/protocol/index.js';
-import { errorBody } from '../../src/protocol/index.js';
+import type { ErrorBody, ServerErrorCode } from '#protocol';
+import { errorBody } from '#protocol';
 
 export interface ServerErrorOptions {
   /**

@@ -3,11 +3,11 @@
  * a missing value or a malformed number is a usage error (exit 2, CONFIG_INVALID).
  */
 import { parseArgs } from 'node:util';
-import { UpdateError } from '../core/errors.js';
-import type { Limits } from '../core/limits.js';
+import { UpdateError } from '#core/errors.js';
+import type { Limits } from '#core/limits.js';
 import { machineKeyOf } from './machine-key-file.js';
-import { isSwapStrategy, type SwapStrategy } from '../node/current-set.js';
-import type { NodeHealthOption } from '../node/create-updater.js';
+import { isSwapStrategy, type SwapStrategy } from '#node/store/current-set.js';
+import type { NodeHealthOption } from '#node/create-updater.js';
 
 export const COMMANDS = ['check', 'update', 'status', 'rollback', 'verify', 'confirm'] as const;
 export type Command = (typeof COMMANDS)[number];

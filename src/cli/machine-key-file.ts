@@ -6,7 +6,7 @@
  * group may hold it (0640). Windows has no such mode bits; there the file is read as is.
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { errnoDetails, UpdateError } from '../core/errors.js';
+import { errnoDetails, UpdateError } from '#core/errors.js';
 
 /** A machine key is a short token; a larger file is not one. */
 export const MAX_MACHINE_KEY_FILE_BYTES = 4096;

@@ -4,10 +4,10 @@
  * tests set UPDATER_TEST_CRASH_AT=<step> to SIGKILL this process right after it (an install or
  * health step; `<step>@<n>`: its n-th time, e.g. current-swapped@2 is the revert's switch), and
  * UPDATER_TEST_WRITEBACK_BYTES=<n> to sync a large partial's data every n bytes, so that the
- * kill -9 suite's artifacts have early syncs in flight (src/node/early-writeback.ts).
+ * kill -9 suite's artifacts have early syncs in flight (src/node/fs/early-writeback.ts).
  */
-import { isStep, type StepHook } from '../core/install-steps.js';
-import { exposeMinorGc } from '../node/read-buffer-gc.js';
+import { isStep, type StepHook } from '#core/install/install-steps.js';
+import { exposeMinorGc } from '#node/http/read-buffer-gc.js';
 import { outliveReader, watchOutput } from './broken-pipe.js';
 import { tuneHeap } from './heap-flags.js';
 import { INTERRUPT_SIGNALS, interruptExitCode } from './interrupt-signals.js';

@@ -2,9 +2,9 @@
  * How the CLI prints its results (docs/UPDATER.md §7): the snake_case JSON of --json and the
  * one human line of each outcome. run-cli.ts decides what to print; this file, how.
  */
-import type { UpdateErrorDetails } from '../core/errors.js';
-import type { PlanSummary } from '../core/events.js';
-import type { UpdateResult, UpdaterStatus } from '../core/updater-api.js';
+import type { UpdateErrorDetails } from '#core/errors.js';
+import type { PlanSummary } from '#core/events.js';
+import type { UpdateResult, UpdaterStatus } from '#core/updater-api.js';
 import { formatBytes } from './progress-bar.js';
 
 export type Json = Record<string, unknown>;

@@ -6,7 +6,7 @@
  * shows the percent, the rate and the time left. The rate counts only bytes received from the
  * network in this run, never bytes resumed from a partial download or reused from local files.
  */
-import type { UpdateEvent } from '../core/events.js';
+import type { UpdateEvent } from '#core/events.js';
 
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
 

@@ -5,14 +5,14 @@
  * a run a signal stopped exits 128 + its number (interrupt-signals.ts), and main.ts turns a 0
  * into 74 when stdout could not be written (broken-pipe.ts).
  */
-import { isUpdateError, toUpdateError, type UpdateErrorDetails } from '../core/errors.js';
-import type { StepHook } from '../core/install-steps.js';
-import type { Logger } from '../core/ports.js';
-import type { UpdaterApi } from '../core/updater-api.js';
-import { createNodeUpdater } from '../node/create-updater.js';
-import { resolveCurrentSet } from '../node/current-set.js';
-import type { ProxyEnvironment } from '../node/env-proxy.js';
-import type { ProxyFetch } from '../node/proxy-fetch.js';
+import { isUpdateError, toUpdateError, type UpdateErrorDetails } from '#core/errors.js';
+import type { StepHook } from '#core/install/install-steps.js';
+import type { Logger } from '#core/ports.js';
+import type { UpdaterApi } from '#core/updater-api.js';
+import { createNodeUpdater } from '#node/create-updater.js';
+import { resolveCurrentSet } from '#node/store/current-set.js';
+import type { ProxyEnvironment } from '#node/proxy/env-proxy.js';
+import type { ProxyFetch } from '#node/proxy/proxy-fetch.js';
 import { parseCli, USAGE, type CliOptions, type Command } from './args.js';
 import { openCliProxy } from './cli-proxy.js';
 import {

@@ -6,8 +6,8 @@
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { UpdateError } from '../core/errors.js';
-import { MIN_CHECK_INTERVAL_MS } from '../main/settings.js';
+import { UpdateError } from '#core/errors.js';
+import { MIN_CHECK_INTERVAL_MS } from '#app/settings/settings.js';
 import { machineKeyOf } from './machine-key-file.js';
 
 export interface ServeOptions {

@@ -10,11 +10,11 @@
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isUpdateError, toUpdateError } from '../core/errors.js';
-import { DEFAULT_SETTINGS, memorySettings } from '../main/settings.js';
-import { isLoopback } from '../web/web-access.js';
-import { openWebApp, type WebApp } from '../web/web-app.js';
-import type { ProxyFetch } from '../node/proxy-fetch.js';
+import { isUpdateError, toUpdateError } from '#core/errors.js';
+import { DEFAULT_SETTINGS, memorySettings } from '#app/settings/settings.js';
+import { isLoopback } from '#web/web-access.js';
+import { openWebApp, type WebApp } from '#web/web-app.js';
+import type { ProxyFetch } from '#node/proxy/proxy-fetch.js';
 import { openCliProxy } from './cli-proxy.js';
 import { INTERRUPT_SIGNALS } from './interrupt-signals.js';
 import type { CliEnv, CliIo } from './run-cli.js';

@@ -3,7 +3,7 @@
  * through these interfaces (STYLE.md habit 2). src/node has the real ones; tests use in-memory
  * fakes.
  */
-import type { AuditRecord } from './audit-log.js';
+import type { AuditRecord } from './install/audit-log.js';
 import type { InstalledArtifact, UpdaterState } from './state.js';
 
 /** Wall-clock milliseconds since the epoch. */

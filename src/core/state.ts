@@ -8,16 +8,16 @@
  */
 import compare from 'semver/functions/compare.js';
 import gt from 'semver/functions/gt.js';
-import { MAX_RETIRED_KEYIDS } from '../protocol/key-chain.js';
+import { MAX_RETIRED_KEYIDS } from '#protocol/key-chain.js';
 import {
   keySetPayload,
   parseKeySet,
   type KeySet,
   type KeySetPayload,
-} from '../protocol/key-set.js';
-import { isStrictSemver, SHA256_HEX } from '../protocol/manifest.js';
+} from '#protocol/key-set.js';
+import { isStrictSemver, SHA256_HEX } from '#protocol/manifest.js';
 import { UpdateError, type UpdateErrorCode } from './errors.js';
-import { EMPTY_HEALTH, keepBadVersions, parseHealth, type HealthState } from './health-state.js';
+import { EMPTY_HEALTH, keepBadVersions, parseHealth, type HealthState } from './health/health-state.js';
 
 export interface InstalledArtifact {
   readonly name: string;

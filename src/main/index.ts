@@ -23,23 +23,23 @@ import {
   shell as electronShell,
   Tray,
 } from 'electron';
-import { isUpdateError, type UpdateError } from '../core/errors.js';
-import { EVENT_NAMES, EVENTS, type EventName } from '../preload/ipc-contract.js';
+import { isUpdateError, type UpdateError } from '#core/errors.js';
+import { EVENT_NAMES, EVENTS, type EventName } from '#preload/ipc-contract.js';
 import { APP_ID } from './app-identity.js';
 import { APP_PRIVILEGED_SCHEME, APP_SCHEME, createAppProtocolHandler } from './app-protocol.js';
-import { bridgeEvents, bridgeHandlers } from './bridge-handlers.js';
-import { startDemoServer } from './demo-server.js';
+import { bridgeEvents, bridgeHandlers } from '#app/bridge-handlers.js';
+import { startDemoServer } from '#app/registry/demo-server.js';
 import { registerIpcHandlers } from './ipc-handlers.js';
-import { openLogFile } from './log-file.js';
+import { openLogFile } from '#app/log-file.js';
 import { applyStartAtLogin, type LoginItemDeps } from './login-item.js';
 import { createMainWindow } from './main-window.js';
 import { netFetch } from './net-fetcher.js';
-import { openAppSession } from './app-session.js';
-import { openSessionPart, type LogLevel } from './open-updater.js';
+import { openAppSession } from '#app/app-session.js';
+import { openSessionPart, type LogLevel } from '#app/open-updater.js';
 import { createSecretStore, machineKeyStorageWords } from './secret-store.js';
-import { createSettingsService } from './settings-service.js';
+import { createSettingsService } from '#app/settings/settings-service.js';
 import { attachOsShutdown } from './os-shutdown.js';
-import { memorySettings, openSettingsStore, type SettingsStore } from './settings.js';
+import { memorySettings, openSettingsStore, type SettingsStore } from '#app/settings/settings.js';
 import { closeShell, emptyShell, popUpTrayMenu, refreshTray, showWindow } from './shell.js';
 import { createTrayToggle } from './tray-toggle.js';
 import { attachWindowLifecycle } from './window-lifecycle.js';

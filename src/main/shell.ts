@@ -4,9 +4,9 @@
  * globals. Helpers here read it; none of them decide anything (the controller does).
  */
 import { app, Menu, type BrowserWindow, type Tray } from 'electron';
-import type { AppController } from './app-controller.js';
-import type { DemoServer } from './first-run.js';
-import type { LogFile } from './log-file.js';
+import type { AppController } from '#app/app-controller.js';
+import type { DemoServer } from '#app/registry/first-run.js';
+import type { LogFile } from '#app/log-file.js';
 import { showNearTray } from './main-window.js';
 import { trayMenuPolicy } from './tray-menu-policy.js';
 import { trayMenuTemplate, trayTooltip } from './tray-menu.js';

@@ -4,8 +4,8 @@
  * Check for updates now, Open, Pause updates, Quit).
  */
 import type { MenuItemConstructorOptions } from 'electron';
-import type { AppStatus } from '../preload/ipc-contract.js';
-import { statusLine } from './status-model.js';
+import type { AppStatus } from '#preload/ipc-contract.js';
+import { statusLine } from '#app/status/status-model.js';
 
 export interface TrayActions {
   readonly checkNow: () => void;

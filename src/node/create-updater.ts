@@ -8,28 +8,28 @@
  * try { await updater.update(); } finally { await updater.close(); }
  */
 import { join } from 'node:path';
-import { parseEndpoint } from '../core/endpoint.js';
-import { errnoDetails, UpdateError } from '../core/errors.js';
-import { DEFAULT_HEALTH_TIMEOUT_MS, type HealthConfig } from '../core/health-check.js';
-import type { StepHook } from '../core/install-steps.js';
-import { resolveLimits, type Limits } from '../core/limits.js';
-import { silentLogger, type Clock, type Logger } from '../core/ports.js';
-import { createUpdateLoop } from '../core/update-loop.js';
-import type { UpdaterApi } from '../core/updater-api.js';
-import { pinKeys } from '../core/verify.js';
-import { FileChunkStore } from './chunk-store.js';
-import { AnswerFile } from './answer-file.js';
-import { chooseSwap, type SwapStrategy } from './current-set.js';
-import { FileStore } from './file-store.js';
-import { createFetchFetcher, type FetchLike } from './fetch-fetcher.js';
-import { createHttpFetcher } from './http-fetcher.js';
+import { parseEndpoint } from '#core/transfer/endpoint.js';
+import { errnoDetails, UpdateError } from '#core/errors.js';
+import { DEFAULT_HEALTH_TIMEOUT_MS, type HealthConfig } from '#core/health/health-check.js';
+import type { StepHook } from '#core/install/install-steps.js';
+import { resolveLimits, type Limits } from '#core/limits.js';
+import { silentLogger, type Clock, type Logger } from '#core/ports.js';
+import { createUpdateLoop } from '#core/schedule/update-loop.js';
+import type { UpdaterApi } from '#core/updater-api.js';
+import { pinKeys } from '#core/trust/verify.js';
+import { FileChunkStore } from './blobs/chunk-store.js';
+import { AnswerFile } from './store/answer-file.js';
+import { chooseSwap, type SwapStrategy } from './store/current-set.js';
+import { FileStore } from './store/file-store.js';
+import { createFetchFetcher, type FetchLike } from './http/fetch-fetcher.js';
+import { createHttpFetcher } from './http/http-fetcher.js';
 import { commandProbe, functionProbe, type HealthFunction } from './health-probe.js';
-import { acquireLock } from './lock-file.js';
-import { gcPacer } from '../core/gc-pacer.js';
+import { acquireLock } from './locks/lock-file.js';
+import { gcPacer } from '#core/transfer/gc-pacer.js';
 import { systemClock, systemRandom, systemRandomBytes, systemTimers } from './node-ports.js';
-import { prepareStateDir } from './safe-fs.js';
-import { stateDirPaths, type StateDirPaths } from './state-dir.js';
-import { withTouchRecord } from './state-touch.js';
+import { prepareStateDir } from './fs/safe-fs.js';
+import { stateDirPaths, type StateDirPaths } from './store/state-dir.js';
+import { withTouchRecord } from './store/state-touch.js';
 
 /**
  * The health check of new sets (docs/UPDATER.md §3, Health check): a shell command (exit 0 =

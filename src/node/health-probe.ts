@@ -4,7 +4,7 @@
  * core owns the deadline and aborts `signal` at its end; the command is then killed with its
  * whole process tree (POSIX: its own process group; Windows: taskkill /T).
  */
-import type { HealthProbe, HealthTarget, HealthVerdict } from '../core/ports.js';
+import type { HealthProbe, HealthTarget, HealthVerdict } from '#core/ports.js';
 import { childProcess } from './lazy-builtin.js';
 
 /** How much of the command's stderr is kept for the reason (the tail: errors come last). */

@@ -18,14 +18,14 @@ export {
   resolveCurrentSet,
   SWAP_STRATEGIES,
   type SwapStrategy,
-} from './current-set.js';
+} from './store/current-set.js';
 export type { HealthFunction } from './health-probe.js';
-export { UpdateError, type UpdateErrorCode } from '../core/errors.js';
-export type { UpdateEvent, UpdateListener } from '../core/events.js';
+export { UpdateError, type UpdateErrorCode } from '#core/errors.js';
+export type { UpdateEvent, UpdateListener } from '#core/events.js';
 export type {
   ConfirmResult,
   UpdateResult,
   UpdaterApi,
   UpdaterStatus,
   VerifyReport,
-} from '../core/updater-api.js';
+} from '#core/updater-api.js';

@@ -1,6 +1,6 @@
 /** The real clock, timers and randomness for the core's ports. */
 import { randomBytes, randomInt } from 'node:crypto';
-import type { Clock, Random, RandomBytes, Timers } from '../core/ports.js';
+import type { Clock, Random, RandomBytes, Timers } from '#core/ports.js';
 
 export const systemClock: Clock = { nowMs: () => Date.now() };
 

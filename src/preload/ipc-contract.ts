@@ -7,10 +7,10 @@
  * from it, so they can never drift apart.
  *
  * Adding an operation: one entry in `BridgeOperations` (types) and one in `OPERATIONS`
- * (channel + argument check), one handler in src/main/bridge-handlers.ts. No transport code:
+ * (channel + argument check), one handler in src/app/bridge-handlers.ts. No transport code:
  * both bridges and both servers are generic over this table (docs/DESKTOP.md §Bridge).
  */
-import type { ActiveMachine } from '../protocol/activity.js';
+import type { ActiveMachine } from '#protocol/activity.js';
 import {
   parseSettingsInput,
   type SaveSettingsResult,
@@ -38,7 +38,7 @@ export type UpdatePhase = 'idle' | 'checking' | 'downloading' | 'applying';
  */
 export type ErrorKind = 'security' | 'network' | 'access' | 'settings' | 'local' | 'cancelled';
 
-/** An error as the window and the notifications show it (src/main/refusal-words.ts). */
+/** An error as the window and the notifications show it (src/app/status/refusal-words.ts). */
 export interface ErrorView {
   /** Stable code (src/core/errors.ts, or BRIDGE for the window's own bridge). */
   readonly code: string;
@@ -64,7 +64,7 @@ export interface ProgressView {
   readonly remainingMs: number | null;
 }
 
-/** What the window shows about the updater; built by src/main/status-model.ts. */
+/** What the window shows about the updater; built by src/app/status/status-model.ts. */
 export interface AppStatus {
   /** "Demo registry" or the configured registry's host. */
   readonly registryLabel: string;
@@ -211,7 +211,7 @@ export type BridgeEventSources = {
   readonly [K in EventName]: (listener: (payload: BridgeEvents[K]) => void) => () => void;
 };
 
-/** What an app answers each operation with (src/main/bridge-handlers.ts builds one). */
+/** What an app answers each operation with (src/app/bridge-handlers.ts builds one). */
 export type BridgeHandlers = {
   readonly [K in OperationName]: (
     ...args: OperationArgs<K>

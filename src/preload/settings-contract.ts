@@ -65,7 +65,7 @@ const INPUT_KEYS: readonly (keyof SettingsInput)[] = [
 /**
  * Checks the shape of a SettingsInput that crossed the boundary: exactly its seven fields, of
  * their types and bounded sizes. The values' meaning (an address, a key) is judged in
- * src/main/settings-form.ts, which answers in plain words.
+ * src/app/settings/settings-form.ts, which answers in plain words.
  */
 export function parseSettingsInput(raw: unknown): SettingsInput | null {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;

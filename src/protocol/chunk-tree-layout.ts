@@ -2,7 +2,7 @@
  * The layout of a chunk tree (docs/PROTOCOL.md §2.6): the index format, which fixes how entries
  * are encoded, and the rule that groups entries into sections. Node digests hash a section's
  * encoded bytes, so two trees are compared node by node only under one layout; a client holding
- * a tree of another layout regroups its chunks first (src/node/chunk-store.ts).
+ * a tree of another layout regroups its chunks first (src/node/blobs/chunk-store.ts).
  */
 
 export type ChunkIndexFormat = 1 | 2;

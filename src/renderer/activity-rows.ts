@@ -4,7 +4,7 @@
  * Element.moveBefore() (DOM "state-preserving atomic move": focus survives) where the engine
  * has it, else insertBefore() and focus put back. Text reaches the DOM only as textContent.
  */
-import type { ActiveMachine } from '../protocol/activity.js';
+import type { ActiveMachine } from '#protocol/activity.js';
 import { setText } from './dom-text.js';
 import { barPercent, competitionRanks, formatCount, isolate } from './format.js';
 import { createSparkline, drawSparkline } from './sparkline.js';

@@ -7,7 +7,7 @@
  * reached the last ranking stays, dimmed, with the time it was computed (docs/DESKTOP.md
  * "Widget").
  */
-import type { ActivityResult } from '../preload/ipc-contract.js';
+import type { ActivityResult } from '#preload/ipc-contract.js';
 import { updateRows } from './activity-rows.js';
 import { setText } from './dom-text.js';
 import { clockTime, windowWords } from './format.js';

@@ -3,7 +3,7 @@
  * preload's own (`typeof api`), imported as a type only, so renderer and preload cannot drift
  * apart and no preload code is bundled into the page.
  */
-import type { Api } from '../preload/index.js';
+import type { Api } from '#preload/index.js';
 
 /** Returns the bridge, or throws a clear error when the page runs without its preload. */
 export function getApi(): Api {

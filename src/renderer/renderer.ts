@@ -2,7 +2,7 @@
  * The window's entry point: wires the status card and the activity widget to the bridge.
  * Everything reaches the main process through `window.updater` (src/preload/index.ts).
  */
-import type { AppStatus } from '../preload/ipc-contract.js';
+import type { AppStatus } from '#preload/ipc-contract.js';
 import { startActivityWidget, type ActivityElements } from './activity-widget.js';
 import { getApi } from './bridge.js';
 import { wireSettings } from './settings-view.js';

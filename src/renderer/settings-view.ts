@@ -11,7 +11,7 @@ import type {
   SettingsField,
   SettingsInput,
   SettingsView,
-} from '../preload/ipc-contract.js';
+} from '#preload/ipc-contract.js';
 import { setText } from './dom-text.js';
 
 interface SettingsElements {

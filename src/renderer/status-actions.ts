@@ -3,7 +3,7 @@
  * files and Open log (docs/DESKTOP.md "Updates"). Each answer is shown in the card's result
  * line in plain words; a failure shows its words, its advice and its code.
  */
-import type { ActionResult, BridgeApi } from '../preload/ipc-contract.js';
+import type { ActionResult, BridgeApi } from '#preload/ipc-contract.js';
 import { setText } from './dom-text.js';
 import { BRIDGE_ERROR, type StatusElements } from './status-view.js';
 

@@ -2,7 +2,7 @@
  * Renders the updater status card (docs/DESKTOP.md "Updates"). Text only through textContent
  * (never innerHTML): names and messages that came from the network cannot inject markup.
  */
-import type { AppStatus, ErrorKind, ErrorView, ProgressView } from '../preload/ipc-contract.js';
+import type { AppStatus, ErrorKind, ErrorView, ProgressView } from '#preload/ipc-contract.js';
 import { setText } from './dom-text.js';
 import { clockTime, formatBytes, formatDuration, relativeTime } from './format.js';
 

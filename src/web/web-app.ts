@@ -1,21 +1,21 @@
 /**
  * The headless app behind the web window (`updater serve`): the same pieces as the tray app
- * (src/main/index.ts) without Electron: registry choice and core (src/main/open-updater.ts,
+ * (src/main/index.ts) without Electron: registry choice and core (src/app/open-updater.ts,
  * with the same refusal policy and data layout), the app controller with its scheduler, and
  * the bridge contract served over HTTP (web-window-server.ts) instead of IPC.
  */
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AppController } from '../main/app-controller.js';
-import { bridgeEvents, bridgeHandlers } from '../main/bridge-handlers.js';
-import { startDemoServer } from '../main/demo-server.js';
-import type { Notice } from '../main/notifications.js';
-import { openAppSession } from '../main/app-session.js';
-import { openSessionPart, type LogLevel } from '../main/open-updater.js';
-import { createSettingsService } from '../main/settings-service.js';
-import type { SettingsStore } from '../main/settings.js';
-import { UpdateError } from '../core/errors.js';
-import type { SessionFetch } from '../node/fetch-fetcher.js';
+import type { AppController } from '#app/app-controller.js';
+import { bridgeEvents, bridgeHandlers } from '#app/bridge-handlers.js';
+import { startDemoServer } from '#app/registry/demo-server.js';
+import type { Notice } from '#app/notifications.js';
+import { openAppSession } from '#app/app-session.js';
+import { openSessionPart, type LogLevel } from '#app/open-updater.js';
+import { createSettingsService } from '#app/settings/settings-service.js';
+import type { SettingsStore } from '#app/settings/settings.js';
+import { UpdateError } from '#core/errors.js';
+import type { SessionFetch } from '#node/http/fetch-fetcher.js';
 import { startWebWindow, type WebWindow } from './web-window-server.js';
 
 export interface WebAppOptions {

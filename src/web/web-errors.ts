@@ -2,7 +2,7 @@
  * Refusals of the web window's HTTP server, with stable codes (docs/SECURITY.md §Web window).
  * The body is the service's one error body (src/protocol/error-body.ts).
  */
-import { errorBody, type ErrorBody } from '../protocol/error-body.js';
+import { errorBody, type ErrorBody } from '#protocol/error-body.js';
 
 export type WebRefusalCode =
   | 'HOST_REFUSED'

@@ -16,14 +16,14 @@ import {
   type BridgeHandlers,
   type EventName,
   type OperationName,
-} from '../preload/ipc-contract.js';
+} from '#preload/ipc-contract.js';
 import {
   APP_HOST,
   APP_SCHEME,
   CONTENT_SECURITY_POLICY,
   createAppProtocolHandler,
-} from '../main/app-protocol.js';
-import { runOperation } from '../main/bridge-handlers.js';
+} from '#main/app-protocol.js';
+import { runOperation } from '#app/bridge-handlers.js';
 import { createEventStreams } from './event-stream.js';
 import {
   cookieName,

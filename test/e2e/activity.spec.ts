@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
-import type { ActivityResponse } from '../../src/protocol/activity.js';
-import { startHarness, type Harness } from '../helpers/test-bridge.js';
+import type { ActivityResponse } from '#protocol/activity.js';
+import { startHarness, type Harness } from '#test/test-bridge.js';
 import { saveScreenshot } from './screenshots.js';
 
 let harness: Harness;

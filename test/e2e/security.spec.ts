@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { startHarness, type Harness } from '../helpers/test-bridge.js';
+import { startHarness, type Harness } from '#test/test-bridge.js';
 
 let harness: Harness;
 

@@ -9,8 +9,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { startServer, type RunningServer } from '../../server/src/start-server.js';
-import { startServeProcess, type ServeProcess } from '../helpers/serve-process.js';
+import { startServer, type RunningServer } from '#server/compose/start-server.js';
+import { startServeProcess, type ServeProcess } from '#test/serve-process.js';
 import { saveScreenshot } from './screenshots.js';
 
 let registry: RunningServer;

@@ -5,7 +5,7 @@
  * The real restart on another registry is proven in the web window (settings-web.spec.ts).
  */
 import { expect, test, type Page } from '@playwright/test';
-import { startHarness, type Harness } from '../helpers/test-bridge.js';
+import { startHarness, type Harness } from '#test/test-bridge.js';
 import { expectNoAxeViolations } from './axe.js';
 import { saveScreenshot } from './screenshots.js';
 

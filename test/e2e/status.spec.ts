@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect, test } from '@playwright/test';
-import { startHarness, type Harness } from '../helpers/test-bridge.js';
+import { startHarness, type Harness } from '#test/test-bridge.js';
 import { saveScreenshot } from './screenshots.js';
 
 let harness: Harness;

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { startHarness, type Harness } from '../helpers/test-bridge.js';
+import { startHarness, type Harness } from '#test/test-bridge.js';
 import { expectNoAxeViolations } from './axe.js';
 import { saveScreenshot } from './screenshots.js';
 

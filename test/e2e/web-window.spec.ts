@@ -9,11 +9,11 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { startServer, type RunningServer } from '../../server/src/start-server.js';
-import { CONTENT_SECURITY_POLICY } from '../../src/main/app-protocol.js';
-import type { ActivityResponse } from '../../src/protocol/activity.js';
-import { rawRequest } from '../helpers/raw-http.js';
-import { startServeProcess, type ServeProcess } from '../helpers/serve-process.js';
+import { startServer, type RunningServer } from '#server/compose/start-server.js';
+import { CONTENT_SECURITY_POLICY } from '#main/app-protocol.js';
+import type { ActivityResponse } from '#protocol/activity.js';
+import { rawRequest } from '#test/raw-http.js';
+import { startServeProcess, type ServeProcess } from '#test/serve-process.js';
 import { saveScreenshot, SCREENSHOT_DIR } from './screenshots.js';
 
 let registry: RunningServer;

@@ -5,7 +5,7 @@
  * screenshot of each under test-results/screenshots/.
  */
 import { expect, test, type Page } from '@playwright/test';
-import { startHarness, type Harness } from '../helpers/test-bridge.js';
+import { startHarness, type Harness } from '#test/test-bridge.js';
 import { expectNoAxeViolations } from './axe.js';
 import { saveScreenshot } from './screenshots.js';
 

@@ -18,7 +18,7 @@ import {
   type KeySet,
   type ParsedFreshness,
   type Release,
-} from '../../src/protocol/index.js';
+} from '#protocol';
 
 export interface CheckedAnswer {
   readonly keySet: KeySet;

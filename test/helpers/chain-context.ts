@@ -5,16 +5,16 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import { ServerClock } from '../../server/src/clock.js';
-import type { ServerContext } from '../../server/src/context.js';
-import { installErrorHandlers } from '../../server/src/http/error-handler.js';
-import { RouteTable } from '../../server/src/http/route-table.js';
-import { ChainError } from '../../server/src/chain/chain-error.js';
-import { createChainModule, type ChainApi } from '../../server/src/chain/chain-module.js';
-import type { ServerModule } from '../../server/src/module.js';
-import { NO_CONFIG } from '../../server/src/config/load-config.js';
-import { DEFAULT_OPTIONS, type ServerOptions } from '../../server/src/options.js';
-import { createRandom } from '../../server/src/random.js';
+import { ServerClock } from '#server/platform/clock.js';
+import type { ServerContext } from '#server/compose/context.js';
+import { installErrorHandlers } from '#server/http/error-handler.js';
+import { RouteTable } from '#server/http/route-table.js';
+import { ChainError } from '#server/chain/chain-error.js';
+import { createChainModule, type ChainApi } from '#server/chain/chain-module.js';
+import type { ServerModule } from '#server/compose/module.js';
+import { NO_CONFIG } from '#server/config/load-config.js';
+import { DEFAULT_OPTIONS, type ServerOptions } from '#server/compose/options.js';
+import { createRandom } from '#server/platform/random.js';
 
 /** 2026-01-01T00:00:00Z, an arbitrary fixed start; tests move the clock with `advance`. */
 export const T0_MS = Date.UTC(2026, 0, 1);

@@ -5,7 +5,7 @@
  *   node --import tsx test/helpers/chunk-delta-child.ts DIR BASE_URL ENTRY_JSON KILL_AFTER_RECORDS
  */
 import { readFile } from 'node:fs/promises';
-import type { ManifestArtifact } from '../../src/protocol/manifest.js';
+import type { ManifestArtifact } from '#protocol/manifest.js';
 import { runChunked } from './chunk-delta-kit.js';
 
 const [dir, baseUrl, entryPath, killAfter] = process.argv.slice(2);

@@ -5,16 +5,16 @@
  */
 import { chmod, copyFile, mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseEndpoint } from '../../src/core/endpoint.js';
-import { applyChunked } from '../../src/core/chunked-download.js';
-import { planChunked, type ChunkedPlan } from '../../src/core/chunked-plan.js';
-import { resolveLimits } from '../../src/core/limits.js';
-import type { SourceFailure } from '../../src/core/range-fetch.js';
-import { FileChunkStore } from '../../src/node/chunk-store.js';
-import { createHttpFetcher } from '../../src/node/http-fetcher.js';
-import { systemClock, systemRandom, systemTimers } from '../../src/node/node-ports.js';
-import { BLOB_MTIME_S } from '../../src/node/intact-blob.js';
-import type { ManifestArtifact } from '../../src/protocol/manifest.js';
+import { parseEndpoint } from '#core/transfer/endpoint.js';
+import { applyChunked } from '#core/chunks/assemble.js';
+import { planChunked, type ChunkedPlan } from '#core/chunks/fetch-index.js';
+import { resolveLimits } from '#core/limits.js';
+import type { SourceFailure } from '#core/chunks/range-fetch.js';
+import { FileChunkStore } from '#node/blobs/chunk-store.js';
+import { createHttpFetcher } from '#node/http/http-fetcher.js';
+import { systemClock, systemRandom, systemTimers } from '#node/node-ports.js';
+import { BLOB_MTIME_S } from '#node/blobs/intact-blob.js';
+import type { ManifestArtifact } from '#protocol/manifest.js';
 import { sha256Hex } from './hostile-server.js';
 import { FAST_LIMITS } from './updater-harness.js';
 

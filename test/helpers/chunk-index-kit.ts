@@ -4,9 +4,9 @@
  * walk of the whole tree, and the error code a call throws.
  */
 import { createHash } from 'node:crypto';
-import { ChunkIndexBuilder, type BuiltChunkIndex } from '../../src/protocol/chunk-index-builder.js';
-import { ChunkIndexError } from '../../src/protocol/chunk-index-error.js';
-import { parseChunkIndex, parseSection } from '../../src/protocol/chunk-index-parse.js';
+import { ChunkIndexBuilder, type BuiltChunkIndex } from '#protocol/chunk-index-builder.js';
+import { ChunkIndexError } from '#protocol/chunk-index-error.js';
+import { parseChunkIndex, parseSection } from '#protocol/chunk-index-parse.js';
 import {
   chunkEntries,
   DEFAULT_TREE_LAYOUT,
@@ -17,7 +17,7 @@ import {
   type ChunkIndex,
   type Section,
   type TreeLayout,
-} from '../../src/protocol/chunk-index.js';
+} from '#protocol/chunk-index.js';
 
 export function counterBytes(size: number, seed: number): Uint8Array {
   const out = new Uint8Array(size);

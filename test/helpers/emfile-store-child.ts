@@ -1,5 +1,5 @@
 /**
- * A store pulling small blobs in a process with few descriptors (test/unit/node/whole-blob.test.ts):
+ * A store pulling small blobs in a process with few descriptors (test/unit/node/blobs/whole-blob.test.ts):
  * run under `ulimit -n`, so the syncfs batch (seal-batches.ts) holds more descriptors than the
  * process may open. It writes COUNT distinct small blobs (each padded to SIZE bytes, when
  * given) without settling in between, then settles, and prints JSON: how many blobs/ holds and
@@ -10,7 +10,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { FileStore } from '../../src/node/file-store.js';
+import { FileStore } from '#node/store/file-store.js';
 
 const sha256Hex = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 

@@ -148,7 +148,7 @@ export function proxyFetch(
           }
           const status = res.statusCode ?? 502;
           const nullBody = status === 204 || status === 304;
-          // As fetch() does (and src/node/fetch-fetcher.ts relies on): a gzip body is inflated.
+          // As fetch() does (and src/node/http/fetch-fetcher.ts relies on): a gzip body is inflated.
           const body = /^\s*(x-)?gzip\s*$/i.test(answer.get('content-encoding') ?? '')
             ? res.pipe(createGunzip())
             : res;

@@ -19,7 +19,7 @@ import {
   type Manifest,
   type ManifestArtifact,
   type SignedEnvelope,
-} from '../../src/protocol/index.js';
+} from '#protocol';
 import { serveArtifact, type ArtifactAttack, type Blob } from './hostile-artifacts.js';
 
 export type { ArtifactAttack } from './hostile-artifacts.js';

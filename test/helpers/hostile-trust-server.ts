@@ -15,7 +15,7 @@ import {
   type DsseEnvelope,
   type ManifestArtifact,
   type Signer,
-} from '../../src/protocol/index.js';
+} from '#protocol';
 import { serveArtifact, type Blob } from './hostile-artifacts.js';
 import { sha256Hex } from './hostile-server.js';
 import { answerOf, signFreshness, signRelease, statementFor, TestChain } from './trust-kit.js';

@@ -10,7 +10,7 @@
 import { access, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { acquireLock, type LockHandle } from '../../src/node/lock-file.js';
+import { acquireLock, type LockHandle } from '#node/locks/lock-file.js';
 
 const [dirArg, id, contenders, rounds] = process.argv.slice(2);
 if (dirArg === undefined || id === undefined || contenders === undefined || rounds === undefined) {

@@ -5,15 +5,15 @@
 import Fastify from 'fastify';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { pino } from 'pino';
-import { ServerClock } from '../../server/src/clock.js';
-import { validateConfig, type ServerConfig } from '../../server/src/config/server-config.js';
-import type { ServerContext } from '../../server/src/context.js';
-import type { ServerModule } from '../../server/src/module.js';
-import type { OAuthApi } from '../../server/src/oauth/oauth-module.js';
-import { createOAuthModule } from '../../server/src/oauth/oauth-module.js';
-import type { ServerOptions } from '../../server/src/options.js';
-import { DEFAULT_OPTIONS } from '../../server/src/options.js';
-import { createRandom } from '../../server/src/random.js';
+import { ServerClock } from '#server/platform/clock.js';
+import { validateConfig, type ServerConfig } from '#server/config/server-config.js';
+import type { ServerContext } from '#server/compose/context.js';
+import type { ServerModule } from '#server/compose/module.js';
+import type { OAuthApi } from '#server/oauth/oauth-module.js';
+import { createOAuthModule } from '#server/oauth/oauth-module.js';
+import type { ServerOptions } from '#server/compose/options.js';
+import { DEFAULT_OPTIONS } from '#server/compose/options.js';
+import { createRandom } from '#server/platform/random.js';
 
 export const TEST_ISSUER = 'http://issuer.test';
 export const QA_SECRET = 'qa-web-secret-0123456789abcdef-0123456789';

@@ -8,8 +8,8 @@ import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
-import { buildApp, type BuildDeps, type BuiltApp } from '../../server/src/app.js';
-import type { ServerOptions } from '../../server/src/options.js';
+import { buildApp, type BuildDeps, type BuiltApp } from '#server/compose/app.js';
+import type { ServerOptions } from '#server/compose/options.js';
 import { postJson } from './post-json.js';
 
 /** Builds a silent app on a temporary data dir; call `built.app.close()` when done. */
@@ -41,9 +41,9 @@ export interface CliServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Runs `tsx server/src/main.ts ARGS` and waits (bounded) for its first stdout line. */
+/** Runs `tsx server/src/cli/main.ts ARGS` and waits (bounded) for its first stdout line. */
 export function spawnCli(args: readonly string[], timeoutMs = 20_000): Promise<CliServer> {
-  return spawnServer(process.execPath, ['--import', 'tsx', 'server/src/main.ts', ...args], {
+  return spawnServer(process.execPath, ['--import', 'tsx', 'server/src/cli/main.ts', ...args], {
     timeoutMs,
   });
 }
@@ -110,7 +110,7 @@ export function runCli(
   args: readonly string[],
   timeoutMs = 20_000,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/cli/main.ts', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -1,5 +1,5 @@
 /**
- * The sync shell started with no descriptor left for its pipes (test/unit/node/sync-coprocess.test.ts):
+ * The sync shell started with no descriptor left for its pipes (test/unit/node/fs/sync-coprocess.test.ts):
  * it opens /dev/null until EMFILE, asks SyncCoprocess for one `sync -f`, and prints JSON: the
  * command's error, and that the process is still alive after the spawn's 'error' event.
  *
@@ -7,7 +7,7 @@
  */
 import { openSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { SyncCoprocess } from '../../src/node/sync-coprocess.js';
+import { SyncCoprocess } from '#node/fs/sync-coprocess.js';
 
 const held: number[] = [];
 try {

@@ -9,7 +9,7 @@
  * runtime inside, only types; the operation and event names arrive as its argument, so a new
  * operation of the contract needs no change here.
  */
-import type { BridgeApi, EventName, OperationName } from '../../src/preload/ipc-contract.js';
+import type { BridgeApi, EventName, OperationName } from '#preload/ipc-contract.js';
 
 export type BridgeMethod = OperationName;
 

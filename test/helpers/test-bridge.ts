@@ -1,7 +1,7 @@
 /**
  * The Node half of the e2e test bridge: the REAL companion server (startServer, dev on), the
  * REAL core (createNodeUpdater) in a temp dir, and the REAL app controller of the main process
- * (src/main/app-controller.ts, the code index.ts wires to IPC), exposed to a Chromium page as
+ * (src/app/app-controller.ts, the code index.ts wires to IPC), exposed to a Chromium page as
  * the preload's Api. Also serves the built renderer from loopback.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -10,22 +10,22 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Page } from '@playwright/test';
-import { startServer, type RunningServer } from '../../server/src/start-server.js';
-import type { Limits } from '../../src/core/limits.js';
-import { createNodeUpdater } from '../../src/node/create-updater.js';
-import { fetchActivity } from '../../src/main/activity-client.js';
-import { APP_HOST, APP_SCHEME, createAppProtocolHandler } from '../../src/main/app-protocol.js';
-import { createAppController, type AppController } from '../../src/main/app-controller.js';
-import { createCheckScheduler } from '../../src/main/check-scheduler.js';
-import { createSettingsService } from '../../src/main/settings-service.js';
-import { DEFAULT_SETTINGS, memorySettings, type SettingsStore } from '../../src/main/settings.js';
-import { bridgeEvents, bridgeHandlers, runOperation } from '../../src/main/bridge-handlers.js';
+import { startServer, type RunningServer } from '#server/compose/start-server.js';
+import type { Limits } from '#core/limits.js';
+import { createNodeUpdater } from '#node/create-updater.js';
+import { fetchActivity } from '#app/activity-client.js';
+import { APP_HOST, APP_SCHEME, createAppProtocolHandler } from '#main/app-protocol.js';
+import { createAppController, type AppController } from '#app/app-controller.js';
+import { createCheckScheduler } from '#app/check-scheduler.js';
+import { createSettingsService } from '#app/settings/settings-service.js';
+import { DEFAULT_SETTINGS, memorySettings, type SettingsStore } from '#app/settings/settings.js';
+import { bridgeEvents, bridgeHandlers, runOperation } from '#app/bridge-handlers.js';
 import {
   EVENT_NAMES,
   OPERATION_NAMES,
   type EventName,
   type OperationName,
-} from '../../src/preload/ipc-contract.js';
+} from '#preload/ipc-contract.js';
 import { installTestBridge, type BridgeMethod } from './test-bridge-page.js';
 
 export const RENDERER_DIR = resolve(import.meta.dirname, '../../dist/app/renderer');
@@ -187,7 +187,7 @@ export async function startHarness(
         const handlers = bridgeHandlers(controller, settingsService);
         await page.exposeFunction('__bridgeInvoke', (method: OperationName, args: unknown[]) => {
           calls[method] += 1;
-          // The same argument check as both real transports (src/main/bridge-handlers.ts).
+          // The same argument check as both real transports (src/app/bridge-handlers.ts).
           const pending = runOperation(handlers, method, args);
           if (pending === null) throw new Error(`BAD_ARGUMENTS: ${method}`);
           return pending;

@@ -20,7 +20,7 @@ import {
   type KeySetPayload,
   type Release,
   type Signer,
-} from '../../src/protocol/index.js';
+} from '#protocol';
 
 export interface TestKey extends Signer {
   readonly secretKey: Uint8Array;

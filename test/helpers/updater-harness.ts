@@ -7,9 +7,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
-import type { UpdateErrorCode } from '../../src/core/errors.js';
-import type { UpdateResult, UpdaterApi } from '../../src/core/updater-api.js';
-import { createNodeUpdater, type NodeUpdaterOptions } from '../../src/node/create-updater.js';
+import type { UpdateErrorCode } from '#core/errors.js';
+import type { UpdateResult, UpdaterApi } from '#core/updater-api.js';
+import { createNodeUpdater, type NodeUpdaterOptions } from '#node/create-updater.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 export const CLI_ENTRY = join(REPO_ROOT, 'src/cli/main.ts');

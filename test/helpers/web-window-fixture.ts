@@ -7,8 +7,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import type { AppStatus, BridgeHandlers } from '../../src/preload/ipc-contract.js';
-import { startWebWindow, type WebWindow } from '../../src/web/web-window-server.js';
+import type { AppStatus, BridgeHandlers } from '#preload/ipc-contract.js';
+import { startWebWindow, type WebWindow } from '#web/web-window-server.js';
 import { rawRequest, type RawAnswer, type RawRequest } from './raw-http.js';
 
 export const TOKEN = 'test-token-0123456789';

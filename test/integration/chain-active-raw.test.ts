@@ -6,8 +6,8 @@
  */
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type BuiltApp } from '../../server/src/app.js';
-import { unitStartMs } from '../../server/src/chain/time-units.js';
+import { buildApp, type BuiltApp } from '#server/compose/app.js';
+import { unitStartMs } from '#server/chain/time-units.js';
 
 const START_MS = Math.ceil(unitStartMs(2_300_000_000));
 let built: BuiltApp;

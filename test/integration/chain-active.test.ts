@@ -3,10 +3,10 @@
  * with the clock moved by POST /api/dev/clock (no real-time sleeping).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ActivityResponse } from '../../src/protocol/activity.js';
-import { unitStartMs } from '../../server/src/chain/time-units.js';
-import { startServer, type RunningServer } from '../../server/src/start-server.js';
-import { postJsonTo } from '../helpers/post-json.js';
+import type { ActivityResponse } from '#protocol/activity.js';
+import { unitStartMs } from '#server/chain/time-units.js';
+import { startServer, type RunningServer } from '#server/compose/start-server.js';
+import { postJsonTo } from '#test/post-json.js';
 
 // Start exactly at the first millisecond of a unit, so 1 ms later is still the same unit.
 const START_MS = Math.ceil(unitStartMs(2_300_000_000));

@@ -1,5 +1,5 @@
 /**
- * The chunk tree of a blob fetched whole (docs/UPDATER.md §9.1, src/core/chunk-tree-fetch.ts):
+ * The chunk tree of a blob fetched whole (docs/UPDATER.md §9.1, src/core/chunks/tree-of-whole-blob.ts):
  * a whole install caches the published index and chunk list of what it installed, so the first
  * delta after it reads nothing to learn the held chunks; a tree that lies about the held blob,
  * or a list that does not match the signed index, costs a re-fetch or a read, never a wrong
@@ -8,22 +8,22 @@
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/core/ports.js';
-import { chunkLayoutKey, FileChunkStore } from '../../src/node/chunk-store.js';
-import { buildChunkTree, ChunkIndexBuilder } from '../../src/protocol/chunk-index-builder.js';
+import { silentLogger } from '#core/ports.js';
+import { chunkLayoutKey, FileChunkStore } from '#node/blobs/chunk-store.js';
+import { buildChunkTree, ChunkIndexBuilder } from '#protocol/chunk-index-builder.js';
 import {
   DEFAULT_CHUNKER_PARAMS,
   DEFAULT_TREE_LAYOUT,
   format1Layout,
   type Section,
-} from '../../src/protocol/chunk-index.js';
-import type { ManifestArtifact } from '../../src/protocol/manifest.js';
-import { startServer, type RunningServer } from '../../server/src/start-server.js';
-import { copyEntryBlobs } from '../helpers/chunk-delta-kit.js';
-import { sha256Hex } from '../helpers/hostile-server.js';
-import { startNginx, type Nginx } from '../helpers/nginx.js';
-import { filesOf, snapshotTree } from '../helpers/tree-snapshot.js';
-import { bytesOf, tempDirs, updateOnce, type UpdaterServer } from '../helpers/updater-harness.js';
+} from '#protocol/chunk-index.js';
+import type { ManifestArtifact } from '#protocol/manifest.js';
+import { startServer, type RunningServer } from '#server/compose/start-server.js';
+import { copyEntryBlobs } from '#test/chunk-delta-kit.js';
+import { sha256Hex } from '#test/hostile-server.js';
+import { startNginx, type Nginx } from '#test/nginx.js';
+import { filesOf, snapshotTree } from '#test/tree-snapshot.js';
+import { bytesOf, tempDirs, updateOnce, type UpdaterServer } from '#test/updater-harness.js';
 
 const MiB = 1024 * 1024;
 const dirs = tempDirs();

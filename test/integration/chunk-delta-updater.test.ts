@@ -8,16 +8,16 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ArtifactPlan, PlanSummary, UpdateEvent } from '../../src/core/events.js';
-import { silentLogger } from '../../src/core/ports.js';
-import { startServer, type RunningServer } from '../../server/src/start-server.js';
-import type { ManifestArtifact } from '../../src/protocol/manifest.js';
-import { copyEntryBlobs } from '../helpers/chunk-delta-kit.js';
-import { sha256Hex } from '../helpers/hostile-server.js';
-import { startNginx, type Nginx } from '../helpers/nginx.js';
-import { filesOf, snapshotTree } from '../helpers/tree-snapshot.js';
-import { chunkLayoutKey } from '../../src/node/chunk-store.js';
-import { DEFAULT_CHUNKER_PARAMS, DEFAULT_TREE_LAYOUT } from '../../src/protocol/chunk-index.js';
+import type { ArtifactPlan, PlanSummary, UpdateEvent } from '#core/events.js';
+import { silentLogger } from '#core/ports.js';
+import { startServer, type RunningServer } from '#server/compose/start-server.js';
+import type { ManifestArtifact } from '#protocol/manifest.js';
+import { copyEntryBlobs } from '#test/chunk-delta-kit.js';
+import { sha256Hex } from '#test/hostile-server.js';
+import { startNginx, type Nginx } from '#test/nginx.js';
+import { filesOf, snapshotTree } from '#test/tree-snapshot.js';
+import { chunkLayoutKey } from '#node/blobs/chunk-store.js';
+import { DEFAULT_CHUNKER_PARAMS, DEFAULT_TREE_LAYOUT } from '#protocol/chunk-index.js';
 import {
   bytesOf,
   cliArgs,
@@ -26,7 +26,7 @@ import {
   tempDirs,
   updateOnce,
   type UpdaterServer,
-} from '../helpers/updater-harness.js';
+} from '#test/updater-harness.js';
 
 const MiB = 1024 * 1024;
 const dirs = tempDirs();

@@ -7,12 +7,12 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../server/src/start-server.js';
-import type { ManifestArtifact } from '../../src/protocol/manifest.js';
-import { copyEntryBlobs, runChunked, stateWithBlobs } from '../helpers/chunk-delta-kit.js';
-import { sha256Hex } from '../helpers/hostile-server.js';
-import { startNginx, type Nginx } from '../helpers/nginx.js';
-import { bytesOf, tempDirs } from '../helpers/updater-harness.js';
+import { startServer, type RunningServer } from '#server/compose/start-server.js';
+import type { ManifestArtifact } from '#protocol/manifest.js';
+import { copyEntryBlobs, runChunked, stateWithBlobs } from '#test/chunk-delta-kit.js';
+import { sha256Hex } from '#test/hostile-server.js';
+import { startNginx, type Nginx } from '#test/nginx.js';
+import { bytesOf, tempDirs } from '#test/updater-harness.js';
 
 const MiB = 1024 * 1024;
 const dirs = tempDirs();

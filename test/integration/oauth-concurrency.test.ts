@@ -5,8 +5,8 @@
  */
 import { request } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { RunningServer } from '../../server/src/start-server.js';
-import { startServer } from '../../server/src/start-server.js';
+import type { RunningServer } from '#server/compose/start-server.js';
+import { startServer } from '#server/compose/start-server.js';
 
 let server: RunningServer;
 beforeAll(async () => {

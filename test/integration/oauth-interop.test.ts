@@ -6,8 +6,8 @@
  */
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../server/src/start-server.js';
-import { startServer } from '../../server/src/start-server.js';
+import type { RunningServer } from '#server/compose/start-server.js';
+import { startServer } from '#server/compose/start-server.js';
 
 let server: RunningServer;
 let as: oauth.AuthorizationServer;

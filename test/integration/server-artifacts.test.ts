@@ -4,8 +4,8 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../server/src/start-server.js';
-import { postJsonTo } from '../helpers/post-json.js';
+import { startServer, type RunningServer } from '#server/compose/start-server.js';
+import { postJsonTo } from '#test/post-json.js';
 
 let server: RunningServer;
 let key: string;

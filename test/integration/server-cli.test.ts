@@ -4,9 +4,9 @@ import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseEnvelope } from '../../src/protocol/envelope.js';
-import { parseManifest } from '../../src/protocol/manifest.js';
-import { runCli, spawnCli, spawnServer, waitStopped } from '../helpers/server-harness.js';
+import { parseEnvelope } from '#protocol/envelope.js';
+import { parseManifest } from '#protocol/manifest.js';
+import { runCli, spawnCli, spawnServer, waitStopped } from '#test/server-harness.js';
 
 let work: string;
 beforeAll(async () => {

@@ -6,8 +6,8 @@
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../server/src/start-server.js';
-import { mulberry32 } from '../../server/src/chain/seeded-prng.js';
+import { startServer, type RunningServer } from '#server/compose/start-server.js';
+import { mulberry32 } from '#server/chain/seeded-prng.js';
 
 interface Target {
   readonly method: 'GET' | 'POST';

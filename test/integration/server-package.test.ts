@@ -17,7 +17,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServerPackage, PACKAGE_DIR } from '../../scripts/build-server-package.mjs';
 import { findChromium } from '../../scripts/test-tools.mjs';
-import { spawnServer, waitStopped } from '../helpers/server-harness.js';
+import { spawnServer, waitStopped } from '#test/server-harness.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const here = join(import.meta.dirname, 'server-package');

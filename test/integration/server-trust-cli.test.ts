@@ -7,8 +7,8 @@ import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkAnswer } from '../helpers/answer-check.js';
-import { runCli, spawnCli } from '../helpers/server-harness.js';
+import { checkAnswer } from '#test/answer-check.js';
+import { runCli, spawnCli } from '#test/server-harness.js';
 
 let work: string;
 beforeAll(async () => {

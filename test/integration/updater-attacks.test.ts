@@ -8,17 +8,17 @@
 import { readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { UpdaterApi } from '../../src/core/updater-api.js';
-import type { Limits } from '../../src/core/limits.js';
+import type { UpdaterApi } from '#core/updater-api.js';
+import type { Limits } from '#core/limits.js';
 import {
   resolveCurrentSet,
   SWAP_STRATEGIES,
   type SwapStrategy,
-} from '../../src/node/current-set.js';
-import { generateKeyPair, pubkeyToHex, type Manifest } from '../../src/protocol/index.js';
-import { sha256Hex, startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
-import { filesOf, snapshotTree, snapshotObject } from '../helpers/tree-snapshot.js';
-import { bytesOf, expectRefusal, openUpdater, tempDirs } from '../helpers/updater-harness.js';
+} from '#node/store/current-set.js';
+import { generateKeyPair, pubkeyToHex, type Manifest } from '#protocol';
+import { sha256Hex, startHostileServer, type HostileServer } from '#test/hostile-server.js';
+import { filesOf, snapshotTree, snapshotObject } from '#test/tree-snapshot.js';
+import { bytesOf, expectRefusal, openUpdater, tempDirs } from '#test/updater-harness.js';
 
 const V1 = [
   { name: 'app.bin', content: bytesOf(48 * 1024, 1) },

@@ -7,9 +7,9 @@ import { spawn } from 'node:child_process';
 import { access, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createNodeUpdater } from '../../src/node/create-updater.js';
-import { sha256Hex, startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
-import { filesOf, snapshotTree } from '../helpers/tree-snapshot.js';
+import { createNodeUpdater } from '#node/create-updater.js';
+import { sha256Hex, startHostileServer, type HostileServer } from '#test/hostile-server.js';
+import { filesOf, snapshotTree } from '#test/tree-snapshot.js';
 import {
   bytesOf,
   CLI_ENTRY,
@@ -20,7 +20,7 @@ import {
   tempDirs,
   updateOnce,
   type CliTarget,
-} from '../helpers/updater-harness.js';
+} from '#test/updater-harness.js';
 
 const SHARED = bytesOf(20_000, 5);
 const V1 = [

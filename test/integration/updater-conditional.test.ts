@@ -9,11 +9,11 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer } from '../../server/src/start-server.js';
-import type { RequestLogEntry } from '../../server/src/dev/request-log.js';
-import { startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
-import { startNginx, type Nginx } from '../helpers/nginx.js';
-import { bytesOf, expectRefusal, openUpdater, tempDirs } from '../helpers/updater-harness.js';
+import { startServer } from '#server/compose/start-server.js';
+import type { RequestLogEntry } from '#server/dev/request-log.js';
+import { startHostileServer, type HostileServer } from '#test/hostile-server.js';
+import { startNginx, type Nginx } from '#test/nginx.js';
+import { bytesOf, expectRefusal, openUpdater, tempDirs } from '#test/updater-harness.js';
 
 const dirs = tempDirs();
 let nginx: Nginx;

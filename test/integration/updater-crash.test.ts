@@ -8,15 +8,15 @@
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { INSTALL_STEPS } from '../../src/core/install-steps.js';
+import { INSTALL_STEPS } from '#core/install/install-steps.js';
 import {
   resolveCurrentSet,
   SWAP_STRATEGIES,
   type SwapStrategy,
-} from '../../src/node/current-set.js';
-import { OFFLOAD_MIN_BYTES } from '../../src/node/partial-open.js';
-import { startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
-import { filesOf, snapshotTree } from '../helpers/tree-snapshot.js';
+} from '#node/store/current-set.js';
+import { OFFLOAD_MIN_BYTES } from '#node/blobs/partial-open.js';
+import { startHostileServer, type HostileServer } from '#test/hostile-server.js';
+import { filesOf, snapshotTree } from '#test/tree-snapshot.js';
 import {
   bytesOf,
   cliArgs,
@@ -24,7 +24,7 @@ import {
   runCli,
   tempDirs,
   updateOnce,
-} from '../helpers/updater-harness.js';
+} from '#test/updater-harness.js';
 
 // Several chunks per artifact, so "partial-written" happens before the artifact completes.
 // In 2.0.0, app.bin is large enough to be hashed and appended by the worker thread
@@ -51,7 +51,7 @@ const V2 = [
 ];
 
 /**
- * The crash runs sync a large partial's data every 256 KiB (src/node/early-writeback.ts; 64 MiB
+ * The crash runs sync a large partial's data every 256 KiB (src/node/fs/early-writeback.ts; 64 MiB
  * in the field): app.bin (worker path) and data/b.dat (main-thread path) are killed with early
  * syncs in flight or done.
  */

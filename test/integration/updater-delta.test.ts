@@ -4,10 +4,10 @@
  */
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { UpdateResult } from '../../src/core/updater-api.js';
-import { sha256Hex, startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
-import { filesOf, snapshotTree } from '../helpers/tree-snapshot.js';
-import { bytesOf, tempDirs, updateOnce } from '../helpers/updater-harness.js';
+import type { UpdateResult } from '#core/updater-api.js';
+import { sha256Hex, startHostileServer, type HostileServer } from '#test/hostile-server.js';
+import { filesOf, snapshotTree } from '#test/tree-snapshot.js';
+import { bytesOf, tempDirs, updateOnce } from '#test/updater-harness.js';
 
 const dirs = tempDirs();
 let server: HostileServer;

@@ -9,17 +9,17 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { verifyAuditLog } from '../../src/core/audit-log.js';
-import type { UpdateEvent } from '../../src/core/events.js';
-import type { UpdaterApi } from '../../src/core/updater-api.js';
+import { verifyAuditLog } from '#core/install/audit-log.js';
+import type { UpdateEvent } from '#core/events.js';
+import type { UpdaterApi } from '#core/updater-api.js';
 import {
   resolveCurrentSet,
   SWAP_STRATEGIES,
   type SwapStrategy,
-} from '../../src/node/current-set.js';
-import type { NodeUpdaterOptions } from '../../src/node/create-updater.js';
-import { startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
-import { snapshotObject, snapshotTree } from '../helpers/tree-snapshot.js';
+} from '#node/store/current-set.js';
+import type { NodeUpdaterOptions } from '#node/create-updater.js';
+import { startHostileServer, type HostileServer } from '#test/hostile-server.js';
+import { snapshotObject, snapshotTree } from '#test/tree-snapshot.js';
 import {
   bytesOf,
   CLI_ENTRY,
@@ -29,7 +29,7 @@ import {
   REPO_ROOT,
   runCli,
   tempDirs,
-} from '../helpers/updater-harness.js';
+} from '#test/updater-harness.js';
 
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
 const V1 = [

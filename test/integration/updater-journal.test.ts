@@ -7,8 +7,8 @@ import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createNodeUpdater } from '../../src/node/create-updater.js';
-import { startHostileServer } from '../helpers/hostile-server.js';
+import { createNodeUpdater } from '#node/create-updater.js';
+import { startHostileServer } from '#test/hostile-server.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const cleanups: (() => Promise<void>)[] = [];

@@ -8,8 +8,8 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startHostileServer } from '../helpers/hostile-server.js';
-import { bytesOf, openUpdater, tempDirs } from '../helpers/updater-harness.js';
+import { startHostileServer } from '#test/hostile-server.js';
+import { bytesOf, openUpdater, tempDirs } from '#test/updater-harness.js';
 
 const COUNT = 2_000;
 /** Generous: 4 KiB per artifact, an eighth of what the leak kept. */

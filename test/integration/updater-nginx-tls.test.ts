@@ -9,10 +9,10 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { expectedFiles, nginxSuite } from '../helpers/nginx-release.js';
-import { makeTestPki } from '../helpers/tls-cert.js';
-import { filesOf, snapshotObject, snapshotTree } from '../helpers/tree-snapshot.js';
-import { cliArgs, expectRefusal, runCli, updateOnce } from '../helpers/updater-harness.js';
+import { expectedFiles, nginxSuite } from '#test/nginx-release.js';
+import { makeTestPki } from '#test/tls-cert.js';
+import { filesOf, snapshotObject, snapshotTree } from '#test/tree-snapshot.js';
+import { cliArgs, expectRefusal, runCli, updateOnce } from '#test/updater-harness.js';
 
 const ARTIFACT_COUNT = 24;
 const ARTIFACT_BYTES = 20 * 1024;

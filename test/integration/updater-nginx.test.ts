@@ -6,11 +6,11 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startServer } from '../../server/src/start-server.js';
-import { sha256Hex } from '../helpers/hostile-server.js';
-import { expectedFiles, nginxSuite } from '../helpers/nginx-release.js';
-import { filesOf, snapshotObject, snapshotTree } from '../helpers/tree-snapshot.js';
-import { bytesOf, expectRefusal, updateOnce } from '../helpers/updater-harness.js';
+import { startServer } from '#server/compose/start-server.js';
+import { sha256Hex } from '#test/hostile-server.js';
+import { expectedFiles, nginxSuite } from '#test/nginx-release.js';
+import { filesOf, snapshotObject, snapshotTree } from '#test/tree-snapshot.js';
+import { bytesOf, expectRefusal, updateOnce } from '#test/updater-harness.js';
 
 const ARTIFACT_COUNT = 10;
 const ARTIFACT_BYTES = 32 * 1024;

@@ -7,10 +7,10 @@ import type * as NodeFs from 'node:fs';
 import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createNodeUpdater } from '../../src/node/create-updater.js';
-import { BLOB_MTIME_S } from '../../src/node/intact-blob.js';
-import { startHostileServer } from '../helpers/hostile-server.js';
-import { tempDirs } from '../helpers/updater-harness.js';
+import { createNodeUpdater } from '#node/create-updater.js';
+import { BLOB_MTIME_S } from '#node/blobs/intact-blob.js';
+import { startHostileServer } from '#test/hostile-server.js';
+import { tempDirs } from '#test/updater-harness.js';
 
 const refused: string[] = [];
 vi.mock('node:fs', async (importOriginal) => {

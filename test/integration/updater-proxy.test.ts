@@ -14,11 +14,11 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../scripts/build-app.mjs';
 import { buildCli, launcherOf } from '../../scripts/build-cli.mjs';
-import { startServer, type RunningServer } from '../../server/src/start-server.js';
-import { startForwardProxy, type ForwardProxy } from '../helpers/forward-proxy.js';
-import { startServeProcess } from '../helpers/serve-process.js';
-import { makeTestPki } from '../helpers/tls-cert.js';
-import { cliArgs, runCli, tempDirs, type CliResult } from '../helpers/updater-harness.js';
+import { startServer, type RunningServer } from '#server/compose/start-server.js';
+import { startForwardProxy, type ForwardProxy } from '#test/forward-proxy.js';
+import { startServeProcess } from '#test/serve-process.js';
+import { makeTestPki } from '#test/tls-cert.js';
+import { cliArgs, runCli, tempDirs, type CliResult } from '#test/updater-harness.js';
 
 const run = promisify(execFile);
 const dirs = tempDirs();

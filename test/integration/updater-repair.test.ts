@@ -6,10 +6,10 @@
 import { appendFile, chmod, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { UpdaterApi } from '../../src/core/updater-api.js';
-import { startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
-import { snapshotObject, snapshotTree } from '../helpers/tree-snapshot.js';
-import { bytesOf, openUpdater, tempDirs } from '../helpers/updater-harness.js';
+import type { UpdaterApi } from '#core/updater-api.js';
+import { startHostileServer, type HostileServer } from '#test/hostile-server.js';
+import { snapshotObject, snapshotTree } from '#test/tree-snapshot.js';
+import { bytesOf, openUpdater, tempDirs } from '#test/updater-harness.js';
 
 const V1 = [
   { name: 'app.bin', content: bytesOf(48 * 1024, 1) },

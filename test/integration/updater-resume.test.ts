@@ -6,9 +6,9 @@
 import { open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Limits } from '../../src/core/limits.js';
-import { sha256Hex, startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
-import { filesOf, snapshotTree } from '../helpers/tree-snapshot.js';
+import type { Limits } from '#core/limits.js';
+import { sha256Hex, startHostileServer, type HostileServer } from '#test/hostile-server.js';
+import { filesOf, snapshotTree } from '#test/tree-snapshot.js';
 import {
   bytesOf,
   cliArgs,
@@ -16,7 +16,7 @@ import {
   runCli,
   tempDirs,
   updateOnce,
-} from '../helpers/updater-harness.js';
+} from '#test/updater-harness.js';
 
 const SIZE = 4 * 1024 * 1024;
 const BIG = bytesOf(SIZE, 77);

@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../scripts/build-app.mjs';
-import { startServer, type RunningServer } from '../../server/src/start-server.js';
-import { runCli, type CliIo } from '../../src/cli/run-cli.js';
-import { STOP_SIGNALS } from '../../src/cli/serve.js';
-import { createNodeUpdater } from '../../src/node/create-updater.js';
-import type { AppStatus } from '../../src/preload/ipc-contract.js';
+import { startServer, type RunningServer } from '#server/compose/start-server.js';
+import { runCli, type CliIo } from '#cli/run-cli.js';
+import { STOP_SIGNALS } from '#cli/serve.js';
+import { createNodeUpdater } from '#node/create-updater.js';
+import type { AppStatus } from '#preload/ipc-contract.js';
 
 let tmp: string;
 let appDir: string;

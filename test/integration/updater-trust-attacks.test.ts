@@ -8,23 +8,23 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { UpdateErrorCode } from '../../src/core/errors.js';
-import { parseState, type UpdaterState } from '../../src/core/state.js';
-import type { UpdaterApi } from '../../src/core/updater-api.js';
-import type { NodeUpdaterOptions } from '../../src/node/create-updater.js';
+import type { UpdateErrorCode } from '#core/errors.js';
+import { parseState, type UpdaterState } from '#core/state.js';
+import type { UpdaterApi } from '#core/updater-api.js';
+import type { NodeUpdaterOptions } from '#node/create-updater.js';
 import {
   addSignatures,
   encodeManifest,
   RELEASE_PAYLOAD_TYPE,
   signEnvelope,
   type DsseEnvelope,
-} from '../../src/protocol/index.js';
+} from '#protocol';
 import {
   startHostileTrustServer,
   type HostileTrustServer,
-} from '../helpers/hostile-trust-server.js';
-import { snapshotObject, snapshotTree } from '../helpers/tree-snapshot.js';
-import { answerOf, newKeys, TestChain } from '../helpers/trust-kit.js';
+} from '#test/hostile-trust-server.js';
+import { snapshotObject, snapshotTree } from '#test/tree-snapshot.js';
+import { answerOf, newKeys, TestChain } from '#test/trust-kit.js';
 import {
   bytesOf,
   cliArgs,
@@ -32,7 +32,7 @@ import {
   openUpdater,
   runCli,
   tempDirs,
-} from '../helpers/updater-harness.js';
+} from '#test/updater-harness.js';
 
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
 const V1 = [

@@ -11,12 +11,12 @@ import type { AddressInfo } from 'node:net';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRandom } from '../../server/src/random.js';
-import { startServer, type RunningServer } from '../../server/src/start-server.js';
-import { rotateKeys, type RotateKeysOptions } from '../../server/src/updates/rotate-keys.js';
-import { parseState, type UpdaterState } from '../../src/core/state.js';
-import type { NodeUpdaterOptions } from '../../src/node/create-updater.js';
-import { snapshotObject, snapshotTree } from '../helpers/tree-snapshot.js';
+import { createRandom } from '#server/platform/random.js';
+import { startServer, type RunningServer } from '#server/compose/start-server.js';
+import { rotateKeys, type RotateKeysOptions } from '#server/updates/keys/rotate-keys.js';
+import { parseState, type UpdaterState } from '#core/state.js';
+import type { NodeUpdaterOptions } from '#node/create-updater.js';
+import { snapshotObject, snapshotTree } from '#test/tree-snapshot.js';
 import {
   bytesOf,
   expectRefusal,
@@ -24,7 +24,7 @@ import {
   tempDirs,
   updateOnce,
   type UpdaterServer,
-} from '../helpers/updater-harness.js';
+} from '#test/updater-harness.js';
 
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
 const V1 = [

@@ -7,9 +7,9 @@
  *   const { machine_key } = await server.updates.mintMachineKey();
  *   await server.close();
  */
-export { startServer, type RunningServer } from '../../../server/src/start-server.js';
-export { DEFAULT_OPTIONS, type ServerOptions } from '../../../server/src/options.js';
-export type { PublishInput, PublishResult } from '../../../server/src/updates/publisher.js';
+export { startServer, type RunningServer } from '../../../server/src/compose/start-server.js';
+export { DEFAULT_OPTIONS, type ServerOptions } from '../../../server/src/compose/options.js';
+export type { PublishInput, PublishResult } from '../../../server/src/updates/publish/publisher.js';
 export type {
   ServerConfig,
   MachineConfig,
@@ -23,7 +23,7 @@ export type {
   Claims,
   IssueTokensHook,
   IssueTokensInput,
-} from '../../../server/src/oauth/claims.js';
+} from '../../../server/src/oauth/tokens/claims.js';
 export type { ClientRegistration } from '../../../server/src/oauth/clients.js';
 export {
   verifyAnswer,
@@ -35,4 +35,4 @@ export {
 } from './verify.js';
 // Where an updater's state directory has its live set, whatever the swap strategy
 // (docs/UPDATER.md §2): for QA tests that inspect what the updater installed.
-export { resolveCurrentSet } from '../../../src/node/current-set.js';
+export { resolveCurrentSet } from '../../../src/node/store/current-set.js';

@@ -1,5 +1,5 @@
 /**
- * The updater's own manifest verifiers (src/core/verify.ts), for QA tests that check what the
+ * The updater's own manifest verifiers (src/core/trust/verify.ts), for QA tests that check what the
  * server signed: the exact bytes of GET /api/updates/manifest against the pinned node_pubkey,
  * as its format 1 envelope (`verifyManifest`) or as the whole answer (`verifyAnswer`).
  */
@@ -13,11 +13,11 @@ import {
   verifyManifest as verifyWithPins,
   verifyParsedAnswer,
   type VerifiedManifest,
-} from '../../../src/core/verify.js';
+} from '../../../src/core/trust/verify.js';
 import type { ParsedEnvelope } from '../../../src/protocol/envelope.js';
 import { parseKeysAnswer } from '../../../src/protocol/manifest-answer.js';
 
-export type { VerifiedManifest } from '../../../src/core/verify.js';
+export type { VerifiedManifest } from '../../../src/core/trust/verify.js';
 export { UpdateError, type UpdateErrorCode } from '../../../src/core/errors.js';
 
 /**

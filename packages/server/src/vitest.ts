@@ -12,8 +12,8 @@
  *   });
  */
 import { afterAll, afterEach, beforeAll, beforeEach, test as base } from 'vitest';
-import type { ServerOptions } from '../../../server/src/options.js';
-import { startServer, type RunningServer } from '../../../server/src/start-server.js';
+import type { ServerOptions } from '../../../server/src/compose/options.js';
+import { startServer, type RunningServer } from '../../../server/src/compose/start-server.js';
 
 /** What the helpers start with unless overridden: the dev API on, the chain simulator off. */
 export const QA_SERVER_DEFAULTS: Partial<ServerOptions> = { dev: true, simulate: false };

@@ -4,7 +4,7 @@
  * decimal integer (empty, signed, fractional, over 15 digits, repeated, an array) falls back to
  * the default, and a decimal value outside the bounds is clamped.
  */
-import { DEFAULT_LIMIT, DEFAULT_WINDOW_UNITS, MAX_LIMIT } from '../../../src/protocol/index.js';
+import { DEFAULT_LIMIT, DEFAULT_WINDOW_UNITS, MAX_LIMIT } from '#protocol';
 
 /** Completed units kept in memory; also the largest window (docs/PROTOCOL.md §5: 3,600). */
 export const RETAINED_UNITS = 3600;

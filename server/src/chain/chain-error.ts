@@ -3,7 +3,7 @@
  * ChainError with a stable `code` and the HTTP status the dev routes answer with; messages never
  * echo more than a short, single-line excerpt of the input.
  */
-import type { ChainErrorCode } from '../../../src/protocol/index.js';
+import type { ChainErrorCode } from '#protocol';
 import { ServerError } from '../server-error.js';
 
 const STATUS: Readonly<Record<ChainErrorCode, number>> = {

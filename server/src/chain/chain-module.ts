@@ -2,17 +2,17 @@
  * The chain-activity module (docs/PROTOCOL.md §5, docs/CHAIN.md): machines, per-unit transition counts, the seeded
  * simulator, GET /api/chain/active and, with --dev, its dev routes. See docs/PROTOCOL.md §5.
  */
-import type { ActivityResponse } from '../../../src/protocol/index.js';
+import type { ActivityResponse } from '#protocol';
 import {
   DEFAULT_LIMIT,
   DEFAULT_WINDOW_UNITS,
   MAX_LIMIT,
   UNIT_MS,
-} from '../../../src/protocol/index.js';
-import type { ServerContext } from '../context.js';
-import type { ServerModule } from '../module.js';
-import { chainActiveRaw, registerChainActive } from '../routes/chain-active.js';
-import { registerDevChain } from '../routes/dev-chain.js';
+} from '#protocol';
+import type { ServerContext } from '../compose/context.js';
+import type { ServerModule } from '../compose/module.js';
+import { chainActiveRaw, registerChainActive } from './routes/chain-active.js';
+import { registerDevChain } from './routes/dev-chain.js';
 import type { MachineResult, TransitionResult } from './chain-state.js';
 import { ChainState } from './chain-state.js';
 import { ChainSimulator } from './chain-simulator.js';

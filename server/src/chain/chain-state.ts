@@ -2,8 +2,8 @@
  * The chain's in-memory state: machines, per-unit counts and the cached rankings, read against
  * the injected clock. It knows nothing of HTTP or of the simulator.
  */
-import type { ActivityResponse } from '../../../src/protocol/index.js';
-import { MAX_LIMIT } from '../../../src/protocol/index.js';
+import type { ActivityResponse } from '#protocol';
+import { MAX_LIMIT } from '#protocol';
 import { ChainError } from './chain-error.js';
 import type { TransitionInput } from './dev-input.js';
 import { MAX_TRANSITIONS_PER_CALL } from './dev-input.js';

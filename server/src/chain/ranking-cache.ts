@@ -5,8 +5,8 @@
  * precomputed Content-Type and Content-Length. A new stamp drops everything, and both maps are
  * capped, so a client cycling through all 360,000 pairs cannot grow memory without bound.
  */
-import type { ActivityResponse } from '../../../src/protocol/index.js';
-import { MAX_LIMIT, UNIT_MS } from '../../../src/protocol/index.js';
+import type { ActivityResponse } from '#protocol';
+import { MAX_LIMIT, UNIT_MS } from '#protocol';
 import type { RankedMachine } from './window-ranking.js';
 
 export const MAX_CACHED_WINDOWS = 64;

@@ -1,6 +1,6 @@
 /**
  * A small seeded PRNG (mulberry32) and a 32-bit mixer, for the simulator only: fast and
- * reproducible, never for secrets (server/src/random.ts covers those).
+ * reproducible, never for secrets (server/src/platform/random.ts covers those).
  */
 
 /** Returns a generator of floats in [0, 1) fully determined by the 32-bit `seed`. */

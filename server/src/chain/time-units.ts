@@ -3,7 +3,7 @@
  * unit holding instant `t` is floor((t - genesis) / unit). The arithmetic is done in integers
  * (t * 60 / 47,000) so that a boundary instant never lands in the wrong unit through rounding.
  */
-import { UNIT_MS } from '../../../src/protocol/index.js';
+import { UNIT_MS } from '#protocol';
 
 /** Genesis of unit 0: the Unix epoch, so unit indices do not depend on when the server started. */
 export const GENESIS_MS = 0;

@@ -4,7 +4,7 @@
  * oldest first, whose sum is the machine's count in the window. Computed from the unit ring for
  * the ranked machines only (at most 100), once per window and stamp (ranking-cache.ts).
  */
-import { SERIES_MAX_POINTS } from '../../../src/protocol/index.js';
+import { SERIES_MAX_POINTS } from '#protocol';
 import type { UnitRing } from './unit-ring.js';
 
 /**

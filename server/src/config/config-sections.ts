@@ -4,18 +4,18 @@
  */
 import { resolve } from 'node:path';
 import semver from 'semver';
-import { isStrictSemver } from '../../../src/protocol/index.js';
+import { isStrictSemver } from '#protocol';
 import { machineIdProblem, machineNameProblem } from '../chain/machine-registry.js';
-import { claimsProblem, type Claims } from '../oauth/claims.js';
+import { claimsProblem, type Claims } from '../oauth/tokens/claims.js';
 import {
   MIN_SECRET_BYTES,
   REGISTRATION_FIELDS,
   toClient,
   type ClientRegistration,
 } from '../oauth/clients.js';
-import { SUBJECT } from '../oauth/code-request.js';
+import { SUBJECT } from '../oauth/login/code-request.js';
 import { MACHINE_KEY } from '../updates/bearer.js';
-import { MAX_EXPIRES_IN_S } from '../updates/legacy-envelope.js';
+import { MAX_EXPIRES_IN_S } from '../updates/format-one-envelope.js';
 import { MAX_LABEL_CHARS } from '../updates/machine-keys.js';
 import { member, type Checker } from './config-checker.js';
 import type {

@@ -6,7 +6,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { readRegularFile } from '../regular-file.js';
+import { readRegularFile } from '../platform/regular-file.js';
 import { ConfigError, validateConfig, type ServerConfig } from './server-config.js';
 
 /** A validated config and where it came from (for messages). */

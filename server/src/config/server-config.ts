@@ -10,7 +10,7 @@
  */
 import { Checker } from './config-checker.js';
 import { chain, lifetimes, machines, nodeKey, oauth, releases } from './config-sections.js';
-import type { Claims } from '../oauth/claims.js';
+import type { Claims } from '../oauth/tokens/claims.js';
 import type { ClientRegistration } from '../oauth/clients.js';
 
 export { ConfigError } from './config-checker.js';

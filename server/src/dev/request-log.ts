@@ -4,7 +4,7 @@
  * their length. Installed only with --dev.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ServerClock } from '../clock.js';
+import type { ServerClock } from '../platform/clock.js';
 
 export const MAX_ENTRIES = 1000;
 

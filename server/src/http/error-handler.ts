@@ -6,7 +6,7 @@
  * Encapsulated plugins (OAuth) may set their own handlers; Fastify then uses theirs.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ServerErrorCode } from '../../../src/protocol/index.js';
+import type { ServerErrorCode } from '#protocol';
 import { isServerError } from '../server-error.js';
 import type { RouteTable } from './route-table.js';
 import { sendError, sendServerError } from './send-error.js';

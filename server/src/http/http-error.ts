@@ -4,7 +4,7 @@
  * turns it into the error body.
  * @example throw new HttpError(404, 'NO_RELEASE', 'nothing is published');
  */
-import type { ServerErrorCode } from '../../../src/protocol/index.js';
+import type { ServerErrorCode } from '#protocol';
 import { ServerError, type ServerErrorOptions } from '../server-error.js';
 
 export class HttpError extends ServerError {

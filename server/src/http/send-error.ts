@@ -3,7 +3,7 @@
  * application/json. Every non-2xx answer of the server goes through here.
  */
 import type { FastifyReply } from 'fastify';
-import { errorBody } from '../../../src/protocol/index.js';
+import { errorBody } from '#protocol';
 import type { ServerError } from '../server-error.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';

@@ -3,7 +3,7 @@
  * §7.3), the confidential `qa-web`, and more from a JSON file. Registration is strict and fails
  * closed: a malformed entry or a secret under 32 bytes (RFC 7518 §3.2, checklist I-08) is refused.
  */
-import { readRegularFile } from '../regular-file.js';
+import { readRegularFile } from '../platform/regular-file.js';
 import { errorClass } from '../server-error.js';
 
 /** One registered client. `secret` undefined means public (token_endpoint_auth_method none). */

@@ -5,7 +5,7 @@
  * token is signed with the client's secret; see docs/PROTOCOL.md §4.
  */
 import type { OAuthState } from './oauth-state.js';
-import { GRANT_TYPES_SUPPORTED } from './grant-types.js';
+import { GRANT_TYPES_SUPPORTED } from './grants/grant-types.js';
 import { DEFAULT_SCOPES } from './clients.js';
 
 /** Paths of the OAuth endpoints, relative to the issuer. */

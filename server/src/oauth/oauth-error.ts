@@ -3,11 +3,11 @@
  * stable application code (src/protocol's ServerErrorCode table), `status` the HTTP status
  * (RFC 6749 §5.2: 401 only for invalid_client).
  */
-import type { ErrorBody, OAuthStableCode } from '../../../src/protocol/index.js';
-import { errorBody } from '../../../src/protocol/index.js';
+import type { ErrorBody, OAuthStableCode } from '#protocol';
+import { errorBody } from '#protocol';
 import { ServerError } from '../server-error.js';
 
-export type { OAuthStableCode } from '../../../src/protocol/index.js';
+export type { OAuthStableCode } from '#protocol';
 
 /** RFC 6749 §4.1.2.1 and §5.2 error codes, plus RFC 7662/7009 usage and RFC 6750 §3.1. */
 export type OAuthErrorCode =

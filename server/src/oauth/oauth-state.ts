@@ -3,16 +3,16 @@
  * the token sealer, limits, the claims policy, the injected clock and the issuer. Built once per
  * server by the module; tests build their own.
  */
-import type { ServerClock } from '../clock.js';
-import type { RandomSource } from '../random.js';
-import { EMPTY_POLICY, type ClaimsPolicy } from './claims.js';
+import type { ServerClock } from '../platform/clock.js';
+import type { RandomSource } from '../platform/random.js';
+import { EMPTY_POLICY, type ClaimsPolicy } from './tokens/claims.js';
 import { ClientRegistry } from './clients.js';
-import { CodeStore } from './code-store.js';
-import { GrantStore } from './grant-store.js';
+import { CodeStore } from './grants/code-store.js';
+import { GrantStore } from './grants/grant-store.js';
 import type { OAuthLimits } from './oauth-limits.js';
 import { DEFAULT_OAUTH_LIMITS } from './oauth-limits.js';
-import { PendingLogins } from './pending-logins.js';
-import { TokenSealer } from './token-seal.js';
+import { PendingLogins } from './login/pending-logins.js';
+import { TokenSealer } from './tokens/token-seal.js';
 
 export interface OAuthState {
   readonly clients: ClientRegistry;

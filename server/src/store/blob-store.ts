@@ -8,8 +8,8 @@ import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { ChunkIndexBuilder, SHA256_HEX } from '../../../src/protocol/index.js';
-import { commitTemp, tempPathFor } from '../../../src/shared/atomic-file.js';
+import { ChunkIndexBuilder, SHA256_HEX } from '#protocol';
+import { commitTemp, tempPathFor } from '#shared/atomic-file.js';
 
 export interface BlobInfo {
   readonly sha256: string;

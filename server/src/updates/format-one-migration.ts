@@ -12,14 +12,14 @@ import {
   RELEASE_PAYLOAD_TYPE,
   signDsse,
   verifyRole,
-} from '../../../src/protocol/index.js';
+} from '#protocol';
 import {
   releaseOf,
   ReleaseStoreError,
   type FormatOneRelease,
   type ReleaseStore,
-} from './release-store.js';
-import { RELEASE_KEY_FILE, type TrustKeys } from './trust-keys.js';
+} from './publish/release-store.js';
+import { RELEASE_KEY_FILE, type TrustKeys } from './keys/trust-keys.js';
 
 export async function migrateFormatOne(
   found: readonly FormatOneRelease[],

@@ -7,10 +7,10 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ServerClock } from '../clock.js';
+import type { ServerClock } from '../platform/clock.js';
 import { HttpError } from '../http/http-error.js';
-import type { RandomSource } from '../random.js';
-import { writeJsonAtomic } from '../../../src/shared/atomic-file.js';
+import type { RandomSource } from '../platform/random.js';
+import { writeJsonAtomic } from '#shared/atomic-file.js';
 import { parseBearer } from './bearer.js';
 
 export const SUBSCRIPTION_DAYS = 30;

@@ -6,12 +6,12 @@
  * (§2.7.6, Content coding) is built the same way: the frame's head is deflated once
  * (gzip-frame.ts), an answer's gzip bytes are made on first asking and kept with the answer.
  */
-import { answerFrame, encodeKeysAnswer, type DsseEnvelope } from '../../../src/protocol/index.js';
-import type { FreshnessSigner, FreshnessTarget, SignedStatement } from './freshness-signer.js';
+import { answerFrame, encodeKeysAnswer, type DsseEnvelope } from '#protocol';
+import type { FreshnessSigner, FreshnessTarget, SignedStatement } from './keys/freshness-signer.js';
 import { HttpError } from '../http/http-error.js';
 import { GzipFrame } from './gzip-frame.js';
-import type { KeyChainStore } from './key-chain-store.js';
-import type { Release, ReleaseStore } from './release-store.js';
+import type { KeyChainStore } from './keys/key-chain-store.js';
+import type { Release, ReleaseStore } from './publish/release-store.js';
 
 /**
  * zlib level of the gzip answer (bench/manifest-gzip.ts, docs/PROTOCOL.md §2.7.6, Content

@@ -14,21 +14,21 @@
  */
 import { watch } from 'node:fs';
 import { join } from 'node:path';
-import { envelopeFromJson, type KeySet } from '../../../src/protocol/index.js';
-import type { ServerContext } from '../context.js';
+import { envelopeFromJson, type KeySet } from '#protocol';
+import type { ServerContext } from '../compose/context.js';
 import { useLenientJson } from '../http/json-body.js';
-import type { ServerModule } from '../module.js';
-import { registerDemoKeyMint } from '../routes/demo-key-mint.js';
-import { registerDevReleases } from '../routes/dev-releases.js';
-import { registerDevSubscriptions } from '../routes/dev-subscriptions.js';
-import { registerUpdatesArtifact } from '../routes/updates-artifact.js';
-import { registerUpdatesKeys } from '../routes/updates-keys.js';
-import { registerUpdatesManifest } from '../routes/updates-manifest.js';
-import { makeDataDir } from '../data-dir.js';
+import type { ServerModule } from '../compose/module.js';
+import { registerDemoKeyMint } from './routes/demo-key-mint.js';
+import { registerDevReleases } from './routes/dev-releases.js';
+import { registerDevSubscriptions } from './routes/dev-subscriptions.js';
+import { registerUpdatesArtifact } from './routes/updates-artifact.js';
+import { registerUpdatesKeys } from './routes/updates-keys.js';
+import { registerUpdatesManifest } from './routes/updates-manifest.js';
+import { makeDataDir } from '../platform/data-dir.js';
 import { BlobStore } from '../store/blob-store.js';
 import { migrateFormatOne } from './format-one-migration.js';
-import { FreshnessSigner } from './freshness-signer.js';
-import { NODE_KEY_FILE } from './node-key.js';
+import { FreshnessSigner } from './keys/freshness-signer.js';
+import { NODE_KEY_FILE } from './keys/node-key.js';
 import {
   MachineKeys,
   type MachineRecord,
@@ -36,17 +36,17 @@ import {
   type SubscriptionStatus,
 } from './machine-keys.js';
 import { ManifestAnswers } from './manifest-answers.js';
-import { Publisher, type PublishInput, type PublishResult } from './publisher.js';
-import { verifyRelease } from './release-bundle.js';
-import { ReleaseStore, type Release } from './release-store.js';
+import { Publisher, type PublishInput, type PublishResult } from './publish/publisher.js';
+import { verifyRelease } from './publish/release-bundle.js';
+import { ReleaseStore, type Release } from './publish/release-store.js';
 import {
   keysOf,
   openTrustKeys,
   promotePending,
   refuseNewRoot,
   type TrustKeys,
-} from './trust-keys.js';
-import { KeyChainStore } from './key-chain-store.js';
+} from './keys/trust-keys.js';
+import { KeyChainStore } from './keys/key-chain-store.js';
 
 export const BLOBS_DIR = 'blobs';
 /** The release every fresh data directory starts with: signed, empty. */

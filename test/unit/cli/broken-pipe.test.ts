@@ -9,10 +9,10 @@ import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EXIT_OUTPUT_FAILED, outliveReader, watchOutput } from '../../../src/cli/broken-pipe.js';
-import { sha256Hex, startHostileServer } from '../../helpers/hostile-server.js';
-import { filesOf, snapshotTree } from '../../helpers/tree-snapshot.js';
-import { bytesOf, CLI_ENTRY, cliArgs, REPO_ROOT, tempDirs } from '../../helpers/updater-harness.js';
+import { EXIT_OUTPUT_FAILED, outliveReader, watchOutput } from '#cli/broken-pipe.js';
+import { sha256Hex, startHostileServer } from '#test/hostile-server.js';
+import { filesOf, snapshotTree } from '#test/tree-snapshot.js';
+import { bytesOf, CLI_ENTRY, cliArgs, REPO_ROOT, tempDirs } from '#test/updater-harness.js';
 
 const dirs = tempDirs();
 afterEach(() => dirs.cleanup());

@@ -1,6 +1,6 @@
 /** The CLI's proxy from the environment (src/cli/cli-proxy.ts, docs/UPDATER.md §7, Proxy). */
 import { describe, expect, it } from 'vitest';
-import { openCliProxy } from '../../../src/cli/cli-proxy.js';
+import { openCliProxy } from '#cli/cli-proxy.js';
 
 describe('cli proxy', () => {
   it('no proxy variable: no fetch (the node:http fetcher stays), nothing said', async () => {

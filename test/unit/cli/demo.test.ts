@@ -9,7 +9,7 @@ import { closeSync, openSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { REPO_ROOT, tempDirs } from '../../helpers/updater-harness.js';
+import { REPO_ROOT, tempDirs } from '#test/updater-harness.js';
 
 const dirs = tempDirs();
 afterEach(() => dirs.cleanup());

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { CLI_HEAP_FLAGS, heapFlagsFor } from '../../../src/cli/heap-flags.js';
+import { CLI_HEAP_FLAGS, heapFlagsFor } from '#cli/heap-flags.js';
 
 /** New-space size (bytes) after allocating ~40 MB of live objects, with `flags` set at run time. */
 function newSpaceAfterAllocating(flags: string): number {

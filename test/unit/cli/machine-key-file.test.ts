@@ -6,9 +6,9 @@ import {
   MAX_MACHINE_KEY_FILE_BYTES,
   machineKeyOf,
   readMachineKeyFile,
-} from '../../../src/cli/machine-key-file.js';
-import { CLI_ENTRY, REPO_ROOT } from '../../helpers/updater-harness.js';
-import { tempDirs } from '../node/temp-dir.js';
+} from '#cli/machine-key-file.js';
+import { CLI_ENTRY, REPO_ROOT } from '#test/updater-harness.js';
+import { tempDirs } from '#test/temp-dir.js';
 
 const dirs = tempDirs();
 afterEach(() => dirs.cleanup());

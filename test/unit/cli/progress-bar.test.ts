@@ -5,7 +5,7 @@ import {
   progressBar,
   renderProgress,
   type ProgressSample,
-} from '../../../src/cli/progress-bar.js';
+} from '#cli/progress-bar.js';
 
 const MiB = 1024 * 1024;
 

@@ -1,10 +1,10 @@
 import { chmod, readdir, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RESUME_HINT, runCli } from '../../../src/cli/run-cli.js';
-import { text } from '../core/fakes.js';
-import { startLocalRegistry, type LocalRegistry } from '../node/local-registry.js';
-import { tempDirs } from '../node/temp-dir.js';
+import { RESUME_HINT, runCli } from '#cli/run-cli.js';
+import { text } from '#test/fakes.js';
+import { startLocalRegistry, type LocalRegistry } from '#test/local-registry.js';
+import { tempDirs } from '#test/temp-dir.js';
 
 const dirs = tempDirs();
 let registry: LocalRegistry;

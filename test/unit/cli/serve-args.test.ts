@@ -1,8 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defaultDataDir, parseServeArgs } from '../../../src/cli/serve-args.js';
-import { tempDirs } from '../node/temp-dir.js';
+import { defaultDataDir, parseServeArgs } from '#cli/serve-args.js';
+import { tempDirs } from '#test/temp-dir.js';
 
 const dirs = tempDirs();
 afterEach(() => dirs.cleanup());

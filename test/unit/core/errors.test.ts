@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errnoDetails, toUpdateError, UpdateError } from '../../../src/core/errors.js';
+import { errnoDetails, toUpdateError, UpdateError } from '#core/errors.js';
 
 describe('UpdateError details', () => {
   it('serialises its details with code and message, and leaves them out when none', () => {

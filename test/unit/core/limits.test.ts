@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS, resolveLimits } from '../../../src/core/limits.js';
-import { pinKeys, verifyManifest } from '../../../src/core/verify.js';
-import type { Manifest } from '../../../src/protocol/index.js';
-import { envelopeBytes, testKey } from './fakes.js';
+import { DEFAULT_LIMITS, resolveLimits } from '#core/limits.js';
+import { pinKeys, verifyManifest } from '#core/trust/verify.js';
+import type { Manifest } from '#protocol';
+import { envelopeBytes, testKey } from '#test/fakes.js';
 
 describe('resolveLimits', () => {
   it('has the documented defaults', () => {

@@ -6,11 +6,11 @@ import {
   parseState,
   trustedKeySet,
   trustedKeysOf,
-} from '../../../src/core/state.js';
-import { encodeKeySet, parseKeySet } from '../../../src/protocol/index.js';
-import { newKeys, payloadOf, TestChain } from '../../helpers/trust-kit.js';
-import { text } from './fakes.js';
-import { EMPTY_HEALTH } from '../../../src/core/health-state.js';
+} from '#core/state.js';
+import { encodeKeySet, parseKeySet } from '#protocol';
+import { newKeys, payloadOf, TestChain } from '#test/trust-kit.js';
+import { text } from '#test/fakes.js';
+import { EMPTY_HEALTH } from '#core/health/health-state.js';
 
 const SET = {
   setId: 'a'.repeat(64),

@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startNginx } from '../../helpers/nginx.js';
+import { startNginx } from '#test/nginx.js';
 
 let root: string;
 beforeEach(async () => {

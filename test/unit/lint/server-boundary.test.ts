@@ -23,11 +23,11 @@ const SERVER_FILE = 'server/src/routes/boundary-probe.ts';
 
 describe('server boundary (server/src/**)', () => {
   const refused: [string, string][] = [
-    ['a protocol module behind the public entry', '../../../src/protocol/envelope.js'],
-    ['the updater core', '../../../src/core/errors.js'],
-    ['the Node adapters', '../../../src/node/file-store.js'],
-    ['the Electron main process', '../../../src/main/index.js'],
-    ['a test helper', '../../../test/helpers/server-harness.js'],
+    ['a protocol module behind the public entry', '#protocol/envelope.js'],
+    ['the updater core', '#core/errors.js'],
+    ['the Node adapters', '#node/store/file-store.js'],
+    ['the Electron main process', '#main/index.js'],
+    ['a test helper', '#test/server-harness.js'],
     ['a nested path under src/shared', '../../../src/shared/deep/x.js'],
   ];
   for (const [what, path] of refused) {
@@ -38,7 +38,7 @@ describe('server boundary (server/src/**)', () => {
   }
 
   it('refuses a type-only import across the boundary too', async () => {
-    const code = `import type { Limits } from '../../../src/core/limits.js';\nexport type L = Limits;\n`;
+    const code = `import type { Limits } from '#core/limits.js';\nexport type L = Limits;\n`;
     expect(await restrictedImports(SERVER_FILE, code)).toEqual(['no-restricted-imports']);
   });
 
@@ -49,8 +49,8 @@ describe('server boundary (server/src/**)', () => {
 
   it('allows the public protocol entry, src/shared, server-internal paths and packages', async () => {
     const code = [
-      `import { errorBody } from '../../../src/protocol/index.js';`,
-      `import { writeJsonAtomic } from '../../../src/shared/atomic-file.js';`,
+      `import { errorBody } from '#protocol';`,
+      `import { writeJsonAtomic } from '#shared/atomic-file.js';`,
       `import { HttpError } from '../http/http-error.js';`,
       `import Fastify from 'fastify';`,
       `export const all = [errorBody, writeJsonAtomic, HttpError, Fastify];`,

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { APP_ID } from '../../../src/main/app-identity.js';
+import { APP_ID } from '#main/app-identity.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const require = createRequire(import.meta.url);

@@ -12,7 +12,7 @@ import {
   APP_PRIVILEGED_SCHEME,
   CONTENT_SECURITY_POLICY,
   createAppProtocolHandler,
-} from '../../../src/main/app-protocol.js';
+} from '#main/app-protocol.js';
 
 let base: string;
 let root: string;
@@ -57,7 +57,7 @@ describe('app:// protocol', () => {
 
   it('the header CSP is the page meta CSP (one policy, two places)', async () => {
     const html = await readFile(
-      resolve(import.meta.dirname, '../../../src/renderer/index.html'),
+      resolve(import.meta.dirname, '#renderer/index.html'),
       'utf8',
     );
     const meta = /http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(html)?.[1];

@@ -31,7 +31,7 @@ import { basename, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as ElectronBuilder from 'electron-builder';
 import { buildApp } from '../../../scripts/build-app.mjs';
-import { parseShippedRegistry } from '../../../src/main/shipped-registry.js';
+import { parseShippedRegistry } from '#app/registry/shipped-registry.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const require = createRequire(import.meta.url);

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { AppStatus } from '../../../src/preload/ipc-contract.js';
+import type { AppStatus } from '#preload/ipc-contract.js';
 
 const h = vi.hoisted(() => ({
   userData: '',
@@ -98,7 +98,7 @@ describe('main process with an invalid settings file (electron mocked)', () => {
 
   beforeAll(async () => {
     h.userData = await mkdtemp(join(tmpdir(), 'desktop-main-bad-settings-'));
-    const main = await import('../../../src/main/index.js');
+    const main = await import('#main/index.js');
     shutdown = main.shutdown;
     await main.started;
   });

@@ -104,7 +104,7 @@ describe('main process of a packaged build (electron mocked)', () => {
     process.env['XDG_CONFIG_HOME'] = join(h.userData, 'xdg');
     // Set by Electron in a packaged app; the resources folder holds no key here.
     (process as { resourcesPath?: string }).resourcesPath = h.userData;
-    const main = await import('../../../src/main/index.js');
+    const main = await import('#main/index.js');
     shutdown = main.shutdown;
     await main.started;
   });

@@ -7,7 +7,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { AppStatus } from '../../../src/preload/ipc-contract.js';
+import type { AppStatus } from '#preload/ipc-contract.js';
 
 const h = vi.hoisted(() => ({
   userData: '',
@@ -209,7 +209,7 @@ describe('main process composition (electron mocked)', () => {
 
   beforeAll(async () => {
     h.userData = await mkdtemp(join(tmpdir(), 'desktop-main-'));
-    const main = await import('../../../src/main/index.js');
+    const main = await import('#main/index.js');
     shutdown = main.shutdown;
     await main.started;
   });

@@ -8,7 +8,7 @@ import {
   isTrustedSender,
   UntrustedSenderError,
   type SenderInfo,
-} from '../../../src/main/ipc-guard.js';
+} from '#main/ipc-guard.js';
 
 const WINDOW_ID = 7;
 

@@ -4,8 +4,8 @@ import {
   autostartEntry,
   quoteExecArgument,
   type LoginItemDeps,
-} from '../../../src/main/login-item.js';
-import { trayMenuPolicy } from '../../../src/main/tray-menu-policy.js';
+} from '#main/login-item.js';
+import { trayMenuPolicy } from '#main/tray-menu-policy.js';
 
 function deps(platform: NodeJS.Platform) {
   const calls: string[] = [];

@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { proxyFetch, startForwardProxy, type ForwardProxy } from '../../helpers/forward-proxy.js';
+import { proxyFetch, startForwardProxy, type ForwardProxy } from '#test/forward-proxy.js';
 
 const h = vi.hoisted(() => ({
   sessionFetch: undefined as undefined | ((url: string, init?: RequestInit) => Promise<Response>),
@@ -24,9 +24,9 @@ vi.mock('electron', () => ({
   },
 }));
 
-const { netFetch } = await import('../../../src/main/net-fetcher.js');
-const { createFetchFetcher } = await import('../../../src/node/fetch-fetcher.js');
-const { fetchActivity } = await import('../../../src/main/activity-client.js');
+const { netFetch } = await import('#main/net-fetcher.js');
+const { createFetchFetcher } = await import('#node/http/fetch-fetcher.js');
+const { fetchActivity } = await import('#app/activity-client.js');
 
 let registry: Server;
 let proxy: ForwardProxy;

@@ -7,16 +7,16 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { UpdaterApi } from '../../../src/core/updater-api.js';
+import type { UpdaterApi } from '#core/updater-api.js';
 import {
   attachOsShutdown,
   SHUTDOWN_GRACE_MS,
   type OsShutdownDeps,
   type OsShutdownSource,
-} from '../../../src/main/os-shutdown.js';
-import { createNodeUpdater } from '../../../src/node/create-updater.js';
-import { startLocalRegistry } from '../node/local-registry.js';
-import { tempDirs } from '../node/temp-dir.js';
+} from '#main/os-shutdown.js';
+import { createNodeUpdater } from '#node/create-updater.js';
+import { startLocalRegistry } from '#test/local-registry.js';
+import { tempDirs } from '#test/temp-dir.js';
 
 const dirs = tempDirs();
 afterEach(() => dirs.cleanup());

@@ -1,12 +1,12 @@
-import { describeError } from '../../../src/main/refusal-words.js';
+import { describeError } from '#app/status/refusal-words.js';
 import { describe, expect, it, vi } from 'vitest';
 
 vi.mock('electron', () => ({}));
 
 import type { MenuItemConstructorOptions } from 'electron';
-import { trayMenuTemplate, trayTooltip, type TrayActions } from '../../../src/main/tray-menu.js';
-import { initialStatus } from '../../../src/main/status-model.js';
-import type { AppStatus } from '../../../src/preload/ipc-contract.js';
+import { trayMenuTemplate, trayTooltip, type TrayActions } from '#main/tray-menu.js';
+import { initialStatus } from '#app/status/status-model.js';
+import type { AppStatus } from '#preload/ipc-contract.js';
 
 function actions(): TrayActions & { calls: string[] } {
   const calls: string[] = [];

@@ -4,7 +4,7 @@
  * click would show the window again, and the icon could never close it.
  */
 import { describe, expect, it } from 'vitest';
-import { BLUR_CLICK_WINDOW_MS, createTrayToggle } from '../../../src/main/tray-toggle.js';
+import { BLUR_CLICK_WINDOW_MS, createTrayToggle } from '#main/tray-toggle.js';
 
 function setup(): {
   toggle: ReturnType<typeof createTrayToggle>;

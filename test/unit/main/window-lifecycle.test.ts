@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attachWindowLifecycle, type LifecycleWindow } from '../../../src/main/window-lifecycle.js';
+import { attachWindowLifecycle, type LifecycleWindow } from '#main/window-lifecycle.js';
 
 type Listener = (...args: unknown[]) => void;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WINDOW_GAP, windowPosition } from '../../../src/main/window-position.js';
+import { WINDOW_GAP, windowPosition } from '#main/window-position.js';
 
 const win = { width: 360, height: 480 };
 

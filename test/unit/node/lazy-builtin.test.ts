@@ -12,7 +12,7 @@ import {
   vm,
   workerThreads,
   zlib,
-} from '../../../src/node/lazy-builtin.js';
+} from '#node/lazy-builtin.js';
 
 describe('lazy-builtin', () => {
   it('hands out the built-ins themselves, loaded at the first call', () => {

@@ -8,8 +8,8 @@ import { spawn } from 'node:child_process';
 import { utimes, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { breakMarker, UNREADABLE_STALE_MS } from '../../../src/node/lock-file.js';
-import { tempDirs } from './temp-dir.js';
+import { breakMarker, UNREADABLE_STALE_MS } from '#node/locks/lock-file.js';
+import { tempDirs } from '#test/temp-dir.js';
 
 const dirs = tempDirs();
 afterEach(() => dirs.cleanup());

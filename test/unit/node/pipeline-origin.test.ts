@@ -1,5 +1,5 @@
 /**
- * Which origins keep pipelined GETs (src/node/pipeline-pool.ts MAX_STRIKES, docs/UPDATER.md §5,
+ * Which origins keep pipelined GETs (src/node/http/pipeline-pool.ts MAX_STRIKES, docs/UPDATER.md §5,
  * "Pipelined GETs"): one that redirects every GET or closes after each answer goes to
  * node:http for an hour, with no GET failed on the way and `parallel` sockets at most; one that
  * closes after a keep-alive limit, or whose GETs we abort, keeps pipelining.
@@ -8,9 +8,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHttpFetcher } from '../../../src/node/http-fetcher.js';
-import { DIRECT_FOR_MS } from '../../../src/node/pipeline-pool.js';
-import { readAll } from '../../helpers/loopback-server.js';
+import { createHttpFetcher } from '#node/http/http-fetcher.js';
+import { DIRECT_FOR_MS } from '#node/http/pipeline-pool.js';
+import { readAll } from '#test/loopback-server.js';
 
 const servers: Server[] = [];
 afterEach(async () => {

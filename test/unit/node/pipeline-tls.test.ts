@@ -1,5 +1,5 @@
 /**
- * Pipelined GETs over TLS (src/node/pipeline-connection.ts, docs/UPDATER.md §5, "Pipelined
+ * Pipelined GETs over TLS (src/node/http/pipeline-connection.ts, docs/UPDATER.md §5, "Pipelined
  * GETs"): an `https:` origin's small-artifact GETs share a verified TLS connection, the
  * certificate is checked against the fetcher's trust anchors and the host name exactly as
  * node:https checks it, SNI names a host but never an IP, and a later connection resumes the
@@ -8,10 +8,10 @@
 import type { AddressInfo, Socket } from 'node:net';
 import { createServer, type Server, type TLSSocket } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FetchResponse } from '../../../src/core/ports.js';
-import { createHttpFetcher } from '../../../src/node/http-fetcher.js';
-import { readAll } from '../../helpers/loopback-server.js';
-import { makeTestPki, type TestPki } from '../../helpers/tls-cert.js';
+import type { FetchResponse } from '#core/ports.js';
+import { createHttpFetcher } from '#node/http/http-fetcher.js';
+import { readAll } from '#test/loopback-server.js';
+import { makeTestPki, type TestPki } from '#test/tls-cert.js';
 
 interface Seen {
   /** Paths asked, per connection, in order. */

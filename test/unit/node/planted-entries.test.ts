@@ -22,14 +22,14 @@ import {
 } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { UpdaterApi, UpdateResult } from '../../../src/core/updater-api.js';
-import { createNodeUpdater } from '../../../src/node/create-updater.js';
-import { FileStore } from '../../../src/node/file-store.js';
-import { BLOB_MTIME_S } from '../../../src/node/intact-blob.js';
-import { filesOf, snapshotTree, type TreeSnapshot } from '../../helpers/tree-snapshot.js';
-import { sha256Hex, text, type ReleaseFile } from '../core/fakes.js';
-import { startLocalRegistry, type LocalRegistry } from './local-registry.js';
-import { tempDirs } from './temp-dir.js';
+import type { UpdaterApi, UpdateResult } from '#core/updater-api.js';
+import { createNodeUpdater } from '#node/create-updater.js';
+import { FileStore } from '#node/store/file-store.js';
+import { BLOB_MTIME_S } from '#node/blobs/intact-blob.js';
+import { filesOf, snapshotTree, type TreeSnapshot } from '#test/tree-snapshot.js';
+import { sha256Hex, text, type ReleaseFile } from '#test/fakes.js';
+import { startLocalRegistry, type LocalRegistry } from '#test/local-registry.js';
+import { tempDirs } from '#test/temp-dir.js';
 
 const dirs = tempDirs();
 let registry: LocalRegistry;

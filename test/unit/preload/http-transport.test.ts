@@ -1,7 +1,7 @@
 /** The web window's transport (src/preload/http-transport.ts) with a fake fetch and stream. */
 import { describe, expect, it } from 'vitest';
-import { httpTransport, WebBridgeError } from '../../../src/preload/http-transport.js';
-import { createBridgeApi } from '../../../src/preload/ipc-contract.js';
+import { httpTransport, WebBridgeError } from '#preload/http-transport.js';
+import { createBridgeApi } from '#preload/ipc-contract.js';
 
 class FakeStream {
   readonly handlers = new Map<string, (event: { data: string }) => void>();

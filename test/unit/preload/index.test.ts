@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Api } from '../../../src/preload/index.js';
+import type { Api } from '#preload/index.js';
 
 /** Every method of window.updater: the contract's operations and onStatus. */
 const EXPOSED = [
@@ -47,7 +47,7 @@ describe('preload bridge', () => {
   let api: Api;
 
   beforeAll(async () => {
-    await import('../../../src/preload/index.js');
+    await import('#preload/index.js');
     api = h.exposed.get('updater') as Api;
   });
 

@@ -14,7 +14,7 @@ import {
   STATUS_EVENT_CHANNEL,
   subscribeMethod,
   type BridgeTransport,
-} from '../../../src/preload/ipc-contract.js';
+} from '#preload/ipc-contract.js';
 
 describe('bridge contract', () => {
   it('gives every operation and event its own channel', () => {

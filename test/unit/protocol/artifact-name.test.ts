@@ -3,7 +3,7 @@ import {
   compareNames,
   isSafeArtifactName,
   unsafeNameReason,
-} from '../../../src/protocol/artifact-name.js';
+} from '#protocol/artifact-name.js';
 
 const safe = ['a', 'app.asar', 'resources/app/main.js', 'é.txt', 'a b/c-d_e.f', 'x'.repeat(255)];
 const unsafe: [string, string][] = [

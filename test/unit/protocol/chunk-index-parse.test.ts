@@ -9,13 +9,13 @@ import {
   parse,
   sha,
   signedOf,
-} from '../../helpers/chunk-index-kit.js';
+} from '#test/chunk-index-kit.js';
 import {
   parseChunkIndex,
   parseSection,
   readWholeTree,
-} from '../../../src/protocol/chunk-index-parse.js';
-import { encodeSectionWire } from '../../../src/protocol/chunk-index-wire.js';
+} from '#protocol/chunk-index-parse.js';
+import { encodeSectionWire } from '#protocol/chunk-index-wire.js';
 import {
   CHUNK_INDEX_HEADER_BYTES,
   CHUNK_INDEX_HEADER_BYTES_2,
@@ -27,7 +27,7 @@ import {
   type ChunkEntry,
   type NodeEntry,
   type TreeLayout,
-} from '../../../src/protocol/chunk-index.js';
+} from '#protocol/chunk-index.js';
 
 const { big, bigBuilt, bigBuilt1 } = bigFixture();
 

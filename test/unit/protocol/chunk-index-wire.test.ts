@@ -6,7 +6,7 @@ import {
   varintBytes,
   WireReader,
   writeVarint,
-} from '../../../src/protocol/chunk-index-wire.js';
+} from '#protocol/chunk-index-wire.js';
 import {
   DEFAULT_TREE_LAYOUT,
   encodeSection,
@@ -14,8 +14,8 @@ import {
   nodeAt,
   type ChunkEntry,
   type NodeEntry,
-} from '../../../src/protocol/chunk-index.js';
-import { codeOf } from '../../helpers/chunk-index-kit.js';
+} from '#protocol/chunk-index.js';
+import { codeOf } from '#test/chunk-index-kit.js';
 
 const digest = (seed: number): Uint8Array => createHash('sha256').update(String(seed)).digest();
 

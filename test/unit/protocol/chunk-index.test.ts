@@ -6,13 +6,13 @@ import {
   parse,
   sha,
   walk,
-} from '../../helpers/chunk-index-kit.js';
+} from '#test/chunk-index-kit.js';
 import {
   buildChunkTree,
   ChunkIndexBuilder,
   type BuiltChunkIndex,
-} from '../../../src/protocol/chunk-index-builder.js';
-import { readWholeTree } from '../../../src/protocol/chunk-index-parse.js';
+} from '#protocol/chunk-index-builder.js';
+import { readWholeTree } from '#protocol/chunk-index-parse.js';
 import {
   chunkEntries,
   CHUNK_INDEX_HEADER_BYTES,
@@ -23,8 +23,8 @@ import {
   MAX_INDEX_BYTES,
   type ChunkEntry,
   type Section,
-} from '../../../src/protocol/chunk-index.js';
-import { MAX_CHUNK_INDEX_BYTES } from '../../../src/protocol/manifest.js';
+} from '#protocol/chunk-index.js';
+import { MAX_CHUNK_INDEX_BYTES } from '#protocol/manifest.js';
 
 const { big, bigBuilt, bigBuilt1 } = bigFixture();
 

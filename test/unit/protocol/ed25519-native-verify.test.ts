@@ -12,7 +12,7 @@ import {
   verifyEd25519,
   verifyEd25519Native,
   verifyEd25519Portable,
-} from '../../../src/protocol/ed25519.js';
+} from '#protocol/ed25519.js';
 
 interface Case {
   readonly label: string;

@@ -6,7 +6,7 @@ import {
   nativeSigner,
   signEd25519,
   verifyEd25519,
-} from '../../../src/protocol/ed25519.js';
+} from '#protocol/ed25519.js';
 
 interface RfcVector {
   readonly name: string;

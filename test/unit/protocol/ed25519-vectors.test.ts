@@ -11,7 +11,7 @@ import {
 import { readFileSync } from 'node:fs';
 import * as ed from '@noble/ed25519';
 import { describe, expect, it } from 'vitest';
-import { publicKeyOf, signEd25519, verifyEd25519 } from '../../../src/protocol/ed25519.js';
+import { publicKeyOf, signEd25519, verifyEd25519 } from '#protocol/ed25519.js';
 
 interface RfcVector {
   readonly name: string;

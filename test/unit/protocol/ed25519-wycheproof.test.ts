@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { verifyEd25519 } from '../../../src/protocol/ed25519.js';
+import { verifyEd25519 } from '#protocol/ed25519.js';
 
 interface WycheproofCase {
   readonly tcId: number;

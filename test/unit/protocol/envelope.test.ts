@@ -1,6 +1,6 @@
 import { createPublicKey, verify as nodeVerify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { generateKeyPair, verifyEd25519 } from '../../../src/protocol/ed25519.js';
+import { generateKeyPair, verifyEd25519 } from '#protocol/ed25519.js';
 import {
   decodeBase64Strict,
   envelopeFromJson,
@@ -9,9 +9,9 @@ import {
   pae,
   parseEnvelope,
   signEnvelope,
-} from '../../../src/protocol/envelope.js';
-import { keyIdOf } from '../../../src/protocol/keys.js';
-import { ProtocolError } from '../../../src/protocol/protocol-error.js';
+} from '#protocol/envelope.js';
+import { keyIdOf } from '#protocol/keys.js';
+import { ProtocolError } from '#protocol/protocol-error.js';
 
 const text = (bytes: Uint8Array): string => Buffer.from(bytes).toString('latin1');
 const json = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value));

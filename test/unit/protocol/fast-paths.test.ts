@@ -4,8 +4,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareNames } from '../../../src/protocol/artifact-name.js';
-import { decodeBase64Strict } from '../../../src/protocol/envelope.js';
+import { compareNames } from '#protocol/artifact-name.js';
+import { decodeBase64Strict } from '#protocol/envelope.js';
 
 /** The reference order: byte order of the UTF-8 encodings. */
 const reference = (a: string, b: string): number =>

@@ -4,8 +4,8 @@ import {
   chunkerParamsProblem,
   FastCdc,
   type ChunkerParams,
-} from '../../../src/protocol/fastcdc.js';
-import { DEFAULT_CHUNKER_PARAMS } from '../../../src/protocol/chunk-index.js';
+} from '#protocol/fastcdc.js';
+import { DEFAULT_CHUNKER_PARAMS } from '#protocol/chunk-index.js';
 
 /** 1 MiB of SHA-256 counter output: reproducible, incompressible test input. */
 function counterBytes(blocks: number, seed = 0): Uint8Array {

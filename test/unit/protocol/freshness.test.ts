@@ -5,8 +5,8 @@ import {
   MAX_FRESHNESS_PAYLOAD_BYTES,
   parseFreshness,
   type FreshnessStatement,
-} from '../../../src/protocol/freshness.js';
-import { ProtocolError } from '../../../src/protocol/protocol-error.js';
+} from '#protocol/freshness.js';
+import { ProtocolError } from '#protocol/protocol-error.js';
 
 const statement: FreshnessStatement = {
   release_sha256: 'a'.repeat(64),

@@ -1,19 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { envelopeFromJson, type ParsedEnvelope } from '../../../src/protocol/envelope.js';
+import { envelopeFromJson, type ParsedEnvelope } from '#protocol/envelope.js';
 import {
   MAX_LINK_SIGNATURES,
   walkKeyChain,
   type ChainStart,
-} from '../../../src/protocol/key-chain.js';
+} from '#protocol/key-chain.js';
 import {
   encodeKeySet,
   parseKeySet,
   pinnedRole,
   type KeySet,
-} from '../../../src/protocol/key-set.js';
-import { ProtocolError } from '../../../src/protocol/protocol-error.js';
-import { signDsse } from '../../../src/protocol/role-signatures.js';
-import { TrustError } from '../../../src/protocol/trust-error.js';
+} from '#protocol/key-set.js';
+import { ProtocolError } from '#protocol/protocol-error.js';
+import { signDsse } from '#protocol/role-signatures.js';
+import { TrustError } from '#protocol/trust-error.js';
 import {
   newKey,
   newKeys,
@@ -21,7 +21,7 @@ import {
   signKeySet,
   TestChain,
   type TestKeySet,
-} from '../../helpers/trust-kit.js';
+} from '#test/trust-kit.js';
 
 const parsedLinks = (chain: TestChain, from = 0, to?: number): ParsedEnvelope[] =>
   chain.links

@@ -8,10 +8,10 @@ import {
   pinnedRole,
   sameKeys,
   type KeySetPayload,
-} from '../../../src/protocol/key-set.js';
-import { keyIdOf } from '../../../src/protocol/keys.js';
-import { ProtocolError } from '../../../src/protocol/protocol-error.js';
-import { newKey, newKeys, newKeySet, payloadOf } from '../../helpers/trust-kit.js';
+} from '#protocol/key-set.js';
+import { keyIdOf } from '#protocol/keys.js';
+import { ProtocolError } from '#protocol/protocol-error.js';
+import { newKey, newKeys, newKeySet, payloadOf } from '#test/trust-kit.js';
 
 const bytesOf = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value));
 

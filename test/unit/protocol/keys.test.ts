@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { keyIdOf, parsePubkeyHex, pubkeyToHex } from '../../../src/protocol/keys.js';
-import { ProtocolError } from '../../../src/protocol/protocol-error.js';
-import { errorBody, isErrorBody } from '../../../src/protocol/error-body.js';
+import { keyIdOf, parsePubkeyHex, pubkeyToHex } from '#protocol/keys.js';
+import { ProtocolError } from '#protocol/protocol-error.js';
+import { errorBody, isErrorBody } from '#protocol/error-body.js';
 
 describe('node_pubkey and keyid', () => {
   const raw = Uint8Array.from({ length: 32 }, (_, i) => i);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MANIFEST_PAYLOAD_TYPE, signEnvelope } from '../../../src/protocol/envelope.js';
-import { generateKeyPair } from '../../../src/protocol/ed25519.js';
+import { MANIFEST_PAYLOAD_TYPE, signEnvelope } from '#protocol/envelope.js';
+import { generateKeyPair } from '#protocol/ed25519.js';
 import {
   answerFrame,
   encodeKeysAnswer,
@@ -8,15 +8,15 @@ import {
   MAX_KEY_LINKS,
   parseKeysAnswer,
   parseManifestAnswer,
-} from '../../../src/protocol/manifest-answer.js';
-import { ProtocolError } from '../../../src/protocol/protocol-error.js';
+} from '#protocol/manifest-answer.js';
+import { ProtocolError } from '#protocol/protocol-error.js';
 import {
   newKeys,
   signFreshness,
   signRelease,
   statementFor,
   TestChain,
-} from '../../helpers/trust-kit.js';
+} from '#test/trust-kit.js';
 
 const chain = new TestChain();
 chain.rotate({ freshness: newKeys(1) });

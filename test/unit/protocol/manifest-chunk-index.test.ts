@@ -5,8 +5,8 @@ import {
   parseManifest,
   type ChunkIndexRef,
   type Manifest,
-} from '../../../src/protocol/manifest.js';
-import { ProtocolError } from '../../../src/protocol/protocol-error.js';
+} from '#protocol/manifest.js';
+import { ProtocolError } from '#protocol/protocol-error.js';
 
 const sha = (c: string): string => c.repeat(64);
 const ref: ChunkIndexRef = {

@@ -9,8 +9,8 @@ import {
   resolveArtifactUrl,
   type Manifest,
   type ManifestArtifact,
-} from '../../../src/protocol/manifest.js';
-import { ProtocolError } from '../../../src/protocol/protocol-error.js';
+} from '#protocol/manifest.js';
+import { ProtocolError } from '#protocol/protocol-error.js';
 
 const sha = (c: string): string => c.repeat(64);
 const art = (name: string, extra: Partial<ManifestArtifact> = {}): ManifestArtifact => ({

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ProtocolError } from '../../../src/protocol/protocol-error.js';
+import { ProtocolError } from '#protocol/protocol-error.js';
 import {
   encodeRelease,
   parseRelease,
   releaseDigest,
   type Release,
-} from '../../../src/protocol/release.js';
+} from '#protocol/release.js';
 
 const sha = (c: string): string => c.repeat(64);
 const release: Release = {

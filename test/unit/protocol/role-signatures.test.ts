@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { envelopeFromJson, type ParsedEnvelope } from '../../../src/protocol/envelope.js';
-import { roleOf, type Role } from '../../../src/protocol/key-set.js';
+import { envelopeFromJson, type ParsedEnvelope } from '#protocol/envelope.js';
+import { roleOf, type Role } from '#protocol/key-set.js';
 import {
   addSignatures,
   signDsse,
   verifyRole,
   type DsseEnvelope,
   type KeyContext,
-} from '../../../src/protocol/role-signatures.js';
-import { TrustError } from '../../../src/protocol/trust-error.js';
-import { newKey, newKeys, type TestKey } from '../../helpers/trust-kit.js';
+} from '#protocol/role-signatures.js';
+import { TrustError } from '#protocol/trust-error.js';
+import { newKey, newKeys, type TestKey } from '#test/trust-kit.js';
 
 const TYPE = 'application/vnd.updates.release+json';
 const payload = new TextEncoder().encode('{"registry_version":"1.0.0","artifacts":[]}');

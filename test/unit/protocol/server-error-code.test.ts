@@ -5,7 +5,7 @@ import {
   OAUTH_ERROR_CODES,
   SERVER_ERROR_CODES,
   ServerErrorCode,
-} from '../../../src/protocol/server-error-code.js';
+} from '#protocol/server-error-code.js';
 
 describe('the server error code table (docs/PROTOCOL.md §1)', () => {
   it('lists every code once, in UPPER_SNAKE_CASE', () => {

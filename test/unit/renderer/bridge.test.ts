@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { API_GLOBAL } from '../../../src/preload/ipc-contract.js';
+import { API_GLOBAL } from '#preload/ipc-contract.js';
 
 const RENDERER = resolve(import.meta.dirname, '../../../src/renderer');
 

@@ -8,7 +8,7 @@ import {
   isolate,
   relativeTime,
   windowWords,
-} from '../../../src/renderer/format.js';
+} from '#renderer/format.js';
 
 const NOW = 1_000_000_000;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sparkPoints, SPARK_HEIGHT, SPARK_WIDTH } from '../../../src/renderer/sparkline.js';
+import { sparkPoints, SPARK_HEIGHT, SPARK_WIDTH } from '#renderer/sparkline.js';
 
 function parse(points: string): [number, number][] {
   return points.split(' ').map((p) => p.split(',').map(Number) as [number, number]);

@@ -4,17 +4,17 @@
  * each one with its own status, headers and body.
  */
 import { describe, expect, it } from 'vitest';
-import { isServerErrorCode } from '../../../src/protocol/index.js';
-import { ChainError } from '../../../server/src/chain/chain-error.js';
-import { mapError } from '../../../server/src/http/error-handler.js';
-import { HttpError } from '../../../server/src/http/http-error.js';
-import { UsageError } from '../../../server/src/main-args.js';
-import { ClientRegistrationError } from '../../../server/src/oauth/clients.js';
-import { IdTokenKeyError } from '../../../server/src/oauth/id-token.js';
-import { OAuthError } from '../../../server/src/oauth/oauth-error.js';
-import { errorClass, ServerError } from '../../../server/src/server-error.js';
-import { NodeKeyError } from '../../../server/src/updates/node-key.js';
-import { ReleaseStoreError } from '../../../server/src/updates/release-store.js';
+import { isServerErrorCode } from '#protocol';
+import { ChainError } from '#server/chain/chain-error.js';
+import { mapError } from '#server/http/error-handler.js';
+import { HttpError } from '#server/http/http-error.js';
+import { UsageError } from '#server/cli/main-args.js';
+import { ClientRegistrationError } from '#server/oauth/clients.js';
+import { IdTokenKeyError } from '#server/oauth/tokens/id-token.js';
+import { OAuthError } from '#server/oauth/oauth-error.js';
+import { errorClass, ServerError } from '#server/server-error.js';
+import { NodeKeyError } from '#server/updates/keys/node-key.js';
+import { ReleaseStoreError } from '#server/updates/publish/release-store.js';
 
 describe('ServerError', () => {
   it('carries a code, a status, headers and the cause, and builds the error body', () => {

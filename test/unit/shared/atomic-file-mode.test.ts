@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeFileAtomic, writeJsonAtomic } from '../../../src/shared/atomic-file.js';
+import { writeFileAtomic, writeJsonAtomic } from '#shared/atomic-file.js';
 
 let dir: string;
 beforeEach(async () => {

@@ -1,8 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeFileAtomic } from '../../../src/shared/atomic-file.js';
-import { tempDirs } from '../node/temp-dir.js';
+import { writeFileAtomic } from '#shared/atomic-file.js';
+import { tempDirs } from '#test/temp-dir.js';
 
 const dirs = tempDirs();
 afterEach(() => dirs.cleanup());

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createEventStreams, sseFrame } from '../../../src/web/event-stream.js';
+import { createEventStreams, sseFrame } from '#web/event-stream.js';
 
 class FakeResponse extends EventEmitter {
   written: string[] = [];

@@ -10,7 +10,7 @@ import {
   secretMatches,
   sessionCookie,
   urlHostOf,
-} from '../../../src/web/web-access.js';
+} from '#web/web-access.js';
 
 const LOOPBACK = { host: '127.0.0.1', port: 4000 };
 

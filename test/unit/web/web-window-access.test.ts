@@ -4,7 +4,7 @@
  * docs/SECURITY.md §6 has its own named test asserting its code.
  */
 import { describe, expect, it } from 'vitest';
-import { code, TOKEN, useWebWindow } from '../../helpers/web-window-fixture.js';
+import { code, TOKEN, useWebWindow } from '#test/web-window-fixture.js';
 
 const w = useWebWindow();
 const { send, call, cookie, own, calls, logged } = w;

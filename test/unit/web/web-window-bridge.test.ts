@@ -4,7 +4,7 @@
  * refusal of docs/SECURITY.md §6 has its own named test asserting its code.
  */
 import { describe, expect, it } from 'vitest';
-import { code, STATUS, useWebWindow } from '../../helpers/web-window-fixture.js';
+import { code, STATUS, useWebWindow } from '#test/web-window-fixture.js';
 
 const w = useWebWindow();
 const { send, call, own, calls, logged } = w;

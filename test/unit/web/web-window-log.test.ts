@@ -6,8 +6,8 @@
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { openRawStream } from '../../helpers/raw-http.js';
-import { code, STATUS, useWebWindow } from '../../helpers/web-window-fixture.js';
+import { openRawStream } from '#test/raw-http.js';
+import { code, STATUS, useWebWindow } from '#test/web-window-fixture.js';
 
 const w = useWebWindow();
 const { call, cookie, own, calls, logged, debugged, statusListeners } = w;

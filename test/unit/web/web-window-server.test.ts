@@ -5,10 +5,10 @@
  * web-window-bridge.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { CONTENT_SECURITY_POLICY } from '../../../src/main/app-protocol.js';
-import { withBridgeScript } from '../../../src/web/web-window-server.js';
-import { openRawStream } from '../../helpers/raw-http.js';
-import { code, STATUS, useWebWindow } from '../../helpers/web-window-fixture.js';
+import { CONTENT_SECURITY_POLICY } from '#main/app-protocol.js';
+import { withBridgeScript } from '#web/web-window-server.js';
+import { openRawStream } from '#test/raw-http.js';
+import { code, STATUS, useWebWindow } from '#test/web-window-fixture.js';
 
 const w = useWebWindow();
 const { send, call, cookie, own, statusListeners } = w;

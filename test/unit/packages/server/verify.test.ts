@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { verifyAnswer, verifyManifest } from '../../../../packages/server/src/verify.js';
-import { buildApp, type BuiltApp } from '../../../../server/src/app.js';
-import { createRandom } from '../../../../server/src/random.js';
-import { rotateKeys } from '../../../../server/src/updates/rotate-keys.js';
-import { bearer, mintKey } from '../../../helpers/server-harness.js';
+import { buildApp, type BuiltApp } from '#server/compose/app.js';
+import { createRandom } from '#server/platform/random.js';
+import { rotateKeys } from '#server/updates/keys/rotate-keys.js';
+import { bearer, mintKey } from '#test/server-harness.js';
 
 const T0 = Date.parse('2026-03-01T00:00:00.000Z');
 let dir: string;

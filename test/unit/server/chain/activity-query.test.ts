@@ -3,7 +3,7 @@ import {
   parseActivityQuery,
   parseBoundedInt,
   RETAINED_UNITS,
-} from '../../../../server/src/chain/activity-query.js';
+} from '#server/chain/activity-query.js';
 
 describe('GET /api/chain/active query (docs/PROTOCOL.md §5)', () => {
   it('defaults: window 60, limit 10', () => {

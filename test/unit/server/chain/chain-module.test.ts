@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ActivityResponse } from '../../../../src/protocol/activity.js';
-import { unitStartMs } from '../../../../server/src/chain/time-units.js';
-import { chainHarness, type ChainHarness } from '../../../helpers/chain-context.js';
-import { postJson } from '../../../helpers/post-json.js';
+import type { ActivityResponse } from '#protocol/activity.js';
+import { unitStartMs } from '#server/chain/time-units.js';
+import { chainHarness, type ChainHarness } from '#test/chain-context.js';
+import { postJson } from '#test/post-json.js';
 
 let h: ChainHarness | undefined;
 afterEach(async () => {

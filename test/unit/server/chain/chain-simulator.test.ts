@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ChainSimulator, PRIVATE_SHARE } from '../../../../server/src/chain/chain-simulator.js';
-import { ChainState } from '../../../../server/src/chain/chain-state.js';
-import { unitStartMs } from '../../../../server/src/chain/time-units.js';
-import { chainHarness, type ChainHarness } from '../../../helpers/chain-context.js';
+import { ChainSimulator, PRIVATE_SHARE } from '#server/chain/chain-simulator.js';
+import { ChainState } from '#server/chain/chain-state.js';
+import { unitStartMs } from '#server/chain/time-units.js';
+import { chainHarness, type ChainHarness } from '#test/chain-context.js';
 
 function simulated(seed: number, machines = 1000, startUnit = 5000) {
   const clock = { now: Math.ceil(unitStartMs(startUnit)) };

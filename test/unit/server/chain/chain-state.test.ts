@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ChainState } from '../../../../server/src/chain/chain-state.js';
-import { unitStartMs } from '../../../../server/src/chain/time-units.js';
-import { refusal } from '../../../helpers/chain-context.js';
+import { ChainState } from '#server/chain/chain-state.js';
+import { unitStartMs } from '#server/chain/time-units.js';
+import { refusal } from '#test/chain-context.js';
 
 /** A state on a manual clock that starts at the first instant of unit 1000. */
 function setup(retainedUnits?: number) {

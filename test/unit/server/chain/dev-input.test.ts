@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseMachineInput, parseTransitionInput } from '../../../../server/src/chain/dev-input.js';
-import { refusal } from '../../../helpers/chain-context.js';
+import { parseMachineInput, parseTransitionInput } from '#server/chain/dev-input.js';
+import { refusal } from '#test/chain-context.js';
 
 describe('dev API bodies (docs/PROTOCOL.md §5, Dev API)', () => {
   it('reads a machine body', () => {

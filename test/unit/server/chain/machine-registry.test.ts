@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MachineRegistry } from '../../../../server/src/chain/machine-registry.js';
-import { refusal } from '../../../helpers/chain-context.js';
+import { MachineRegistry } from '#server/chain/machine-registry.js';
+import { refusal } from '#test/chain-context.js';
 
 describe('machine registry', () => {
   it('assigns dense indices in insertion order and looks machines up by id', () => {

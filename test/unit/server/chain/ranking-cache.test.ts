@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_CACHED_BODIES, RankingCache } from '../../../../server/src/chain/ranking-cache.js';
-import type { RankedMachine } from '../../../../server/src/chain/window-ranking.js';
+import { MAX_CACHED_BODIES, RankingCache } from '#server/chain/ranking-cache.js';
+import type { RankedMachine } from '#server/chain/window-ranking.js';
 
 const top: RankedMachine[] = [
   { id: 'a', name: 'A', transitions: 3 },

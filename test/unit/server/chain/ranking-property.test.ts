@@ -4,8 +4,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ChainState } from '../../../../server/src/chain/chain-state.js';
-import { unitStartMs } from '../../../../server/src/chain/time-units.js';
+import { ChainState } from '#server/chain/chain-state.js';
+import { unitStartMs } from '#server/chain/time-units.js';
 
 const CURRENT_UNIT = 10_000;
 const RETAINED = 50;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RunningWindow } from '../../../../server/src/chain/running-window.js';
-import { UnitRing } from '../../../../server/src/chain/unit-ring.js';
+import { RunningWindow } from '#server/chain/running-window.js';
+import { UnitRing } from '#server/chain/unit-ring.js';
 
 const RETAINED = 4;
 /** A ring like ChainState's: the retained completed units plus the current one. */

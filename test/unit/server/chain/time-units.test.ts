@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { UNIT_MS } from '../../../../src/protocol/activity.js';
+import { UNIT_MS } from '#protocol/activity.js';
 import {
   GENESIS_MS,
   UnitClock,
   unitAt,
   unitStartMs,
-} from '../../../../server/src/chain/time-units.js';
+} from '#server/chain/time-units.js';
 
 describe('time units (docs/PROTOCOL.md §5, Time unit)', () => {
   it('a unit lasts 47000/60 ms, so 60 units are 47 s', () => {

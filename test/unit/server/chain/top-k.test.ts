@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { selectTop } from '../../../../server/src/chain/top-k.js';
+import { selectTop } from '#server/chain/top-k.js';
 
 describe('top-k selection', () => {
   it('returns the k best, best first', () => {

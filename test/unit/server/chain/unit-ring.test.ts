@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UnitRing } from '../../../../server/src/chain/unit-ring.js';
+import { UnitRing } from '#server/chain/unit-ring.js';
 
 function totals(ring: UnitRing, unit: number): Map<number, number> {
   const out = new Map<number, number>();

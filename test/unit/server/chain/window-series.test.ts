@@ -6,10 +6,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ChainState } from '../../../../server/src/chain/chain-state.js';
-import { unitStartMs } from '../../../../server/src/chain/time-units.js';
-import { bucketOf, seriesPoints } from '../../../../server/src/chain/window-series.js';
-import { SERIES_MAX_POINTS } from '../../../../src/protocol/index.js';
+import { ChainState } from '#server/chain/chain-state.js';
+import { unitStartMs } from '#server/chain/time-units.js';
+import { bucketOf, seriesPoints } from '#server/chain/window-series.js';
+import { SERIES_MAX_POINTS } from '#protocol';
 
 const CURRENT_UNIT = 20_000;
 const RETAINED = 150;

@@ -7,10 +7,10 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type BuiltApp } from '../../../../server/src/app.js';
-import { defaultMachineId } from '../../../../server/src/config/apply-config.js';
-import type { ServerConfig } from '../../../../server/src/config/server-config.js';
-import { pubkeyToHex, publicKeyOf } from '../../../../src/protocol/index.js';
+import { buildApp, type BuiltApp } from '#server/compose/app.js';
+import { defaultMachineId } from '#server/config/apply-config.js';
+import type { ServerConfig } from '#server/config/server-config.js';
+import { pubkeyToHex, publicKeyOf } from '#protocol';
 
 const ACTIVE = `mk_${'A'.repeat(43)}`;
 const INACTIVE = `mk_${'B'.repeat(43)}`;

@@ -6,9 +6,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../../server/src/config/load-config.js';
-import { validateConfig } from '../../../../server/src/config/server-config.js';
-import { isServerError } from '../../../../server/src/server-error.js';
+import { loadConfig } from '#server/config/load-config.js';
+import { validateConfig } from '#server/config/server-config.js';
+import { isServerError } from '#server/server-error.js';
 
 const KEY = `mk_${'A'.repeat(43)}`;
 

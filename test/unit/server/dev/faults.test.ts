@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { BuiltApp } from '../../../../server/src/app.js';
-import { MAX_FAULTS } from '../../../../server/src/dev/faults.js';
-import { testApp } from '../../../helpers/server-harness.js';
+import type { BuiltApp } from '#server/compose/app.js';
+import { MAX_FAULTS } from '#server/dev/faults.js';
+import { testApp } from '#test/server-harness.js';
 
 let built: BuiltApp | undefined;
 afterEach(async () => {

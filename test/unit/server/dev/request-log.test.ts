@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ServerClock } from '../../../../server/src/clock.js';
+import { ServerClock } from '#server/platform/clock.js';
 import {
   MAX_ENTRIES,
   redactHeaders,
   redactUrl,
   RequestLog,
-} from '../../../../server/src/dev/request-log.js';
+} from '#server/dev/request-log.js';
 
 describe('request log redaction', () => {
   it('redacts token, code and secret query values and keeps the others', () => {

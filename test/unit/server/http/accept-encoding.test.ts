@@ -1,6 +1,6 @@
 /** Accept-Encoding for the gzip answer (server/src/http/accept-encoding.ts, RFC 9110 §12.5.3). */
 import { describe, expect, it } from 'vitest';
-import { acceptsGzip } from '../../../../server/src/http/accept-encoding.js';
+import { acceptsGzip } from '#server/http/accept-encoding.js';
 
 describe('acceptsGzip', () => {
   it('is false without the header (identity only)', () => {

@@ -1,8 +1,8 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { mapError } from '../../../../server/src/http/error-handler.js';
-import { HttpError } from '../../../../server/src/http/http-error.js';
-import { RouteTable } from '../../../../server/src/http/route-table.js';
+import { mapError } from '#server/http/error-handler.js';
+import { HttpError } from '#server/http/http-error.js';
+import { RouteTable } from '#server/http/route-table.js';
 
 const fst = (code: string, statusCode?: number): Error =>
   Object.assign(new Error(`fastify says ${code}`), { code, statusCode });

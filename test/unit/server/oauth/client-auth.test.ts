@@ -2,10 +2,10 @@
  * Client authentication (RFC 6749 §2.3.1, checklist T-08/T-09), without HTTP.
  */
 import { expect, it } from 'vitest';
-import { authenticateClient, parseBasic } from '../../../../server/src/oauth/client-auth.js';
-import { ClientRegistry, defaultRegistrations } from '../../../../server/src/oauth/clients.js';
-import { OAuthError } from '../../../../server/src/oauth/oauth-error.js';
-import { basic, QA_SECRET } from '../../../helpers/oauth-context.js';
+import { authenticateClient, parseBasic } from '#server/oauth/client-auth.js';
+import { ClientRegistry, defaultRegistrations } from '#server/oauth/clients.js';
+import { OAuthError } from '#server/oauth/oauth-error.js';
+import { basic, QA_SECRET } from '#test/oauth-context.js';
 
 function registry(): ClientRegistry {
   const r = new ClientRegistry();

@@ -8,7 +8,7 @@ import {
   isRegisteredRedirect,
   MAX_CLIENTS,
   toClient,
-} from '../../../../server/src/oauth/clients.js';
+} from '#server/oauth/clients.js';
 
 const loopback = toClient({ client_id: 'app', loopback_redirect_paths: ['/callback'] });
 

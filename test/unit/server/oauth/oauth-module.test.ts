@@ -6,10 +6,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ClientRegistrationError } from '../../../../server/src/oauth/clients.js';
-import { createOAuthModule } from '../../../../server/src/oauth/oauth-module.js';
-import type { OAuthHarness } from '../../../helpers/oauth-context.js';
-import { postJson } from '../../../helpers/post-json.js';
+import { ClientRegistrationError } from '#server/oauth/clients.js';
+import { createOAuthModule } from '#server/oauth/oauth-module.js';
+import type { OAuthHarness } from '#test/oauth-context.js';
+import { postJson } from '#test/post-json.js';
 import {
   DESKTOP_REDIRECT,
   desktopTokens,
@@ -18,7 +18,7 @@ import {
   postForm,
   QA_SECRET,
   TEST_ISSUER,
-} from '../../../helpers/oauth-context.js';
+} from '#test/oauth-context.js';
 
 let h: OAuthHarness;
 beforeEach(async () => {

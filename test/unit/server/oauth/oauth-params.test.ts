@@ -7,7 +7,7 @@ import {
   optionalString,
   parseForm,
   parseOAuthBody,
-} from '../../../../server/src/oauth/oauth-params.js';
+} from '#server/oauth/oauth-params.js';
 
 it('T-01 media types ignore parameters and case', () => {
   expect(mediaType('Application/X-WWW-Form-Urlencoded; charset=UTF-8')).toBe(

@@ -3,12 +3,12 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BlobStore } from '../../../../server/src/store/blob-store.js';
+import { BlobStore } from '#server/store/blob-store.js';
 import {
   ChunkIndexBuilder,
   parseChunkIndex,
   readWholeTree,
-} from '../../../../src/protocol/index.js';
+} from '#protocol';
 
 let dir: string;
 beforeEach(async () => {

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BlobStore } from '../../../../server/src/store/blob-store.js';
+import { BlobStore } from '#server/store/blob-store.js';
 
 let dir: string;
 beforeEach(async () => {

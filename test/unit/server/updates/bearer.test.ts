@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseBearer } from '../../../../server/src/updates/bearer.js';
+import { parseBearer } from '#server/updates/bearer.js';
 
 const key = `mk_${'A'.repeat(21)}-_${'z'.repeat(20)}`;
 

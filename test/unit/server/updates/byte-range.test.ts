@@ -3,7 +3,7 @@ import {
   decideRange,
   ifNoneMatchHits,
   ifRangeAllows,
-} from '../../../../server/src/updates/byte-range.js';
+} from '#server/updates/byte-range.js';
 
 describe('decideRange (RFC 9110 §14)', () => {
   const cases: [string | undefined, number, ReturnType<typeof decideRange>][] = [

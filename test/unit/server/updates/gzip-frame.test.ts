@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { GzipFrame } from '../../../../server/src/updates/gzip-frame.js';
+import { GzipFrame } from '#server/updates/gzip-frame.js';
 
 const json = (n: number): Buffer =>
   Buffer.from(

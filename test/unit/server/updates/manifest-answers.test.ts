@@ -7,11 +7,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FreshnessSigner } from '../../../../server/src/updates/freshness-signer.js';
-import type { KeyChainStore } from '../../../../server/src/updates/key-chain-store.js';
-import { ManifestAnswers, PAIRING_TURNS } from '../../../../server/src/updates/manifest-answers.js';
-import type { Release, ReleaseStore } from '../../../../server/src/updates/release-store.js';
-import { newKey } from '../../../helpers/trust-kit.js';
+import { FreshnessSigner } from '#server/updates/keys/freshness-signer.js';
+import type { KeyChainStore } from '#server/updates/keys/key-chain-store.js';
+import { ManifestAnswers, PAIRING_TURNS } from '#server/updates/manifest-answers.js';
+import type { Release, ReleaseStore } from '#server/updates/publish/release-store.js';
+import { newKey } from '#test/trust-kit.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 const release: Release = {

@@ -1,0 +1,179 @@
+/**
+ * Builds the Fastify app (no listen): logger, error policy, dev controls and every module, in
+ * the order of modules.ts (docs/ARCHITECTURE.md §Server). Tests use it with app.inject();
+ * start-server.ts adds the port.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
+import { ServerClock } from '../platform/clock.js';
+import { optionsWithConfig, placeNodeKey, seedState } from '../config/apply-config.js';
+import { loadConfig } from '../config/load-config.js';
+import type { ServerContext } from './context.js';
+import { makeDataDir } from '../platform/data-dir.js';
+import { Faults } from '../dev/faults.js';
+import { RequestLog } from '../dev/request-log.js';
+import { clientErrorHandler } from '../http/client-error.js';
+import { installErrorHandlers, mapError } from '../http/error-handler.js';
+import { rawFirstServerFactory, type RawHandler } from '../http/raw-first-server.js';
+import { RouteTable } from '../http/route-table.js';
+import { sendError } from '../http/send-error.js';
+import { createLogger, logEachRequest } from '../platform/logger.js';
+import type { ServerModule } from './module.js';
+import { createModules, type Modules } from './modules.js';
+import { DEFAULT_OPTIONS, type ServerOptions } from './options.js';
+import { createRandom } from '../platform/random.js';
+import { registerDevRoutes } from '../dev/routes/dev-routes.js';
+import { registerHealthz } from '../http/healthz.js';
+
+export interface BuildDeps {
+  /** Where pino writes (default stdout). */
+  readonly logStream?: DestinationStream;
+  /** Base time source of the server clock (default Date.now). */
+  readonly now?: () => number;
+}
+
+export interface BuiltApp {
+  readonly app: FastifyInstance;
+  readonly ctx: ServerContext;
+  readonly modules: Modules;
+  readonly faults: Faults;
+  readonly requests: RequestLog;
+  readonly clock: ServerClock;
+  /** Resets every module, the clock offset, the faults and the request log. */
+  reset(): Promise<void>;
+  /** Called once the server listens, so modules can build absolute URLs. */
+  setBaseUrl(url: string): void;
+}
+
+/** Merges partial options over the defaults. */
+export function resolveOptions(options: Partial<ServerOptions>): ServerOptions {
+  const merged: Record<string, unknown> = { ...DEFAULT_OPTIONS };
+  for (const [key, value] of Object.entries(options)) if (value !== undefined) merged[key] = value;
+  return merged as unknown as ServerOptions;
+}
+
+/**
+ * Builds the app. Without `dataDir` a fresh temporary directory is used and removed on close.
+ * @example const { app } = await buildApp({ dev: true, logLevel: 'silent' });
+ */
+export async function buildApp(
+  partial: Partial<ServerOptions> = {},
+  deps: BuildDeps = {},
+): Promise<BuiltApp> {
+  // The config first: a bad one refuses to start before anything is made.
+  const config = await loadConfig(partial.config);
+  const options = resolveOptions(optionsWithConfig(partial, config.config));
+  const { dataDir, ownDir } = await openDataDir(options.dataDir);
+  // Filled once the modules exist; off with --dev (docs/ARCHITECTURE.md §Server, raw fast path).
+  const rawHandlers: RawHandler[] = [];
+  const logger = createLogger(options.logLevel, deps.logStream);
+  const app = createFastify(options, logger, rawHandlers);
+
+  const clock = new ServerClock(deps.now);
+  const faults = new Faults();
+  const requests = new RequestLog(clock);
+  if (options.dev) {
+    faults.install(app);
+    requests.install(app);
+  }
+  logEachRequest(app, logger);
+
+  let baseUrl = '';
+  const ctx: ServerContext = {
+    options: { ...options, dataDir },
+    config,
+    clock,
+    random: createRandom(options.seed),
+    dataDir,
+    log: app.log,
+    baseUrl: () => baseUrl,
+  };
+  const list: ServerModule[] = [];
+  app.addHook('onClose', async () => {
+    for (const m of list) await m.close?.();
+    if (ownDir) await rm(dataDir, { recursive: true, force: true });
+  });
+  const reset = async (): Promise<void> => {
+    clock.reset();
+    faults.clear();
+    requests.clear();
+    for (const m of list) await m.reset();
+    await seedState(config, modules);
+  };
+
+  let modules: Modules;
+  try {
+    await placeNodeKey(config, dataDir, options.nodeKeyFile);
+    modules = await createModules(ctx);
+    list.push(...(Object.values(modules) as ServerModule[]));
+    await seedState(config, modules);
+    registerHealthz(app, clock);
+    for (const m of list) await m.register(app);
+    if (options.dev) {
+      registerDevRoutes(app, { clock, faults, requests, reset });
+      for (const m of list) await m.registerDev?.(app);
+    } else {
+      for (const m of list) if (m.handleRaw !== undefined) rawHandlers.push(m.handleRaw);
+    }
+  } catch (error) {
+    // A module that cannot start (bad node key, foreign release) must not leak a temp dir.
+    await app.close();
+    throw error;
+  }
+
+  return {
+    app,
+    ctx,
+    modules,
+    faults,
+    requests,
+    clock,
+    reset,
+    setBaseUrl: (url) => {
+      baseUrl = url;
+    },
+  };
+}
+
+/** The given data directory, or a fresh temporary one (`ownDir`: removed on close). */
+async function openDataDir(
+  given: string | undefined,
+): Promise<{ dataDir: string; ownDir: boolean }> {
+  const dataDir =
+    given === undefined ? await mkdtemp(join(tmpdir(), 'updates-server-')) : resolve(given);
+  await makeDataDir(dataDir);
+  return { dataDir, ownDir: given === undefined };
+}
+
+/** Fastify with the server's body limit, error path (docs/PROTOCOL.md §1) and 405 table. */
+function createFastify(
+  options: ServerOptions,
+  logger: FastifyBaseLogger,
+  rawHandlers: readonly RawHandler[],
+): FastifyInstance {
+  const app = Fastify({
+    ...(options.dev ? {} : { serverFactory: rawFirstServerFactory(rawHandlers) }),
+    loggerInstance: logger,
+    // Fastify's two lines per request are replaced by one cheap line (logger.ts).
+    logController: new LogController({ disableRequestLogging: true }),
+    // No pino child per request (it costs on every route, the chain hot path included):
+    // request.log is the app logger; our request line carries method, URL and status.
+    childLoggerFactory: (logger) => logger,
+    bodyLimit: options.maxBodyBytes,
+    clientErrorHandler,
+    // Errors raised before routing (an undecodable URL) bypass setErrorHandler.
+    frameworkErrors: (error, _request, reply) => {
+      const mapped = mapError(error);
+      void sendError(reply, mapped.status, mapped.code, mapped.message);
+    },
+  });
+  const routes = new RouteTable();
+  routes.install(app);
+  installErrorHandlers(app, routes);
+  // Only JSON bodies are accepted; text/plain would otherwise slip through as a string.
+  app.removeContentTypeParser('text/plain');
+  return app;
+}

@@ -1,0 +1,28 @@
+/**
+ * GET /api/dev/requests[?since=SEQ&limit=N]: the request log, secrets redacted.
+ * DELETE /api/dev/requests clears it.
+ */
+import type { FastifyInstance } from 'fastify';
+import { MAX_ENTRIES, type RequestLog } from '../request-log.js';
+import { HttpError } from '../../http/http-error.js';
+
+function intParam(value: unknown, name: string, fallback: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || !/^\d{1,15}$/.test(value) || Number(value) > max) {
+    throw new HttpError(400, 'INVALID_QUERY', `${name} must be an integer from 0 to ${max}`);
+  }
+  return Number(value);
+}
+
+export function registerDevRequests(scope: FastifyInstance, log: RequestLog): void {
+  scope.get('/api/dev/requests', (request) => {
+    const query = request.query as Record<string, unknown>;
+    const since = intParam(query['since'], 'since', 0, Number.MAX_SAFE_INTEGER);
+    const limit = intParam(query['limit'], 'limit', MAX_ENTRIES, MAX_ENTRIES);
+    return { ok: true, requests: log.list(since, limit) };
+  });
+  scope.delete('/api/dev/requests', () => {
+    log.clear();
+    return { ok: true };
+  });
+}

@@ -1,0 +1,181 @@
+/**
+ * Publishing a release (docs/PROTOCOL.md §2.3, §2.7.8): either signed here with the release key
+ * held in the data directory (the one-command development path), or a bundle signed offline by
+ * `sign-release`. Both store the blobs and the release envelope, sign a format 1 envelope for
+ * old clients while the node key is here, and have a new freshness statement signed. Used by
+ * the in-process publish(), POST /api/dev/releases and the `publish` CLI. Publishes are
+ * serialised so the version check and the write are one step.
+ */
+import semver from 'semver';
+import {
+  CHUNK_INDEX_MIN_BYTES,
+  RELEASE_PAYLOAD_TYPE,
+  signDsse,
+  type ManifestArtifact,
+} from '#protocol';
+import type { ServerClock } from '../../platform/clock.js';
+import { HttpError } from '../../http/http-error.js';
+import type { BlobInfo, BlobStore } from '../../store/blob-store.js';
+import { DEFAULT_EXPIRES_IN_S, MAX_EXPIRES_IN_S, signLegacyEnvelope } from '../format-one-envelope.js';
+import { checkBundle, matchArtifacts } from './release-bundle.js';
+import {
+  buildRelease,
+  checkArtifactList,
+  checkVersion,
+  invalid,
+  type PublishArtifact,
+  type ReleaseInput,
+} from './release-builder.js';
+import { releaseOf, type Release, type ReleaseStore } from './release-store.js';
+import type { TrustKeys } from '../keys/trust-keys.js';
+
+export { checkArtifactBaseUrl, type PublishArtifact } from './release-builder.js';
+export { DEFAULT_EXPIRES_IN_S, MAX_EXPIRES_IN_S } from '../format-one-envelope.js';
+
+/** Sign here: the release key is in the data directory. */
+export interface SignedHereInput extends ReleaseInput {
+  /** Lifetime of the format 1 envelope for old clients, in seconds (default 7 days). */
+  readonly expires_in_s?: number;
+}
+
+/** A bundle signed offline: the release envelope, and the bytes of its artifacts. */
+export interface BundleInput {
+  readonly bundle: unknown;
+  readonly artifacts: readonly PublishArtifact[];
+  readonly expires_in_s?: number;
+}
+
+export type PublishInput = SignedHereInput | BundleInput;
+
+/** What the freshness side reports once the release is served (§2.7.3). */
+export interface Freshened {
+  readonly sequence: number;
+  readonly issued_at: string;
+  readonly expires_at: string;
+}
+
+export interface PublishResult {
+  readonly ok: true;
+  readonly registry_version: string;
+  /** The release digest that freshness statements name. */
+  readonly release_sha256: string;
+  /** The freshness statement signed for it. */
+  readonly sequence: number;
+  readonly issued_at: string;
+  readonly expires_at: string;
+  /** The first release key that signed it. */
+  readonly keyid: string;
+  readonly artifacts: readonly ManifestArtifact[];
+}
+
+export interface PublisherDeps {
+  /** The keys held now (a rotation replaces them). */
+  readonly keys: () => TrustKeys;
+  readonly releases: ReleaseStore;
+  readonly blobs: BlobStore;
+  readonly clock: ServerClock;
+  /** Signs the freshness statement over the newly current release. */
+  readonly freshen: () => Promise<Freshened>;
+}
+
+export class Publisher {
+  #chain: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly deps: PublisherDeps) {}
+
+  /** Publishes one release; refusals are HttpErrors with stable codes. */
+  publish(input: PublishInput): Promise<PublishResult> {
+    return this.exclusive(() => this.#publish(input));
+  }
+
+  /**
+   * Runs `task` in the publish queue: it starts after the publishes before it and the ones
+   * issued meanwhile wait for it. The dev reset clears the stores this way, so it can neither
+   * delete the blobs of a publish in flight nor race its version check. `publishNow` publishes
+   * from inside the task (queueing behind it would deadlock).
+   */
+  exclusive<T>(
+    task: (publishNow: (input: PublishInput) => Promise<PublishResult>) => Promise<T>,
+  ): Promise<T> {
+    const run = this.#chain.then(() => task((input) => this.#publish(input)));
+    this.#chain = run.catch(() => undefined);
+    return run;
+  }
+
+  async #publish(input: PublishInput): Promise<PublishResult> {
+    const expiresInS = input.expires_in_s ?? DEFAULT_EXPIRES_IN_S;
+    if (!Number.isSafeInteger(expiresInS) || expiresInS < 1 || expiresInS > MAX_EXPIRES_IN_S) {
+      invalid('INVALID_EXPIRY', `expires_in_s must be an integer from 1 to ${MAX_EXPIRES_IN_S}`);
+    }
+    const signed = 'bundle' in input ? await this.#fromBundle(input) : await this.#signHere(input);
+    const root = this.deps.keys().root;
+    const legacy =
+      root === undefined
+        ? undefined
+        : signLegacyEnvelope(signed.release, root, this.deps.clock.now(), expiresInS);
+    const release: Release = releaseOf(signed.envelope, legacy);
+    await this.deps.releases.save(release);
+    const fresh = await this.deps.freshen();
+    return {
+      ok: true,
+      registry_version: release.manifest.registry_version,
+      release_sha256: release.digest,
+      ...fresh,
+      keyid: release.envelope.signatures[0]?.keyid ?? '',
+      artifacts: release.manifest.artifacts,
+    };
+  }
+
+  /** The one-command path: needs release-key.json; checks the version before any blob. */
+  async #signHere(input: SignedHereInput) {
+    const key = this.deps.keys().release;
+    if (key === undefined) {
+      throw new HttpError(
+        409,
+        'RELEASE_KEY_MISSING',
+        'this server holds no release key: sign the release offline (sign-release) and publish the bundle',
+      );
+    }
+    this.#checkAbove(input.registry_version);
+    checkArtifactList(input.artifacts);
+    const { release, payload } = await buildRelease(input, (a) => this.#put(a));
+    return { release, envelope: signDsse(payload, RELEASE_PAYLOAD_TYPE, [key]) };
+  }
+
+  /** An offline-signed bundle: verified as a client would, then its bytes matched. */
+  async #fromBundle(input: BundleInput) {
+    const newest = this.deps.keys().chain.newest;
+    if (newest === undefined) throw new HttpError(409, 'KEY_CHAIN_GAP', 'no key set is stored');
+    const bundle = checkBundle(input.bundle, newest);
+    const version = bundle.release.registry_version;
+    const same = this.deps.releases.current;
+    // The same release signed anew (after a release key rotation) replaces its signatures.
+    const resign = same?.manifest.registry_version === version && same.digest === bundle.digest;
+    if (!resign) this.#checkAbove(version);
+    const given = checkArtifactList(input.artifacts);
+    const stored = new Map<string, BlobInfo>();
+    for (const a of given) stored.set(a.name, await this.#put(a));
+    await matchArtifacts(bundle.release, given, stored, (sha) => this.deps.blobs.sizeOf(sha));
+    return { release: bundle.release, envelope: bundle.envelope };
+  }
+
+  #checkAbove(input: unknown): void {
+    const version = checkVersion(input);
+    const floor = this.deps.releases.highestVersion;
+    if (floor !== undefined && !semver.gt(version, floor)) {
+      throw new HttpError(
+        409,
+        'VERSION_NOT_INCREASING',
+        `registry_version ${version} is not above the published ${floor}`,
+      );
+    }
+  }
+
+  #put(a: PublishArtifact): Promise<BlobInfo> {
+    // Large artifacts get their chunk index in the same pass (docs/PROTOCOL.md §2.6).
+    const options = { chunkIndexMinBytes: CHUNK_INDEX_MIN_BYTES };
+    return 'content' in a
+      ? this.deps.blobs.putBytes(a.content, options)
+      : this.deps.blobs.putFile(a.path, options);
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * GET /api/updates/manifest: the format 2 answer (docs/PROTOCOL.md §2.7.6) for a machine key
+ * with an active subscription (docs/INTERFACE.md §4.3, docs/PROTOCOL.md §3). `?nonce=` binds
+ * the freshness statement to this request; the bearer is checked first, so an unauthenticated
+ * caller learns nothing. An answer without a nonce carries an ETag of its bytes and is 304 to
+ * a matching If-None-Match; a nonce answer is unique, so it is never 304 and has no ETag.
+ * An answer of at least GZIP_MIN_BYTES goes gzip-coded to a request that accepts gzip, its
+ * ETag made weak (the identity tag behind `W/`, as nginx does), with `Vary: Accept-Encoding`
+ * on every answer (docs/PROTOCOL.md §2.7.6, Content coding).
+ */
+import type { FastifyInstance } from 'fastify';
+import { isNonce } from '#protocol';
+import { acceptsGzip } from '../../http/accept-encoding.js';
+import { entityTagOf, noneMatch } from '../../http/entity-tag.js';
+import { HttpError } from '../../http/http-error.js';
+import type { MachineKeys } from '../machine-keys.js';
+import type { ManifestAnswers } from '../manifest-answers.js';
+
+/**
+ * Smaller answers go as they are: gzip saves little on them and costs its header (nginx's
+ * `gzip_min_length 1024` draws the same line). A format 2 answer is over 3 KB in practice.
+ */
+export const GZIP_MIN_BYTES = 1024;
+
+/** The request's nonce: absent, or exactly one of 16 to 64 base64url characters. */
+export function nonceOf(query: unknown): string | undefined {
+  const value = (query as Record<string, unknown> | undefined)?.['nonce'];
+  if (value === undefined) return undefined;
+  if (!isNonce(value)) {
+    throw new HttpError(
+      400,
+      'INVALID_NONCE',
+      'nonce must be one value of 16 to 64 base64url characters',
+    );
+  }
+  return value;
+}
+
+export function registerUpdatesManifest(
+  scope: FastifyInstance,
+  keys: MachineKeys,
+  answers: ManifestAnswers,
+): void {
+  scope.get('/api/updates/manifest', async (request, reply) => {
+    keys.authenticate(request.headers.authorization);
+    const nonce = nonceOf(request.query);
+    const answer = await answers.answerFor(nonce);
+    if (answer === undefined) throw new HttpError(404, 'NO_RELEASE', 'nothing is published');
+    const gzip = answer.length >= GZIP_MIN_BYTES && acceptsGzip(request.headers['accept-encoding']);
+    reply.header('cache-control', 'no-store');
+    reply.header('vary', 'accept-encoding');
+    if (nonce === undefined) {
+      // RFC 9110 §8.8.1: another representation, another tag; weak, so that If-None-Match
+      // (weak comparison, §13.1.2) still matches either form of the same bytes.
+      const tag = entityTagOf(answer.bytes());
+      reply.header('etag', gzip ? `W/${tag}` : tag);
+      if (noneMatch(request.headers['if-none-match'], tag)) return reply.code(304).send();
+    }
+    reply.type('application/json; charset=utf-8');
+    if (!gzip) return reply.send(answer.bytes());
+    reply.header('content-encoding', 'gzip');
+    return reply.send(answer.gzip());
+  });
+}

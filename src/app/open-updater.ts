@@ -1,0 +1,204 @@
+/**
+ * Opens the app's updater without Electron: chooses the registry (src/app/registry/first-run.ts),
+ * opens the core on it, and wires the app controller (schedule, activity, notifications).
+ * The Electron composition root (src/main/index.ts) hands it Electron's paths, safeStorage and
+ * notifications; everything it decides is testable with plain fakes.
+ *
+ * Refusal policy (docs/DESKTOP.md §Decisions, "Configured registry"): a refused configuration
+ * (UpdateError: refused settings file, no pinned key, bad URL, no machine key, LOCKED) does
+ * not kill the app: it runs a refusing updater so the window shows the code in plain words.
+ * Anything else is a bug and propagates.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isUpdateError, UpdateError } from '#core/errors.js';
+import type { UpdaterApi } from '#core/updater-api.js';
+import { createNodeUpdater } from '#node/create-updater.js';
+import type { SessionFetch } from '#node/http/fetch-fetcher.js';
+import { fetchActivity } from './activity-client.js';
+import { createAppController, type AppController } from './app-controller.js';
+import type { SessionPart } from './app-session.js';
+import { createCheckScheduler } from './check-scheduler.js';
+import { chooseRegistry, type DemoServer } from './registry/first-run.js';
+import type { Notice } from './notifications.js';
+import { refusingUpdater } from './refusing-updater.js';
+import type { SecretStore } from '#main/secret-store.js';
+import { readShippedRegistry, SHIPPED_REGISTRY_FILE } from './registry/shipped-registry.js';
+import type { SettingsStore } from './settings/settings.js';
+
+export type LogLevel = 'info' | 'warn' | 'error';
+
+export interface OpenUpdaterDeps {
+  readonly settings: SettingsStore;
+  /** Set when the settings file was refused: it decides nothing, not even "start the demo". */
+  readonly settingsRefusal: UpdateError | null;
+  readonly secrets: Pick<SecretStore, 'load' | 'save'>;
+  /** The app's resources/ folder (pinned-key.txt, an optional registry.json). */
+  readonly resourcesDir: string;
+  /** Where the install and the demo registry's data live (Electron's userData). */
+  readonly userDataDir: string;
+  /** Starts the demo registry with its data in `dataDir` (src/app/registry/demo-server.ts). */
+  readonly startDemoServer: (dataDir: string) => Promise<DemoServer>;
+  readonly log: (level: LogLevel, message: string) => void;
+  /**
+   * Every request of the app goes through this (the tray app: Electron's net.fetch, so the
+   * system proxy and certificate store apply; docs/DESKTOP.md "Network"). Default: the core's
+   * node:http fetcher and the global fetch.
+   */
+  readonly fetch?: SessionFetch;
+}
+
+/** The core the app runs, and what the window and the tray say about it. */
+export interface OpenedUpdater {
+  readonly updater: UpdaterApi;
+  readonly label: string;
+  /** The registry's base URL; null when the configuration was refused. */
+  readonly baseUrl: string | null;
+  /** The in-process demo registry, closed after the core on quit. */
+  readonly demo: DemoServer | null;
+  /** Opens the same core again (Cancel closes it to abort a run); null when refused. */
+  readonly reopen: (() => Promise<UpdaterApi>) | null;
+  /** The session fetch the core uses; the activity ranking goes through it too. */
+  readonly fetch?: SessionFetch;
+}
+
+/** Reads resources/pinned-key.txt; null when the build ships none (or an empty one). */
+async function readBundledKey(resourcesDir: string): Promise<string | null> {
+  try {
+    const text = (await readFile(join(resourcesDir, 'pinned-key.txt'), 'utf8')).trim();
+    return text === '' ? null : text;
+  } catch {
+    return null;
+  }
+}
+
+/** Reads resources/registry.json; null when the build ships none. */
+async function readShippedText(resourcesDir: string): Promise<string | null> {
+  try {
+    return await readFile(join(resourcesDir, SHIPPED_REGISTRY_FILE), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    // Present but unreadable: refused like a broken file, never "no file, run the demo".
+    throw new UpdateError('CONFIG_INVALID', 'The shipped registry.json cannot be read.', {
+      cause: error,
+    });
+  }
+}
+
+/** Chooses the registry and opens the core on it; never rejects with an UpdateError. */
+export async function openUpdater(deps: OpenUpdaterDeps): Promise<OpenedUpdater> {
+  let demo: DemoServer | null = null;
+  try {
+    if (deps.settingsRefusal !== null) throw deps.settingsRefusal;
+    const registry = await chooseRegistry({
+      settings: {
+        baseUrl: deps.settings.get('baseUrl'),
+        pinnedKeys: deps.settings.get('pinnedKeys'),
+      },
+      readBundledKey: () => readBundledKey(deps.resourcesDir),
+      readShippedRegistry: () => readShippedRegistry(() => readShippedText(deps.resourcesDir)),
+      secrets: deps.secrets,
+      startDemoServer: () => deps.startDemoServer(join(deps.userDataDir, 'demo-registry')),
+      ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
+    });
+    demo = registry.demo;
+    const requireNonce = deps.settings.get('requireNonce');
+    deps.log('info', `registry: ${registry.label}`);
+    const open = (): Promise<UpdaterApi> =>
+      createNodeUpdater({
+        baseUrl: registry.baseUrl,
+        machineKey: registry.machineKey,
+        pubkeys: [...registry.pubkeys],
+        requireNonce,
+        dir: join(deps.userDataDir, registry.demo === null ? 'install' : 'demo-install'),
+        ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
+      });
+    const updater = await open();
+    return {
+      updater,
+      label: registry.label,
+      baseUrl: registry.baseUrl,
+      demo,
+      reopen: open,
+      ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
+    };
+  } catch (error) {
+    if (!isUpdateError(error)) throw error;
+    deps.log('error', `configuration refused: ${error.code}: ${error.message}`);
+    await demo?.close();
+    return {
+      updater: refusingUpdater(error),
+      label: 'Not configured',
+      baseUrl: null,
+      demo: null,
+      reopen: null,
+    };
+  }
+}
+
+export interface AppControllerWiring {
+  readonly settings: SettingsStore;
+  readonly notify: (notice: Notice) => void;
+  readonly log: (level: LogLevel, message: string) => void;
+  /** Opens the log file in the system's viewer (the tray app; the web window has none). */
+  readonly openLog?: () => Promise<void>;
+}
+
+/**
+ * The controller over an opened updater: automatic checks on the settings' interval (none
+ * when the configuration was refused), the activity ranking from the same registry, outcomes
+ * in the log (progress would only fill it).
+ */
+export function controllerFor(opened: OpenedUpdater, wiring: AppControllerWiring): AppController {
+  opened.updater.on((event) => {
+    if (event.type === 'error') wiring.log('warn', `update ${event.code}: ${event.message}`);
+    else if (event.type === 'applied') wiring.log('info', `applied ${event.version}`);
+    else if (event.type === 'up-to-date') wiring.log('info', `up to date ${event.version ?? ''}`);
+  });
+  const baseUrl = opened.baseUrl;
+  return createAppController({
+    updater: opened.updater,
+    registryLabel: opened.label,
+    fetchActivity: () =>
+      baseUrl === null
+        ? Promise.resolve({
+            state: 'error',
+            code: 'CONFIG_INVALID',
+            message: 'No registry is configured.',
+          })
+        : fetchActivity({
+            baseUrl,
+            ...(opened.fetch === undefined ? {} : { fetch: opened.fetch }),
+          }),
+    ...(baseUrl === null
+      ? {}
+      : {
+          createScheduler: (run: () => Promise<void>) =>
+            createCheckScheduler({ run, intervalMs: wiring.settings.get('checkIntervalMs') }),
+        }),
+    notify: wiring.notify,
+    log: (message) => wiring.log('info', message),
+    persistPaused: (paused) => wiring.settings.set('paused', paused),
+    ...(opened.reopen === null ? {} : { reopen: opened.reopen }),
+    ...(wiring.openLog === undefined ? {} : { openLog: wiring.openLog }),
+  });
+}
+
+/**
+ * One part of the app session (app-session.ts): the core on the registry the settings name
+ * now, its controller with the remembered pause, and the demo registry to close after it.
+ */
+export async function openSessionPart(
+  deps: OpenUpdaterDeps,
+  wiring: AppControllerWiring,
+): Promise<SessionPart> {
+  const opened = await openUpdater(deps);
+  const controller = controllerFor(opened, wiring);
+  controller.setPaused(wiring.settings.get('paused'));
+  const demo = opened.demo;
+  return {
+    controller,
+    label: opened.label,
+    closeAfter: demo === null ? null : () => demo.close(),
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * The settings screen's two operations (getSettings, saveSettings; docs/DESKTOP.md
+ * "Settings"), Electron-free: the tray app hands it electron-store and safeStorage, the web
+ * window its process's memory. Save judges the input (settings-form.ts), stores it, keeps a
+ * new machine key with the secret store, applies start at login and pause, and restarts the
+ * core on the new registry when anything the core was opened with changed.
+ */
+import type { SaveSettingsResult, SettingsInput, SettingsView } from '#preload/ipc-contract.js';
+import { judgeSettings } from './settings-form.js';
+import type { SettingsStore } from './settings.js';
+
+export interface SettingsServiceDeps {
+  readonly store: SettingsStore;
+  readonly secrets: { load(): string | null; save(machineKey: string): boolean };
+  /** Where a machine key entered here is kept, in plain words (shown under its field). */
+  readonly machineKeyStorage: string;
+  /** Closes the core and opens it again on the stored settings (app-session.ts). */
+  readonly restart: () => Promise<void>;
+  /** Pauses or resumes the schedule (the controller also remembers it in the store). */
+  readonly setPaused: (paused: boolean) => void;
+  /** Turns start at login on or off (login-item.ts); omitted where unavailable. */
+  readonly applyStartAtLogin?: (on: boolean) => Promise<void>;
+  /** What the status card calls the registry in use after a restart. */
+  readonly registryLabel: () => string;
+}
+
+export interface SettingsService {
+  get(): SettingsView;
+  save(input: SettingsInput): Promise<SaveSettingsResult>;
+}
+
+export function createSettingsService(deps: SettingsServiceDeps): SettingsService {
+  const { store } = deps;
+  const get = (): SettingsView => ({
+    registryUrl: store.get('baseUrl'),
+    pinnedKeys: [...store.get('pinnedKeys')],
+    machineKeySet: deps.secrets.load() !== null,
+    machineKeyStorage: deps.machineKeyStorage,
+    checkIntervalMinutes: Math.round(store.get('checkIntervalMs') / 60_000),
+    paused: store.get('paused'),
+    startAtLogin: store.get('startAtLogin'),
+    startAtLoginAvailable: deps.applyStartAtLogin !== undefined,
+    requireNonce: store.get('requireNonce'),
+  });
+
+  /** One save at a time: a second Save waits for the restart of the first. */
+  let queue: Promise<unknown> = Promise.resolve();
+
+  async function save(input: SettingsInput): Promise<SaveSettingsResult> {
+    const judged = judgeSettings(input, {
+      machineKeyKept: deps.secrets.load() !== null,
+      startAtLoginAvailable: deps.applyStartAtLogin !== undefined,
+    });
+    if (!judged.ok) return { ok: false, problems: judged.problems };
+    const next = judged.accepted;
+    const before = {
+      baseUrl: store.get('baseUrl'),
+      keys: store.get('pinnedKeys').join(','),
+      interval: store.get('checkIntervalMs'),
+      requireNonce: store.get('requireNonce'),
+    };
+    const coreChanged =
+      next.baseUrl !== before.baseUrl ||
+      next.pinnedKeys.join(',') !== before.keys ||
+      next.checkIntervalMs !== before.interval ||
+      next.requireNonce !== before.requireNonce ||
+      next.machineKey !== null;
+    store.set('baseUrl', next.baseUrl);
+    store.set('pinnedKeys', [...next.pinnedKeys]);
+    store.set('checkIntervalMs', next.checkIntervalMs);
+    store.set('requireNonce', next.requireNonce);
+    let keyWords = '';
+    if (next.machineKey !== null && !deps.secrets.save(next.machineKey)) {
+      // Kept in memory only (no keychain, or the web window): said where it is kept.
+      keyWords = ` ${deps.machineKeyStorage}`;
+    }
+    let loginWords = '';
+    if (next.startAtLogin !== store.get('startAtLogin') && deps.applyStartAtLogin !== undefined) {
+      try {
+        await deps.applyStartAtLogin(next.startAtLogin);
+        store.set('startAtLogin', next.startAtLogin);
+      } catch {
+        loginWords = ' Start at login could not be changed; see the log file.';
+      }
+    }
+    if (coreChanged) await deps.restart();
+    deps.setPaused(next.paused);
+    const where = next.baseUrl === '' ? 'the demo registry' : deps.registryLabel();
+    const words = coreChanged ? `Saved. The updater restarted on ${where}.` : 'Saved.';
+    return { ok: true, words: `${words}${keyWords}${loginWords}`, settings: get() };
+  }
+
+  return {
+    get,
+    save(input) {
+      const run = queue.then(() => save(input));
+      queue = run.catch(() => undefined);
+      return run;
+    },
+  };
+}

@@ -1,0 +1,143 @@
+/**
+ * The accept step of an update run: fetch the manifest answer, verify it, apply policy, plan
+ * and record the acceptance. Nothing is pulled or installed here; update-steps.ts does that.
+ */
+import type { ManifestArtifact } from '#protocol/manifest.js';
+import { fetchKeyChain } from '../trust/fetch-keys.js';
+import { fetchManifest } from '../trust/fetch-manifest.js';
+import { holdsExactly, planHeldSet, planUpdate, type Plan } from '../plan/plan.js';
+import { alreadyRecorded, checkPolicy, recordAcceptance } from '../trust/policy.js';
+import type { LocalStore, RandomBytes } from '../ports.js';
+import { missingBlobs } from '../transfer/pull.js';
+import { withRetries } from '../transfer/retry.js';
+import { nowOf, type RunContext } from './run-context.js';
+import type { InstalledSet, UpdaterState } from '../state.js';
+import {
+  needsKeyChain,
+  parseAnswer,
+  trustInputOf,
+  verifyParsedAnswer,
+  type AnswerInput,
+  type VerifiedManifest,
+} from '../trust/verify.js';
+
+/** A manifest that passed verification and policy, with the state that records it. */
+export interface Accepted {
+  readonly vm: VerifiedManifest;
+  readonly plan: Plan;
+  readonly state: UpdaterState;
+}
+
+/**
+ * Digests new to the installed set that the blob store already holds, so the plan counts them
+ * as reused (plan.ts): `check` after a rollback then reports the ~0 bytes `update` moves. Only
+ * new digests are looked up.
+ */
+async function storedNewBlobs(
+  store: LocalStore,
+  installed: InstalledSet | null,
+  vm: VerifiedManifest,
+): Promise<ReadonlySet<string>> {
+  const artifacts: readonly ManifestArtifact[] = vm.manifest.artifacts;
+  const have = new Set(installed?.artifacts.map((a) => a.sha256));
+  const fresh = artifacts.filter((a) => !have.has(a.sha256));
+  const missing = new Set((await missingBlobs(store, fresh)).map((a) => a.sha256));
+  return new Set(fresh.map((a) => a.sha256).filter((digest) => !missing.has(digest)));
+}
+
+/** Bytes of a request nonce: 128 bits, 22 base64url characters (docs/PROTOCOL.md §2.7.5). */
+export const NONCE_BYTES = 16;
+
+/** A fresh nonce from the injected CSPRNG, base64url without padding. */
+export function newNonce(randomBytes: RandomBytes): string {
+  return Buffer.from(randomBytes(NONCE_BYTES)).toString('base64url');
+}
+
+/**
+ * Fetches the answer (with a fresh nonce per attempt under requireNonce) and verifies it
+ * against the state, fetching the whole key chain when the answer's links cannot reach the
+ * trusted key set (docs/PROTOCOL.md §2.7.4). Nothing is written.
+ */
+export async function fetchVerified(
+  run: RunContext,
+  state: UpdaterState,
+): Promise<VerifiedManifest> {
+  const { http, limits } = run;
+  const retry = { limits, timers: http.timers, random: run.random, signal: run.signal };
+  const { bytes, nonce } = await withRetries(retry, async () => {
+    const sent = run.requireNonce ? newNonce(run.randomBytes) : undefined;
+    return { bytes: await fetchManifest(http, run.signal, run.answers, sent), nonce: sent };
+  });
+  const input: AnswerInput = {
+    pinned: run.pinned,
+    ...trustInputOf(state),
+    nowMs: nowOf(run),
+    maxFutureSkewMs: limits.maxFutureSkewMs,
+    nonce,
+    maxManifestBytes: limits.maxManifestBytes,
+  };
+  const answer = parseAnswer(bytes, limits.maxManifestBytes);
+  let chain;
+  if (answer.format === 2 && needsKeyChain(answer.keys, input)) {
+    run.logger.info("the answer's key links do not reach the trusted key set: fetching the chain");
+    chain = await withRetries(retry, () => fetchKeyChain(http, run.signal));
+  }
+  return verifyParsedAnswer(answer, bytes, input, chain);
+}
+
+/** How accept persists: `deferUnchanged`, the caller writes the state later in this run. */
+export interface AcceptOptions {
+  readonly deferUnchanged?: boolean;
+}
+
+/**
+ * True when recording `vm` would change nothing the trust rules keep: its digest is recorded,
+ * the rollback floor is at or above it, and (format 2) the key set, retired keyids and
+ * freshness floor are the ones already held (docs/PROTOCOL.md §2.7.5). Any doubt is a change:
+ * a write too many is harmless, a floor not written is not.
+ */
+export function acceptanceUnchanged(loaded: UpdaterState, recorded: UpdaterState): boolean {
+  const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+  return (
+    loaded.highestAcceptedVersion === recorded.highestAcceptedVersion &&
+    same(loaded.acceptedDigests, recorded.acceptedDigests) &&
+    same(loaded.releaseDigests, recorded.releaseDigests) &&
+    same(loaded.trust, recorded.trust) &&
+    same(loaded.freshness, recorded.freshness)
+  );
+}
+
+/**
+ * Fetch, verify, apply policy and persist the acceptance (audit entry, then state). With
+ * `deferUnchanged` an acceptance that changes nothing is not written here: `update` writes the
+ * state once at its end (update-steps.ts `install`), and a failure records itself.
+ */
+export async function accept(run: RunContext, options: AcceptOptions = {}): Promise<Accepted> {
+  const { http, store, limits } = run;
+  const loaded = await store.loadState();
+  const vm = await fetchVerified(run, loaded);
+  checkPolicy(vm, loaded, nowOf(run), limits, http.endpoint.base.href);
+  const installed = loaded.installed;
+  // One walk decides both: a set holding exactly these entries has no new digest to look up
+  // and is planned as all reused (plan.ts `planHeldSet`): an up-to-date run costs no lookup.
+  const plan =
+    installed !== null && holdsExactly(installed, vm)
+      ? planHeldSet(installed, vm)
+      : planUpdate(installed, vm, await storedNewBlobs(store, installed, vm));
+  // The trusted key set, retired keyids and freshness floor go in this same write.
+  const state = { ...recordAcceptance(loaded, vm), lastCheckAtMs: nowOf(run) };
+  // Audit first: a crash in between repeats an entry rather than losing one.
+  if (!alreadyRecorded(loaded, vm)) {
+    await store.appendAudit({
+      version: vm.manifest.registry_version,
+      payloadSha256: vm.payloadSha256,
+      keyid: vm.keyid,
+      atMs: nowOf(run),
+    });
+  }
+  if (options.deferUnchanged !== true || !acceptanceUnchanged(loaded, state)) {
+    await store.saveState(state);
+  }
+  run.onStep?.('accepted-recorded');
+  return { vm, plan, state };
+}

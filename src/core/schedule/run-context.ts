@@ -1,0 +1,41 @@
+/**
+ * What one network run of the updater works with, shared by the accept step (accept-step.ts)
+ * and the pull, commit and install steps (update-steps.ts).
+ */
+import type { ChunkPorts } from '../chunks/chunk-step.js';
+import type { AnswerCache } from '../trust/answer-cache.js';
+import type { UpdateEvent } from '../events.js';
+import type { HealthContext } from '../health/health-check.js';
+import type { HttpContext } from '../transfer/http-get.js';
+import type { StepHook } from '../install/install-steps.js';
+import type { Limits } from '../limits.js';
+import type { LocalStore, Logger, Random, RandomBytes } from '../ports.js';
+import type { PinnedKey } from '../trust/verify.js';
+
+/** What one network run works with: its HTTP context (built once per run) and its ports. */
+export interface RunContext {
+  readonly http: HttpContext;
+  readonly store: LocalStore;
+  readonly random: Random;
+  readonly logger: Logger;
+  readonly pinned: readonly PinnedKey[];
+  readonly limits: Limits;
+  /**
+   * Send a fresh nonce with every manifest request and accept only a freshness statement that
+   * carries it (docs/PROTOCOL.md §2.7.5); `randomBytes` makes it.
+   */
+  readonly requireNonce: boolean;
+  readonly randomBytes: RandomBytes;
+  readonly signal: AbortSignal;
+  readonly emit: (event: UpdateEvent) => void;
+  readonly onStep?: StepHook | undefined;
+  /** The chunked path (docs/UPDATER.md §9); without it every blob is fetched whole. */
+  readonly chunks?: ChunkPorts | undefined;
+  /** The last manifest answer, for a conditional fetch (answer-cache.ts); none: always 200. */
+  readonly answers?: AnswerCache | undefined;
+  /** The health check of new sets (health-check.ts), with its config when one is set. */
+  readonly health: HealthContext;
+}
+
+/** The run's injected clock: core code never reads the wall clock itself. */
+export const nowOf = (run: RunContext): number => run.http.clock.nowMs();

@@ -1,0 +1,157 @@
+/**
+ * The updater pipeline: check -> verify -> policy -> plan -> pull -> commit, whose steps are
+ * the named functions of accept-step.ts and update-steps.ts. Runs are serialised; a second
+ * update() (or check()) while one is in flight joins it (electron-updater's checkForUpdates
+ * model). Everything outside is a port.
+ */
+import type { ChunkPorts } from '../chunks/chunk-step.js';
+import type { AnswerCache } from '../trust/answer-cache.js';
+import { requireEndpoint, type Endpoint } from '../transfer/endpoint.js';
+import { toUpdateError, UpdateError } from '../errors.js';
+import type { UpdateEvent, UpdateListener } from '../events.js';
+import {
+  confirmInstalled,
+  settleProbation,
+  type HealthConfig,
+  type HealthContext,
+} from '../health/health-check.js';
+import type { StepHook } from '../install/install-steps.js';
+import type { Limits } from '../limits.js';
+import type { Clock, Fetcher, LocalStore, Logger, Random, RandomBytes, Timers } from '../ports.js';
+import { accept } from './accept-step.js';
+import { createRunQueue } from './run-queue.js';
+import { memoizeState } from './state-memo.js';
+import type { RunContext } from './run-context.js';
+import { checkForUpdate, install, recordFailure, rollBack, statusOf } from './update-steps.js';
+import type { UpdaterApi } from '../updater-api.js';
+import type { PinnedKey } from '../trust/verify.js';
+import { verifyInstalled } from '../trust/verify-installed.js';
+
+export interface UpdateLoopDeps {
+  readonly fetcher: Fetcher;
+  readonly store: LocalStore;
+  readonly clock: Clock;
+  readonly timers: Timers;
+  readonly random: Random;
+  readonly logger: Logger;
+  /** The update service, parsed once (endpoint.ts); absent when only local commands run. */
+  readonly endpoint?: Endpoint | undefined;
+  readonly pinned: readonly PinnedKey[];
+  readonly limits: Limits;
+  /**
+   * Send a fresh 16-byte nonce with every manifest request and refuse a freshness statement
+   * without exactly it, and any format 1 answer (NONCE_MISMATCH, docs/PROTOCOL.md §2.7.5).
+   */
+  readonly requireNonce?: boolean;
+  /** The CSPRNG the nonce comes from; required with `requireNonce`. */
+  readonly randomBytes?: RandomBytes;
+  readonly onStep?: StepHook;
+  readonly userAgent?: string;
+  /** Chunk deltas (docs/UPDATER.md §9); without them every blob is fetched whole. */
+  readonly chunks?: ChunkPorts;
+  /** Keeps the last manifest answer for conditional requests (answer-cache.ts). */
+  readonly answers?: AnswerCache;
+  /** Health check of new sets (docs/UPDATER.md §3); none when absent. */
+  readonly health?: HealthConfig | undefined;
+}
+
+/** Without requireNonce no nonce is made; reaching this would be a wiring bug. */
+const noRandomBytes: RandomBytes = () => {
+  throw new UpdateError('CONFIG_INVALID', 'no randomBytes port');
+};
+
+/** Builds the updater over its ports. `close()` aborts a run in flight. */
+export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
+  const listeners = new Set<UpdateListener>();
+  const controller = new AbortController();
+  const runs = createRunQueue(controller.signal);
+  const now = (): number => deps.clock.nowMs();
+  const requireNonce = deps.requireNonce === true;
+  const randomBytes = deps.randomBytes;
+  if (requireNonce && randomBytes === undefined) {
+    throw new UpdateError('CONFIG_INVALID', 'requireNonce needs a randomBytes port');
+  }
+
+  const emit = (event: UpdateEvent): void => {
+    for (const listener of listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        deps.logger.warn('listener threw', { error: String(error) });
+      }
+    }
+  };
+
+  const healthContext = (store: LocalStore = deps.store): HealthContext => ({
+    store,
+    clock: deps.clock,
+    timers: deps.timers,
+    logger: deps.logger,
+    signal: controller.signal,
+    emit,
+    onStep: deps.onStep,
+    config: deps.health,
+  });
+
+  /** The one run context (and HTTP context) of a network run, reading the state once. */
+  const runContext = (store = memoizeState(deps.store)): RunContext => ({
+    http: {
+      fetcher: deps.fetcher,
+      clock: deps.clock,
+      timers: deps.timers,
+      limits: deps.limits,
+      endpoint: requireEndpoint(deps.endpoint),
+      userAgent: deps.userAgent ?? 'verified-updater',
+    },
+    store,
+    random: deps.random,
+    logger: deps.logger,
+    pinned: deps.pinned,
+    limits: deps.limits,
+    requireNonce,
+    randomBytes: randomBytes ?? noRandomBytes,
+    signal: controller.signal,
+    emit,
+    onStep: deps.onStep,
+    chunks: deps.chunks,
+    answers: deps.answers,
+    health: healthContext(store),
+  });
+
+  /** The one boundary of a network run: whatever was thrown is typed here, once. */
+  const guarded = async <T>(body: (run: RunContext) => Promise<T>): Promise<T> => {
+    emit({ type: 'checking', atMs: now() });
+    try {
+      const run = runContext();
+      // A probation an earlier run left open (crash, passed deadline) is decided first.
+      await settleProbation(run.health);
+      return await body(run);
+    } catch (thrown) {
+      const error = toUpdateError(thrown);
+      await recordFailure(deps.store, deps.logger, error, now());
+      emit({ type: 'error', code: error.code, message: error.message, atMs: now() });
+      throw error;
+    }
+  };
+
+  return {
+    check: () => runs.run('check', () => guarded(checkForUpdate)),
+    update: () =>
+      runs.run('update', () =>
+        // install() writes the state anyway: accept need not write an unchanged acceptance.
+        guarded(async (run) => install(run, await accept(run, { deferUnchanged: true }))),
+      ),
+    status: () => statusOf(deps.store, runs.running),
+    rollback: () => runs.run('rollback', () => rollBack(deps.store)),
+    verify: () => runs.run('verify', () => verifyInstalled(deps.store, deps.pinned)),
+    confirm: () => runs.run('confirm', () => confirmInstalled(healthContext())),
+    on(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async close() {
+      controller.abort();
+      await runs.drained();
+    },
+  };
+}

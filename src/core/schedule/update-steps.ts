@@ -1,0 +1,260 @@
+/**
+ * The steps of one update run after accept (accept-step.ts), as named functions over one run
+ * context: pull and commit, repair, install, and the failure record. The order is the
+ * type-enforced pipeline of docs/ARCHITECTURE.md; update-loop.ts runs them one at a time.
+ */
+import { accept, type Accepted } from './accept-step.js';
+import { chunkedPuller, planPull, type PullPlan } from '../chunks/chunk-step.js';
+import { keepWholeTrees } from '../chunks/tree-of-whole-blob.js';
+import { UpdateError } from '../errors.js';
+import type { PlanSummary } from '../events.js';
+import { badReason, judgeNewSet, probationFor } from '../health/health-check.js';
+import type { LocalStore, Logger } from '../ports.js';
+import { missingBlobs, pullBlobs } from '../transfer/pull.js';
+import { repairDir, repairPlan } from '../plan/repair.js';
+import { nowOf, type RunContext } from './run-context.js';
+import { setDir, type InstalledSet, type UpdaterState } from '../state.js';
+import type { UpdateResult, UpdaterStatus } from '../updater-api.js';
+import type { VerifiedManifest } from '../trust/verify.js';
+
+/** Progress events are emitted at most this often (plus the final one of each artifact). */
+const PROGRESS_EVERY_MS = 100;
+
+/** What the pull of an accepted manifest will do, each artifact's method and bytes told. */
+function planPullOf(run: RunContext, { vm, plan, state }: Accepted): Promise<PullPlan> {
+  return planPull(run, plan.summary, vm.manifest.artifacts, state);
+}
+
+/** The dry run: accept, then tell what an update would do (chunk indexes may be fetched). */
+export async function checkForUpdate(run: RunContext): Promise<PlanSummary> {
+  const accepted = await accept(run);
+  const { plan, state } = accepted;
+  const atMs = nowOf(run);
+  const version = plan.summary.toVersion;
+  const reason = plan.upToDate ? undefined : badReason(state, version);
+  if (reason !== undefined) {
+    run.emit({ type: 'version-skipped', version, reason, atMs });
+    return { ...plan.summary, skipped: { reason } };
+  }
+  if (plan.upToDate) {
+    run.emit({ type: 'up-to-date', version, atMs });
+    return plan.summary;
+  }
+  const { summary } = await planPullOf(run, accepted);
+  run.emit({ type: 'update-available', plan: summary, atMs });
+  return summary;
+}
+
+/**
+ * Pulls what the blob store lacks (pull.ts: the store decides, not the plan) and commits the
+ * set. `repair`: the installed set itself is re-staged under a fresh directory (the damaged
+ * one is not a rollback target). Resolves to the bytes received from the network.
+ */
+export async function pullAndCommit(
+  run: RunContext,
+  { vm, state }: Accepted,
+  repair = false,
+  planned?: PullPlan,
+): Promise<number> {
+  const todo = planned?.todo ?? (await missingBlobs(run.store, vm.manifest.artifacts));
+  let lastEmit = Number.NEGATIVE_INFINITY;
+  const onProgress = (bytes: number, total: number, artifact: string, received: number): void => {
+    const t = nowOf(run);
+    if (t - lastEmit < PROGRESS_EVERY_MS && bytes !== total) return;
+    lastEmit = t;
+    run.emit({ type: 'progress', bytes, total, artifact, received });
+  };
+  const other = planned === undefined ? undefined : chunkedPuller(run, planned.chunked);
+  const downloaded =
+    (await pullBlobs(run, todo, onProgress, other)) + (planned?.planningBytes ?? 0);
+  const dir = repair ? repairDir(vm.payloadSha256, nowOf(run)) : undefined;
+  const set: InstalledSet = {
+    setId: vm.payloadSha256,
+    ...(dir === undefined ? {} : { dir }),
+    version: vm.manifest.registry_version,
+    artifacts: vm.manifest.artifacts.map(({ name, size, sha256 }) => ({ name, size, sha256 })),
+  };
+  const next: UpdaterState = {
+    ...state,
+    installed: set,
+    previous: repair ? state.previous : (state.installed ?? state.previous),
+    lastSuccessAtMs: nowOf(run),
+    lastError: null,
+    // On probation from the very commit that makes it live: no crash can skip the check. A
+    // repair keeps the setId, so its probation (if any) carries on.
+    health: repair
+      ? state.health
+      : { ...state.health, probation: probationFor(run.health.config, set, nowOf(run)) },
+  };
+  await run.store.commitSet({ ...set, envelope: vm.envelope }, next);
+  // After the commit, so a slow index never delays it (docs/UPDATER.md §9.1).
+  const chunked = new Set(planned?.chunked.keys());
+  return downloaded + (await keepWholeTrees(run, todo, chunked));
+}
+
+/** Re-stages the installed set from blobs, re-fetching what is missing (docs/UPDATER.md §3). */
+export async function repairInstalled(
+  run: RunContext,
+  accepted: Accepted,
+  installed: InstalledSet,
+  damaged: readonly string[],
+): Promise<UpdateResult> {
+  run.logger.warn('installed set damaged, repairing', { names: damaged.slice(0, 20) });
+  const summary = repairPlan(installed, damaged, accepted.vm);
+  run.emit({ type: 'update-available', plan: summary, atMs: nowOf(run) });
+  const bytesDownloaded = await pullAndCommit(run, accepted, true);
+  run.emit({
+    type: 'applied',
+    version: installed.version,
+    previousVersion: installed.version,
+    atMs: nowOf(run),
+  });
+  return {
+    outcome: 'applied',
+    version: installed.version,
+    plan: summary,
+    bytesDownloaded,
+    repaired: damaged,
+  };
+}
+
+/** After accept: up to date (after a cheap check of the files), a repair, or a new set. */
+export async function install(run: RunContext, accepted: Accepted): Promise<UpdateResult> {
+  const { vm, plan, state } = accepted;
+  // Up to date on paper: check the files are still there (one lstat each, no hashing).
+  const installed = plan.upToDate ? state.installed : null;
+  const damaged = installed === null ? [] : await run.store.checkInstalled(installed.artifacts);
+  if (installed !== null && damaged.length > 0) {
+    return repairInstalled(run, accepted, installed, damaged);
+  }
+  const reason = plan.upToDate ? undefined : badReason(state, vm.manifest.registry_version);
+  if (reason !== undefined) {
+    // A version reverted by its health check is never installed again; a newer one is.
+    const version = vm.manifest.registry_version;
+    await run.store.saveState({ ...state, lastSuccessAtMs: nowOf(run), lastError: null });
+    run.emit({ type: 'version-skipped', version, reason, atMs: nowOf(run) });
+    return {
+      outcome: 'skipped',
+      version,
+      plan: { ...plan.summary, skipped: { reason } },
+      bytesDownloaded: 0,
+      skipped: { version, reason },
+    };
+  }
+  if (plan.upToDate) {
+    await refreshEnvelope(run.store, vm);
+    await run.store.saveState({ ...state, lastSuccessAtMs: nowOf(run), lastError: null });
+    run.emit({ type: 'up-to-date', version: plan.summary.toVersion, atMs: nowOf(run) });
+    return {
+      outcome: 'up-to-date',
+      version: plan.summary.toVersion,
+      plan: plan.summary,
+      bytesDownloaded: 0,
+    };
+  }
+  const planned = await planPullOf(run, accepted);
+  run.emit({ type: 'update-available', plan: planned.summary, atMs: nowOf(run) });
+  const bytesDownloaded = await pullAndCommit(run, accepted, false, planned);
+  const version = vm.manifest.registry_version;
+  run.emit({
+    type: 'applied',
+    version,
+    previousVersion: state.installed?.version ?? null,
+    atMs: nowOf(run),
+  });
+  const judged = await judgeNewSet(run.health);
+  if (judged.kind === 'reverted') {
+    const restored = judged.restoredVersion;
+    throw new UpdateError(
+      'HEALTH_CHECK_FAILED',
+      `${version} failed its health check (${judged.reason}); ` +
+        (restored === null ? 'there was no previous set to restore' : `${restored} restored`),
+    );
+  }
+  return {
+    outcome: 'applied',
+    version,
+    plan: planned.summary,
+    bytesDownloaded,
+    ...(judged.kind === 'awaiting' ? { probation: { deadlineAtMs: judged.deadlineAtMs } } : {}),
+  };
+}
+
+/**
+ * Keeps the signed bytes of the installed release current: the same release (same digest) may
+ * come back with other signatures, e.g. co-signed by new release keys before a rotation, and
+ * `verify` checks them under the newest key set (docs/PROTOCOL.md §2.7.5).
+ */
+async function refreshEnvelope(store: LocalStore, vm: VerifiedManifest): Promise<void> {
+  if (vm.format !== 2) return;
+  const stored = await store.loadEnvelope(vm.payloadSha256);
+  if (stored !== undefined && Buffer.from(stored).equals(vm.envelope)) return;
+  await store.saveEnvelope(vm.payloadSha256, vm.envelope);
+}
+
+/** Records a failed run as last_error (never for a state it could not read or own). */
+export async function recordFailure(
+  store: LocalStore,
+  logger: Logger,
+  error: UpdateError,
+  nowMs: number,
+): Promise<void> {
+  if (error.code === 'STATE_CORRUPT' || error.code === 'LOCKED' || error.code === 'ABORTED') {
+    return;
+  }
+  try {
+    const state = await store.loadState();
+    await store.saveState({
+      ...state,
+      lastCheckAtMs: nowMs,
+      lastError: { code: error.code, message: error.message },
+    });
+  } catch (secondary) {
+    logger.warn('could not record the error', { error: String(secondary) });
+  }
+}
+
+/** The status of the state directory; `running` comes from the run queue. */
+export async function statusOf(store: LocalStore, running: boolean): Promise<UpdaterStatus> {
+  const state = await store.loadState();
+  return {
+    installedVersion: state.installed?.version ?? null,
+    highestAcceptedVersion: state.highestAcceptedVersion,
+    lastCheckAtMs: state.lastCheckAtMs,
+    lastSuccessAtMs: state.lastSuccessAtMs,
+    lastError: state.lastError,
+    running,
+    canRollBack: state.previous !== null,
+    probation:
+      state.health.probation === null
+        ? null
+        : {
+            version: state.health.probation.version,
+            mode: state.health.probation.mode,
+            startedAtMs: state.health.probation.startedAtMs,
+            deadlineAtMs: state.health.probation.deadlineAtMs,
+          },
+    badVersions: Object.entries(state.health.badVersions).map(([version, bad]) => ({
+      version,
+      reason: bad.reason,
+      atMs: bad.atMs,
+    })),
+  };
+}
+
+/** Switches back to the previous set, which is then no longer kept. */
+export async function rollBack(store: LocalStore): Promise<{ version: string | null }> {
+  const state = await store.loadState();
+  const target = state.previous;
+  if (target === null) throw new UpdateError('NOTHING_TO_ROLL_BACK', 'no previous set kept');
+  // The rollback floor stays where it is: rolling back the files is not accepting an old
+  // manifest, and the next update() re-applies the newest accepted one.
+  await store.switchSet(setDir(target), {
+    ...state,
+    installed: target,
+    previous: null,
+    // A set rolled away from is no longer on probation (nor is the one restored).
+    health: { ...state.health, probation: null },
+  });
+  return { version: target.version };
+}

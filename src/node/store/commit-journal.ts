@@ -1,0 +1,225 @@
+/**
+ * The commit protocol of a state directory (docs/UPDATER.md §3):
+ *   1. stage the complete new tree under sets/<dir> (hard links to verified blobs, fsync,
+ *      rename from a staging name): DIR/current is untouched;
+ *   2. write journal.json = { target set, the full next state } atomically: the intent;
+ *   3. switch the live set (current-set.ts): a new DIR/current symlink renamed over the old
+ *      one, or a new DIR/current.json renamed over the old one (rename is atomic either way);
+ *   4. write state.json atomically; 5. remove the journal; 6. GC unreferenced sets/blobs.
+ * A crash before 2 leaves the old set and old state; after 2, `recoverCommit` rolls the journal
+ * forward (steps 3-6 are idempotent). So the live set is always one complete set.
+ */
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { errnoDetails, UpdateError } from '#core/errors.js';
+import type { StepHook } from '#core/install/install-steps.js';
+import {
+  EMPTY_STATE,
+  encodeState,
+  keepFloor,
+  parseState,
+  setDir,
+  type InstalledArtifact,
+  type UpdaterState,
+} from '#core/state.js';
+import { fsyncDir, writeFileAtomic } from '#shared/atomic-file.js';
+import type { CurrentSet } from './current-set.js';
+import { errno, exists } from '../fs/fs-errors.js';
+import { keepBlobFacts, saveBlobFacts } from '../blobs/blob-facts.js';
+import { stageSet } from './set-staging.js';
+import type { StateDirPaths } from './state-dir.js';
+
+/** The intent of a commit: the set directory DIR/current is to name, and the state after. */
+interface Journal {
+  readonly setId: string;
+  readonly state: UpdaterState;
+}
+
+export interface CommitContext {
+  readonly paths: StateDirPaths;
+  /** The swap strategy's view of the live set (symlink or pointer). */
+  readonly current: CurrentSet;
+  readonly onStep: StepHook | undefined;
+}
+
+/** A set to commit: its id, the directory to stage it in (default: the id), its files. */
+export interface SetToCommit {
+  readonly setId: string;
+  readonly dir?: string;
+  readonly envelope: Uint8Array;
+  readonly artifacts: readonly InstalledArtifact[];
+}
+
+/** Reads state.json; EMPTY_STATE when there is none yet. */
+export async function readStateFile(path: string): Promise<UpdaterState> {
+  return (await readStateAndBytes(path)).state;
+}
+
+/** A loaded state and the state file bytes it was parsed from (state-touch.ts hashes them). */
+export interface LoadedState {
+  readonly state: UpdaterState;
+  /** state.json's bytes; undefined when there is no state file yet (EMPTY_STATE). */
+  readonly bytes: Uint8Array | undefined;
+}
+
+/** readStateFile, also handing back the bytes it parsed. */
+export async function readStateAndBytes(path: string): Promise<LoadedState> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (error) {
+    if (errno(error) === 'ENOENT') return { state: EMPTY_STATE, bytes: undefined };
+    // Which file and why (EACCES: a mode 000 file, another user's DIR), as every IO error says
+    // them (docs/UPDATER.md §7): the bare words left the user to guess.
+    const message = error instanceof Error ? error.message : 'failed';
+    throw new UpdateError('IO', `cannot read the state file ${path}: ${message}`, {
+      cause: error,
+      details: { path, ...errnoDetails(error) },
+    });
+  }
+  return { state: parseState(bytes), bytes };
+}
+
+/**
+ * Crash recovery: migrate a DIR written under the other swap strategy (first, so the journal is
+ * replayed in the form it will stay in), roll a journaled commit forward, drop staging trees.
+ */
+export async function recoverCommit(ctx: CommitContext): Promise<void> {
+  await ctx.current.adopt();
+  let bytes: Buffer | undefined;
+  try {
+    bytes = await readFile(ctx.paths.journal);
+  } catch (error) {
+    if (errno(error) !== 'ENOENT') throw error;
+  }
+  if (bytes !== undefined) await applyJournal(ctx, parseJournal(bytes), true);
+  for (const entry of await readdir(ctx.paths.sets)) {
+    if (entry.includes('.staging'))
+      await rm(join(ctx.paths.sets, entry), { recursive: true, force: true });
+  }
+}
+
+/** Steps 1-6 for a new set (an update or a repair). */
+export async function commitSet(
+  ctx: CommitContext,
+  set: SetToCommit,
+  next: UpdaterState,
+): Promise<void> {
+  const dir = set.dir ?? set.setId;
+  await stageSet(ctx.paths, ctx.current, dir, set.artifacts);
+  ctx.onStep?.('set-staged');
+  await writeFileAtomic(join(ctx.paths.manifests, `${set.setId}.json`), set.envelope);
+  // The journal names the set's directory: that is what recovery swaps DIR/current to.
+  await writeJournal(ctx, { setId: dir, state: next });
+  await applyJournal(ctx, { setId: dir, state: next }, true);
+}
+
+/** Steps 2-5 for a set already on disk (rollback). */
+export async function switchToSet(
+  ctx: CommitContext,
+  dir: string,
+  next: UpdaterState,
+): Promise<void> {
+  if (!(await exists(join(ctx.paths.sets, dir)))) {
+    throw new UpdateError('STATE_CORRUPT', 'the set to switch to is missing on disk');
+  }
+  await writeJournal(ctx, { setId: dir, state: next });
+  // No GC: the set rolled away from stays until the next commit, so a re-update is local.
+  await applyJournal(ctx, { setId: dir, state: next }, false);
+}
+
+function parseJournal(bytes: Uint8Array): Journal {
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder().decode(bytes));
+  } catch (cause) {
+    throw new UpdateError('STATE_CORRUPT', 'journal is not JSON', { cause });
+  }
+  const o = json as { setId?: unknown; state?: unknown };
+  if (typeof o.setId !== 'string' || !/^[0-9a-f]{64}$/.test(o.setId)) {
+    throw new UpdateError('STATE_CORRUPT', 'journal has no valid set id');
+  }
+  const state = parseState(new TextEncoder().encode(JSON.stringify(o.state)));
+  return { setId: o.setId, state };
+}
+
+async function writeJournal(ctx: CommitContext, journal: Journal): Promise<void> {
+  await writeFileAtomic(ctx.paths.journal, new TextEncoder().encode(JSON.stringify(journal)));
+  ctx.onStep?.('journal-written');
+}
+
+/** Steps 3-6; idempotent, so recovery may run it again after any crash. */
+async function applyJournal(ctx: CommitContext, journal: Journal, gc: boolean): Promise<void> {
+  const { paths } = ctx;
+  if (!(await exists(join(paths.sets, journal.setId)))) {
+    // Never point DIR/current at nothing: the journal is only written after staging.
+    throw new UpdateError('STATE_CORRUPT', 'the journaled set is missing on disk');
+  }
+  await ctx.current.switchTo(journal.setId);
+  ctx.onStep?.('current-swapped');
+  // Never lower the floor: the state file may be newer than the journal (keepFloor).
+  const onDisk = await readStateFile(paths.state).catch(() => EMPTY_STATE);
+  await writeFileAtomic(paths.state, encodeState(keepFloor(journal.state, onDisk)));
+  ctx.onStep?.('state-written');
+  await rm(paths.journal, { force: true });
+  await fsyncDir(paths.meta);
+  ctx.onStep?.('journal-removed');
+  if (gc) {
+    const kept = new Set(
+      [journal.state.installed, journal.state.previous].flatMap(
+        (set) => set?.artifacts.map((a) => a.sha256) ?? [],
+      ),
+    );
+    // Removing sets unlinks blobs' hard links (their ctime moves): keep the facts that held.
+    // With no set to remove (a first install) no link changes, and nothing is re-checked.
+    const doomed = await doomedSets(paths, journal.state);
+    const collect = (): Promise<void> => collectGarbage(paths, journal.state, doomed);
+    if (doomed.length > 0) {
+      await keepBlobFacts(paths.blobs, kept, collect);
+    } else {
+      await collect();
+    }
+    ctx.onStep?.('gc-done');
+    // The facts of the run, once per commit, after the GC's last link change (blob-facts.ts).
+    await saveBlobFacts(paths.blobs, kept);
+  }
+}
+
+/** The entries of sets/ that neither the installed nor the previous set uses. */
+async function doomedSets(paths: StateDirPaths, state: UpdaterState): Promise<string[]> {
+  const dirs = new Set<string>();
+  for (const set of [state.installed, state.previous]) if (set !== null) dirs.add(setDir(set));
+  return (await readdir(paths.sets)).filter((entry) => !dirs.has(entry));
+}
+
+/**
+ * Keeps what the installed and previous sets reference; removes the rest (`doomed`: the
+ * caller's `doomedSets`, listed once).
+ */
+async function collectGarbage(
+  paths: StateDirPaths,
+  state: UpdaterState,
+  doomed: readonly string[],
+): Promise<void> {
+  const sets = new Set<string>();
+  const blobs = new Set<string>();
+  for (const set of [state.installed, state.previous]) {
+    if (set === null) continue;
+    sets.add(set.setId);
+    for (const a of set.artifacts) blobs.add(a.sha256);
+  }
+  for (const entry of doomed) {
+    await rm(join(paths.sets, entry), { recursive: true, force: true });
+  }
+  for (const entry of await readdir(paths.manifests)) {
+    if (!sets.has(entry.replace(/\.json$/, '')))
+      await rm(join(paths.manifests, entry), { force: true });
+  }
+  for (const entry of await readdir(paths.blobs)) {
+    if (!blobs.has(entry)) await rm(join(paths.blobs, entry), { force: true });
+  }
+  // Every blob the new set needs is in place, so any partial left is stale.
+  for (const entry of await readdir(paths.partial)) {
+    await rm(join(paths.partial, entry), { force: true });
+  }
+}

@@ -1,0 +1,214 @@
+/**
+ * The LocalStore port over a state directory (layout: state-dir.ts): state file, blobs,
+ * partial downloads, audit log. Commits and rollbacks go through the commit journal
+ * (commit-journal.ts, docs/UPDATER.md §3), which `open` also uses to finish a commit a crash
+ * interrupted. Small blobs are sealed behind the downloads by blob-sealer.ts, which this waits
+ * for before a lookup or a commit. Every file-system failure leaves here as IO (fs-errors.ts
+ * `io`).
+ */
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AuditRecord } from '#core/install/audit-log.js';
+import { UpdateError } from '#core/errors.js';
+import type { StepHook } from '#core/install/install-steps.js';
+import type { LocalStore, PartialBlob } from '#core/ports.js';
+import { encodeState, type InstalledArtifact, type UpdaterState } from '#core/state.js';
+import { fsyncDir, writeFileAtomic } from '#shared/atomic-file.js';
+import { appendAuditFile } from './audit-file.js';
+import { BlobSealer, type BlobSealerOptions } from '../blobs/blob-sealer.js';
+import { trustBlob } from '../blobs/blob-facts.js';
+import { BlobListing } from '../blobs/blob-listing.js';
+import {
+  commitSet,
+  readStateAndBytes,
+  recoverCommit,
+  switchToSet,
+  type CommitContext,
+  type LoadedState,
+  type SetToCommit,
+} from './commit-journal.js';
+import { CurrentSet, type SwapStrategy } from './current-set.js';
+import { openFactsBook } from '../blobs/facts-book.js';
+import { exists, io } from '../fs/fs-errors.js';
+import { openPartialBlob } from '../blobs/partial-open.js';
+import { prepareStateDir, readNoFollow } from '../fs/safe-fs.js';
+import { ensureStateDirs, stateDirPaths, type StateDirPaths } from './state-dir.js';
+import { quickCheck, scanTree } from './tree-scan.js';
+
+export interface FileStoreOptions extends BlobSealerOptions {
+  /** Called after each durable install step (crash tests). */
+  readonly onStep?: StepHook | undefined;
+  /** Told the bytes of each append to a partial download (read-buffer-gc.ts paces a GC). */
+  readonly onWritten?: ((bytes: number) => void) | undefined;
+  /** Bytes between two early data syncs of a large partial (early-writeback.ts). */
+  readonly writebackEveryBytes?: number | undefined;
+  /** How the live set is switched (current-set.ts); default: the platform's. */
+  readonly swap?: SwapStrategy | undefined;
+  /** The platform the strategy is chosen for (default process.platform; injected in tests). */
+  readonly platform?: NodeJS.Platform | undefined;
+}
+
+export class FileStore implements LocalStore {
+  private readonly commit: CommitContext;
+  /** Blobs were renamed into blobs/ since it was last synced (partial-blob.ts `onPromoted`). */
+  private blobsUnsynced = false;
+  /** Blobs were promoted since the last `settleBlobs` (the `blobs-settled` step). */
+  private promotedUnsettled = false;
+  /**
+   * Digests that may have a partial file: those listed in partial/ at the first open, and every
+   * one opened since (a retry resumes). Others skip a stat each (only this process writes here).
+   */
+  private partials: Set<string> | undefined;
+  /** Decides absences from one listing of blobs/ per run (blob-listing.ts). */
+  private readonly listing: BlobListing;
+  /** Seals small blobs behind the downloads (blob-sealer.ts); decided once per store. */
+  private readonly sealer: BlobSealer;
+  /** The live set under the chosen swap strategy. */
+  readonly current: CurrentSet;
+
+  private constructor(
+    readonly paths: StateDirPaths,
+    private readonly options: FileStoreOptions,
+  ) {
+    this.current = CurrentSet.of(paths, options.swap, options.platform);
+    this.commit = { paths, current: this.current, onStep: options.onStep };
+    this.listing = new BlobListing(paths.blobs);
+    this.sealer = new BlobSealer(paths.blobs, options);
+  }
+
+  /**
+   * Opens DIR (creating it), then finishes any commit a crash interrupted (after migrating a
+   * DIR written under the other swap strategy). CONFIG_INVALID for a strategy that cannot be
+   * atomic on this platform (the symlink swap on Windows).
+   */
+  static async open(dir: string, options: FileStoreOptions = {}): Promise<FileStore> {
+    const store = new FileStore(stateDirPaths(dir), options);
+    await io('check the state directory', () => prepareStateDir(store.paths));
+    await io('prepare the state directory', () => ensureStateDirs(store.paths));
+    await io('check the blob facts directory', () => openFactsBook(store.paths.blobs));
+    await store.recover();
+    return store;
+  }
+
+  /** Crash recovery: roll a journaled commit forward; drop half-built staging trees. */
+  recover(): Promise<void> {
+    return io('recover', () => recoverCommit(this.commit));
+  }
+
+  async loadState(): Promise<UpdaterState> {
+    return (await this.loadStateAndBytes()).state;
+  }
+
+  /**
+   * loadState, also handing back the bytes it parsed: the last-run record names their digest
+   * (state-touch.ts), which then costs no second read of the 1 MB file (docs/UPDATER.md §3,
+   * No-op runs).
+   */
+  async loadStateAndBytes(): Promise<LoadedState> {
+    // A commit that failed part-way in this process (ENOSPC, EIO) leaves its journal: finish
+    // it before anything reads the state, not only at the next start (docs/UPDATER.md §3).
+    if (await exists(this.paths.journal)) await this.recover();
+    // A run starts here: its first absent blob lists blobs/ afresh (blob-listing.ts).
+    this.listing.forget();
+    return readStateAndBytes(this.paths.state);
+  }
+
+  async saveState(state: UpdaterState): Promise<void> {
+    await io('write the state file', () => writeFileAtomic(this.paths.state, encodeState(state)));
+  }
+
+  hasBlob(sha256: string, size: number): Promise<boolean> {
+    // Reused only while the facts recorded at verification hold, else re-hashed (blob-facts.ts).
+    // A blob still being promoted behind the downloads is waited for, never half seen.
+    return io('check a held blob', async () => {
+      if (this.sealer.pending > 0) await this.sealer.idle();
+      if (!(await this.listing.mayHold(sha256))) return false;
+      return trustBlob(this.paths.blobs, sha256, size);
+    });
+  }
+
+  openPartial(sha256: string, size: number): Promise<PartialBlob> {
+    return io('open a partial download', async () => {
+      this.partials ??= new Set(
+        (await readdir(this.paths.partial)).map((name) => name.replace(/\.(part|meta)$/, '')),
+      );
+      const mayExist = this.partials.has(sha256);
+      this.partials.add(sha256);
+      return openPartialBlob(
+        { partialDir: this.paths.partial, blobDir: this.paths.blobs },
+        sha256,
+        size,
+        {
+          mayExist,
+          onStep: this.options.onStep,
+          onWritten: this.options.onWritten,
+          writebackEveryBytes: this.options.writebackEveryBytes,
+          onPromoted: () => {
+            this.blobsUnsynced = true;
+            this.promotedUnsettled = true;
+          },
+          seal: this.sealer.runner,
+        },
+      );
+    });
+  }
+
+  /** Waits until every blob the downloads handed over is promoted (seal-queue.ts). */
+  settleBlobs(): Promise<void> {
+    return io('promote downloaded blobs', async () => {
+      await this.sealer.settle();
+      if (this.promotedUnsettled) {
+        this.promotedUnsettled = false;
+        this.options.onStep?.('blobs-settled');
+      }
+    });
+  }
+
+  commitSet(set: SetToCommit, next: UpdaterState): Promise<void> {
+    return io('commit', async () => {
+      // The pull settled already; a caller that did not gets its blobs promoted first.
+      await this.sealer.settle();
+      // One fsync of blobs/ for the whole batch, before the journal names a set built from
+      // it: every blob's data was synced before its rename (docs/UPDATER.md §3, Durability).
+      if (this.blobsUnsynced) {
+        this.blobsUnsynced = false;
+        await fsyncDir(this.paths.blobs);
+        this.options.onStep?.('blobs-synced');
+      }
+      await commitSet(this.commit, set, next);
+    });
+  }
+
+  switchSet(dir: string, next: UpdaterState): Promise<void> {
+    return io('switch sets', () => switchToSet(this.commit, dir, next));
+  }
+
+  checkInstalled(artifacts: readonly InstalledArtifact[]): Promise<readonly string[]> {
+    return io('check the installed set', async () =>
+      quickCheck(await this.current.path(), artifacts),
+    );
+  }
+
+  async loadEnvelope(setId: string): Promise<Uint8Array | undefined> {
+    try {
+      return await readNoFollow(join(this.paths.manifests, `${setId}.json`));
+    } catch (error) {
+      if (error instanceof UpdateError) throw error; // a planted link: STATE_UNSAFE
+      return undefined;
+    }
+  }
+
+  saveEnvelope(setId: string, envelope: Uint8Array): Promise<void> {
+    return io('write a signed manifest', () =>
+      writeFileAtomic(join(this.paths.manifests, `${setId}.json`), envelope),
+    );
+  }
+
+  scanInstalled(): Promise<readonly InstalledArtifact[]> {
+    return io('scan the installed set', async () => scanTree(await this.current.path()));
+  }
+
+  appendAudit(record: AuditRecord): Promise<void> {
+    return io('append to the audit log', () => appendAuditFile(this.paths.audit, record));
+  }
+}

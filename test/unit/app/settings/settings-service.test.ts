@@ -1,0 +1,191 @@
+import { describe, expect, it, vi } from 'vitest';
+import {
+  createSettingsService,
+  type SettingsServiceDeps,
+} from '#app/settings/settings-service.js';
+import { DEFAULT_SETTINGS, memorySettings } from '#app/settings/settings.js';
+import type { SettingsInput } from '#preload/ipc-contract.js';
+
+const KEY = 'ab'.repeat(32);
+
+function setup(overrides: Partial<SettingsServiceDeps> = {}) {
+  const store = memorySettings({ ...DEFAULT_SETTINGS });
+  let kept: string | null = null;
+  const order: string[] = [];
+  const deps: SettingsServiceDeps = {
+    store,
+    secrets: {
+      load: () => kept,
+      save: (key) => {
+        kept = key;
+        order.push('key');
+        return true;
+      },
+    },
+    machineKeyStorage: 'Kept encrypted.',
+    restart: vi.fn(() => {
+      order.push(`restart:${store.get('baseUrl')}`);
+      return Promise.resolve();
+    }),
+    setPaused: vi.fn((paused: boolean) => {
+      order.push(`paused:${paused}`);
+      store.set('paused', paused);
+    }),
+    applyStartAtLogin: vi.fn(() => Promise.resolve()),
+    registryLabel: () => 'updates.example.com',
+    ...overrides,
+  };
+  return { store, deps, order, service: createSettingsService(deps), kept: () => kept };
+}
+
+const leaveDemo: SettingsInput = {
+  registryUrl: 'https://updates.example.com',
+  pinnedKeys: [KEY],
+  machineKey: 'mk_secret',
+  checkIntervalMinutes: 30,
+  paused: false,
+  startAtLogin: false,
+  requireNonce: false,
+};
+
+describe('settings service', () => {
+  it('shows the stored settings, never the machine key itself', () => {
+    const { service } = setup();
+    expect(service.get()).toEqual({
+      registryUrl: '',
+      pinnedKeys: [],
+      machineKeySet: false,
+      machineKeyStorage: 'Kept encrypted.',
+      checkIntervalMinutes: 60,
+      paused: false,
+      startAtLogin: false,
+      startAtLoginAvailable: true,
+      requireNonce: false,
+    });
+  });
+
+  it('asking for a nonce (or no longer) restarts the core on it', async () => {
+    const { service, store, deps } = setup();
+    const demo = { ...leaveDemo, registryUrl: '', pinnedKeys: [], machineKey: '' };
+    await service.save({ ...demo, checkIntervalMinutes: 60 });
+    expect(deps.restart).not.toHaveBeenCalled();
+    const answer = await service.save({ ...demo, checkIntervalMinutes: 60, requireNonce: true });
+    expect(answer).toMatchObject({ ok: true, settings: { requireNonce: true } });
+    expect(store.get('requireNonce')).toBe(true);
+    expect(deps.restart).toHaveBeenCalledTimes(1);
+    await service.save({ ...demo, checkIntervalMinutes: 60, requireNonce: false });
+    expect(deps.restart).toHaveBeenCalledTimes(2);
+  });
+
+  it('leaving the demo: stores the registry, keeps the key, then restarts the core on it', async () => {
+    const { service, store, order, kept } = setup();
+    const answer = await service.save(leaveDemo);
+    expect(answer).toEqual({
+      ok: true,
+      words: 'Saved. The updater restarted on updates.example.com.',
+      settings: expect.objectContaining({
+        registryUrl: 'https://updates.example.com',
+        pinnedKeys: [KEY],
+        machineKeySet: true,
+        checkIntervalMinutes: 30,
+      }) as unknown,
+    });
+    expect(store.get('checkIntervalMs')).toBe(1_800_000);
+    expect(kept()).toBe('mk_secret');
+    // The key is kept before the restart reads it.
+    expect(order).toEqual(['key', 'restart:https://updates.example.com', 'paused:false']);
+    expect(JSON.stringify(answer)).not.toContain('mk_secret');
+  });
+
+  it('a refused input changes nothing and restarts nothing', async () => {
+    const { service, store, deps } = setup();
+    const answer = await service.save({ ...leaveDemo, registryUrl: 'http://updates.example.com' });
+    expect(answer).toEqual({
+      ok: false,
+      problems: [
+        {
+          field: 'registryUrl',
+          words: 'The address must start with https:// (plain http only on this computer).',
+        },
+      ],
+    });
+    expect(store.get('baseUrl')).toBe('');
+    expect(deps.restart).not.toHaveBeenCalled();
+  });
+
+  it('pause alone applies without a restart', async () => {
+    const { service, deps, store } = setup();
+    store.set('checkIntervalMs', 1_800_000);
+    const answer = await service.save({
+      ...leaveDemo,
+      registryUrl: '',
+      machineKey: '',
+      paused: true,
+    });
+    expect(answer).toMatchObject({ ok: true, words: 'Saved.' });
+    expect(deps.restart).not.toHaveBeenCalled();
+    expect(deps.setPaused).toHaveBeenCalledWith(true);
+  });
+
+  it('back to the demo registry from a configured one', async () => {
+    const { service, store } = setup();
+    await service.save(leaveDemo);
+    const answer = await service.save({ ...leaveDemo, registryUrl: '', machineKey: '' });
+    expect(answer).toMatchObject({
+      ok: true,
+      words: 'Saved. The updater restarted on the demo registry.',
+    });
+    expect(store.get('baseUrl')).toBe('');
+    expect(store.get('pinnedKeys')).toEqual([]);
+  });
+
+  it('start at login is applied, and stays off when applying it failed', async () => {
+    const { service, store, deps } = setup();
+    await service.save({ ...leaveDemo, startAtLogin: true });
+    expect(deps.applyStartAtLogin).toHaveBeenCalledWith(true);
+    expect(store.get('startAtLogin')).toBe(true);
+    const failing = setup({ applyStartAtLogin: () => Promise.reject(new Error('denied')) });
+    const answer = await failing.service.save({ ...leaveDemo, startAtLogin: true });
+    expect(answer).toMatchObject({ ok: true });
+    expect(answer.ok && answer.words).toContain('Start at login could not be changed');
+    expect(failing.store.get('startAtLogin')).toBe(false);
+  });
+
+  it('without start at login (the web window): shown unavailable, and refused when asked for', async () => {
+    const { applyStartAtLogin: _ignored, ...rest } = setup().deps;
+    const service = createSettingsService(rest);
+    expect(service.get().startAtLoginAvailable).toBe(false);
+    const answer = await service.save({ ...leaveDemo, startAtLogin: true });
+    expect(answer).toMatchObject({ ok: false, problems: [{ field: 'startAtLogin' }] });
+  });
+
+  it('a key that could be kept in memory only is said so, in the storage words', async () => {
+    const { service } = setup({ secrets: { load: () => null, save: () => false } });
+    const answer = await service.save(leaveDemo);
+    expect(answer.ok && answer.words).toBe(
+      'Saved. The updater restarted on updates.example.com. Kept encrypted.',
+    );
+  });
+
+  it('two saves run one after the other', async () => {
+    let release: () => void = () => undefined;
+    const restarts: string[] = [];
+    const { service, store } = setup({
+      restart: () => {
+        restarts.push(store.get('baseUrl'));
+        return restarts.length === 1 ? new Promise<void>((r) => (release = r)) : Promise.resolve();
+      },
+    });
+    const first = service.save(leaveDemo);
+    const second = service.save({
+      ...leaveDemo,
+      registryUrl: 'https://other.example.com',
+      machineKey: '',
+    });
+    await Promise.resolve();
+    expect(restarts).toEqual(['https://updates.example.com']);
+    release();
+    await Promise.all([first, second]);
+    expect(restarts).toEqual(['https://updates.example.com', 'https://other.example.com']);
+  });
+});
