@@ -1,6 +1,7 @@
 // Type-checked ESLint for the whole repository. `npm run lint` runs it with --max-warnings 0.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import house from './eslint-rules/doors.mjs';
 
 // ---- Desktop boundaries (docs/DESKTOP.md §Boundaries) ---------------------------------------
 // src/main reaches the companion server through one seam, src/app/registry/demo-server.ts (the embedded
@@ -27,7 +28,7 @@ const rendererBoundary = {
     {
       patterns: [
         {
-          group: ['**/preload/**'],
+          group: ['**/preload/**', '#preload/*'],
           allowTypeImports: true,
           message:
             'The renderer imports only types from the preload: the bridge arrives as window.updater (docs/DESKTOP.md §Boundaries).',
@@ -37,7 +38,21 @@ const rendererBoundary = {
           message: 'The renderer is a sandboxed page: no Electron, no Node.',
         },
         {
-          group: ['**/main/**', '**/core/**', '**/node/**', '**/cli/**', '**/server/**'],
+          group: [
+            '**/main/**',
+            '**/core/**',
+            '**/node/**',
+            '**/cli/**',
+            '**/server/**',
+            '**/app/**',
+            '#main/*',
+            '#core/*',
+            '#node/*',
+            '#cli/*',
+            '#server/*',
+            '#app/*',
+            '#web/*',
+          ],
           message:
             'The renderer talks to the app only through the bridge (docs/DESKTOP.md §Boundaries).',
         },
@@ -53,13 +68,14 @@ const webServerBoundary = {
     {
       patterns: [
         {
-          group: ['electron', 'electron/*', '**/main/index.js', '**/main/shell.js'],
+          group: ['electron', 'electron/*', '**/main/**', '#main/*'],
           message:
             'The web window runs without Electron (docs/DESKTOP.md §Web window); use the Electron-free modules.',
         },
         {
           group: ['**/server/**'],
-          message: 'The web window reaches the demo registry through src/app/registry/demo-server.ts.',
+          message:
+            'The web window reaches the demo registry through src/app/registry/demo-server.ts.',
         },
       ],
     },
@@ -71,7 +87,19 @@ const webBridgeBoundary = {
     {
       patterns: [
         {
-          group: ['electron', 'electron/*', 'node:*', 'fs', 'path', 'child_process', '../main/**'],
+          group: [
+            'electron',
+            'electron/*',
+            'node:*',
+            'fs',
+            'path',
+            'child_process',
+            '../main/**',
+            '#main/*',
+            '#app/*',
+            '#core/*',
+            '#node/*',
+          ],
           message:
             'The web bridge is page code (docs/DESKTOP.md §Web window): the contract and the browser only.',
         },
@@ -106,6 +134,11 @@ const pureBans = {
             'child_process',
           ],
           message: 'The core is pure: I/O lives behind ports (src/core/ports.ts).',
+        },
+        {
+          group: ['#node/*', '#app/*', '#main/*', '#cli/*', '#web/*', '#server/*', '#test/*'],
+          message:
+            'The core and the protocol import nothing of the shells (docs/ARCHITECTURE.md §Layout).',
         },
       ],
     },
@@ -144,6 +177,13 @@ const serverBoundary = {
           regex: String.raw`^(?:\.\./)+(?:src|test|bench|scripts)/(?!protocol/index\.js$|shared/[^/]+\.js$)`,
           message:
             'server/src imports only src/protocol/index.js and src/shared/* (docs/ARCHITECTURE.md §Server).',
+        },
+        {
+          // By import name: every name but #protocol (the public entry), #shared/<file> and the
+          // server's own #server/*.
+          regex: String.raw`^#(?!protocol$|shared/[^/]+\.js$|server/)`,
+          message:
+            'server/src imports only #protocol and #shared/* of the rest (docs/ARCHITECTURE.md §Server).',
         },
         { group: ['electron', 'electron/*'], message: 'The server never loads Electron.' },
       ],
@@ -210,6 +250,11 @@ export default tseslint.config(
     },
   },
   { files: ['src/core/**/*.ts', 'src/protocol/**/*.ts'], rules: pureBans },
+  {
+    files: ['src/**/*.ts', 'server/**/*.ts', 'packages/*/src/**/*.ts'],
+    plugins: { house },
+    rules: { 'house/doors': 'error' },
+  },
   { files: ['server/src/**/*.ts'], rules: serverBoundary },
   { files: ['src/shared/**/*.ts'], rules: sharedBoundary },
   {

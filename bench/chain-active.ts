@@ -1,5 +1,5 @@
 /**
- * Benchmark of issue 4, Performance. Run: npx tsx bench/chain-active.ts [seconds-per-run, default 2]
+ * Benchmark of GET /api/chain/active (docs/CHAIN.md). Run: npx tsx bench/chain-active.ts [seconds-per-run, default 2]
  *  1. builds 100k machines and 1M transitions inside the default window (60 units);
  *  2. times full recomputes (window sum + top-k + serialization), target <= 50 ms, and the
  *     per-unit recomputes done by deltas when the clock moves one unit;

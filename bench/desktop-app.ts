@@ -1,5 +1,5 @@
 /**
- * Desktop app figures (issue 6). Run: npx tsx bench/desktop-app.ts
+ * Desktop app figures (docs/DESKTOP.md). Run: npx tsx bench/desktop-app.ts
  *  1. esbuild time and size of the three bundles (main, preload, renderer);
  *  2. first-run demo wiring: in-process companion server + demo release + minted key
  *     (src/app/registry/first-run.ts with the real startServer), median of 3;

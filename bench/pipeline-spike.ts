@@ -1,5 +1,5 @@
 /**
- * Spike (issue 16 gate): the CPU of fetching COUNT small files from loopback nginx with
+ * Spike: the CPU of fetching COUNT small files from loopback nginx with
  * (a) today's createHttpFetcher, 4 GETs at a time, each body consumed, against (b) a raw
  * HTTP/1.1 pipelined client: 4 `net` sockets, up to D requests outstanding on each, requests
  * issued in the same tick written in one socket write, a minimal strict response parser

@@ -85,7 +85,16 @@ async function main(): Promise<void> {
   try {
     const server = spawn(
       process.execPath,
-      ['--import', 'tsx', 'server/src/cli/main.ts', '--port', '0', '--dev', '--log-level', 'silent'],
+      [
+        '--import',
+        'tsx',
+        'server/src/cli/main.ts',
+        '--port',
+        '0',
+        '--dev',
+        '--log-level',
+        'silent',
+      ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     children.push(server);

@@ -1,5 +1,5 @@
 /**
- * Benchmark of the update path (issue 2). Run: npx tsx bench/server-update-path.ts [seconds, default 2] [MiB, default 256]
+ * Benchmark of the update path (docs/SERVER.md). Run: npx tsx bench/server-update-path.ts [seconds, default 2] [MiB, default 256]
  *  1. GET /api/updates/manifest and GET /api/updates/artifacts/:sha256 (64 KiB blob) on the real
  *     server (startServer, logs silent) vs a plain node:http server serving the same bytes (the
  *     manifest from memory, the blob streamed from the same file), autocannon, same run;

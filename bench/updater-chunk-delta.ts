@@ -19,7 +19,7 @@
  *
  * "Changed chunks" are the chunks of the new version absent from the old one under our
  * publisher's chunking: the least any chunk-level delta with that chunking must move.
- * Targets (issue 13): ours <= 1.1x the changed chunks and no more than zsync or casync on any
+ * Targets (docs/UPDATER.md §9.2): ours <= 1.1x the changed chunks and no more than zsync or casync on any
  * case; wall time ahead of both; client peak RSS <= 100 MB.
  *
  * Not run in CI. Needs Debian's zsync, casync and nginx:

@@ -3,7 +3,7 @@
  * talks to the network; the window gets an already classified ActivityResult. Bounded: a
  * timeout and a body size cap, and the body is validated before anything is shown.
  */
-import type { SessionFetch } from '#node/http/fetch-fetcher.js';
+import type { SessionFetch } from '#node/http/index.js';
 import { SERIES_MAX_POINTS, type ActiveMachine } from '#protocol/activity.js';
 import type { ActivityResult } from '#preload/ipc-contract.js';
 

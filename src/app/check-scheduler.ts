@@ -3,7 +3,7 @@
  * Retry-After) to the controller's CheckScheduler, with the real clock, timers and randomness.
  */
 import type { Clock, Random, Timers } from '#core/ports.js';
-import { Scheduler } from '#core/schedule/scheduler.js';
+import { Scheduler } from '#core/schedule/index.js';
 import { systemClock, systemRandom, systemTimers } from '#node/node-ports.js';
 import type { CheckScheduler } from './app-controller.js';
 

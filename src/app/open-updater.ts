@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { isUpdateError, UpdateError } from '#core/errors.js';
 import type { UpdaterApi } from '#core/updater-api.js';
 import { createNodeUpdater } from '#node/create-updater.js';
-import type { SessionFetch } from '#node/http/fetch-fetcher.js';
+import type { SessionFetch } from '#node/http/index.js';
 import { fetchActivity } from './activity-client.js';
 import { createAppController, type AppController } from './app-controller.js';
 import type { SessionPart } from './app-session.js';
@@ -22,7 +22,7 @@ import { createCheckScheduler } from './check-scheduler.js';
 import { chooseRegistry, type DemoServer } from './registry/first-run.js';
 import type { Notice } from './notifications.js';
 import { refusingUpdater } from './refusing-updater.js';
-import type { SecretStore } from '#main/secret-store.js';
+import type { SecretStore } from './settings/secret-store.js';
 import { readShippedRegistry, SHIPPED_REGISTRY_FILE } from './registry/shipped-registry.js';
 import type { SettingsStore } from './settings/settings.js';
 

@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { UpdateError } from '#core/errors.js';
 import type { Limits } from '#core/limits.js';
 import { machineKeyOf } from './machine-key-file.js';
-import { isSwapStrategy, type SwapStrategy } from '#node/store/current-set.js';
+import { isSwapStrategy, type SwapStrategy } from '#node/store/index.js';
 import type { NodeHealthOption } from '#node/create-updater.js';
 
 export const COMMANDS = ['check', 'update', 'status', 'rollback', 'verify', 'confirm'] as const;

@@ -5,8 +5,8 @@
  * CONFIG_INVALID naming it (exit 2); a NO_PROXY entry it cannot read, or an ALL_PROXY of
  * another kind (SOCKS), is skipped with a warning.
  */
-import { proxySettings, usesProxy, type ProxyEnvironment } from '#node/proxy/env-proxy.js';
-import { createProxyFetch, loadUndici, type ProxyFetch } from '#node/proxy/proxy-fetch.js';
+import { proxySettings, usesProxy, type ProxyEnvironment } from '#node/proxy/index.js';
+import { createProxyFetch, loadUndici, type ProxyFetch } from '#node/proxy/index.js';
 
 export async function openCliProxy(
   environment: ProxyEnvironment,

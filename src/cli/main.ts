@@ -6,8 +6,8 @@
  * UPDATER_TEST_WRITEBACK_BYTES=<n> to sync a large partial's data every n bytes, so that the
  * kill -9 suite's artifacts have early syncs in flight (src/node/fs/early-writeback.ts).
  */
-import { isStep, type StepHook } from '#core/install/install-steps.js';
-import { exposeMinorGc } from '#node/http/read-buffer-gc.js';
+import { isStep, type StepHook } from '#core/install/index.js';
+import { exposeMinorGc } from '#node/http/index.js';
 import { outliveReader, watchOutput } from './broken-pipe.js';
 import { tuneHeap } from './heap-flags.js';
 import { INTERRUPT_SIGNALS, interruptExitCode } from './interrupt-signals.js';

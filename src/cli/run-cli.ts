@@ -6,13 +6,12 @@
  * into 74 when stdout could not be written (broken-pipe.ts).
  */
 import { isUpdateError, toUpdateError, type UpdateErrorDetails } from '#core/errors.js';
-import type { StepHook } from '#core/install/install-steps.js';
 import type { Logger } from '#core/ports.js';
 import type { UpdaterApi } from '#core/updater-api.js';
 import { createNodeUpdater } from '#node/create-updater.js';
-import { resolveCurrentSet } from '#node/store/current-set.js';
-import type { ProxyEnvironment } from '#node/proxy/env-proxy.js';
-import type { ProxyFetch } from '#node/proxy/proxy-fetch.js';
+import { resolveCurrentSet } from '#node/store/index.js';
+import type { ProxyFetch } from '#node/proxy/index.js';
+import type { CliEnv, CliIo } from './cli-io.js';
 import { parseCli, USAGE, type CliOptions, type Command } from './args.js';
 import { openCliProxy } from './cli-proxy.js';
 import {
@@ -27,30 +26,7 @@ import { interruptExitCode } from './interrupt-signals.js';
 import { progressBar } from './progress-bar.js';
 import type { runServe as RunServe } from './serve.js';
 
-export interface CliIo {
-  readonly stdout: (text: string) => void;
-  readonly stderr: (text: string) => void;
-  readonly stderrIsTty: boolean;
-  readonly columns: number;
-  readonly nowMs: () => number;
-}
-
-export interface CliEnv {
-  readonly machineKey?: string | undefined;
-  readonly onStep?: StepHook | undefined;
-  /** A cheap GC for large pulls (read-buffer-gc.ts), set up by the entry point. */
-  readonly collectGarbage?: (() => void) | undefined;
-  /** Early data syncs every this many bytes (main.ts UPDATER_TEST_WRITEBACK_BYTES: kill -9). */
-  readonly writebackEveryBytes?: number | undefined;
-  /**
-   * Aborted on Ctrl-C (SIGINT, main.ts), SIGTERM or SIGHUP, with the signal as its reason: the
-   * run stops, the lock is released, exit 130 (143, 129).
-   */
-  readonly interrupt?: AbortSignal | undefined;
-  /** The proxy variables (main.ts passes process.env; docs/UPDATER.md §7, Proxy). */
-  readonly environment?: ProxyEnvironment;
-}
-
+export type { CliEnv, CliIo } from './cli-io.js';
 export { EXIT_INTERRUPTED } from './interrupt-signals.js';
 
 /** The one line printed on Ctrl-C: how to go on. */

@@ -14,10 +14,10 @@ import { isUpdateError, toUpdateError } from '#core/errors.js';
 import { DEFAULT_SETTINGS, memorySettings } from '#app/settings/settings.js';
 import { isLoopback } from '#web/web-access.js';
 import { openWebApp, type WebApp } from '#web/web-app.js';
-import type { ProxyFetch } from '#node/proxy/proxy-fetch.js';
+import type { ProxyFetch } from '#node/proxy/index.js';
 import { openCliProxy } from './cli-proxy.js';
 import { INTERRUPT_SIGNALS } from './interrupt-signals.js';
-import type { CliEnv, CliIo } from './run-cli.js';
+import type { CliEnv, CliIo } from './cli-io.js';
 import { defaultDataDir, parseServeArgs, SERVE_USAGE, type ServeOptions } from './serve-args.js';
 
 export interface ServeEnv extends CliEnv {

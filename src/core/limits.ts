@@ -1,5 +1,5 @@
 /**
- * Every limit of the updater in one place, with its unit in its name (STYLE.md habit 6).
+ * Every limit of the updater in one place, with its unit in its name (docs/ARCHITECTURE.md §Habits).
  * Defaults match the CLI contract (docs/UPDATER.md §Limits).
  */
 import { UpdateError } from './errors.js';

@@ -1,9 +1,9 @@
 /**
  * The ports of the pure core: everything that touches the network, the disk or time comes in
- * through these interfaces (STYLE.md habit 2). src/node has the real ones; tests use in-memory
+ * through these interfaces (docs/ARCHITECTURE.md §Habits). src/node has the real ones; tests use in-memory
  * fakes.
  */
-import type { AuditRecord } from './install/audit-log.js';
+import type { AuditRecord } from './install/index.js';
 import type { InstalledArtifact, UpdaterState } from './state.js';
 
 /** Wall-clock milliseconds since the epoch. */

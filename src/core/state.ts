@@ -9,15 +9,10 @@
 import compare from 'semver/functions/compare.js';
 import gt from 'semver/functions/gt.js';
 import { MAX_RETIRED_KEYIDS } from '#protocol/key-chain.js';
-import {
-  keySetPayload,
-  parseKeySet,
-  type KeySet,
-  type KeySetPayload,
-} from '#protocol/key-set.js';
+import { keySetPayload, parseKeySet, type KeySet, type KeySetPayload } from '#protocol/key-set.js';
 import { isStrictSemver, SHA256_HEX } from '#protocol/manifest.js';
 import { UpdateError, type UpdateErrorCode } from './errors.js';
-import { EMPTY_HEALTH, keepBadVersions, parseHealth, type HealthState } from './health/health-state.js';
+import { EMPTY_HEALTH, keepBadVersions, parseHealth, type HealthState } from './health-state.js';
 
 export interface InstalledArtifact {
   readonly name: string;
@@ -30,7 +25,7 @@ export interface InstalledSet {
   readonly setId: string;
   /**
    * Directory name under sets/ when it is not `setId`: a repaired set is staged afresh under a
-   * new name, so the switch to it is as atomic as an update (docs/UPDATER.md §Repair).
+   * new name, so the switch to it is as atomic as an update (docs/UPDATER.md §3, Repair).
    */
   readonly dir?: string;
   readonly version: string;

@@ -4,10 +4,10 @@
  */
 import type { UpdateErrorCode } from './errors.js';
 import type { PlanSummary, UpdateListener } from './events.js';
-import type { ConfirmResult } from './health/health-check.js';
-import type { HealthMode } from './health/health-state.js';
+import type { ConfirmResult } from './health/index.js';
+import type { HealthMode } from './health/index.js';
 
-export type { ConfirmResult } from './health/health-check.js';
+export type { ConfirmResult } from './health/index.js';
 
 export interface UpdaterStatus {
   /** registry_version of the installed set, or null before the first install. */

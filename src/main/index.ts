@@ -26,7 +26,7 @@ import {
 import { isUpdateError, type UpdateError } from '#core/errors.js';
 import { EVENT_NAMES, EVENTS, type EventName } from '#preload/ipc-contract.js';
 import { APP_ID } from './app-identity.js';
-import { APP_PRIVILEGED_SCHEME, APP_SCHEME, createAppProtocolHandler } from './app-protocol.js';
+import { APP_PRIVILEGED_SCHEME, APP_SCHEME, createAppProtocolHandler } from '#app/app-protocol.js';
 import { bridgeEvents, bridgeHandlers } from '#app/bridge-handlers.js';
 import { startDemoServer } from '#app/registry/demo-server.js';
 import { registerIpcHandlers } from './ipc-handlers.js';
@@ -36,7 +36,7 @@ import { createMainWindow } from './main-window.js';
 import { netFetch } from './net-fetcher.js';
 import { openAppSession } from '#app/app-session.js';
 import { openSessionPart, type LogLevel } from '#app/open-updater.js';
-import { createSecretStore, machineKeyStorageWords } from './secret-store.js';
+import { createSecretStore, machineKeyStorageWords } from '#app/settings/secret-store.js';
 import { createSettingsService } from '#app/settings/settings-service.js';
 import { attachOsShutdown } from './os-shutdown.js';
 import { memorySettings, openSettingsStore, type SettingsStore } from '#app/settings/settings.js';

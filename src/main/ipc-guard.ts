@@ -1,11 +1,11 @@
 /**
  * Every IPC handler checks its sender (Electron security checklist §17 "Validate the sender
  * of all IPC messages"): the message must come from our window's own webContents, from its
- * main frame, and that frame must show our own page (app://renderer, src/main/app-protocol.ts),
+ * main frame, and that frame must show our own page (app://renderer, src/app/app-protocol.ts),
  * never a page the window was somehow navigated to, nor a file:// page.
  */
 import type { IpcMainInvokeEvent } from 'electron';
-import { APP_HOST, APP_SCHEME } from './app-protocol.js';
+import { APP_HOST, APP_SCHEME } from '#app/app-protocol.js';
 
 /** The parts of an IPC event the guard reads (kept small so tests can build one). */
 export interface SenderInfo {

@@ -5,7 +5,7 @@
  * §Decisions, "Security", lists each rule.
  */
 import { BrowserWindow, screen, type Tray } from 'electron';
-import { APP_ENTRY_URL } from './app-protocol.js';
+import { APP_ENTRY_URL } from '#app/app-protocol.js';
 import { windowPosition } from './window-position.js';
 
 export const WINDOW_SIZE = { width: 380, height: 560 };

@@ -8,28 +8,28 @@
  * try { await updater.update(); } finally { await updater.close(); }
  */
 import { join } from 'node:path';
-import { parseEndpoint } from '#core/transfer/endpoint.js';
+import { parseEndpoint } from '#core/transfer/index.js';
 import { errnoDetails, UpdateError } from '#core/errors.js';
-import { DEFAULT_HEALTH_TIMEOUT_MS, type HealthConfig } from '#core/health/health-check.js';
-import type { StepHook } from '#core/install/install-steps.js';
+import { DEFAULT_HEALTH_TIMEOUT_MS, type HealthConfig } from '#core/health/index.js';
+import type { StepHook } from '#core/install/index.js';
 import { resolveLimits, type Limits } from '#core/limits.js';
 import { silentLogger, type Clock, type Logger } from '#core/ports.js';
-import { createUpdateLoop } from '#core/schedule/update-loop.js';
+import { createUpdateLoop } from '#core/schedule/index.js';
 import type { UpdaterApi } from '#core/updater-api.js';
-import { pinKeys } from '#core/trust/verify.js';
-import { FileChunkStore } from './blobs/chunk-store.js';
-import { AnswerFile } from './store/answer-file.js';
-import { chooseSwap, type SwapStrategy } from './store/current-set.js';
-import { FileStore } from './store/file-store.js';
-import { createFetchFetcher, type FetchLike } from './http/fetch-fetcher.js';
-import { createHttpFetcher } from './http/http-fetcher.js';
+import { pinKeys } from '#core/trust/index.js';
+import { FileChunkStore } from './blobs/index.js';
+import { AnswerFile } from './store/index.js';
+import { chooseSwap, type SwapStrategy } from './store/index.js';
+import { FileStore } from './store/index.js';
+import { createFetchFetcher, type FetchLike } from './http/index.js';
+import { createHttpFetcher } from './http/index.js';
 import { commandProbe, functionProbe, type HealthFunction } from './health-probe.js';
-import { acquireLock } from './locks/lock-file.js';
-import { gcPacer } from '#core/transfer/gc-pacer.js';
+import { acquireLock } from './locks/index.js';
+import { gcPacer } from '#core/transfer/index.js';
 import { systemClock, systemRandom, systemRandomBytes, systemTimers } from './node-ports.js';
-import { prepareStateDir } from './fs/safe-fs.js';
-import { stateDirPaths, type StateDirPaths } from './store/state-dir.js';
-import { withTouchRecord } from './store/state-touch.js';
+import { prepareStateDir } from './fs/index.js';
+import { stateDirPaths, type StateDirPaths } from './store/index.js';
+import { withTouchRecord } from './store/index.js';
 
 /**
  * The health check of new sets (docs/UPDATER.md §3, Health check): a shell command (exit 0 =

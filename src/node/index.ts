@@ -18,7 +18,7 @@ export {
   resolveCurrentSet,
   SWAP_STRATEGIES,
   type SwapStrategy,
-} from './store/current-set.js';
+} from './store/index.js';
 export type { HealthFunction } from './health-probe.js';
 export { UpdateError, type UpdateErrorCode } from '#core/errors.js';
 export type { UpdateEvent, UpdateListener } from '#core/events.js';

@@ -2,7 +2,7 @@
  * Crash-safe file replacement, shared by the updater and the companion server: write a
  * temporary file in the same directory, fsync it, rename(2) it over the target (atomic on
  * POSIX), then fsync the directory so the rename itself is durable. A reader sees the old bytes
- * or the new bytes, never a mix (STYLE.md habit 5).
+ * or the new bytes, never a mix (docs/ARCHITECTURE.md §Habits).
  */
 import { randomBytes } from 'node:crypto';
 import { open, rename, rm } from 'node:fs/promises';

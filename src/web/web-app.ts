@@ -15,7 +15,7 @@ import { openSessionPart, type LogLevel } from '#app/open-updater.js';
 import { createSettingsService } from '#app/settings/settings-service.js';
 import type { SettingsStore } from '#app/settings/settings.js';
 import { UpdateError } from '#core/errors.js';
-import type { SessionFetch } from '#node/http/fetch-fetcher.js';
+import type { SessionFetch } from '#node/http/index.js';
 import { startWebWindow, type WebWindow } from './web-window-server.js';
 
 export interface WebAppOptions {

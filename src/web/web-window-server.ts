@@ -22,7 +22,7 @@ import {
   APP_SCHEME,
   CONTENT_SECURITY_POLICY,
   createAppProtocolHandler,
-} from '#main/app-protocol.js';
+} from '#app/app-protocol.js';
 import { runOperation } from '#app/bridge-handlers.js';
 import { createEventStreams } from './event-stream.js';
 import {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { startServer, type RunningServer } from '#server/compose/start-server.js';
-import { CONTENT_SECURITY_POLICY } from '#main/app-protocol.js';
+import { CONTENT_SECURITY_POLICY } from '#app/app-protocol.js';
 import type { ActivityResponse } from '#protocol/activity.js';
 import { rawRequest } from '#test/raw-http.js';
 import { startServeProcess, type ServeProcess } from '#test/serve-process.js';

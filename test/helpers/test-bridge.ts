@@ -14,7 +14,7 @@ import { startServer, type RunningServer } from '#server/compose/start-server.js
 import type { Limits } from '#core/limits.js';
 import { createNodeUpdater } from '#node/create-updater.js';
 import { fetchActivity } from '#app/activity-client.js';
-import { APP_HOST, APP_SCHEME, createAppProtocolHandler } from '#main/app-protocol.js';
+import { APP_HOST, APP_SCHEME, createAppProtocolHandler } from '#app/app-protocol.js';
 import { createAppController, type AppController } from '#app/app-controller.js';
 import { createCheckScheduler } from '#app/check-scheduler.js';
 import { createSettingsService } from '#app/settings/settings-service.js';
@@ -32,7 +32,7 @@ export const RENDERER_DIR = resolve(import.meta.dirname, '../../dist/app/rendere
 
 /**
  * A static file server for the built renderer, on 127.0.0.1 only. Every request goes through
- * the app's own `app://renderer` handler (src/main/app-protocol.ts), so the page gets exactly
+ * the app's own `app://renderer` handler (src/app/app-protocol.ts), so the page gets exactly
  * the files and headers (the CSP header included) it gets in Electron.
  */
 export async function serveRenderer(

@@ -1,6 +1,5 @@
 /**
- * The pre-router fast path of GET /api/chain/active (ServerModule.handleRaw, issue 4
- * Performance) must answer exactly what the Fastify route answers: same status, headers that
+ * The pre-router fast path of GET /api/chain/active (ServerModule.handleRaw, docs/CHAIN.md) must answer exactly what the Fastify route answers: same status, headers that
  * matter and bytes, for the same URL. The real port (no --dev) takes the fast path; app.inject()
  * always takes the Fastify route, so comparing the two proves they agree.
  */

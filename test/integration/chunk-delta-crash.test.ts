@@ -115,7 +115,7 @@ it('resumes after kill -9 mid-delta without fetching any recorded chunk again', 
 });
 
 it('resumes after kill -9 mid-copy of held chunks, keeping the blocks copied before it', async () => {
-  // Held, new, held: one or two chunks fetched, then 2 MiB copy blocks (chunk-sweep.ts).
+  // Held, new, held: one or two chunks fetched, then 2 MiB copy blocks (chunks/sweep.ts).
   const v1 = bytesOf(6 * MiB, 81);
   const v2 = Uint8Array.from(v1);
   v2.set(bytesOf(10_000, 82), 6 * MiB - 100_000);

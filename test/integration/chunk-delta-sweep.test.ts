@@ -1,5 +1,5 @@
 /**
- * The in-order pass that finishes a chunked download (docs/UPDATER.md §9.1, chunk-sweep.ts),
+ * The in-order pass that finishes a chunked download (docs/UPDATER.md §9.1, chunks/sweep.ts),
  * end to end through nginx: a held blob damaged on disk after planning costs a re-fetch of the
  * chunks it no longer holds (never a wrong byte), and a block repeated inside the new version
  * is fetched once and copied. In both the promoted blob is exactly the signed one.

@@ -85,7 +85,7 @@ describe('chunk deltas in update()', () => {
     const before1 = (await nginx.accessLog()).length;
     const first = await updateOnce(registry, dir);
     // Nothing held yet: whole files, no chunk index fetched to plan. After the commit, the
-    // published tree of the blob fetched whole is (chunk-tree-fetch.ts), counted with it.
+    // published tree of the blob fetched whole is (chunks/tree-of-whole-blob.ts), counted with it.
     expect(byName(first.plan, 'app.bin')).toMatchObject({ method: 'whole', indexBytes: 0 });
     const tree = [app1?.chunk_index?.sha256, app1?.chunk_index?.list_url?.split('/').pop()];
     const treeBytes = (await nginx.accessLog())

@@ -1,5 +1,5 @@
 /**
- * Concurrency over real sockets (STYLE habit 10): T-19, 100 concurrent redemptions of one code
+ * Concurrency over real sockets (docs/ARCHITECTURE.md §Habits): T-19, 100 concurrent redemptions of one code
  * through startServer() on loopback, exactly one 200; and R-12, a one-shot 503 + Retry-After on
  * the revoke endpoint through the dev fault API.
  */

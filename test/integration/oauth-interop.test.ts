@@ -1,8 +1,8 @@
 /**
- * Interop (issue 3, Proof): an independent OAuth client library, oauth4webapi, runs discovery,
+ * Interop (docs/OAUTH.md §Pointing): an independent OAuth client library, oauth4webapi, runs discovery,
  * authorization code + PKCE through GET /api/oauth/authorize (reading the Location header),
  * refresh, revoke, and a refresh that must fail, against the running server on loopback.
- * The issuer is http, so the library's `allowInsecureRequests` option is set (checklist I-01).
+ * The issuer is http, so the library's `allowInsecureRequests` option is set (docs/OAUTH.md §The rules, I-01).
  */
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

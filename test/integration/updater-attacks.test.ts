@@ -10,11 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { UpdaterApi } from '#core/updater-api.js';
 import type { Limits } from '#core/limits.js';
-import {
-  resolveCurrentSet,
-  SWAP_STRATEGIES,
-  type SwapStrategy,
-} from '#node/store/current-set.js';
+import { resolveCurrentSet, SWAP_STRATEGIES, type SwapStrategy } from '#node/store/current-set.js';
 import { generateKeyPair, pubkeyToHex, type Manifest } from '#protocol';
 import { sha256Hex, startHostileServer, type HostileServer } from '#test/hostile-server.js';
 import { filesOf, snapshotTree, snapshotObject } from '#test/tree-snapshot.js';

@@ -9,11 +9,7 @@ import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { INSTALL_STEPS } from '#core/install/install-steps.js';
-import {
-  resolveCurrentSet,
-  SWAP_STRATEGIES,
-  type SwapStrategy,
-} from '#node/store/current-set.js';
+import { resolveCurrentSet, SWAP_STRATEGIES, type SwapStrategy } from '#node/store/current-set.js';
 import { OFFLOAD_MIN_BYTES } from '#node/blobs/partial-open.js';
 import { startHostileServer, type HostileServer } from '#test/hostile-server.js';
 import { filesOf, snapshotTree } from '#test/tree-snapshot.js';

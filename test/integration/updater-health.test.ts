@@ -12,11 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { verifyAuditLog } from '#core/install/audit-log.js';
 import type { UpdateEvent } from '#core/events.js';
 import type { UpdaterApi } from '#core/updater-api.js';
-import {
-  resolveCurrentSet,
-  SWAP_STRATEGIES,
-  type SwapStrategy,
-} from '#node/store/current-set.js';
+import { resolveCurrentSet, SWAP_STRATEGIES, type SwapStrategy } from '#node/store/current-set.js';
 import type { NodeUpdaterOptions } from '#node/create-updater.js';
 import { startHostileServer, type HostileServer } from '#test/hostile-server.js';
 import { snapshotObject, snapshotTree } from '#test/tree-snapshot.js';

@@ -19,10 +19,7 @@ import {
   signEnvelope,
   type DsseEnvelope,
 } from '#protocol';
-import {
-  startHostileTrustServer,
-  type HostileTrustServer,
-} from '#test/hostile-trust-server.js';
+import { startHostileTrustServer, type HostileTrustServer } from '#test/hostile-trust-server.js';
 import { snapshotObject, snapshotTree } from '#test/tree-snapshot.js';
 import { answerOf, newKeys, TestChain } from '#test/trust-kit.js';
 import {

@@ -35,4 +35,4 @@ export {
 } from './verify.js';
 // Where an updater's state directory has its live set, whatever the swap strategy
 // (docs/UPDATER.md §2): for QA tests that inspect what the updater installed.
-export { resolveCurrentSet } from '../../../src/node/store/current-set.js';
+export { resolveCurrentSet } from '../../../src/node/store/index.js';

@@ -13,11 +13,11 @@ import {
   verifyManifest as verifyWithPins,
   verifyParsedAnswer,
   type VerifiedManifest,
-} from '../../../src/core/trust/verify.js';
+} from '../../../src/core/trust/index.js';
 import type { ParsedEnvelope } from '../../../src/protocol/envelope.js';
 import { parseKeysAnswer } from '../../../src/protocol/manifest-answer.js';
 
-export type { VerifiedManifest } from '../../../src/core/trust/verify.js';
+export type { VerifiedManifest } from '../../../src/core/trust/index.js';
 export { UpdateError, type UpdateErrorCode } from '../../../src/core/errors.js';
 
 /**

@@ -3,12 +3,7 @@
  * simulator, GET /api/chain/active and, with --dev, its dev routes. See docs/PROTOCOL.md §5.
  */
 import type { ActivityResponse } from '#protocol';
-import {
-  DEFAULT_LIMIT,
-  DEFAULT_WINDOW_UNITS,
-  MAX_LIMIT,
-  UNIT_MS,
-} from '#protocol';
+import { DEFAULT_LIMIT, DEFAULT_WINDOW_UNITS, MAX_LIMIT, UNIT_MS } from '#protocol';
 import type { ServerContext } from '../compose/context.js';
 import type { ServerModule } from '../compose/module.js';
 import { chainActiveRaw, registerChainActive } from './routes/chain-active.js';

@@ -15,7 +15,6 @@ import semver from 'semver';
 import { writeJsonAtomic } from '#shared/atomic-file.js';
 import { publicKeyOf, pubkeyToHex } from '#protocol';
 import type { Modules } from '../compose/modules.js';
-import type { OAuthLimits } from '../oauth/oauth-limits.js';
 import type { ServerOptions } from '../compose/options.js';
 import { isServerError } from '../server-error.js';
 import { createRandom } from '../platform/random.js';
@@ -42,17 +41,6 @@ export function optionsWithConfig(
   for (const [key, value] of Object.entries(partial)) {
     if (value !== undefined) (out as Record<string, unknown>)[key] = value;
   }
-  return out;
-}
-
-/** The OAuth lifetimes the config sets, as OAuthLimits. */
-export function oauthLimitsOf(config: ServerConfig): Partial<OAuthLimits> {
-  const l = config.lifetimes ?? {};
-  const out: { -readonly [K in keyof OAuthLimits]?: OAuthLimits[K] } = {};
-  if (l.authorization_code_s !== undefined) out.codeTtlMs = l.authorization_code_s * 1000;
-  if (l.access_token_s !== undefined) out.accessTokenTtlSec = l.access_token_s;
-  if (l.refresh_token_s !== undefined) out.refreshTokenTtlSec = l.refresh_token_s;
-  if (l.id_token_s !== undefined) out.idTokenTtlSec = l.id_token_s;
   return out;
 }
 

@@ -25,7 +25,7 @@ import type {
   NodeKeyConfig,
   OAuthConfig,
   ReleaseConfig,
-} from './server-config.js';
+} from './config-types.js';
 
 /** Upper bounds of the config's lists (the stores have their own, larger ones). */
 export const CONFIG_LIMITS = {

@@ -1,7 +1,7 @@
 /**
  * The OAuth client registry: the public `desktop-app` (loopback redirects on any port, RFC 8252
  * §7.3), the confidential `qa-web`, and more from a JSON file. Registration is strict and fails
- * closed: a malformed entry or a secret under 32 bytes (RFC 7518 §3.2, checklist I-08) is refused.
+ * closed: a malformed entry or a secret under 32 bytes (RFC 7518 §3.2, docs/OAUTH.md §The rules, I-08) is refused.
  */
 import { readRegularFile } from '../platform/regular-file.js';
 import { errorClass } from '../server-error.js';

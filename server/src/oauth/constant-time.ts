@@ -1,5 +1,5 @@
 /**
- * Constant-time string equality for secrets (checklist T-08; node-oidc-provider
+ * Constant-time string equality for secrets (docs/OAUTH.md §The rules, T-08; node-oidc-provider
  * `constant_equals.js`). Both sides are hashed first, so neither length nor content leaks.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';

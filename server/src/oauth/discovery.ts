@@ -1,7 +1,7 @@
 /**
  * The OpenID Provider metadata (OIDC Discovery §3, RFC 8414 §2), consistent with the issuer so
  * RP libraries accept it (RFC 8414 §3.3: `issuer` must equal the URL it was fetched under).
- * Deviation (checklist I-09): only HS256 is listed and there is no `jwks_uri`, because every ID
+ * Deviation (docs/OAUTH.md §The rules, I-09): only HS256 is listed and there is no `jwks_uri`, because every ID
  * token is signed with the client's secret; see docs/PROTOCOL.md §4.
  */
 import type { OAuthState } from './oauth-state.js';

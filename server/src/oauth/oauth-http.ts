@@ -2,7 +2,7 @@
  * HTTP plumbing shared by the OAuth routes: the scoped body parser (every content type is read
  * as text, capped at `bodyLimitBytes`, and parsed per endpoint) and the scope's error handler,
  * which answers every refusal as an OAuthError (RFC-shaped body with `Cache-Control: no-store`,
- * RFC 6749 §5.1/§5.2, checklist T-23/T-27) and turns body-size and parse errors into 400
+ * RFC 6749 §5.1/§5.2, docs/OAUTH.md §The rules, T-23/T-27) and turns body-size and parse errors into 400
  * invalid_request (T-02).
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

@@ -12,7 +12,6 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../compose/context.js';
-import { oauthLimitsOf } from '../config/apply-config.js';
 import { ConfigError } from '../config/server-config.js';
 import type { ServerModule } from '../compose/module.js';
 import { registerOAuthAuthorize } from './routes/oauth-authorize.js';
@@ -29,6 +28,7 @@ import { defaultRegistrations, readClientsFile } from './clients.js';
 import type { MintCodeInput, MintedCode } from './grants/mint-code.js';
 import { mintCode } from './grants/mint-code.js';
 import { installOAuthScope } from './oauth-http.js';
+import { oauthLimitsOf } from './oauth-limits.js';
 import type { OAuthState } from './oauth-state.js';
 import { createOAuthState } from './oauth-state.js';
 

@@ -1,7 +1,7 @@
 /**
  * Request parameters of the OAuth endpoints, from JSON (the interface) or
  * application/x-www-form-urlencoded (RFC 6749 §4.1.3, what RP libraries send). Values are never
- * coerced: a non-string is malformed (checklist T-05), an empty string means omitted (RFC 6749
+ * coerced: a non-string is malformed (docs/OAUTH.md §The rules, T-05), an empty string means omitted (RFC 6749
  * §3.1, T-04), a repeated form parameter is refused (RFC 6749 §3.1, T-07).
  */
 import { invalidRequest } from './oauth-error.js';

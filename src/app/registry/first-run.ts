@@ -11,7 +11,7 @@
  */
 import semver from 'semver';
 import { errnoDetails, isUpdateError, UpdateError } from '#core/errors.js';
-import type { SessionFetch } from '#node/http/fetch-fetcher.js';
+import type { SessionFetch } from '#node/http/index.js';
 import { parsePubkeyHex } from '#protocol/keys.js';
 import { registryUrlProblem } from './registry-fields.js';
 import type { ShippedRegistry } from './shipped-registry.js';

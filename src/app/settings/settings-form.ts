@@ -5,7 +5,11 @@
  * shipped registry.json and the registry choice at start), so the three never disagree.
  */
 import type { FieldProblem, SettingsInput } from '#preload/ipc-contract.js';
-import { normalizePinnedKey, pinnedKeysProblem, registryUrlProblem } from '../registry/registry-fields.js';
+import {
+  normalizePinnedKey,
+  pinnedKeysProblem,
+  registryUrlProblem,
+} from '../registry/registry-fields.js';
 import { MIN_CHECK_INTERVAL_MS } from './settings.js';
 
 /** The interval's bounds in the screen's unit (the settings schema allows the same). */

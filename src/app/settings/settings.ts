@@ -21,7 +21,7 @@ export interface AppSettings {
    * signed for it (docs/PROTOCOL.md §2.7.5; the CLI's `--require-nonce`). Off by default.
    */
   readonly requireNonce: boolean;
-  /** safeStorage ciphertext of the machine key, base64 (src/main/secret-store.ts). */
+  /** safeStorage ciphertext of the machine key, base64 (src/app/settings/secret-store.ts). */
   readonly machineKeyCiphertext: string;
 }
 

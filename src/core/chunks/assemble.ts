@@ -1,7 +1,7 @@
 /**
  * The second half of the chunked download path (docs/UPDATER.md §9): assemble the new blob
- * from a plan (chunked-plan.ts): first the missing chunks as verified ranges, then one pass in
- * artifact order (chunk-sweep.ts) that copies the held chunks and hashes the whole file,
+ * from a plan (fetch-index.ts): first the missing chunks as verified ranges, then one pass in
+ * artifact order (sweep.ts) that copies the held chunks and hashes the whole file,
  * resuming from the durable record of an earlier run; the whole SHA-256 is checked before the
  * blob is promoted.
  */
@@ -10,13 +10,8 @@ import type { ChunkOp } from './tree-diff.js';
 import type { ChunkedPartial } from './chunk-ports.js';
 import { recheckHeld } from './recheck.js';
 import { singleChunk, sweep, type SingleOp, type SweepPorts } from './sweep.js';
-import {
-  blobSources,
-  rangeContext,
-  type ChunkedContext,
-  type ChunkedPlan,
-} from './fetch-index.js';
-import { gcPacer } from '../transfer/gc-pacer.js';
+import { blobSources, rangeContext, type ChunkedContext, type ChunkedPlan } from './fetch-index.js';
+import { gcPacer } from '../transfer/index.js';
 import { fetchPieces } from './range-fetch.js';
 
 export interface ApplyHooks {

@@ -70,7 +70,7 @@ export interface ChunkedPartial {
    * Flushes, checks the whole file's size and SHA-256 against the signed values and promotes
    * it into the blob store (HASH_MISMATCH, and the partial dropped, if it does not match).
    * `sha256`: the whole file's digest as the caller hashed it in one pass over every byte it
-   * wrote or read back (chunk-sweep.ts), so the file is not read again; without it the file
+   * wrote or read back (sweep.ts), so the file is not read again; without it the file
    * is re-read and hashed here.
    */
   complete(sha256?: string): Promise<void>;

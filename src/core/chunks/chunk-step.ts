@@ -1,6 +1,6 @@
 /**
  * Chunk deltas inside an update run (docs/UPDATER.md §9): which blobs of a pull are assembled
- * from chunks (chunked-plan.ts, against everything the blob store holds), what each artifact
+ * from chunks (fetch-index.ts, against everything the blob store holds), what each artifact
  * then costs (the per-artifact plan of `check` and of the `update-available` event), and the
  * pull of one such blob with the whole-file path as its fallback.
  *
@@ -15,11 +15,11 @@ import { applyChunked } from './assemble.js';
 import { planChunked, type ChunkedContext, type ChunkedPlan } from './fetch-index.js';
 import { toUpdateError } from '../errors.js';
 import type { ArtifactPlan, PlanSummary } from '../events.js';
-import type { HttpContext } from '../transfer/http-get.js';
+import type { HttpContext } from '../transfer/index.js';
 import type { LocalChunks } from './local-chunks.js';
 import type { LocalStore, Logger, Random } from '../ports.js';
-import { missingBlobs, type BlobPuller } from '../transfer/pull.js';
-import { reused } from '../plan/plan.js';
+import { missingBlobs, type BlobPuller } from '../transfer/index.js';
+import { reused } from '../plan/index.js';
 import type { UpdaterState } from '../state.js';
 
 /** What the chunked path needs beside the run's own ports. */

@@ -2,7 +2,7 @@
  * The first half of the chunked download path (docs/UPDATER.md §9): for an artifact whose
  * signed entry names a chunk index, fetch and verify the index, then plan against the chunks
  * already held, fetching only the chunk list sections on the paths to what is missing. The
- * plan is what `check` reports; chunked-download.ts assembles the blob from it.
+ * plan is what `check` reports; assemble.ts assembles the blob from it.
  *
  * When the index cannot be had or verified from any source, planning answers `undefined` and
  * the caller keeps the whole-file path: an index only saves bytes, it is never needed.
@@ -18,8 +18,8 @@ import {
 import { planChunkDelta, type DeltaPlan } from './tree-diff.js';
 import type { ChunkStore } from './chunk-ports.js';
 import { UpdateError } from '../errors.js';
-import { errorForResponse } from '../transfer/http-errors.js';
-import { startGet, type HttpContext } from '../transfer/http-get.js';
+import { errorForResponse } from '../transfer/index.js';
+import { startGet, type HttpContext } from '../transfer/index.js';
 import type { Random } from '../ports.js';
 import { fetchPieces, type SourceFailure } from './range-fetch.js';
 

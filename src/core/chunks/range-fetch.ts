@@ -16,9 +16,9 @@ import {
   type PlannedRange,
 } from './coalesce-ranges.js';
 import { toUpdateError, UpdateError } from '../errors.js';
-import { errorForResponse } from '../transfer/http-errors.js';
-import { startGet, type HttpContext } from '../transfer/http-get.js';
-import { linkedAbort } from '../transfer/linked-abort.js';
+import { errorForResponse } from '../transfer/index.js';
+import { startGet, type HttpContext } from '../transfer/index.js';
+import { linkedAbort } from '../transfer/index.js';
 import { ByterangesReader, byterangesBoundary } from './multipart-ranges.js';
 import {
   checkSingleRange,
@@ -27,7 +27,7 @@ import {
   type VerifiedPiece,
 } from './piece-assembler.js';
 import type { Random } from '../ports.js';
-import { withRetries } from '../transfer/retry.js';
+import { withRetries } from '../transfer/index.js';
 
 export type { VerifiedPiece } from './piece-assembler.js';
 

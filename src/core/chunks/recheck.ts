@@ -1,6 +1,6 @@
 /**
  * The fallback of a chunked download whose whole SHA-256 did not match (docs/UPDATER.md §9.1
- * "Assemble"): the held chunks were copied unhashed (chunk-sweep.ts), so one of them may come
+ * "Assemble"): the held chunks were copied unhashed (sweep.ts), so one of them may come
  * from a held blob damaged on disk. Each held chunk is read back from the partial and hashed
  * against the signed index; one that does not match is fetched. The caller then hashes the
  * finished file from disk before promotion, so this pass only repairs, it never vouches.

@@ -10,7 +10,7 @@
  * same way an installed blob is, and the whole SHA-256, checked before promotion, is what
  * keeps every unverified byte out of the blob store. Only when that check fails (a held blob
  * damaged on disk) are the held chunks re-hashed against the signed index and the bad ones
- * fetched (chunk-recheck.ts). docs/UPDATER.md §9.1 "Assemble" gives the argument.
+ * fetched (recheck.ts). docs/UPDATER.md §9.1 "Assemble" gives the argument.
  *
  * The pass is a small pipeline: the read of the next block runs on the thread pool while the
  * main thread hashes the current one and its write is queued.

@@ -8,7 +8,7 @@
  * Safe although the tree comes from the network and not from the bytes on disk: a local tree
  * only says where to look. A held chunk is used only where its SHA-256 (or the digest of a
  * whole subtree's section, which fixes every entry below it) equals the new index's, each one
- * is re-hashed against that value when copied (chunk-sweep.ts) and re-fetched if it differs,
+ * is re-hashed against that value when copied (sweep.ts) and re-fetched if it differs,
  * and the whole SHA-256 is checked before promotion. An index that lies about the old blob
  * costs re-fetches of the chunks it lied about, never a wrong byte.
  */

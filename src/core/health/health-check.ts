@@ -8,11 +8,11 @@
  * that version. A run that finds a probation an earlier run left open finishes the decision
  * (settleProbation). Pure: the probe, the store and time are ports.
  */
-import type { AuditRecord } from '../install/audit-log.js';
+import type { AuditRecord } from '../install/index.js';
 import { UpdateError } from '../errors.js';
 import type { UpdateEvent } from '../events.js';
-import { withBadVersion, type Probation } from './health-state.js';
-import type { StepHook } from '../install/install-steps.js';
+import { withBadVersion, type Probation } from '../health-state.js';
+import type { StepHook } from '../install/index.js';
 import type {
   Clock,
   HealthProbe,

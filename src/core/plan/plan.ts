@@ -12,7 +12,7 @@
  */
 import type { ArtifactPlan, PlanSummary } from '../events.js';
 import type { InstalledSet } from '../state.js';
-import type { VerifiedManifest } from '../trust/verify.js';
+import type { VerifiedManifest } from '../trust/index.js';
 
 export interface Plan {
   readonly summary: PlanSummary;

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { PlanSummary } from '../events.js';
 import { planUpdate } from './plan.js';
 import type { InstalledSet } from '../state.js';
-import type { VerifiedManifest } from '../trust/verify.js';
+import type { VerifiedManifest } from '../trust/index.js';
 
 /** The plan of a repair: the damaged names count as not installed, the rest is reused. */
 export function repairPlan(

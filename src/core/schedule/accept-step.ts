@@ -3,13 +3,13 @@
  * and record the acceptance. Nothing is pulled or installed here; update-steps.ts does that.
  */
 import type { ManifestArtifact } from '#protocol/manifest.js';
-import { fetchKeyChain } from '../trust/fetch-keys.js';
-import { fetchManifest } from '../trust/fetch-manifest.js';
-import { holdsExactly, planHeldSet, planUpdate, type Plan } from '../plan/plan.js';
-import { alreadyRecorded, checkPolicy, recordAcceptance } from '../trust/policy.js';
+import { fetchKeyChain } from '../trust/index.js';
+import { fetchManifest } from '../trust/index.js';
+import { holdsExactly, planHeldSet, planUpdate, type Plan } from '../plan/index.js';
+import { alreadyRecorded, checkPolicy, recordAcceptance } from '../trust/index.js';
 import type { LocalStore, RandomBytes } from '../ports.js';
-import { missingBlobs } from '../transfer/pull.js';
-import { withRetries } from '../transfer/retry.js';
+import { missingBlobs } from '../transfer/index.js';
+import { withRetries } from '../transfer/index.js';
 import { nowOf, type RunContext } from './run-context.js';
 import type { InstalledSet, UpdaterState } from '../state.js';
 import {
@@ -19,7 +19,7 @@ import {
   verifyParsedAnswer,
   type AnswerInput,
   type VerifiedManifest,
-} from '../trust/verify.js';
+} from '../trust/index.js';
 
 /** A manifest that passed verification and policy, with the state that records it. */
 export interface Accepted {

@@ -2,15 +2,15 @@
  * What one network run of the updater works with, shared by the accept step (accept-step.ts)
  * and the pull, commit and install steps (update-steps.ts).
  */
-import type { ChunkPorts } from '../chunks/chunk-step.js';
-import type { AnswerCache } from '../trust/answer-cache.js';
+import type { ChunkPorts } from '../chunks/index.js';
+import type { AnswerCache } from '../trust/index.js';
 import type { UpdateEvent } from '../events.js';
-import type { HealthContext } from '../health/health-check.js';
-import type { HttpContext } from '../transfer/http-get.js';
-import type { StepHook } from '../install/install-steps.js';
+import type { HealthContext } from '../health/index.js';
+import type { HttpContext } from '../transfer/index.js';
+import type { StepHook } from '../install/index.js';
 import type { Limits } from '../limits.js';
 import type { LocalStore, Logger, Random, RandomBytes } from '../ports.js';
-import type { PinnedKey } from '../trust/verify.js';
+import type { PinnedKey } from '../trust/index.js';
 
 /** What one network run works with: its HTTP context (built once per run) and its ports. */
 export interface RunContext {

@@ -1,5 +1,5 @@
 /**
- * One run at a time (STYLE.md habit 7): runs are queued, and a call of the same kind as the
+ * One run at a time (docs/ARCHITECTURE.md §Habits): runs are queued, and a call of the same kind as the
  * run in flight joins it instead of queueing another (electron-updater's checkForUpdates
  * model). Rollback never joins: each call is its own intent.
  */

@@ -4,9 +4,9 @@
  * update() (or check()) while one is in flight joins it (electron-updater's checkForUpdates
  * model). Everything outside is a port.
  */
-import type { ChunkPorts } from '../chunks/chunk-step.js';
-import type { AnswerCache } from '../trust/answer-cache.js';
-import { requireEndpoint, type Endpoint } from '../transfer/endpoint.js';
+import type { ChunkPorts } from '../chunks/index.js';
+import type { AnswerCache } from '../trust/index.js';
+import { requireEndpoint, type Endpoint } from '../transfer/index.js';
 import { toUpdateError, UpdateError } from '../errors.js';
 import type { UpdateEvent, UpdateListener } from '../events.js';
 import {
@@ -14,8 +14,8 @@ import {
   settleProbation,
   type HealthConfig,
   type HealthContext,
-} from '../health/health-check.js';
-import type { StepHook } from '../install/install-steps.js';
+} from '../health/index.js';
+import type { StepHook } from '../install/index.js';
 import type { Limits } from '../limits.js';
 import type { Clock, Fetcher, LocalStore, Logger, Random, RandomBytes, Timers } from '../ports.js';
 import { accept } from './accept-step.js';
@@ -24,8 +24,8 @@ import { memoizeState } from './state-memo.js';
 import type { RunContext } from './run-context.js';
 import { checkForUpdate, install, recordFailure, rollBack, statusOf } from './update-steps.js';
 import type { UpdaterApi } from '../updater-api.js';
-import type { PinnedKey } from '../trust/verify.js';
-import { verifyInstalled } from '../trust/verify-installed.js';
+import type { PinnedKey } from '../trust/index.js';
+import { verifyInstalled } from '../trust/index.js';
 
 export interface UpdateLoopDeps {
   readonly fetcher: Fetcher;

@@ -4,18 +4,18 @@
  * type-enforced pipeline of docs/ARCHITECTURE.md; update-loop.ts runs them one at a time.
  */
 import { accept, type Accepted } from './accept-step.js';
-import { chunkedPuller, planPull, type PullPlan } from '../chunks/chunk-step.js';
-import { keepWholeTrees } from '../chunks/tree-of-whole-blob.js';
+import { chunkedPuller, planPull, type PullPlan } from '../chunks/index.js';
+import { keepWholeTrees } from '../chunks/index.js';
 import { UpdateError } from '../errors.js';
 import type { PlanSummary } from '../events.js';
-import { badReason, judgeNewSet, probationFor } from '../health/health-check.js';
+import { badReason, judgeNewSet, probationFor } from '../health/index.js';
 import type { LocalStore, Logger } from '../ports.js';
-import { missingBlobs, pullBlobs } from '../transfer/pull.js';
-import { repairDir, repairPlan } from '../plan/repair.js';
+import { missingBlobs, pullBlobs } from '../transfer/index.js';
+import { repairDir, repairPlan } from '../plan/index.js';
 import { nowOf, type RunContext } from './run-context.js';
 import { setDir, type InstalledSet, type UpdaterState } from '../state.js';
 import type { UpdateResult, UpdaterStatus } from '../updater-api.js';
-import type { VerifiedManifest } from '../trust/verify.js';
+import type { VerifiedManifest } from '../trust/index.js';
 
 /** Progress events are emitted at most this often (plus the final one of each artifact). */
 const PROGRESS_EVERY_MS = 100;

@@ -13,7 +13,7 @@ import { AbortLane, linkedAbort, type LinkedAbort } from './linked-abort.js';
 import type { LocalStore, Logger, Random } from '../ports.js';
 import { RateLimit } from './rate-limit.js';
 import { withRetries, type RetryContext } from './retry.js';
-import { fromProtocolError } from '../trust/verify.js';
+import { fromProtocolError } from '../wire-errors.js';
 
 export interface PullContext {
   readonly http: HttpContext;
@@ -72,7 +72,7 @@ export async function missingBlobs(
 }
 
 /**
- * Brings one blob in another way (chunk-pull.ts: from held chunks and ranges) and answers
+ * Brings one blob in another way (chunks/chunk-step.ts: from held chunks and ranges) and answers
  * true, or answers false and the whole-file download runs.
  */
 export type BlobPuller = (

@@ -1,6 +1,6 @@
 /**
- * A bandwidth cap shared by all parallel transfers (feature table §9.2: no anchor has an
- * explicit cap). Token bucket with a one-second burst: `take(n)` resolves when n more bytes
+ * A bandwidth cap shared by all parallel transfers (docs/UPDATER.md §4,
+ * `maxBytesPerS`). Token bucket with a one-second burst: `take(n)` resolves when n more bytes
  * fit under `bytesPerS`. Time and sleeping come from the injected ports.
  */
 import type { Clock, Timers } from '../ports.js';

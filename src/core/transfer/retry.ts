@@ -1,5 +1,5 @@
 /**
- * Retries for transient failures only (STYLE.md habit 4): a dropped connection, a stall, a
+ * Retries for transient failures only (docs/ARCHITECTURE.md §Habits): a dropped connection, a stall, a
  * 5xx or a 429 is tried again after a capped exponential backoff with jitter, or after the
  * server's Retry-After. A refusal of signed data (signature, hash, size, policy) never is.
  */

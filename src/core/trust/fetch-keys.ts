@@ -7,9 +7,9 @@
 import type { ParsedEnvelope } from '#protocol/envelope.js';
 import { parseKeysAnswer } from '#protocol/manifest-answer.js';
 import { readCapped } from './fetch-manifest.js';
-import { errorForResponse } from '../transfer/http-errors.js';
-import { startGet, type HttpContext } from '../transfer/http-get.js';
-import { fromProtocolError } from './wire-errors.js';
+import { errorForResponse } from '../transfer/index.js';
+import { startGet, type HttpContext } from '../transfer/index.js';
+import { fromProtocolError } from '../wire-errors.js';
 
 export const KEYS_PATH = 'api/updates/keys';
 

@@ -8,10 +8,10 @@
  * bounded memory; what is verified and kept is always the inflated bytes.
  */
 import type { AnswerCache, CachedAnswer } from './answer-cache.js';
-import { checkContentCoding } from '../transfer/content-coding.js';
+import { checkContentCoding } from '../transfer/index.js';
 import { UpdateError } from '../errors.js';
-import { errorForResponse } from '../transfer/http-errors.js';
-import { startGet, type Exchange, type HttpContext } from '../transfer/http-get.js';
+import { errorForResponse } from '../transfer/index.js';
+import { startGet, type Exchange, type HttpContext } from '../transfer/index.js';
 
 export const MANIFEST_PATH = 'api/updates/manifest';
 

@@ -22,7 +22,7 @@ import {
 import { verifyRole } from '#protocol/role-signatures.js';
 import { localClock, UpdateError } from '../errors.js';
 import { trustedKeySet, type FreshnessFloor, type TrustedKeys } from '../state.js';
-import { fromTrustError } from './wire-errors.js';
+import { fromTrustError } from '../wire-errors.js';
 
 /** A pinned node public key with its keyid precomputed. */
 export interface PinnedKey {

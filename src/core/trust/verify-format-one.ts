@@ -14,8 +14,8 @@ import {
 import { parseManifest, type ParsedManifest } from '#protocol/manifest.js';
 import { UpdateError } from '../errors.js';
 import type { PinnedKey } from './trust-checks.js';
-import type { VerifiedManifest } from './verify.js';
-import { fromProtocolError } from './wire-errors.js';
+import type { VerifiedManifest } from './verified-manifest.js';
+import { fromProtocolError } from '../wire-errors.js';
 
 /** The first check of any answer (§2.5, §2.7.5): nothing larger is parsed. */
 export function sizeCap(bytes: Uint8Array, maxManifestBytes: number): void {

@@ -1,26 +1,20 @@
 /**
  * Raw answer bytes + what the client trusts -> VerifiedManifest, or an UpdateError. The order
- * is fixed (STYLE.md habit 4, docs/PROTOCOL.md §2.5 and §2.7.5): size cap, structure, then
+ * is fixed (docs/ARCHITECTURE.md §Habits, docs/PROTOCOL.md §2.5 and §2.7.5): size cap, structure, then
  * signatures over the exact received payload bytes (DSSE PAE) and payload types, and only then
  * the payloads are parsed. A format 2 answer is checked from the trusted key set (or the
- * pinned keys) by trust-checks.ts; a format 1 envelope by verify-format1.ts, only while no key
+ * pinned keys) by trust-checks.ts; a format 1 envelope by verify-format-one.ts, only while no key
  * set is trusted.
  */
 import { parseEnvelope, type ParsedEnvelope } from '#protocol/envelope.js';
 import { keyOwners } from '#protocol/key-set.js';
 import { keyIdOf, parsePubkeyHex } from '#protocol/keys.js';
 import { parseManifestAnswer, type ManifestAnswer } from '#protocol/manifest-answer.js';
-import type { ManifestArtifact, ParsedManifest } from '#protocol/manifest.js';
+import type { ManifestArtifact } from '#protocol/manifest.js';
 import { parseRelease, RELEASE_PAYLOAD_TYPE, releaseDigest } from '#protocol/release.js';
 import { verifyRole } from '#protocol/role-signatures.js';
 import { UpdateError } from '../errors.js';
-import {
-  trustedKeysOf,
-  trustedKeySet,
-  type FreshnessFloor,
-  type TrustedKeys,
-  type UpdaterState,
-} from '../state.js';
+import { trustedKeysOf, trustedKeySet, type UpdaterState } from '../state.js';
 import {
   checkAnswer,
   mergeLinks,
@@ -29,51 +23,14 @@ import {
   type TrustInput,
 } from './trust-checks.js';
 import { sizeCap, verifyFormatOne } from './verify-format-one.js';
-import { fromProtocolError, fromTrustError } from './wire-errors.js';
+import { fromProtocolError, fromTrustError } from '../wire-errors.js';
 
-export { fromProtocolError } from './wire-errors.js';
+export { fromProtocolError } from '../wire-errors.js';
 export { needsKeyChain } from './trust-checks.js';
 export { MAX_KEYIDS_NAMED, verifyManifest } from './verify-format-one.js';
 export type { PinnedKey, TrustInput } from './trust-checks.js';
-
-declare const verifiedBrand: unique symbol;
-
-/** What accepting a format 2 answer writes to the state (docs/PROTOCOL.md §2.7.5). */
-export interface AcceptedTrust {
-  readonly trust: TrustedKeys;
-  readonly floor: FreshnessFloor;
-}
-
-/**
- * A manifest whose signatures were checked: a format 1 envelope under a pinned key, or a
- * format 2 release and freshness statement under the trusted key chain. Only `verifyManifest`
- * (verify-format1.ts) and `verifyAnswer` make one (the brand cannot be forged by a cast-free
- * literal), so planning can only see checked data.
- */
-export interface VerifiedManifest {
-  readonly [verifiedBrand]: true;
-  /** 1: the single-key envelope (§2.1); 2: key chain, release and freshness (§2.7). */
-  readonly format: 1 | 2;
-  /**
-   * The manifest. Format 2: the release's version and artifacts, with `issued_at` and
-   * `expires_at` of the freshness statement that vouched for it.
-   */
-  readonly manifest: ParsedManifest;
-  /**
-   * Lowercase hex SHA-256 of the signed payload bytes (the equivocation fingerprint and the
-   * set id): the manifest payload (format 1) or the release digest (format 2).
-   */
-  readonly payloadSha256: string;
-  /** keyid of the pinned key (format 1) or first release key (format 2) whose signature counted. */
-  readonly keyid: string;
-  /**
-   * The signed bytes kept for `verify`: the envelope as received (format 1), or the release
-   * envelope alone as DSSE JSON (format 2; a freshness statement expires, a release does not).
-   */
-  readonly envelope: Uint8Array;
-  /** Format 2: the key set, retired keyids and freshness floor that acceptance records. */
-  readonly trust?: AcceptedTrust;
-}
+export type { AcceptedTrust, VerifiedManifest } from './verified-manifest.js';
+import type { VerifiedManifest } from './verified-manifest.js';
 
 /** What verifying an answer depends on: its bytes aside, the state, the clock and the nonce. */
 export interface AnswerInput extends TrustInput {

@@ -20,7 +20,7 @@ import { rename, rm, type FileHandle } from 'node:fs/promises';
 import { sep } from 'node:path';
 import { factsBookOf, factsOf, type FactsBook } from './facts-book.js';
 import { BLOB_MTIME_S } from './intact-blob.js';
-import { openNoFollow, unsafeEntry } from '../fs/safe-fs.js';
+import { openNoFollow, unsafeEntry } from '../fs/index.js';
 
 export { verifiedDirOf } from './facts-book.js';
 

@@ -7,13 +7,13 @@
  * blob is looked up or a set committed.
  */
 import { release } from 'node:os';
-import type { StepHook } from '#core/install/install-steps.js';
+import type { StepHook } from '#core/install/index.js';
 import type { Logger } from '#core/ports.js';
 import { factsBookOf } from './facts-book.js';
-import { FsSync, syncfsReportsErrors, type CommandRunner } from '../fs/fs-sync.js';
+import { FsSync, syncfsReportsErrors, type CommandRunner } from '../fs/index.js';
 import { SealBatches } from './seal-batches.js';
 import { SealQueue } from './seal-queue.js';
-import { SyncCoprocess } from '../fs/sync-coprocess.js';
+import { SyncCoprocess } from '../fs/index.js';
 import { sealAlone, type SealJob, type SealRunner } from './whole-blob.js';
 
 export interface BlobSealerOptions {

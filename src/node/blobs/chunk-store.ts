@@ -9,8 +9,8 @@ import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, mkdir, open, readdir, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ChunkStore, ChunkedPartial } from '#core/chunks/chunk-ports.js';
-import { buildLocalChunks, type LocalChunks } from '#core/chunks/local-chunks.js';
+import type { ChunkStore, ChunkedPartial } from '#core/chunks/index.js';
+import { buildLocalChunks, type LocalChunks } from '#core/chunks/index.js';
 import {
   buildChunkTree,
   ChunkIndexBuilder,

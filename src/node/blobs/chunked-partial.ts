@@ -15,12 +15,12 @@ import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ChunkedPartial } from '#core/chunks/chunk-ports.js';
+import type { ChunkedPartial } from '#core/chunks/index.js';
 import { entrySpan, type Section } from '#protocol/chunk-index.js';
 import { UpdateError } from '#core/errors.js';
 import { fsyncDir } from '#shared/atomic-file.js';
 import { promoteSealed, sealBlob } from './blob-facts.js';
-import { EarlyWriteback } from '../fs/early-writeback.js';
+import { EarlyWriteback } from '../fs/index.js';
 
 const MAGIC = Buffer.from('VUCR1\n', 'latin1');
 const HEADER_BYTES = MAGIC.length + 32;

@@ -13,7 +13,7 @@
 import { type BigIntStats, type Dirent } from 'node:fs';
 import { open, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { ensureRealDir, readNoFollow, unsafeEntry } from '../fs/safe-fs.js';
+import { ensureRealDir, readNoFollow, unsafeEntry } from '../fs/index.js';
 
 /** What was true of a blob's file when it was last verified: dev:ino:size:mtimeNs:ctimeNs. */
 type BlobFacts = string;

@@ -21,15 +21,15 @@
 import { constants } from 'node:fs';
 import { rm, type FileHandle } from 'node:fs/promises';
 import { UpdateError } from '#core/errors.js';
-import type { StepHook } from '#core/install/install-steps.js';
+import type { StepHook } from '#core/install/index.js';
 import type { PartialBlob, TimerHandle, Timers } from '#core/ports.js';
-import type { AppendSink } from '../workers/append-sink.js';
+import type { AppendSink } from '../workers/index.js';
 import { promoteSealed, sealBlob } from './blob-facts.js';
-import { EarlyWriteback, WRITEBACK_EVERY_BYTES } from '../fs/early-writeback.js';
+import { EarlyWriteback, WRITEBACK_EVERY_BYTES } from '../fs/index.js';
 import { systemTimers } from '../node-ports.js';
 import { metaPathOf, writeValidator } from './partial-meta.js';
-import type { OpenedPartial, PartialBlobOptions, PartialPaths } from './partial-open.js';
-import { openNoFollow } from '../fs/safe-fs.js';
+import type { OpenedPartial, PartialBlobOptions, PartialPaths } from './partial-types.js';
+import { openNoFollow } from '../fs/index.js';
 import { promoteWholeBuffers, type SealRunner } from './whole-blob.js';
 
 /** Bytes buffered before an append; also the most a kill -9 can lose. */

@@ -8,7 +8,7 @@
  */
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readNoFollow } from '../fs/safe-fs.js';
+import { readNoFollow } from '../fs/index.js';
 
 /** `<partialDir>/<sha256>.meta`. */
 export function metaPathOf(partialDir: string, sha256: string): string {

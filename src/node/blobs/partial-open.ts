@@ -7,53 +7,15 @@
  */
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { rm, type FileHandle } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { sep } from 'node:path';
-import type { StepHook } from '#core/install/install-steps.js';
-import type { PartialBlob, Timers } from '#core/ports.js';
-import { InThreadSink, type AppendSink } from '../workers/append-sink.js';
-import { HashAppendWorker } from '../workers/hash-append.js';
+import type { PartialBlob } from '#core/ports.js';
+import { InThreadSink, type AppendSink } from '../workers/index.js';
+import { HashAppendWorker } from '../workers/index.js';
 import { FilePartialBlob } from './partial-blob.js';
 import { metaPathOf, readValidator } from './partial-meta.js';
-import { lstatNoLink, openNoFollow } from '../fs/safe-fs.js';
-import type { SealRunner } from './whole-blob.js';
-
-export interface PartialPaths {
-  readonly partialDir: string;
-  readonly blobDir: string;
-}
-
-export interface PartialBlobOptions {
-  /** Called after each durable step (crash tests). */
-  readonly onStep?: StepHook | undefined;
-  /** Told the bytes of each append (read-buffer-gc.ts paces a GC on it). */
-  readonly onWritten?: ((bytes: number) => void) | undefined;
-  /** Drives the idle flush (default: the system timers). */
-  readonly timers?: Timers | undefined;
-  /**
-   * Told after a blob was renamed into the blob directory, before that directory is synced:
-   * the owner syncs it once per batch (FileStore, before the commit journal).
-   */
-  readonly onPromoted?: (() => void) | undefined;
-  /**
-   * Runs the durable tail of a whole small blob (default: fsync then rename, awaited);
-   * FileStore runs it behind the downloads, in a syncfs batch (seal-batches.ts) or one fsync
-   * each (seal-queue.ts), and settles them before a commit.
-   */
-  readonly seal?: SealRunner | undefined;
-  /**
-   * False when the caller knows there is no partial file for this digest (FileStore lists the
-   * directory once): the stat is skipped. A wrong `false` only loses a resume, never a check.
-   */
-  readonly mayExist?: boolean | undefined;
-  /**
-   * Signed sizes from which the hashing and appending run in a worker thread (hash-append.ts);
-   * default OFFLOAD_MIN_BYTES. Infinity keeps every artifact on this thread.
-   */
-  readonly offloadMinBytes?: number | undefined;
-  /** Bytes appended between two early data syncs (early-writeback.ts; tests set it small). */
-  readonly writebackEveryBytes?: number | undefined;
-}
+import { lstatNoLink, openNoFollow } from '../fs/index.js';
+import type { PartialBlobOptions, PartialPaths } from './partial-types.js';
 
 /**
  * Signed size from which a partial is hashed and appended by the worker thread. Why 4 MiB: a
@@ -70,23 +32,6 @@ export const OFFLOAD_MIN_BYTES = 4 * 1024 * 1024;
  * kill -9 loses of such an artifact while its bytes flow (docs/UPDATER.md §3, Resume).
  */
 export const OFFLOAD_FLUSH_BYTES = 1024 * 1024;
-
-/** A partial file as opened: its open handle and the hash of the bytes already in it. */
-export interface OpenedPartial {
-  readonly paths: PartialPaths;
-  /** `<partialDir>/<sha256>.part` (a digest under the store's own directory path). */
-  readonly partPath: string;
-  readonly sha256: string;
-  readonly size: number;
-  /** Open when the file has bytes (a resume); else created at the first append. */
-  readonly handle: FileHandle | undefined;
-  /** Has hashed the bytes already in the file. */
-  readonly sink: AppendSink;
-  /** Bytes coalesced per append (default FLUSH_BYTES). */
-  readonly flushBytes?: number | undefined;
-  readonly offset: number;
-  readonly validator: string | undefined;
-}
 
 async function hashPrefix(path: string, length: number): Promise<AppendSink> {
   const hash = createHash('sha256');
@@ -117,7 +62,7 @@ export async function openPartialBlob(
     found = true;
     length = info.isFile() ? info.size : 0;
     if (!info.isFile() || info.size > size) {
-      // Longer than signed: those bytes cannot all be right (docs/UPDATER.md §Resume).
+      // Longer than signed: those bytes cannot all be right (docs/UPDATER.md §3, Resume).
       await rm(partPath, { force: true, recursive: true });
       await rm(metaPath(), { force: true });
       length = 0;

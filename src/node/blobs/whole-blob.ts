@@ -11,9 +11,9 @@
 import { closeSync, fsync, futimesSync, open, openSync, rmSync, writevSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { promoteSealedFd } from './blob-facts.js';
-import { errno } from '../fs/fs-errors.js';
+import { errno } from '../fs/index.js';
 import { BLOB_MTIME_S } from './intact-blob.js';
-import { writeAllSync } from '../fs/write-all.js';
+import { writeAllSync } from '../fs/index.js';
 
 const fsyncFd = promisify(fsync);
 const openFile = promisify(open);

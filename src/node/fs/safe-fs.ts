@@ -12,7 +12,7 @@ import { lstat, mkdir, open, readdir, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UpdateError } from '#core/errors.js';
 import { errno } from './fs-errors.js';
-import type { StateDirPaths } from '../store/state-dir.js';
+import type { StateDirPaths } from './state-dir.js';
 
 /** 0 where the platform has no O_NOFOLLOW (Windows: lstat checks stand alone there). */
 export const O_NOFOLLOW: number = constants.O_NOFOLLOW ?? 0;

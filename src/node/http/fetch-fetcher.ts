@@ -14,7 +14,7 @@
  */
 import { UpdateError } from '#core/errors.js';
 import type { Fetcher, FetchResponse } from '#core/ports.js';
-import { isGzipCoding } from '#core/transfer/content-coding.js';
+import { isGzipCoding } from '#core/transfer/index.js';
 import { isZlibError } from './gzip-body.js';
 
 /** A session's fetch as the app holds it (global fetch, Electron's net.fetch). */

@@ -8,7 +8,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { UpdateError } from '#core/errors.js';
-import { safeUrl } from '#core/transfer/safe-url.js';
+import { safeUrl } from '#core/transfer/index.js';
 import { zlib } from '../lazy-builtin.js';
 
 /**

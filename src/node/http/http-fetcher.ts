@@ -16,7 +16,7 @@ import type { Agent as HttpsAgent, AgentOptions as HttpsAgentOptions } from 'nod
 import type { Socket } from 'node:net';
 import { UpdateError } from '#core/errors.js';
 import type { Fetcher, FetchInit, FetchResponse } from '#core/ports.js';
-import { isGzipCoding } from '#core/transfer/content-coding.js';
+import { isGzipCoding } from '#core/transfer/index.js';
 import { gunzipBody } from './gzip-body.js';
 import { https } from '../lazy-builtin.js';
 import { errnoError, networkError } from './network-error.js';

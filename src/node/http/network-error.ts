@@ -3,7 +3,7 @@
  * without its query and the errno) or ABORTED once the request's signal aborted.
  */
 import { UpdateError } from '#core/errors.js';
-import { safeUrl } from '#core/transfer/safe-url.js';
+import { safeUrl } from '#core/transfer/index.js';
 
 export function networkError(error: unknown, url: string, signal: AbortSignal): UpdateError {
   if (error instanceof UpdateError) return error;

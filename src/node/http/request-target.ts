@@ -5,7 +5,7 @@
  * would give it. Anything else (a path to normalise, user info, an unknown origin form) goes
  * through the parser, so both ways send the same request line.
  */
-import { DOT_SEGMENT } from '#core/transfer/artifact-url.js';
+import { DOT_SEGMENT } from '#core/transfer/index.js';
 import { UpdateError } from '#core/errors.js';
 
 export interface RequestTarget {

@@ -17,10 +17,10 @@ import { constants } from 'node:fs';
 import { link, open, unlink } from 'node:fs/promises';
 import { UpdateError } from '#core/errors.js';
 import { tempPathFor } from '#shared/atomic-file.js';
-import { errno, io } from '../fs/fs-errors.js';
+import { errno, io } from '../fs/index.js';
 import { judgeHolder, ownRecord, parseRecord, type Judgement } from './lock-record.js';
 import { systemOsFacts, type OsFacts } from './os-facts.js';
-import { lstatNoLink, readNoFollow } from '../fs/safe-fs.js';
+import { lstatNoLink, readNoFollow } from '../fs/index.js';
 
 export { procStartTime as processStartTime } from './os-facts.js';
 // Re-exported: callers and tests import the record format from the lock module.

@@ -1,7 +1,7 @@
 /**
  * The proxy a CLI run uses, read from the environment as curl reads it (docs/UPDATER.md §7,
  * Proxy). A pure function: the environment in, a decision out; the entry point passes
- * `process.env` (STYLE.md habit 6), the fetch of proxy-fetch.ts applies the decision.
+ * `process.env` (docs/ARCHITECTURE.md §Habits), the fetch of proxy-fetch.ts applies the decision.
  *
  * - http URLs: `http_proxy` only. The upper-case `HTTP_PROXY` is ignored, as curl ignores it:
  *   a CGI program gets each request header as `HTTP_<NAME>`, so a request carrying

@@ -10,9 +10,9 @@
  */
 import type * as Undici from 'undici';
 import { UpdateError } from '#core/errors.js';
-import { safeUrl } from '#core/transfer/safe-url.js';
+import { safeUrl } from '#core/transfer/index.js';
 import { proxyFor, type ProxyServer, type ProxySettings } from './env-proxy.js';
-import type { SessionFetch } from '../http/fetch-fetcher.js';
+import type { SessionFetch } from '../http/index.js';
 
 export type UndiciParts = Pick<typeof Undici, 'Agent' | 'ProxyAgent' | 'fetch'>;
 

@@ -14,8 +14,8 @@ import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AnswerCache, CachedAnswer } from '#core/trust/answer-cache.js';
-import { openNoFollow, readNoFollow } from '../fs/safe-fs.js';
+import type { AnswerCache, CachedAnswer } from '#core/trust/index.js';
+import { openNoFollow, readNoFollow } from '../fs/index.js';
 
 /** An ETag as RFC 9110 §8.8.3 spells it: printable, no line breaks, bounded. */
 const ETAG = /^(W\/)?"[\x21\x23-\x7e\x80-\xff]*"$/;

@@ -5,9 +5,9 @@
  * and read, trimmed and appended through that one handle.
  */
 import { constants } from 'node:fs';
-import { nextAuditEntry, verifyAuditLog, type AuditRecord } from '#core/install/audit-log.js';
+import { nextAuditEntry, verifyAuditLog, type AuditRecord } from '#core/install/index.js';
 import { UpdateError } from '#core/errors.js';
-import { openNoFollow } from '../fs/safe-fs.js';
+import { openNoFollow } from '../fs/index.js';
 
 /** Appends one entry for `record` to the log at `path`. */
 export async function appendAuditFile(path: string, record: AuditRecord): Promise<void> {

@@ -12,7 +12,7 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { errnoDetails, UpdateError } from '#core/errors.js';
-import type { StepHook } from '#core/install/install-steps.js';
+import type { StepHook } from '#core/install/index.js';
 import {
   EMPTY_STATE,
   encodeState,
@@ -24,10 +24,10 @@ import {
 } from '#core/state.js';
 import { fsyncDir, writeFileAtomic } from '#shared/atomic-file.js';
 import type { CurrentSet } from './current-set.js';
-import { errno, exists } from '../fs/fs-errors.js';
-import { keepBlobFacts, saveBlobFacts } from '../blobs/blob-facts.js';
+import { errno, exists } from '../fs/index.js';
+import { keepBlobFacts, saveBlobFacts } from '../blobs/index.js';
 import { stageSet } from './set-staging.js';
-import type { StateDirPaths } from './state-dir.js';
+import type { StateDirPaths } from '../fs/index.js';
 
 /** The intent of a commit: the set directory DIR/current is to name, and the state after. */
 interface Journal {

@@ -19,8 +19,8 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UpdateError } from '#core/errors.js';
 import { fsyncDir, writeFileAtomic } from '#shared/atomic-file.js';
-import { errno } from '../fs/fs-errors.js';
-import { stateDirPaths, type StateDirPaths } from './state-dir.js';
+import { errno } from '../fs/index.js';
+import { stateDirPaths, type StateDirPaths } from '../fs/index.js';
 
 export const SWAP_STRATEGIES = ['symlink', 'pointer'] as const;
 export type SwapStrategy = (typeof SWAP_STRATEGIES)[number];

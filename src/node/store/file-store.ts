@@ -8,16 +8,16 @@
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AuditRecord } from '#core/install/audit-log.js';
+import type { AuditRecord } from '#core/install/index.js';
 import { UpdateError } from '#core/errors.js';
-import type { StepHook } from '#core/install/install-steps.js';
+import type { StepHook } from '#core/install/index.js';
 import type { LocalStore, PartialBlob } from '#core/ports.js';
 import { encodeState, type InstalledArtifact, type UpdaterState } from '#core/state.js';
 import { fsyncDir, writeFileAtomic } from '#shared/atomic-file.js';
 import { appendAuditFile } from './audit-file.js';
-import { BlobSealer, type BlobSealerOptions } from '../blobs/blob-sealer.js';
-import { trustBlob } from '../blobs/blob-facts.js';
-import { BlobListing } from '../blobs/blob-listing.js';
+import { BlobSealer, type BlobSealerOptions } from '../blobs/index.js';
+import { trustBlob } from '../blobs/index.js';
+import { BlobListing } from '../blobs/index.js';
 import {
   commitSet,
   readStateAndBytes,
@@ -28,11 +28,11 @@ import {
   type SetToCommit,
 } from './commit-journal.js';
 import { CurrentSet, type SwapStrategy } from './current-set.js';
-import { openFactsBook } from '../blobs/facts-book.js';
-import { exists, io } from '../fs/fs-errors.js';
-import { openPartialBlob } from '../blobs/partial-open.js';
-import { prepareStateDir, readNoFollow } from '../fs/safe-fs.js';
-import { ensureStateDirs, stateDirPaths, type StateDirPaths } from './state-dir.js';
+import { openFactsBook } from '../blobs/index.js';
+import { exists, io } from '../fs/index.js';
+import { openPartialBlob } from '../blobs/index.js';
+import { prepareStateDir, readNoFollow } from '../fs/index.js';
+import { ensureStateDirs, stateDirPaths, type StateDirPaths } from '../fs/index.js';
 import { quickCheck, scanTree } from './tree-scan.js';
 
 export interface FileStoreOptions extends BlobSealerOptions {

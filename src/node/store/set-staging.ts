@@ -18,11 +18,11 @@ import { setImmediate } from 'node:timers/promises';
 import { UpdateError } from '#core/errors.js';
 import type { InstalledArtifact } from '#core/state.js';
 import { fsyncDir } from '#shared/atomic-file.js';
-import { blobPath, factsHoldNow, recordFactsNow, trustBlob } from '../blobs/blob-facts.js';
+import { blobPath, factsHoldNow, recordFactsNow, trustBlob } from '../blobs/index.js';
 import type { CurrentSet } from './current-set.js';
-import { factsBookOf } from '../blobs/facts-book.js';
-import { exists } from '../fs/fs-errors.js';
-import { BLOB_MTIME_S } from '../blobs/intact-blob.js';
+import { factsBookOf } from '../blobs/index.js';
+import { exists } from '../fs/index.js';
+import { BLOB_MTIME_S } from '../blobs/index.js';
 import { artifactPath } from './tree-scan.js';
 
 /**

@@ -20,9 +20,9 @@ import type { UpdateErrorCode } from '#core/errors.js';
 import type { LocalStore } from '#core/ports.js';
 import type { UpdaterState } from '#core/state.js';
 import { writeFileAtomic } from '#shared/atomic-file.js';
-import { errno, io } from '../fs/fs-errors.js';
-import { readNoFollow } from '../fs/safe-fs.js';
-import type { StateDirPaths } from './state-dir.js';
+import { errno, io } from '../fs/index.js';
+import { readNoFollow } from '../fs/index.js';
+import type { StateDirPaths } from '../fs/index.js';
 
 /** The record's file name in DIR/.updater. */
 export const TOUCH_FILE = 'state-touch.json';

@@ -9,7 +9,7 @@ import { lstat, readdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import type { InstalledArtifact } from '#core/state.js';
-import { BLOB_MTIME_S } from '../blobs/intact-blob.js';
+import { BLOB_MTIME_S } from '../blobs/index.js';
 
 /**
  * lstat calls made back to back before the event loop gets a turn. A synchronous lstat of a

@@ -8,7 +8,7 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
-import { writeAll } from '../fs/write-all.js';
+import { writeAll } from '../fs/index.js';
 
 export interface AppendSink {
   /**

@@ -9,6 +9,7 @@ import {
 } from '#cli/machine-key-file.js';
 import { CLI_ENTRY, REPO_ROOT } from '#test/updater-harness.js';
 import { tempDirs } from '#test/temp-dir.js';
+import { refusalOf as refusal } from '#test/expect-code.js';
 
 const dirs = tempDirs();
 afterEach(() => dirs.cleanup());
@@ -18,15 +19,6 @@ async function keyFile(content: string, mode: number): Promise<string> {
   await writeFile(path, content, { mode });
   await chmod(path, mode); // the umask may have narrowed it
   return path;
-}
-
-function refusal(run: () => unknown): { code?: string; message: string; details?: unknown } {
-  try {
-    run();
-  } catch (error) {
-    return error as { code?: string; message: string; details?: unknown };
-  }
-  throw new Error('expected a refusal');
 }
 
 describe('readMachineKeyFile', () => {

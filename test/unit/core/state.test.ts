@@ -10,7 +10,7 @@ import {
 import { encodeKeySet, parseKeySet } from '#protocol';
 import { newKeys, payloadOf, TestChain } from '#test/trust-kit.js';
 import { text } from '#test/fakes.js';
-import { EMPTY_HEALTH } from '#core/health/health-state.js';
+import { EMPTY_HEALTH } from '#core/health-state.js';
 
 const SET = {
   setId: 'a'.repeat(64),

@@ -26,7 +26,9 @@ describe('main process reaches the server through one seam (src/main/**)', () =>
   const MAIN_FILE = 'src/main/boundary-probe.ts';
 
   it('refuses an import of the server from any other file of src/main', async () => {
-    const code = use(`import { startServer as x } from '../../server/src/compose/start-server.js';`);
+    const code = use(
+      `import { startServer as x } from '../../server/src/compose/start-server.js';`,
+    );
     expect(await restrictedImports(MAIN_FILE, code)).toEqual(['no-restricted-imports']);
   });
 
@@ -43,7 +45,9 @@ describe('main process reaches the server through one seam (src/main/**)', () =>
   });
 
   it('allows the seam, src/app/registry/demo-server.ts', async () => {
-    const code = use(`import { startServer as x } from '../../server/src/compose/start-server.js';`);
+    const code = use(
+      `import { startServer as x } from '../../server/src/compose/start-server.js';`,
+    );
     expect(await restrictedImports('src/app/registry/demo-server.ts', code)).toEqual([]);
   });
 
@@ -67,7 +71,11 @@ describe('the web window runs without Electron (src/web/**, the web bridge)', ()
   });
 
   it('refuses the Electron composition root and the server from src/web', async () => {
-    for (const path of ['../main/index.js', '../main/shell.js', '../../server/src/compose/app.js']) {
+    for (const path of [
+      '../main/index.js',
+      '../main/shell.js',
+      '../../server/src/compose/app.js',
+    ]) {
       const code = use(`import { y as x } from '${path}';`);
       expect(await restrictedImports('src/web/probe.ts', code), path).toEqual([
         'no-restricted-imports',

@@ -1,5 +1,5 @@
 /**
- * The type-aware gates of eslint.config.mjs (STYLE.md habit 14) fire on a deliberate
+ * The type-aware gates of eslint.config.mjs (docs/ARCHITECTURE.md §Habits) fire on a deliberate
  * violation: a switch over a union that forgets a member. The fixture lives in a folder that
  * `npm run lint` ignores, so only this test lints it.
  */

@@ -5,14 +5,7 @@ import * as vmModule from 'node:vm';
 import * as workerThreadsModule from 'node:worker_threads';
 import * as zlibModule from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import {
-  childProcess,
-  https,
-  tls,
-  vm,
-  workerThreads,
-  zlib,
-} from '#node/lazy-builtin.js';
+import { childProcess, https, tls, vm, workerThreads, zlib } from '#node/lazy-builtin.js';
 
 describe('lazy-builtin', () => {
   it('hands out the built-ins themselves, loaded at the first call', () => {

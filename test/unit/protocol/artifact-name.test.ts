@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  compareNames,
-  isSafeArtifactName,
-  unsafeNameReason,
-} from '#protocol/artifact-name.js';
+import { compareNames, isSafeArtifactName, unsafeNameReason } from '#protocol/artifact-name.js';
 
 const safe = ['a', 'app.asar', 'resources/app/main.js', 'é.txt', 'a b/c-d_e.f', 'x'.repeat(255)];
 const unsafe: [string, string][] = [

@@ -10,11 +10,7 @@ import {
   sha,
   signedOf,
 } from '#test/chunk-index-kit.js';
-import {
-  parseChunkIndex,
-  parseSection,
-  readWholeTree,
-} from '#protocol/chunk-index-parse.js';
+import { parseChunkIndex, parseSection, readWholeTree } from '#protocol/chunk-index-parse.js';
 import { encodeSectionWire } from '#protocol/chunk-index-wire.js';
 import {
   CHUNK_INDEX_HEADER_BYTES,

@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  bigFixture,
-  build,
-  counterBytes,
-  parse,
-  sha,
-  walk,
-} from '#test/chunk-index-kit.js';
+import { bigFixture, build, counterBytes, parse, sha, walk } from '#test/chunk-index-kit.js';
 import {
   buildChunkTree,
   ChunkIndexBuilder,

@@ -1,12 +1,7 @@
 /** nativeSigner (node's OpenSSL Ed25519) against RFC 8032 §7.1 and the portable signer. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import {
-  generateKeyPair,
-  nativeSigner,
-  signEd25519,
-  verifyEd25519,
-} from '#protocol/ed25519.js';
+import { generateKeyPair, nativeSigner, signEd25519, verifyEd25519 } from '#protocol/ed25519.js';
 
 interface RfcVector {
   readonly name: string;

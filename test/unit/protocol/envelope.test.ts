@@ -12,18 +12,11 @@ import {
 } from '#protocol/envelope.js';
 import { keyIdOf } from '#protocol/keys.js';
 import { ProtocolError } from '#protocol/protocol-error.js';
+import { codeOf as codeOfAny } from '#test/expect-code.js';
+const codeOf = (run: () => unknown): string | undefined => codeOfAny(run, ProtocolError);
 
 const text = (bytes: Uint8Array): string => Buffer.from(bytes).toString('latin1');
 const json = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value));
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    return error instanceof ProtocolError ? error.code : 'NOT_A_PROTOCOL_ERROR';
-  }
-  return undefined;
-}
 
 describe('pae (DSSE v1 pre-authentication encoding)', () => {
   it('matches the DSSE specification example', () => {

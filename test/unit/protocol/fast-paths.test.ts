@@ -1,5 +1,5 @@
 /**
- * The two performance fast paths added for 10,000-artifact manifests (issue 5 bench): they
+ * The two performance fast paths added for 10,000-artifact manifests (docs/PROTOCOL.md §2): they
  * must agree with the slow reference on every input.
  */
 import fc from 'fast-check';

@@ -1,10 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import {
-  chunkerParamsProblem,
-  FastCdc,
-  type ChunkerParams,
-} from '#protocol/fastcdc.js';
+import { chunkerParamsProblem, FastCdc, type ChunkerParams } from '#protocol/fastcdc.js';
 import { DEFAULT_CHUNKER_PARAMS } from '#protocol/chunk-index.js';
 
 /** 1 MiB of SHA-256 counter output: reproducible, incompressible test input. */

@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { envelopeFromJson, type ParsedEnvelope } from '#protocol/envelope.js';
-import {
-  MAX_LINK_SIGNATURES,
-  walkKeyChain,
-  type ChainStart,
-} from '#protocol/key-chain.js';
-import {
-  encodeKeySet,
-  parseKeySet,
-  pinnedRole,
-  type KeySet,
-} from '#protocol/key-set.js';
+import { MAX_LINK_SIGNATURES, walkKeyChain, type ChainStart } from '#protocol/key-chain.js';
+import { encodeKeySet, parseKeySet, pinnedRole, type KeySet } from '#protocol/key-set.js';
 import { ProtocolError } from '#protocol/protocol-error.js';
 import { signDsse } from '#protocol/role-signatures.js';
 import { TrustError } from '#protocol/trust-error.js';
@@ -22,6 +13,9 @@ import {
   TestChain,
   type TestKeySet,
 } from '#test/trust-kit.js';
+import { codeOf as codeOfAny } from '#test/expect-code.js';
+const codeOf = (run: () => unknown): string | undefined =>
+  codeOfAny(run, TrustError, ProtocolError);
 
 const parsedLinks = (chain: TestChain, from = 0, to?: number): ParsedEnvelope[] =>
   chain.links
@@ -35,16 +29,6 @@ const trustedAt = (chain: TestChain, version: number): ChainStart => ({
   keySet: keySetOf(chain.sets[version - 1] as TestKeySet),
   retired: [],
 });
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof TrustError || error instanceof ProtocolError) return error.code;
-    return `UNEXPECTED ${String(error)}`;
-  }
-  return undefined;
-}
 
 /** v1 (pinned root) -> v2 new freshness key -> v3 new release keys 2 of 3 -> v4 new root. */
 function threeRotations(): TestChain {

@@ -12,17 +12,10 @@ import {
 import { keyIdOf } from '#protocol/keys.js';
 import { ProtocolError } from '#protocol/protocol-error.js';
 import { newKey, newKeys, newKeySet, payloadOf } from '#test/trust-kit.js';
+import { codeOf as codeOfAny } from '#test/expect-code.js';
+const codeOf = (run: () => unknown): string | undefined => codeOfAny(run, ProtocolError);
 
 const bytesOf = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value));
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    return error instanceof ProtocolError ? error.code : 'NOT_A_PROTOCOL_ERROR';
-  }
-  return undefined;
-}
 
 describe('parseKeySet', () => {
   const good: KeySetPayload = payloadOf(newKeySet(3, { release: newKeys(3), releaseThreshold: 2 }));

@@ -10,13 +10,9 @@ import {
   parseManifestAnswer,
 } from '#protocol/manifest-answer.js';
 import { ProtocolError } from '#protocol/protocol-error.js';
-import {
-  newKeys,
-  signFreshness,
-  signRelease,
-  statementFor,
-  TestChain,
-} from '#test/trust-kit.js';
+import { newKeys, signFreshness, signRelease, statementFor, TestChain } from '#test/trust-kit.js';
+import { codeOf as codeOfAny } from '#test/expect-code.js';
+const codeOf = (run: () => unknown): string | undefined => codeOfAny(run, ProtocolError);
 
 const chain = new TestChain();
 chain.rotate({ freshness: newKeys(1) });
@@ -27,15 +23,6 @@ const freshness = signFreshness(
 );
 const text = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
 const bytesOf = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value));
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    return error instanceof ProtocolError ? error.code : 'NOT_A_PROTOCOL_ERROR';
-  }
-  return undefined;
-}
 
 describe('parseManifestAnswer', () => {
   it('parses a format 2 answer into its three signed parts', () => {

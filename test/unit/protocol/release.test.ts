@@ -1,12 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ProtocolError } from '#protocol/protocol-error.js';
-import {
-  encodeRelease,
-  parseRelease,
-  releaseDigest,
-  type Release,
-} from '#protocol/release.js';
+import { encodeRelease, parseRelease, releaseDigest, type Release } from '#protocol/release.js';
 
 const sha = (c: string): string => c.repeat(64);
 const release: Release = {

@@ -10,6 +10,8 @@ import {
 } from '#protocol/role-signatures.js';
 import { TrustError } from '#protocol/trust-error.js';
 import { newKey, newKeys, type TestKey } from '#test/trust-kit.js';
+import { codeOf as codeOfAny } from '#test/expect-code.js';
+const codeOf = (run: () => unknown): string | undefined => codeOfAny(run, TrustError);
 
 const TYPE = 'application/vnd.updates.release+json';
 const payload = new TextEncoder().encode('{"registry_version":"1.0.0","artifacts":[]}');
@@ -19,15 +21,6 @@ const roleOfKeys = (keys: readonly TestKey[], threshold: number): Role =>
     threshold,
     keys.map((k) => k.hex),
   );
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    return error instanceof TrustError ? error.code : `NOT_A_TRUST_ERROR ${String(error)}`;
-  }
-  return undefined;
-}
 
 const keys = newKeys(5);
 const role = roleOfKeys(keys, 3);

@@ -5,7 +5,7 @@
  * web-window-bridge.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { CONTENT_SECURITY_POLICY } from '#main/app-protocol.js';
+import { CONTENT_SECURITY_POLICY } from '#app/app-protocol.js';
 import { withBridgeScript } from '#web/web-window-server.js';
 import { openRawStream } from '#test/raw-http.js';
 import { code, STATUS, useWebWindow } from '#test/web-window-fixture.js';

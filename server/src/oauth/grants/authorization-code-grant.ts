@@ -1,6 +1,6 @@
 /**
  * The authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6). Every check runs before the
- * code is claimed (consume on success, checklist T-22), and check + claim are synchronous, so
+ * code is claimed (consume on success, docs/OAUTH.md §The rules, T-22), and check + claim are synchronous, so
  * concurrent redemptions cannot both pass (T-19). A valid replay revokes the tokens issued from
  * the code (T-20); a replay that fails any other check revokes nothing (T-21, OAuth 2.1 §7.5.2).
  */

@@ -1,7 +1,7 @@
 /**
  * Authorization codes (RFC 6749 §4.1.2): 256 random bits, 60 s, bound to client, redirect URI,
  * PKCE challenge, nonce, scope and subject. Redemption is a synchronous compare-and-set
- * (`claim`), so of N concurrent redemptions exactly one wins (checklist T-19): Node runs it
+ * (`claim`), so of N concurrent redemptions exactly one wins (docs/OAUTH.md §The rules, T-19): Node runs it
  * without an `await` between the check and the write.
  */
 import type { RandomSource } from '../../platform/random.js';

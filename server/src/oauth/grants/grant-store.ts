@@ -2,7 +2,7 @@
  * Grants and revocation state. A grant is the family of tokens from one authorization code:
  * its current refresh token (rotated on every use, RFC 9700 §4.14.2) and the revoked access
  * token ids. Revoking a grant deletes it, so every token that names it stops working at once
- * (RFC 7009 §2.1, checklist R-05/R-06). Memory is bounded: expired grants are pruned and the
+ * (RFC 7009 §2.1, docs/OAUTH.md §The rules, R-05/R-06). Memory is bounded: expired grants are pruned and the
  * oldest evicted past `maxGrants`.
  */
 import type { RandomSource } from '../../platform/random.js';

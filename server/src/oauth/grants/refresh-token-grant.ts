@@ -1,6 +1,6 @@
 /**
  * The refresh_token grant (RFC 6749 §6) with rotation on every use and reuse detection
- * (RFC 9700 §4.14.2, OAuth 2.1 §4.3.1, checklist T-28): only the grant's current refresh token
+ * (RFC 9700 §4.14.2, OAuth 2.1 §4.3.1, docs/OAUTH.md §The rules, T-28): only the grant's current refresh token
  * is accepted; presenting an older one revokes the grant, then answers invalid_grant.
  * The compare-and-rotate runs synchronously after the one await (unsealing), so two concurrent
  * uses of the same token cannot both rotate.

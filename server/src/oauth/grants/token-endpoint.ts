@@ -1,5 +1,5 @@
 /**
- * The token endpoint's order of checks (RFC 6749 §5.2, checklist T-03/T-08): grant_type first,
+ * The token endpoint's order of checks (RFC 6749 §5.2, docs/OAUTH.md §The rules, T-03/T-08): grant_type first,
  * then client authentication, then the grant's own parameters.
  */
 import { authenticateClient } from '../client-auth.js';

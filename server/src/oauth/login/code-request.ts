@@ -2,7 +2,7 @@
  * Validation of what a code will be bound to, shared by GET /api/oauth/authorize, the dev API
  * and the in-process `mintCode`: redirect URI registered exactly (RFC 9700 §4.1.3), scope within
  * the client's (RFC 6749 §3.3), PKCE S256 only and required for public clients (RFC 7636 §4.2,
- * RFC 9700 §2.1.1, checklist T-18), bounded nonce and subject (OIDC Core §2: sub ≤ 255 ASCII).
+ * RFC 9700 §2.1.1, docs/OAUTH.md §The rules, T-18), bounded nonce and subject (OIDC Core §2: sub ≤ 255 ASCII).
  */
 import type { Claims } from '../tokens/claims.js';
 import type { OAuthClient } from '../clients.js';

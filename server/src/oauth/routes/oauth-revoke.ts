@@ -1,6 +1,6 @@
 /**
  * POST /api/oauth/revoke (docs/INTERFACE.md §4.1, RFC 7009). Always 200 `{"ok": true}`, whatever the
- * body (checklist R-01, R-08, R-09): its own error handler turns even oversize or unreadable
+ * body (docs/OAUTH.md §The rules, R-01, R-08, R-09): its own error handler turns even oversize or unreadable
  * bodies into the same answer.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';

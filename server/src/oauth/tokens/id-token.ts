@@ -1,6 +1,6 @@
 /**
  * The OIDC ID token (OIDC Core §2, §3.1.3.6): a JWT signed with HS256 (RFC 7518 §3.2) keyed by
- * the UTF-8 octets of the client's secret, which must be at least 32 bytes (checklist I-08;
+ * the UTF-8 octets of the client's secret, which must be at least 32 bytes (docs/OAUTH.md §The rules, I-08;
  * HMAC takes any key length, so we enforce it). `aud` is the single client_id (I-03), times are in
  * seconds (I-04), `nonce` is echoed only when one was bound (I-05), `auth_time` is always set
  * (I-06) and `at_hash` is the left half of SHA-256 over the access token (I-07).

@@ -1,5 +1,5 @@
 /**
- * Token revocation (RFC 7009). Always succeeds from the caller's view (§2.2, checklist R-01):
+ * Token revocation (RFC 7009). Always succeeds from the caller's view (§2.2, docs/OAUTH.md §The rules, R-01):
  * unknown, garbage, expired, already revoked and foreign tokens are all a silent no-op.
  * One decryption reveals the token's kind, so the hint only orders the lookup and a wrong or
  * unknown hint still finds the token (§2.1, R-02/R-03/R-04).

@@ -10,7 +10,7 @@ import type { Grant } from '../grants/grant-store.js';
 import { hs256Key, signIdToken } from './id-token.js';
 import type { OAuthState } from '../oauth-state.js';
 
-/** The 200 body of the token endpoint (checklist T-23). */
+/** The 200 body of the token endpoint (docs/OAUTH.md §The rules, T-23). */
 export interface TokenResponse {
   readonly access_token: string;
   readonly refresh_token: string;

@@ -1,7 +1,7 @@
 /**
  * Sealed access and refresh tokens: JWE compact serialization, `dir` + `A256GCM` (RFC 7516
  * §3.1, RFC 7518 §4.5/§5.3). The result is base64url segments joined by '.', which is
- * Bearer-safe (RFC 6750 §2.1 b64token, checklist T-24). The seal proves the server minted the
+ * Bearer-safe (RFC 6750 §2.1 b64token, docs/OAUTH.md §The rules, T-24). The seal proves the server minted the
  * token; revocation state lives in the GrantStore.
  *
  * Synchronous node:crypto instead of jose/WebCrypto (docs/OAUTH.md, "Token crypto"): the same

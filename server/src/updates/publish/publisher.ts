@@ -16,7 +16,11 @@ import {
 import type { ServerClock } from '../../platform/clock.js';
 import { HttpError } from '../../http/http-error.js';
 import type { BlobInfo, BlobStore } from '../../store/blob-store.js';
-import { DEFAULT_EXPIRES_IN_S, MAX_EXPIRES_IN_S, signLegacyEnvelope } from '../format-one-envelope.js';
+import {
+  DEFAULT_EXPIRES_IN_S,
+  MAX_EXPIRES_IN_S,
+  signLegacyEnvelope,
+} from '../format-one-envelope.js';
 import { checkBundle, matchArtifacts } from './release-bundle.js';
 import {
   buildRelease,

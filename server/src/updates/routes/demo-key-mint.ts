@@ -5,11 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { HttpError } from '../../http/http-error.js';
 import { bodyObject } from '../../http/json-body.js';
-import {
-  MAX_LABEL_CHARS,
-  type MachineKeys,
-  type SubscriptionStatus,
-} from '../machine-keys.js';
+import { MAX_LABEL_CHARS, type MachineKeys, type SubscriptionStatus } from '../machine-keys.js';
 
 // eslint-disable-next-line no-control-regex -- control characters are what a label may not hold
 const CONTROL = /[\u0000-\u001f\u007f]/;

@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 vi.mock('electron', () => ({}));
 
 import { startServer } from '#server/compose/start-server.js';
-import { isUpdateError, UpdateError } from '#core/errors.js';
+import { UpdateError } from '#core/errors.js';
 import {
   chooseRegistry,
   DEMO_LABEL,
@@ -16,6 +16,8 @@ import {
   type DemoServer,
   type FirstRunDeps,
 } from '#app/registry/first-run.js';
+import { codeOfAsync } from '#test/expect-code.js';
+const codeOf = (p: Promise<unknown>): Promise<string | undefined> => codeOfAsync(p, UpdateError);
 
 const KEY_A = 'a'.repeat(64);
 const KEY_B = 'b'.repeat(64);
@@ -59,16 +61,6 @@ function deps(overrides: Partial<FirstRunDeps>): FirstRunDeps {
     fetch: vi.fn(() => Promise.reject(new Error('no network expected'))),
     ...overrides,
   };
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isUpdateError(error)) return error.code;
-    throw error;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe('first-run demo wiring', () => {

@@ -1,8 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import {
-  createSettingsService,
-  type SettingsServiceDeps,
-} from '#app/settings/settings-service.js';
+import { createSettingsService, type SettingsServiceDeps } from '#app/settings/settings-service.js';
 import { DEFAULT_SETTINGS, memorySettings } from '#app/settings/settings.js';
 import type { SettingsInput } from '#preload/ipc-contract.js';
 

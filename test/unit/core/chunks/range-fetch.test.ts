@@ -3,11 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseEndpoint } from '#core/transfer/endpoint.js';
 import type { HttpContext } from '#core/transfer/http-get.js';
 import { DEFAULT_LIMITS } from '#core/limits.js';
-import {
-  fetchPieces,
-  type SourceFailure,
-  type VerifiedPiece,
-} from '#core/chunks/range-fetch.js';
+import { fetchPieces, type SourceFailure, type VerifiedPiece } from '#core/chunks/range-fetch.js';
 import { UpdateError } from '#core/errors.js';
 import {
   FakeTime,

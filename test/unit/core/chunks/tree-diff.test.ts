@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { planChunkDelta, type SectionRequest } from '#core/chunks/tree-diff.js';
 import { buildLocalChunks, NO_LOCAL_CHUNKS } from '#core/chunks/local-chunks.js';
-import {
-  ChunkIndexBuilder,
-  type BuiltChunkIndex,
-} from '#protocol/chunk-index-builder.js';
+import { ChunkIndexBuilder, type BuiltChunkIndex } from '#protocol/chunk-index-builder.js';
 import { parseChunkIndex, parseSection } from '#protocol/chunk-index-parse.js';
 import type { ChunkIndex } from '#protocol/chunk-index.js';
 import { counterBytes } from '#test/chunk-index-kit.js';

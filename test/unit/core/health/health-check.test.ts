@@ -2,12 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseEndpoint } from '#core/transfer/endpoint.js';
 import type { UpdateEvent } from '#core/events.js';
 import { PROBE_GRACE_MS, type HealthConfig } from '#core/health/health-check.js';
-import {
-  EMPTY_HEALTH,
-  MAX_BAD_VERSIONS,
-  parseHealth,
-  withBadVersion,
-} from '#core/health/health-state.js';
+import { EMPTY_HEALTH, MAX_BAD_VERSIONS, parseHealth, withBadVersion } from '#core/health-state.js';
 import { resolveLimits } from '#core/limits.js';
 import { silentLogger, type HealthProbe } from '#core/ports.js';
 import { encodeState, EMPTY_STATE, keepFloor, parseState } from '#core/state.js';

@@ -16,13 +16,7 @@ import {
   type VerifiedManifest,
 } from '#core/trust/verify.js';
 import type { Release } from '#protocol';
-import {
-  answerOf,
-  signFreshness,
-  signRelease,
-  statementFor,
-  TestChain,
-} from '#test/trust-kit.js';
+import { answerOf, signFreshness, signRelease, statementFor, TestChain } from '#test/trust-kit.js';
 import { FIRST_CONTACT } from '#test/answer-kit.js';
 import { envelopeBytes, manifestOf, sha256Hex, T0, text } from '#test/fakes.js';
 

@@ -8,12 +8,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { EMPTY_STATE } from '#core/state.js';
 import { pinKeys, trustInputOf, verifyAnswer, type AnswerInput } from '#core/trust/verify.js';
-import {
-  encodeManifest,
-  signEnvelope,
-  type Manifest,
-  type ManifestArtifact,
-} from '#protocol';
+import { encodeManifest, signEnvelope, type Manifest, type ManifestArtifact } from '#protocol';
 import {
   answerOf,
   digestOf,

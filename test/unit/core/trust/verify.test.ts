@@ -3,21 +3,13 @@ import { UpdateError } from '#core/errors.js';
 import { pinKeys, verifyManifest } from '#core/trust/verify.js';
 import { encodeManifest, signEnvelope } from '#protocol';
 import { envelopeBytes, manifestOf, testKey, text } from '#test/fakes.js';
+import { codeOf as codeOfAny } from '#test/expect-code.js';
+const codeOf = (run: () => unknown): string | undefined => codeOfAny(run, UpdateError);
 
 const key = testKey();
 const other = testKey();
 const files = [{ name: 'app.bin', content: text('hello') }];
 const MAX = 1024 * 1024;
-
-function codeOf(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(UpdateError);
-    return (error as UpdateError).code;
-  }
-  throw new Error('expected a refusal');
-}
 
 function envelopeJson(bytes: Uint8Array): Record<string, unknown> {
   return JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>;

@@ -17,7 +17,7 @@ import {
 import { FileStore } from '#node/store/file-store.js';
 import { openPartialBlob } from '#node/blobs/partial-open.js';
 import { ensureRealDir, openNoFollow, prepareStateDir } from '#node/fs/safe-fs.js';
-import { stateDirPaths } from '#node/store/state-dir.js';
+import { stateDirPaths } from '#node/fs/state-dir.js';
 import { sha256Hex, text } from '#test/fakes.js';
 import { tempDirs } from '#test/temp-dir.js';
 

@@ -13,11 +13,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SEAL_BATCH } from '#node/blobs/blob-sealer.js';
 import { BLOB_MTIME_S } from '#node/blobs/intact-blob.js';
-import {
-  CREATE_OFF_LOOP_BYTES,
-  promoteWholeBuffers,
-  sealAlone,
-} from '#node/blobs/whole-blob.js';
+import { CREATE_OFF_LOOP_BYTES, promoteWholeBuffers, sealAlone } from '#node/blobs/whole-blob.js';
 import { tempDirs } from '#test/temp-dir.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..', '..', '..');

@@ -3,7 +3,7 @@
  * environment in, the proxy of each URL out, with curl's precedence and the httpoxy rule.
  */
 import { describe, expect, it } from 'vitest';
-import { isUpdateError } from '#core/errors.js';
+import { UpdateError } from '#core/errors.js';
 import {
   parseProxyUrl,
   proxyFor,
@@ -11,21 +11,13 @@ import {
   usesProxy,
   type ProxyEnvironment,
 } from '#node/proxy/env-proxy.js';
+import { refusalOf, type Refusal } from '#test/expect-code.js';
+const refusal = (run: () => unknown): Refusal => refusalOf(run, UpdateError);
 
 function via(env: ProxyEnvironment, url: string): string | null {
   const settings = proxySettings(env);
   if (settings === null) return null;
   return proxyFor(settings, url)?.origin ?? null;
-}
-
-function refusal(run: () => unknown): { code: string; message: string } {
-  try {
-    run();
-  } catch (error) {
-    if (isUpdateError(error)) return { code: error.code, message: error.message };
-    throw error;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe('env proxy: which variable applies', () => {

@@ -5,7 +5,7 @@ import type { InstallStep } from '#core/install/install-steps.js';
 import { silentLogger } from '#core/ports.js';
 import { EMPTY_STATE, type InstalledSet, type UpdaterState } from '#core/state.js';
 import { FileStore } from '#node/store/file-store.js';
-import { stateDirPaths } from '#node/store/state-dir.js';
+import { stateDirPaths } from '#node/fs/state-dir.js';
 import { sha256Hex, text } from '#test/fakes.js';
 import { A, B, putBlob } from '#test/file-store-kit.js';
 import { tempDirs } from '#test/temp-dir.js';

@@ -3,13 +3,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EMPTY_STATE, type InstalledSet, type UpdaterState } from '#core/state.js';
 import { FileStore } from '#node/store/file-store.js';
-import { stateDirPaths } from '#node/store/state-dir.js';
-import {
-  onlyTouched,
-  parseTouch,
-  TOUCH_FILE,
-  withTouchRecord,
-} from '#node/store/state-touch.js';
+import { stateDirPaths } from '#node/fs/state-dir.js';
+import { onlyTouched, parseTouch, TOUCH_FILE, withTouchRecord } from '#node/store/state-touch.js';
 import { sha256Hex, text } from '#test/fakes.js';
 import { tempDirs } from '#test/temp-dir.js';
 

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UNIT_MS } from '#protocol/activity.js';
-import {
-  GENESIS_MS,
-  UnitClock,
-  unitAt,
-  unitStartMs,
-} from '#server/chain/time-units.js';
+import { GENESIS_MS, UnitClock, unitAt, unitStartMs } from '#server/chain/time-units.js';
 
 describe('time units (docs/PROTOCOL.md §5, Time unit)', () => {
   it('a unit lasts 47000/60 ms, so 60 units are 47 s', () => {

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ServerClock } from '#server/platform/clock.js';
-import {
-  MAX_ENTRIES,
-  redactHeaders,
-  redactUrl,
-  RequestLog,
-} from '#server/dev/request-log.js';
+import { MAX_ENTRIES, redactHeaders, redactUrl, RequestLog } from '#server/dev/request-log.js';
 
 describe('request log redaction', () => {
   it('redacts token, code and secret query values and keeps the others', () => {

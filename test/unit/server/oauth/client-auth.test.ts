@@ -1,5 +1,5 @@
 /**
- * Client authentication (RFC 6749 §2.3.1, checklist T-08/T-09), without HTTP.
+ * Client authentication (RFC 6749 §2.3.1, docs/OAUTH.md §The rules, T-08/T-09), without HTTP.
  */
 import { expect, it } from 'vitest';
 import { authenticateClient, parseBasic } from '#server/oauth/client-auth.js';

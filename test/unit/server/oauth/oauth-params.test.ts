@@ -1,5 +1,5 @@
 /**
- * Body parsing of the OAuth endpoints (checklist T-01, T-04, T-05, T-07).
+ * Body parsing of the OAuth endpoints (docs/OAUTH.md §The rules, T-01, T-04, T-05, T-07).
  */
 import { expect, it } from 'vitest';
 import {

@@ -4,11 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BlobStore } from '#server/store/blob-store.js';
-import {
-  ChunkIndexBuilder,
-  parseChunkIndex,
-  readWholeTree,
-} from '#protocol';
+import { ChunkIndexBuilder, parseChunkIndex, readWholeTree } from '#protocol';
 
 let dir: string;
 beforeEach(async () => {

@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  decideRange,
-  ifNoneMatchHits,
-  ifRangeAllows,
-} from '#server/updates/byte-range.js';
+import { decideRange, ifNoneMatchHits, ifRangeAllows } from '#server/updates/byte-range.js';
 
 describe('decideRange (RFC 9110 §14)', () => {
   const cases: [string | undefined, number, ReturnType<typeof decideRange>][] = [

@@ -1,16 +1,11 @@
 /**
- * The refresh_token grant, checklist row T-28: rotation on every use, reuse detection that
+ * The refresh_token grant, rule T-28: rotation on every use, reuse detection that
  * revokes the grant, client binding, no scope widening.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import type { OAuthHarness, TokenSet } from '#test/oauth-context.js';
-import {
-  desktopTokens,
-  oauthHarness,
-  postForm,
-  QA_SECRET,
-} from '#test/oauth-context.js';
+import { desktopTokens, oauthHarness, postForm, QA_SECRET } from '#test/oauth-context.js';
 
 const TOKEN = '/api/oauth/token';
 let h: OAuthHarness;

@@ -1,5 +1,5 @@
 /**
- * POST /api/oauth/token, checklist rows T-01 … T-28 (docs/PROTOCOL.md §4). One named test per
+ * POST /api/oauth/token, rules T-01 … T-28 (docs/PROTOCOL.md §4). One named test per
  * refusal; every answer is checked for its status, RFC error code and stable code.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -7,12 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { s256 } from '#server/oauth/grants/pkce.js';
 import type { OAuthHarness } from '#test/oauth-context.js';
-import {
-  oauthHarness,
-  postForm,
-  QA_REDIRECT,
-  TEST_ISSUER,
-} from '#test/oauth-context.js';
+import { oauthHarness, postForm, QA_REDIRECT, TEST_ISSUER } from '#test/oauth-context.js';
 
 const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk'; // RFC 7636 Appendix B
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';

@@ -1,16 +1,11 @@
 /**
- * The HS256 ID token, checklist rows I-01 … I-09 (OIDC Core §2, §3.1.3.6/7).
+ * The HS256 ID token, rules I-01 … I-09 (OIDC Core §2, §3.1.3.6/7).
  */
 import { createHash } from 'node:crypto';
 import { decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ClientRegistrationError } from '#server/oauth/clients.js';
-import {
-  atHash,
-  hs256Key,
-  IdTokenKeyError,
-  signIdToken,
-} from '#server/oauth/tokens/id-token.js';
+import { atHash, hs256Key, IdTokenKeyError, signIdToken } from '#server/oauth/tokens/id-token.js';
 import type { OAuthHarness, TokenSet } from '#test/oauth-context.js';
 import { oauthHarness, postForm, QA_SECRET, TEST_ISSUER } from '#test/oauth-context.js';
 

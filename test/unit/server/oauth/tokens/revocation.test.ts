@@ -1,5 +1,5 @@
 /**
- * POST /api/oauth/revoke, checklist rows R-01 … R-12 (RFC 7009). Every answer is 200
+ * POST /api/oauth/revoke, rules R-01 … R-12 (RFC 7009). Every answer is 200
  * `{"ok": true}`; the effect is checked through introspection and refresh.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -10,10 +10,7 @@ import { ServerClock } from '#server/platform/clock.js';
 import { DEFAULT_OPTIONS } from '#server/compose/options.js';
 import { createRandom } from '#server/platform/random.js';
 import { listFolder } from '#server/updates/publish/publish-folder.js';
-import {
-  signRelease,
-  type SignReleaseOptions,
-} from '#server/updates/publish/sign-release.js';
+import { signRelease, type SignReleaseOptions } from '#server/updates/publish/sign-release.js';
 import { heldKey } from '#server/updates/keys/trust-keys.js';
 import { openUpdateState } from '#server/updates/updates-module.js';
 import {

@@ -4,7 +4,7 @@
  */
 import { ProtocolError, type ProtocolErrorCode } from '#protocol/protocol-error.js';
 import { TrustError } from '#protocol/trust-error.js';
-import { UpdateError, type UpdateErrorCode } from '../errors.js';
+import { UpdateError, type UpdateErrorCode } from './errors.js';
 
 const PROTOCOL_TO_UPDATE: Readonly<Record<ProtocolErrorCode, UpdateErrorCode>> = {
   ENVELOPE_MALFORMED: 'ENVELOPE_MALFORMED',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSecretStore, type SafeStorageLike } from '#main/secret-store.js';
+import { createSecretStore, type SafeStorageLike } from '#app/settings/secret-store.js';
 
 function slot(initial = '') {
   let value = initial;

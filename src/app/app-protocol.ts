@@ -8,7 +8,6 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
-import type { CustomScheme } from 'electron';
 
 export const APP_SCHEME = 'app';
 /** Standard schemes need a host; the page's origin is app://renderer. */
@@ -28,7 +27,10 @@ export const CONTENT_SECURITY_POLICY =
  * Registered before `ready`: standard (an origin, relative URLs) and secure (like https).
  * No bypassCSP, no fetch, no CORS, no service workers: the page only loads its own files.
  */
-export const APP_PRIVILEGED_SCHEME: CustomScheme = {
+export const APP_PRIVILEGED_SCHEME: {
+  readonly scheme: string;
+  readonly privileges: { readonly standard: boolean; readonly secure: boolean };
+} = {
   scheme: APP_SCHEME,
   privileges: { standard: true, secure: true },
 };

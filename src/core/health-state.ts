@@ -7,7 +7,7 @@
  */
 import compare from 'semver/functions/compare.js';
 import { isStrictSemver, SHA256_HEX } from '#protocol/manifest.js';
-import { UpdateError } from '../errors.js';
+import { UpdateError } from './errors.js';
 
 /** How a set on probation is judged: a check the updater runs, or the consumer's confirm(). */
 export type HealthMode = 'check' | 'confirm';

@@ -1,0 +1,3 @@
+/** The schedule group's only door: what the rest of the updater uses of it. */
+export { Scheduler } from './scheduler.js';
+export { createUpdateLoop } from './update-loop.js';

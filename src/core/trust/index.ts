@@ -1,0 +1,16 @@
+/** The trust group's only door: what the rest of the updater uses of it. */
+export type { AnswerCache, CachedAnswer } from './answer-cache.js';
+export { fetchKeyChain } from './fetch-keys.js';
+export { fetchManifest } from './fetch-manifest.js';
+export { alreadyRecorded, checkPolicy, recordAcceptance } from './policy.js';
+export { verifyInstalled } from './verify-installed.js';
+export {
+  fromProtocolError,
+  needsKeyChain,
+  parseAnswer,
+  pinKeys,
+  trustInputOf,
+  verifyManifest,
+  verifyParsedAnswer,
+} from './verify.js';
+export type { AnswerInput, PinnedKey, VerifiedManifest } from './verify.js';

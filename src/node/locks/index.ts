@@ -1,0 +1,2 @@
+/** The locks group's only door: what the rest of the updater uses of it. */
+export { acquireLock } from './lock-file.js';
