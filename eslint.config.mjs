@@ -5,16 +5,38 @@ import house from './eslint-rules/doors.mjs';
 
 // ---- Desktop boundaries (docs/DESKTOP.md §Boundaries) ---------------------------------------
 // src/main reaches the companion server through one seam, src/app/registry/demo-server.ts (the embedded
-// demo registry); every other file of src/main is refused any import of server/.
+// demo registry); every file of src/main is refused any import of server/. A '#' starts a
+// comment in these gitignore-style patterns, so the import names are written '\\#server/**'.
 const desktopMainBoundary = {
   'no-restricted-imports': [
     'error',
     {
       patterns: [
         {
-          group: ['**/server/**'],
+          group: ['**/server/**', '\\#server/**'],
           message:
             'src/main reaches the companion server only through src/app/registry/demo-server.ts (docs/DESKTOP.md §Boundaries).',
+        },
+      ],
+    },
+  ],
+};
+// The app layer (src/app) runs in the tray app, the web window and the CLI alike: no Electron,
+// and the companion server only through its one seam, src/app/registry/demo-server.ts.
+const appBoundary = {
+  'no-restricted-imports': [
+    'error',
+    {
+      patterns: [
+        {
+          group: ['**/server/**', '\\#server/**'],
+          message:
+            'src/app reaches the companion server only through src/app/registry/demo-server.ts (docs/DESKTOP.md §Boundaries).',
+        },
+        {
+          group: ['electron', 'electron/*'],
+          message:
+            'src/app runs without Electron: inject what it needs (docs/ARCHITECTURE.md §Layout).',
         },
       ],
     },
@@ -28,7 +50,7 @@ const rendererBoundary = {
     {
       patterns: [
         {
-          group: ['**/preload/**', '#preload/*'],
+          group: ['**/preload/**', '\\#preload/**'],
           allowTypeImports: true,
           message:
             'The renderer imports only types from the preload: the bridge arrives as window.updater (docs/DESKTOP.md §Boundaries).',
@@ -45,13 +67,13 @@ const rendererBoundary = {
             '**/cli/**',
             '**/server/**',
             '**/app/**',
-            '#main/*',
-            '#core/*',
-            '#node/*',
-            '#cli/*',
-            '#server/*',
-            '#app/*',
-            '#web/*',
+            '\\#main/**',
+            '\\#core/**',
+            '\\#node/**',
+            '\\#cli/**',
+            '\\#server/**',
+            '\\#app/**',
+            '\\#web/**',
           ],
           message:
             'The renderer talks to the app only through the bridge (docs/DESKTOP.md §Boundaries).',
@@ -68,7 +90,7 @@ const webServerBoundary = {
     {
       patterns: [
         {
-          group: ['electron', 'electron/*', '**/main/**', '#main/*'],
+          group: ['electron', 'electron/*', '**/main/**', '\\#main/**'],
           message:
             'The web window runs without Electron (docs/DESKTOP.md §Web window); use the Electron-free modules.',
         },
@@ -95,10 +117,10 @@ const webBridgeBoundary = {
             'path',
             'child_process',
             '../main/**',
-            '#main/*',
-            '#app/*',
-            '#core/*',
-            '#node/*',
+            '\\#main/**',
+            '\\#app/**',
+            '\\#core/**',
+            '\\#node/**',
           ],
           message:
             'The web bridge is page code (docs/DESKTOP.md §Web window): the contract and the browser only.',
@@ -136,7 +158,15 @@ const pureBans = {
           message: 'The core is pure: I/O lives behind ports (src/core/ports.ts).',
         },
         {
-          group: ['#node/*', '#app/*', '#main/*', '#cli/*', '#web/*', '#server/*', '#test/*'],
+          group: [
+            '\\#node/**',
+            '\\#app/**',
+            '\\#main/**',
+            '\\#cli/**',
+            '\\#web/**',
+            '\\#server/**',
+            '\\#test/**',
+          ],
           message:
             'The core and the protocol import nothing of the shells (docs/ARCHITECTURE.md §Layout).',
         },
@@ -276,10 +306,11 @@ export default tseslint.config(
       },
     },
   },
+  { files: ['src/main/**/*.ts'], rules: desktopMainBoundary },
   {
-    files: ['src/main/**/*.ts'],
+    files: ['src/app/**/*.ts'],
     ignores: ['src/app/registry/demo-server.ts'],
-    rules: desktopMainBoundary,
+    rules: appBoundary,
   },
   { files: ['src/renderer/**/*.ts'], rules: rendererBoundary },
   { files: ['src/web/**/*.ts'], rules: webServerBoundary },

@@ -31,7 +31,7 @@ export interface CliOptions {
 }
 
 /** Flag name -> limit it sets. */
-const LIMIT_FLAGS = {
+export const LIMIT_FLAGS = {
   parallel: 'parallel',
   retries: 'retries',
   'stall-timeout-ms': 'stallTimeoutMs',

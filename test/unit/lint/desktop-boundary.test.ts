@@ -44,6 +44,15 @@ describe('main process reaches the server through one seam (src/main/**)', () =>
     ]);
   });
 
+  it('refuses the server and Electron in the app layer outside its seam', async () => {
+    for (const path of ['#server/compose/start-server.js', 'electron']) {
+      const code = use(`import { y as x } from '${path}';`);
+      expect(await restrictedImports('src/app/probe.ts', code), path).toEqual([
+        'no-restricted-imports',
+      ]);
+    }
+  });
+
   it('allows the seam, src/app/registry/demo-server.ts', async () => {
     const code = use(
       `import { startServer as x } from '../../server/src/compose/start-server.js';`,
@@ -86,8 +95,8 @@ describe('the web window runs without Electron (src/web/**, the web bridge)', ()
   it('allows the Electron-free app modules and Node in src/web', async () => {
     const code = [
       `import { createServer } from 'node:http';`,
-      `import { openUpdater } from '../main/open-updater.js';`,
-      `import { startDemoServer } from '../main/demo-server.js';`,
+      `import { openUpdater } from '#app/open-updater.js';`,
+      `import { startDemoServer } from '#app/registry/demo-server.js';`,
       `export const y = [createServer, openUpdater, startDemoServer];`,
       '',
     ].join('\n');
@@ -124,6 +133,9 @@ describe('renderer imports only types from the preload (src/renderer/**)', () =>
     ['a bare Node module', 'child_process'],
     ['the main process', '../main/app-controller.js'],
     ['the updater core', '../core/errors.js'],
+    ['the updater core by import name', '#core/errors.js'],
+    ['the app layer by import name', '#app/app-controller.js'],
+    ['a value import of the preload by import name', '#preload/ipc-contract.js'],
     ['the Node adapters', '../node/create-updater.js'],
     ['the server', '../../server/src/compose/start-server.js'],
   ];

@@ -16,7 +16,7 @@ import { BLOB_MTIME_S } from '#node/blobs/intact-blob.js';
 import { CREATE_OFF_LOOP_BYTES, promoteWholeBuffers, sealAlone } from '#node/blobs/whole-blob.js';
 import { tempDirs } from '#test/temp-dir.js';
 
-const REPO_ROOT = resolve(import.meta.dirname, '..', '..', '..');
+const REPO_ROOT = resolve(import.meta.dirname, '..', '..', '..', '..');
 const dirs = tempDirs();
 afterEach(() => dirs.cleanup());
 

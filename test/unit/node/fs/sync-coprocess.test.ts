@@ -99,7 +99,7 @@ describe('SyncCoprocess', () => {
   it.runIf(process.platform === 'linux')(
     'no descriptor left for its pipes: the command fails, and the process lives on',
     async () => {
-      const root = resolve(import.meta.dirname, '..', '..', '..');
+      const root = resolve(import.meta.dirname, '..', '..', '..', '..');
       const script = join(root, 'test', 'helpers', 'sync-shell-emfile-child.ts');
       const command = 'ulimit -n 64 && exec "$0" --import tsx "$1"';
       const stdout = await new Promise<string>((done, fail) => {
