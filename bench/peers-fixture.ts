@@ -34,8 +34,10 @@ export interface PeersFixture {
   /** TUF's trusted root (shipped with the client). */
   readonly rootJson: string;
   readonly files: readonly FixtureFile[];
-  /** The name whose content differs in release 2, if there is one. */
+  /** The name whose content differs in release 2, if there is one (the first of several). */
   readonly changed: string | undefined;
+  /** Every name whose content differs in release 2 (`changes` of them, spread evenly). */
+  readonly changedNames: readonly string[];
 }
 
 const nameOf = (i: number, count: number): string =>
@@ -92,7 +94,9 @@ async function publish(
 
 /**
  * Builds release 1 (`count` random files of `size` bytes) and, when `changeOne` is set,
- * release 2 with one file's content replaced. `baseUrl` is nginx's, for absolute artifact URLs.
+ * release 2 with `changes` files' content replaced (one by default, the middle one).
+ * `baseUrl` is where clients reach nginx (a proxy in front of it may take its place), for
+ * absolute artifact URLs.
  */
 export async function buildFixture(
   root: string,
@@ -100,6 +104,7 @@ export async function buildFixture(
   count: number,
   size: number,
   changeOne: boolean,
+  changes = 1,
 ): Promise<PeersFixture> {
   const keys = { ours: generateKeyPair(), tuf: tufSigner() };
   const v1Files = join(root, 'v1', 'files');
@@ -112,16 +117,21 @@ export async function buildFixture(
   await publish(root, baseUrl, 1, files, keys);
   const namesFile = join(root, 'names.txt');
   await writeFile(namesFile, files.map((f) => f.name).join('\n') + '\n');
-  let changed: string | undefined;
+  const changedNames: string[] = [];
   if (changeOne) {
     const v2Files = join(root, 'v2', 'files');
     await mkdir(v2Files, { recursive: true });
-    const at = Math.floor(count / 2);
-    changed = nameOf(at, count);
+    // Evenly spread, the middle of each stretch: one change is the middle file.
+    const at = new Set(
+      Array.from({ length: Math.min(changes, count) }, (_, k) =>
+        Math.floor(((k + 0.5) * count) / changes),
+      ),
+    );
     const v2 = [...files];
-    for (const f of files) {
-      if (f.name === changed) {
-        v2[at] = { ...f, sha256: await randomFile(join(v2Files, f.name), size) };
+    for (const [i, f] of files.entries()) {
+      if (at.has(i)) {
+        changedNames.push(f.name);
+        v2[i] = { ...f, sha256: await randomFile(join(v2Files, f.name), size) };
       } else {
         await link(join(v1Files, f.name), join(v2Files, f.name));
       }
@@ -133,6 +143,7 @@ export async function buildFixture(
     namesFile,
     rootJson: join(root, 'v1', 'tuf', 'root.json'),
     files,
-    changed,
+    changed: changedNames[0],
+    changedNames,
   };
 }

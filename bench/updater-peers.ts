@@ -23,10 +23,9 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
-import { buildCli, launcherOf } from '../scripts/build-cli.mjs';
 import { startNginx, type Nginx } from '#test/nginx.js';
 import { makeTestPki } from '#test/tls-cert.js';
+import { bundles } from './peer-bundles.js';
 import { buildFixture, type PeersFixture } from './peers-fixture.js';
 import {
   envInt,
@@ -34,7 +33,6 @@ import {
   MiB,
   percentiles,
   printTable,
-  REPO_ROOT,
   runMeasured,
   type ChildRun,
 } from './updater-kit.js';
@@ -93,25 +91,6 @@ interface Trust {
   readonly curl: string;
 }
 const sh = (script: string): Promise<ChildRun> => runMeasured('sh', ['-c', script]);
-
-async function bundles(work: string): Promise<{ ours: string; tuf: string }> {
-  // The launcher, as users run it (it sizes libuv's thread pool, scripts/build-cli.mjs).
-  const ours = launcherOf(await buildCli({ outfile: join(work, 'updater-cli.mjs') }));
-  const tuf = join(work, 'tuf-client.mjs');
-  await build({
-    entryPoints: [join(REPO_ROOT, 'bench/tuf-client.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outfile: tuf,
-    logLevel: 'error',
-    banner: {
-      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-    },
-  });
-  return { ours, tuf };
-}
 
 function contenders(
   w: Workload,
