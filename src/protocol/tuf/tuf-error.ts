@@ -29,6 +29,7 @@ export type TufErrorCode =
   | 'TOO_LARGE'
   // snapshot consistency and delegations (TUF spec §5.5.5, §5.6, §5.6.7)
   | 'ROLE_NOT_IN_SNAPSHOT'
+  | 'NOT_DELEGATED'
   | 'TOO_MANY_DELEGATIONS'
   | 'TARGET_NOT_FOUND'
   // workflow and ports
