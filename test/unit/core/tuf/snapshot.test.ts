@@ -15,7 +15,7 @@ function serveSnapshot(repo: SimRepo, bytes: Uint8Array, meta: Record<string, un
   repo.serve('timestamp.json', signed(body, repo.keys.timestamp));
 }
 
-function snapshotBody(repo: SimRepo, version: number, meta: Record<string, unknown>) {
+function snapshotBody(version: number, meta: Record<string, unknown>) {
   return { _type: 'snapshot', spec_version: '1.0.31', version, expires: iso(NOW + DAY), meta };
 }
 
@@ -39,14 +39,14 @@ describe('snapshot (TUF spec §5.5)', () => {
   it('refuses a snapshot whose version is not the one timestamp names (BAD_VERSION)', async () => {
     const repo = new SimRepo();
     const meta = { 'targets.json': { version: 1 } };
-    const bytes = signed(snapshotBody(repo, 2, meta), repo.keys.snapshot);
+    const bytes = signed(snapshotBody(2, meta), repo.keys.snapshot);
     serveSnapshot(repo, bytes, metaOf(bytes, 1));
     await expect((await repo.client()).refresh()).rejects.toMatchObject({ code: 'BAD_VERSION' });
   });
 
   it('refuses a snapshot not signed by the snapshot keys (KEY_RETIRED)', async () => {
     const repo = new SimRepo();
-    const bytes = signed(snapshotBody(repo, 1, { 'targets.json': { version: 1 } }), [newKey()]);
+    const bytes = signed(snapshotBody(1, { 'targets.json': { version: 1 } }), [newKey()]);
     serveSnapshot(repo, bytes, metaOf(bytes, 1));
     await expect((await repo.client()).refresh()).rejects.toMatchObject({ code: 'KEY_RETIRED' });
   });
