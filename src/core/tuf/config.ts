@@ -16,6 +16,7 @@ export interface TufClientConfig {
   /**
    * A client-side bound on how far in the future a timestamp may expire, in seconds: a
    * timestamp key compromise then cannot freeze a client for longer. Not part of TUF 1.0.
+   * `Number.POSITIVE_INFINITY` turns the bound off.
    */
   readonly maxTimestampLifetimeS: number;
   /** Whether consistent-snapshot target files are fetched as HASH.NAME (TUF spec §5.7.3). */

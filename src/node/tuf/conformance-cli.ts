@@ -8,8 +8,9 @@
  *       --target-base-url URL --target-dir DIR download
  *
  * Exit 0 when the command succeeded fully, 1 otherwise (the refusal's code and message go to
- * stderr). `--max-timestamp-lifetime-days` widens the client-side timestamp lifetime bound:
- * the suite's repositories sign timestamps for 30 days.
+ * stderr). The client-side timestamp lifetime bound (not a TUF rule) is off by default here:
+ * the suite's simulated repositories sign timestamps for 30 days and its tuf-on-ci static
+ * repository for 20 years. `--max-timestamp-lifetime-days N` turns it on.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -42,7 +43,7 @@ export function parseConformanceArgs(argv: readonly string[]): ConformanceArgs {
       'target-name': { type: 'string', multiple: true },
       'target-base-url': { type: 'string' },
       'target-dir': { type: 'string' },
-      'max-timestamp-lifetime-days': { type: 'string', default: '366' },
+      'max-timestamp-lifetime-days': { type: 'string' },
       verbose: { type: 'boolean', short: 'v', multiple: true },
     },
   });
@@ -52,7 +53,8 @@ export function parseConformanceArgs(argv: readonly string[]): ConformanceArgs {
   }
   const metadataDir = values['metadata-dir'];
   if (metadataDir === undefined) throw new Error('--metadata-dir is required');
-  const days = Number(values['max-timestamp-lifetime-days']);
+  const lifetime = values['max-timestamp-lifetime-days'];
+  const days = lifetime === undefined ? Number.POSITIVE_INFINITY : Number(lifetime);
   if (!(days > 0)) throw new Error('--max-timestamp-lifetime-days must be positive');
   return {
     command,

@@ -65,6 +65,14 @@ describe('timestamp (TUF spec §5.4)', () => {
     expect(repo.store.version('timestamp')).toBe(1);
   });
 
+  it('accepts any timestamp lifetime when the bound is off (Infinity)', async () => {
+    const repo = new SimRepo();
+    repo.timestamp.expires = iso(NOW + 20 * 365 * DAY);
+    repo.publish();
+    await (await repo.client(NOW, { maxTimestampLifetimeS: Number.POSITIVE_INFINITY })).refresh();
+    expect(repo.store.version('timestamp')).toBe(1);
+  });
+
   it('does not refuse metadata from a repository whose clock runs ahead (no issue date in TUF)', async () => {
     const repo = new SimRepo();
     // Expiry only: a timestamp "issued" tomorrow and expiring in 6 days is fine.
