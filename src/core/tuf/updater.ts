@@ -27,7 +27,8 @@ export interface TufUpdaterOptions {
 }
 
 export class TufUpdater {
-  #refreshed = false;
+  /** The one refresh of this run; a failed one fails every later lookup the same way. */
+  #refresh: Promise<void> | undefined;
 
   private constructor(private readonly ctx: WorkflowContext) {}
 
@@ -52,9 +53,15 @@ export class TufUpdater {
   }
 
   /** TUF spec §5.3..§5.6: root, timestamp, snapshot and top-level targets, once per run. */
-  async refresh(): Promise<void> {
-    if (this.#refreshed) throw new TufError('WRONG_ORDER', 'refresh() runs once per TufUpdater');
-    this.#refreshed = true;
+  refresh(): Promise<void> {
+    if (this.#refresh !== undefined) {
+      return Promise.reject(new TufError('WRONG_ORDER', 'refresh() runs once per TufUpdater'));
+    }
+    this.#refresh = this.#runRefresh();
+    return this.#refresh;
+  }
+
+  async #runRefresh(): Promise<void> {
     await loadRoot(this.ctx);
     await loadTimestamp(this.ctx);
     await loadSnapshot(this.ctx);
@@ -63,7 +70,7 @@ export class TufUpdater {
 
   /** TUF spec §5.6.7: the target's info, or undefined when no trusted role lists it. */
   async getTargetInfo(targetPath: string): Promise<TargetFile | undefined> {
-    if (!this.#refreshed) await this.refresh();
+    await (this.#refresh ?? this.refresh());
     return findTarget(this.ctx, targetPath);
   }
 

@@ -50,6 +50,14 @@ describe('TufUpdater.refresh (TUF spec §5.3..§5.6)', () => {
     await expect(client.refresh()).rejects.toMatchObject({ code: 'WRONG_ORDER' });
   });
 
+  it('fails every lookup after a failed refresh with the same refusal', async () => {
+    const repo = new SimRepo();
+    repo.fetcher.files.delete(`${BASE}timestamp.json`);
+    const client = await repo.client();
+    await expect(client.refresh()).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(client.getTargetInfo('x')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
   it('refuses to open without a stored root (NO_TRUSTED_ROOT)', async () => {
     const repo = new SimRepo();
     const { TufUpdater } = await import('../../../../src/core/tuf/index.js');
