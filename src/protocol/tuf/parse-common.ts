@@ -12,7 +12,7 @@ import {
   stringsAt,
 } from './fields.js';
 import type { Hashes, MetaFile, RoleKeys, SignedCommon, TufKey } from './metadata.js';
-import { isJsonObject, type JsonObject } from './strict-json.js';
+import type { JsonObject } from './strict-json.js';
 import { TufError } from './tuf-error.js';
 
 /** TUF spec §4.2: "YYYY-MM-DDTHH:MM:SSZ", nothing else. */
@@ -111,9 +111,4 @@ export function parseMetaFile(value: JsonObject, where: string): MetaFile {
     ...(value['length'] === undefined ? {} : { length: integerAt(value, 'length', where, 0) }),
     ...(hashes === undefined ? {} : { hashes }),
   };
-}
-
-export function requireObject(value: unknown, where: string): JsonObject {
-  if (!isJsonObject(value as JsonObject)) throw malformed(where, 'must be an object');
-  return value as JsonObject;
 }
