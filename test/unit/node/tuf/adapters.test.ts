@@ -4,8 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileMetadataStore } from '../../../../src/node/tuf/file-metadata-store.js';
-import { HttpBytesFetcher, requestTarget } from '../../../../src/node/tuf/http-bytes-fetcher.js';
+import {
+  FileMetadataStore,
+  HttpBytesFetcher,
+  requestTarget,
+} from '../../../../src/node/tuf/index.js';
 
 describe('FileMetadataStore', () => {
   let dir = '';
