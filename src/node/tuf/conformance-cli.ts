@@ -15,7 +15,13 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { TufUpdater, isTufError, quoteSegment, verifyTarget } from '../../core/tuf/index.js';
+import {
+  TufUpdater,
+  isTufError,
+  quoteSegment,
+  verifyTarget,
+  type TufClock,
+} from '../../core/tuf/index.js';
 import { writeFileAtomic } from '../../shared/atomic-file.js';
 import { FileMetadataStore } from './file-metadata-store.js';
 import { HttpBytesFetcher } from './http-bytes-fetcher.js';
@@ -73,12 +79,16 @@ function required(value: string | undefined, name: string): string {
   return value;
 }
 
-async function openUpdater(args: ConformanceArgs, store: FileMetadataStore): Promise<TufUpdater> {
+async function openUpdater(
+  args: ConformanceArgs,
+  store: FileMetadataStore,
+  clock: TufClock,
+): Promise<TufUpdater> {
   return TufUpdater.open({
     metadataBaseUrl: required(args.metadataUrl, '--metadata-url'),
     fetcher: new HttpBytesFetcher(),
     store,
-    clock: { nowMs: () => Date.now() },
+    clock,
     config: { maxTimestampLifetimeS: args.maxTimestampLifetimeS },
   });
 }
@@ -115,7 +125,11 @@ async function isCached(
   }
 }
 
-export async function runConformanceCli(argv: readonly string[]): Promise<number> {
+/** Runs one command; `clock` is the wall clock (faketime moves it in the suite). */
+export async function runConformanceCli(
+  argv: readonly string[],
+  clock: TufClock = { nowMs: () => Date.now() },
+): Promise<number> {
   try {
     const args = parseConformanceArgs(argv);
     const store = new FileMetadataStore(args.metadataDir);
@@ -124,7 +138,7 @@ export async function runConformanceCli(argv: readonly string[]): Promise<number
       await store.write('root', await readFile(required(args.trustedRoot, 'TRUSTED_ROOT')));
       return 0;
     }
-    const updater = await openUpdater(args, store);
+    const updater = await openUpdater(args, store, clock);
     if (args.command === 'refresh') await updater.refresh();
     else await download(args, updater);
     return 0;
