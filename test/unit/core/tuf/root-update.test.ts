@@ -11,6 +11,18 @@ describe('root update loop (TUF spec §5.3)', () => {
     expect(repo.store.version('root')).toBe(3);
   });
 
+  it('ignores a key of an unknown type in root N+1 instead of refusing the root (TUF spec §4.2)', async () => {
+    const repo = new SimRepo();
+    const real = repo.keys.root[0]!;
+    const unknown = {
+      ...newKey(),
+      json: { keytype: 'sphincs', scheme: 'sphincs-sha256', keyval: { public: 'ab' } },
+    };
+    repo.rotateRoot(() => (repo.keys.root = [real, unknown]));
+    await (await repo.client()).refresh();
+    expect(repo.store.version('root')).toBe(2);
+  });
+
   it('refuses root N+1 signed by none of the keys root N lists (KEY_RETIRED)', async () => {
     const repo = new SimRepo();
     repo.keys.root = [repo.keys.root[0]!, newKey()];
