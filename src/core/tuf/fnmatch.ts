@@ -10,7 +10,7 @@ const MAX_CACHED = 256;
 export function fnmatchSegment(segment: string, pattern: string): boolean {
   let regex = cache.get(pattern);
   if (regex === undefined) {
-    regex = new RegExp(`^${translate(pattern)}$`, 'su');
+    regex = compile(pattern);
     if (cache.size >= MAX_CACHED) cache.clear();
     cache.set(pattern, regex);
   }
@@ -18,6 +18,18 @@ export function fnmatchSegment(segment: string, pattern: string): boolean {
 }
 
 /** Escapes a literal; `inClass` also escapes `-` (allowed only there under the `u` flag). */
+/**
+ * A class JavaScript cannot build (a reversed range such as `[z-a]`) matches nothing, as in
+ * Python, where such a range is empty.
+ */
+function compile(pattern: string): RegExp {
+  try {
+    return new RegExp(`^${translate(pattern)}$`, 'su');
+  } catch {
+    return /(?!)/;
+  }
+}
+
 function escapeRegex(text: string, inClass = false): string {
   return text.replace(inClass ? /[\\^$.*+?()[\]{}|/-]/g : /[\\^$.*+?()[\]{}|/]/g, (c) => `\\${c}`);
 }
