@@ -1,0 +1,71 @@
+/**
+ * OLPC canonical JSON as TUF signs it (TUF spec §4.2; securesystemslib's encode_canonical):
+ * no insignificant whitespace, members sorted by name, integers only, and strings escaping
+ * only `"` and `\` (every other character, control characters included, goes out as is).
+ */
+import { isJsonObject, type JsonValue } from './strict-json.js';
+import { TufError } from './tuf-error.js';
+
+const encoder = new TextEncoder();
+
+export function canonicalJson(value: JsonValue): Uint8Array {
+  const parts: string[] = [];
+  write(value, parts);
+  return encoder.encode(parts.join(''));
+}
+
+/**
+ * Sorts by Unicode code point, as Python's `sorted` does on str: JavaScript's default sort
+ * compares UTF-16 units, which orders astral characters before U+E000..U+FFFF.
+ */
+export function compareCodePoints(a: string, b: string): number {
+  const left = Array.from(a);
+  const right = Array.from(b);
+  const shared = Math.min(left.length, right.length);
+  for (let i = 0; i < shared; i += 1) {
+    const diff = (left[i]?.codePointAt(0) ?? 0) - (right[i]?.codePointAt(0) ?? 0);
+    if (diff !== 0) return diff;
+  }
+  return left.length - right.length;
+}
+
+function write(value: JsonValue, parts: string[]): void {
+  if (value === null) parts.push('null');
+  else if (typeof value === 'boolean') parts.push(value ? 'true' : 'false');
+  else if (typeof value === 'number') parts.push(integer(value));
+  else if (typeof value === 'string') parts.push(quote(value));
+  else if (Array.isArray(value)) writeArray(value as readonly JsonValue[], parts);
+  else if (isJsonObject(value)) writeObject(value, parts);
+}
+
+function writeArray(values: readonly JsonValue[], parts: string[]): void {
+  parts.push('[');
+  values.forEach((item, index) => {
+    if (index > 0) parts.push(',');
+    write(item, parts);
+  });
+  parts.push(']');
+}
+
+function writeObject(value: Readonly<Record<string, JsonValue>>, parts: string[]): void {
+  parts.push('{');
+  Object.keys(value)
+    .sort(compareCodePoints)
+    .forEach((name, index) => {
+      if (index > 0) parts.push(',');
+      parts.push(quote(name), ':');
+      write(value[name] ?? null, parts);
+    });
+  parts.push('}');
+}
+
+function integer(value: number): string {
+  if (!Number.isSafeInteger(value)) {
+    throw new TufError('JSON_AMBIGUOUS', `canonical JSON has no form for ${value}`);
+  }
+  return String(value === 0 ? 0 : value);
+}
+
+function quote(text: string): string {
+  return `"${text.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}
