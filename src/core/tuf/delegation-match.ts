@@ -7,7 +7,7 @@ import {
   type Delegations,
   type RoleKeys,
   type SuccinctRoles,
-} from '../../protocol/tuf/index.js';
+} from '#protocol/tuf/index.js';
 import { fnmatchSegment } from './fnmatch.js';
 
 export interface DelegationStep {

@@ -3,7 +3,7 @@
  * timestamp's lifetime. Metadata issued "in the future" is not refused: TUF has no issue date,
  * only an expiry.
  */
-import { TufError, type SignedCommon } from '../../protocol/tuf/index.js';
+import { TufError, type SignedCommon } from '#protocol/tuf/index.js';
 
 /** Expired when now >= expires, as python-tuf and the spec's "expiration timestamp" read it. */
 export function requireNotExpired(signed: SignedCommon, role: string, nowMs: number): void {

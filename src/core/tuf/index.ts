@@ -14,4 +14,4 @@ export {
   type DelegationStep,
 } from './delegation-match.js';
 export { metadataFileName, quoteSegment, targetFilePath } from './role-names.js';
-export { TufError, isTufError, type TufErrorCode } from '../../protocol/tuf/index.js';
+export { TufError, isTufError, type TufErrorCode } from '#protocol/tuf/index.js';

@@ -10,7 +10,7 @@ import {
   type Envelope,
   type RoleKeys,
   type Targets,
-} from '../../protocol/tuf/index.js';
+} from '#protocol/tuf/index.js';
 import type { TufClientConfig } from './config.js';
 import type { MetadataStore, TufFetcher } from './ports.js';
 import { metadataFileName, withSlash } from './role-names.js';

@@ -3,7 +3,7 @@
  * A delegated role name is a free string ("../x", "?", "#"): it is percent-encoded whole, as
  * Python's `urllib.parse.quote(name, safe="")` does, so it stays one path segment.
  */
-import { TufError, type TargetFile } from '../../protocol/tuf/index.js';
+import { TufError, type TargetFile } from '#protocol/tuf/index.js';
 
 /** Every character but A-Z a-z 0-9 `_ . - ~` percent-encoded as UTF-8, uppercase hex. */
 export function quoteSegment(name: string): string {

@@ -4,7 +4,7 @@
  * terminating delegation ending the search below it, each role visited once, at most
  * `maxDelegations` roles.
  */
-import { TufError, type TargetFile } from '../../protocol/tuf/index.js';
+import { TufError, type TargetFile } from '#protocol/tuf/index.js';
 import { rolesForTarget } from './delegation-match.js';
 import { loadTargets, type WorkflowContext } from './load-metadata.js';
 

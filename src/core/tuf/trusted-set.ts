@@ -14,7 +14,7 @@ import {
   type Snapshot,
   type Targets,
   type Timestamp,
-} from '../../protocol/tuf/index.js';
+} from '#protocol/tuf/index.js';
 import type { TufClientConfig } from './config.js';
 import { delegatedRoleKeys } from './delegation-match.js';
 import { requireNotExpired, requireTimestampLifetime } from './freshness.js';

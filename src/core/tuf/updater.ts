@@ -3,7 +3,7 @@
  * top-level metadata once, then look targets up and download them verified. A new run (a new
  * check) opens a new TufUpdater: trust carries over through the metadata store only.
  */
-import { TufError, requireLengthAndHashes, type TargetFile } from '../../protocol/tuf/index.js';
+import { TufError, requireLengthAndHashes, type TargetFile } from '#protocol/tuf/index.js';
 import { tufConfig, type TufClientConfig } from './config.js';
 import {
   loadRoot,

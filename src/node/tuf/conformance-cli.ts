@@ -21,8 +21,8 @@ import {
   quoteSegment,
   verifyTarget,
   type TufClock,
-} from '../../core/tuf/index.js';
-import { writeFileAtomic } from '../../shared/atomic-file.js';
+} from '#core/tuf/index.js';
+import { writeFileAtomic } from '#shared/atomic-file.js';
 import { FileMetadataStore } from './file-metadata-store.js';
 import { HttpBytesFetcher } from './http-bytes-fetcher.js';
 

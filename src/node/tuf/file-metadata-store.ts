@@ -6,9 +6,9 @@
  */
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TufError } from '../../protocol/tuf/index.js';
-import { quoteSegment, type MetadataStore } from '../../core/tuf/index.js';
-import { writeFileAtomic } from '../../shared/atomic-file.js';
+import { TufError } from '#protocol/tuf/index.js';
+import { quoteSegment, type MetadataStore } from '#core/tuf/index.js';
+import { writeFileAtomic } from '#shared/atomic-file.js';
 
 export class FileMetadataStore implements MetadataStore {
   constructor(readonly dir: string) {}

@@ -6,8 +6,8 @@
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { TufError } from '../../protocol/tuf/index.js';
-import type { TufFetcher } from '../../core/tuf/index.js';
+import { TufError } from '#protocol/tuf/index.js';
+import type { TufFetcher } from '#core/tuf/index.js';
 
 export interface HttpBytesFetcherOptions {
   /** Longest silence (connect or between body chunks), in milliseconds. */

@@ -5,8 +5,8 @@ import {
   matchesPathPattern,
   rolesForTarget,
   succinctRoleFor,
-} from '../../../../src/core/tuf/index.js';
-import type { Delegations, SuccinctRoles } from '../../../../src/protocol/tuf/index.js';
+} from '#core/tuf/index.js';
+import type { Delegations, SuccinctRoles } from '#protocol/tuf/index.js';
 
 describe('matchesPathPattern (TUF spec §4.5 "paths")', () => {
   it.each([

@@ -60,7 +60,7 @@ describe('TufUpdater.refresh (TUF spec §5.3..§5.6)', () => {
 
   it('refuses to open without a stored root (NO_TRUSTED_ROOT)', async () => {
     const repo = new SimRepo();
-    const { TufUpdater } = await import('../../../../src/core/tuf/index.js');
+    const { TufUpdater } = await import('#core/tuf/index.js');
     await expect(
       TufUpdater.open({
         metadataBaseUrl: BASE,

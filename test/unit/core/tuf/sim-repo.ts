@@ -3,11 +3,7 @@
  * set by hand, `publish()` signing targets roles, snapshot and timestamp into a MapFetcher.
  */
 import { createHash } from 'node:crypto';
-import {
-  TufUpdater,
-  metadataFileName,
-  type TufClientConfig,
-} from '../../../../src/core/tuf/index.js';
+import { TufUpdater, metadataFileName, type TufClientConfig } from '#core/tuf/index.js';
 import {
   BASE,
   DAY,

@@ -4,7 +4,7 @@
  */
 import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { Metadata, MetadataKind, Signature } from '@tufjs/models';
-import { TufError, type MetadataStore, type TufFetcher } from '../../../../src/core/tuf/index.js';
+import { TufError, type MetadataStore, type TufFetcher } from '#core/tuf/index.js';
 
 export const NOW = Date.parse('2030-01-01T00:00:00Z');
 export const DAY = 24 * 3600 * 1000;

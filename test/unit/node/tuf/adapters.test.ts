@@ -4,11 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  FileMetadataStore,
-  HttpBytesFetcher,
-  requestTarget,
-} from '../../../../src/node/tuf/index.js';
+import { FileMetadataStore, HttpBytesFetcher, requestTarget } from '#node/tuf/index.js';
 
 describe('FileMetadataStore', () => {
   let dir = '';

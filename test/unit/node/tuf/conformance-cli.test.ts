@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { parseConformanceArgs, runConformanceCli } from '../../../../src/node/tuf/index.js';
+import { parseConformanceArgs, runConformanceCli } from '#node/tuf/index.js';
 import { SimRepo } from '../../core/tuf/sim-repo.js';
 import { BASE, NOW, TARGETS } from '../../core/tuf/tuf-kit.js';
 

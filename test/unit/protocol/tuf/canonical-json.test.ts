@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, parseStrictJson } from '../../../../src/protocol/tuf/index.js';
+import { canonicalJson, parseStrictJson } from '#protocol/tuf/index.js';
 
 const canon = (text: string): string =>
   new TextDecoder().decode(canonicalJson(parseStrictJson(new TextEncoder().encode(text))));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseEnvelope, type RoleType } from '../../../../src/protocol/tuf/index.js';
+import { parseEnvelope, type RoleType } from '#protocol/tuf/index.js';
 
 const EXPIRES = '2030-01-01T00:00:00Z';
 const KEY = { keytype: 'ed25519', scheme: 'ed25519', keyval: { public: 'ab'.repeat(32) } };

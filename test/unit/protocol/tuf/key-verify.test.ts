@@ -1,10 +1,6 @@
 import { constants, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import {
-  isSupportedKey,
-  verifySignature,
-  type TufKey,
-} from '../../../../src/protocol/tuf/index.js';
+import { isSupportedKey, verifySignature, type TufKey } from '#protocol/tuf/index.js';
 
 const message = new TextEncoder().encode('{"_type":"root"}');
 

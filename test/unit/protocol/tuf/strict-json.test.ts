@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseStrictJson, type JsonValue } from '../../../../src/protocol/tuf/index.js';
+import { parseStrictJson, type JsonValue } from '#protocol/tuf/index.js';
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 const parse = (text: string): JsonValue => parseStrictJson(bytes(text));

@@ -9,7 +9,7 @@ import {
   type Envelope,
   type Root,
   type TufKey,
-} from '../../../../src/protocol/tuf/index.js';
+} from '#protocol/tuf/index.js';
 
 function keyPair(keyid: string): { key: TufKey; privateKey: KeyObject } {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
