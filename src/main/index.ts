@@ -7,7 +7,7 @@
  * our own app:// scheme with a strict CSP header and meta tag, navigation and new windows
  * denied, every IPC sender and argument checked, permissions denied).
  */
-import { rm, writeFile, mkdir } from 'node:fs/promises';
+import { access, rm, writeFile, mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +15,6 @@ import {
   app,
   Menu,
   nativeImage,
-  Notification,
   powerMonitor,
   protocol,
   safeStorage,
@@ -32,7 +31,11 @@ import { startDemoServer } from './demo-server.js';
 import { registerIpcHandlers } from './ipc-handlers.js';
 import { openLogFile } from './log-file.js';
 import { applyStartAtLogin, type LoginItemDeps } from './login-item.js';
+import { firstLaunchNotice, NOTICE_MARKER_FILE, tellOnce } from './first-launch-notice.js';
+import { readLaunchPlan, runProgram } from './launch-facts.js';
+import { closeAction, type LaunchPlan } from './launch-mode.js';
 import { createMainWindow } from './main-window.js';
+import { createNotificationCenter } from './notification-center.js';
 import { netFetch } from './net-fetcher.js';
 import { openAppSession } from './app-session.js';
 import { openSessionPart, type LogLevel } from './open-updater.js';
@@ -40,7 +43,14 @@ import { createSecretStore, machineKeyStorageWords } from './secret-store.js';
 import { createSettingsService } from './settings-service.js';
 import { attachOsShutdown } from './os-shutdown.js';
 import { memorySettings, openSettingsStore, type SettingsStore } from './settings.js';
-import { closeShell, emptyShell, popUpTrayMenu, refreshTray, showWindow } from './shell.js';
+import {
+  closeShell,
+  emptyShell,
+  firstShow,
+  popUpTrayMenu,
+  refreshTray,
+  showWindow,
+} from './shell.js';
 import { createTrayToggle } from './tray-toggle.js';
 import { attachWindowLifecycle } from './window-lifecycle.js';
 
@@ -90,9 +100,53 @@ async function openSettings(): Promise<{ settings: SettingsStore; refusal: Updat
   }
 }
 
+/**
+ * Normal window where the desktop has no tray: closing it minimises it to the background
+ * (docs/DESKTOP.md "Launch"). A constant until the settings carry the choice.
+ */
+const MINIMISE_TO_BACKGROUND = true;
+
+/** This launch's window style and first show (launch-mode.ts); argv and env read here only. */
+function decideLaunch(): Promise<LaunchPlan> {
+  return readLaunchPlan({
+    platform: process.platform,
+    argv: process.argv,
+    xdgCurrentDesktop: process.env['XDG_CURRENT_DESKTOP'],
+    wasOpenedAtLogin: () => app.getLoginItemSettings().wasOpenedAtLogin,
+    run: runProgram,
+  });
+}
+
+/** The first launch's one notice: where the app lives (first-launch-notice.ts). */
+async function tellWhereTheAppLives(show: () => void): Promise<void> {
+  const marker = join(app.getPath('userData'), NOTICE_MARKER_FILE);
+  await tellOnce(
+    {
+      exists: () =>
+        access(marker).then(
+          () => true,
+          () => false,
+        ),
+      write: () => writeFile(marker, '', { mode: 0o600 }),
+    },
+    show,
+  );
+}
+
 async function boot(): Promise<void> {
   const log = openLogFile({ dir: app.getPath('logs') });
   shell.log = log;
+  const plan = await decideLaunch();
+  shell.windowStyle = plan.windowStyle;
+  log.write(
+    'info',
+    `launch: ${plan.atLogin ? 'at login' : 'by the user'}, ${plan.windowStyle} window`,
+  );
+  // Notifications carry the app icon and open the window when clicked.
+  const notices = createNotificationCenter({
+    iconPath: join(resourcesDir, 'icon.png'),
+    open: () => showWindow(shell),
+  });
   // Packaged builds have no application menu, so no Reload / Toggle DevTools shortcuts.
   if (app.isPackaged) Menu.setApplicationMenu(null);
   // Deny every permission request (camera, notifications from the page, …).
@@ -125,7 +179,7 @@ async function boot(): Promise<void> {
     openSessionPart(openerDeps, {
       settings,
       notify: (notice) => {
-        if (Notification.isSupported()) new Notification(notice).show();
+        notices.show(notice);
       },
       log: (level, message) => log.write(level, message),
       openLog: async () => {
@@ -162,8 +216,12 @@ async function boot(): Promise<void> {
     onBlur: () => trayToggle.onBlur(),
     // Packaged builds: no DevTools (and no default menu with its shortcuts, see launch()).
     devTools: !app.isPackaged,
+    style: plan.windowStyle,
+    iconPath: join(resourcesDir, 'icon.png'),
   });
   attachWindowLifecycle(shell.window, {
+    closeAction: () => closeAction(plan.windowStyle, MINIMISE_TO_BACKGROUND),
+    quit: () => app.quit(),
     isQuitting: () => shell.quitting,
     nowMs: () => Date.now(),
     log: (level, message) => log.write(level, message),
@@ -199,11 +257,18 @@ async function boot(): Promise<void> {
       log: (level, message) => log.write(level, message),
     },
   );
-  // macOS draws template images in the menu bar's own colour.
-  const trayIcon = process.platform === 'darwin' ? 'trayTemplate.png' : 'tray.png';
-  shell.tray = new Tray(nativeImage.createFromPath(join(resourcesDir, trayIcon)));
-  shell.tray.on('click', () => trayToggle.onTrayClick());
-  shell.tray.on('right-click', () => popUpTrayMenu(shell));
+  if (plan.windowStyle === 'tray') {
+    // macOS draws template images in the menu bar's own colour.
+    const trayIcon = process.platform === 'darwin' ? 'trayTemplate.png' : 'tray.png';
+    shell.tray = new Tray(nativeImage.createFromPath(join(resourcesDir, trayIcon)));
+    shell.tray.on('click', () => trayToggle.onTrayClick());
+    shell.tray.on('right-click', () => popUpTrayMenu(shell));
+  }
+  // A launch by hand shows the window; one at login stays in the tray (launch-mode.ts).
+  firstShow(shell, plan.firstShow);
+  tellWhereTheAppLives(() =>
+    notices.show(firstLaunchNotice(process.platform, plan.windowStyle === 'tray')),
+  ).catch((error: unknown) => log.write('warn', `first-launch notice: ${String(error)}`));
   // Every push event of the contract goes to the window; a status change also to the tray.
   const events = bridgeEvents(c);
   const forward = <K extends EventName>(name: K): void => {

@@ -33,9 +33,16 @@ vi.mock('electron', () => {
     isVisible() {
       return false;
     }
+    // A launch by hand shows the window next to the tray icon (launch-mode.ts).
+    setPosition() {}
+    show() {}
+    focus() {}
   }
   class Tray {
     on() {}
+    getBounds() {
+      return { x: 0, y: 0, width: 0, height: 0 };
+    }
     setToolTip() {}
     setContextMenu() {}
   }
@@ -43,6 +50,7 @@ vi.mock('electron', () => {
     app: {
       isPackaged: true,
       getPath: (name: string) => join(h.userData, name),
+      getVersion: () => '0.1.0',
       requestSingleInstanceLock: () => true,
       enableSandbox: () => undefined,
       on: () => undefined,
@@ -70,7 +78,9 @@ vi.mock('electron', () => {
       encryptString: () => Buffer.alloc(0),
       decryptString: () => '',
     },
-    screen: {},
+    screen: {
+      getDisplayNearestPoint: () => ({ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }),
+    },
     session: {
       defaultSession: { setPermissionRequestHandler() {}, setPermissionCheckHandler() {} },
     },

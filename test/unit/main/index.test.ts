@@ -100,6 +100,7 @@ vi.mock('electron', () => {
     app: {
       isPackaged: false,
       getPath: (name: string) => join(h.userData, name),
+      getVersion: () => '0.1.0',
       requestSingleInstanceLock: () => true,
       // Windows only in Electron (absent elsewhere); recorded here to check the wiring.
       setAppUserModelId: (id: string) => {
@@ -268,7 +269,12 @@ describe('main process composition (electron mocked)', () => {
     expect(await response?.text()).toContain('Most active this time unit');
   });
 
+  it('a launch the user started shows the window at once', () => {
+    expect(h.visible).toBe(true);
+  });
+
   it('the tray icon opens the window, and closes it even when its press blurred the window first', () => {
+    h.visible = false;
     h.trayEvents.get('click')?.();
     expect(h.visible).toBe(true);
     // Windows: pressing the icon takes focus from the window (blur hides it), then the click
@@ -364,7 +370,9 @@ describe('main process composition (electron mocked)', () => {
     const status = (await invoke('updater:get-status')) as AppStatus;
     expect(status).toMatchObject({ installedVersion: '1.0.0', lastError: null, phase: 'idle' });
     const statusLine = h.menus.at(-1)?.find((item) => item.id === 'status');
-    expect(statusLine?.label).toBe('Demo registry: Up to date: 1.0.0');
+    expect(statusLine?.label).toBe('Up to date (1.0.0)');
+    const installed = h.menus.at(-1)?.find((item) => item.id === 'installed');
+    expect(installed?.label).toBe('Installed: 1.0.0 · Demo registry');
   });
 
   it('serves the activity ranking through the main process', async () => {
