@@ -36,10 +36,12 @@ import { readLaunchPlan, runProgram } from './launch-facts.js';
 import { closeAction, type LaunchPlan } from './launch-mode.js';
 import { createMainWindow } from './main-window.js';
 import { createNotificationCenter } from './notification-center.js';
-import { netFetch } from './net-fetcher.js';
+import { attachAppLogin, proxyAwareNetFetch } from './net-fetcher.js';
+import { createProxyLogin } from './proxy-login.js';
+import { askInPromptWindow } from './proxy-prompt.js';
 import { openAppSession } from './app-session.js';
 import { openSessionPart, type LogLevel } from './open-updater.js';
-import { createSecretStore, machineKeyStorageWords } from './secret-store.js';
+import { createSecretStore, machineKeyStorageWords, sessionSeal } from './secret-store.js';
 import { createSettingsService } from './settings-service.js';
 import { attachOsShutdown } from './os-shutdown.js';
 import { memorySettings, openSettingsStore, type SettingsStore } from './settings.js';
@@ -163,6 +165,16 @@ async function boot(): Promise<void> {
   const envKey = process.env['UPDATER_MACHINE_KEY'];
   if (envKey !== undefined && envKey !== '') secrets.save(envKey);
 
+  // A proxy that asks for a password is asked about in a prompt window, for the app's own
+  // requests and for web contents alike (docs/DESKTOP.md "Proxy sign-in").
+  const proxyLogin = createProxyLogin({
+    ask: askInPromptWindow,
+    seal: sessionSeal(safeStorage),
+    report: (level, message) => log.write(level, message),
+  });
+  const answerChallenge = (challenge: Parameters<typeof proxyLogin.onChallenge>[0]) =>
+    proxyLogin.onChallenge(challenge);
+  attachAppLogin(app, answerChallenge);
   const openerDeps = {
     settings,
     settingsRefusal: refusal,
@@ -171,8 +183,8 @@ async function boot(): Promise<void> {
     userDataDir: app.getPath('userData'),
     startDemoServer,
     log: (level: LogLevel, message: string) => log.write(level, message),
-    // The system proxy, PAC, proxy auth and certificate store (docs/DESKTOP.md "Network").
-    fetch: netFetch,
+    // The system proxy, PAC, proxy sign-in and certificate store (docs/DESKTOP.md "Network").
+    fetch: proxyAwareNetFetch(answerChallenge),
   };
   // One session for the whole run: Save in the settings restarts the core inside it.
   const c = await openAppSession(() =>

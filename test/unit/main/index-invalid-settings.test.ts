@@ -18,7 +18,8 @@ const h = vi.hoisted(() => ({
   menus: [] as { id?: string; label?: string }[][],
 }));
 
-vi.mock('electron', () => {
+vi.mock('electron', async () => {
+  const { netRequestOverFetch } = await import('./net-request-stand-in.js');
   class BrowserWindow {
     readonly webContents = { id: 41, on() {}, setWindowOpenHandler() {}, send() {} };
     constructor() {
@@ -71,7 +72,8 @@ vi.mock('electron', () => {
         h.ipc.set(channel, fn),
     },
     protocol: { registerSchemesAsPrivileged: () => undefined, handle: () => undefined },
-    net: { fetch: (input: string, init?: RequestInit) => fetch(input, init) },
+    // The app's requests go through net.request (net-request-fetch.ts: proxy sign-in).
+    net: { request: netRequestOverFetch() },
     Menu: { buildFromTemplate: (template: unknown) => template },
     nativeImage: { createFromPath: (path: string) => path },
     Notification: { isSupported: () => false },

@@ -17,7 +17,8 @@ const h = vi.hoisted(() => ({
   exitCode: undefined as number | undefined,
 }));
 
-vi.mock('electron', () => {
+vi.mock('electron', async () => {
+  const { netRequestOverFetch } = await import('./net-request-stand-in.js');
   class BrowserWindow {
     readonly webContents = { id: 41, on() {}, setWindowOpenHandler() {}, send() {}, reload() {} };
     constructor(options: Record<string, unknown>) {
@@ -66,7 +67,8 @@ vi.mock('electron', () => {
     Tray,
     ipcMain: { handle: () => undefined },
     protocol: { registerSchemesAsPrivileged: () => undefined, handle: () => undefined },
-    net: { fetch: (input: string, init?: RequestInit) => fetch(input, init) },
+    // The app's requests go through net.request (net-request-fetch.ts: proxy sign-in).
+    net: { request: netRequestOverFetch() },
     Menu: {
       buildFromTemplate: (template: unknown) => template,
       setApplicationMenu: (menu: unknown) => h.applicationMenus.push(menu),

@@ -39,7 +39,8 @@ const h = vi.hoisted(() => ({
   netRequests: [] as string[],
 }));
 
-vi.mock('electron', () => {
+vi.mock('electron', async () => {
+  const { netRequestOverFetch } = await import('./net-request-stand-in.js');
   class BrowserWindow {
     readonly webContents;
     constructor(options: Record<string, unknown>) {
@@ -144,12 +145,8 @@ vi.mock('electron', () => {
         h.protocolHandlers.set(scheme, fn);
       },
     },
-    net: {
-      fetch: (input: string, init?: RequestInit) => {
-        h.netRequests.push(input);
-        return fetch(input, init);
-      },
-    },
+    // The app's requests go through net.request (net-request-fetch.ts: proxy sign-in).
+    net: { request: netRequestOverFetch((url) => h.netRequests.push(url)) },
     Menu: { buildFromTemplate: (template: unknown) => template },
     nativeImage: { createFromPath: (path: string) => path },
     Notification: { isSupported: () => false },
@@ -443,7 +440,7 @@ describe('main process composition (electron mocked)', () => {
     expect(sent.every((u) => /[?&]nonce=[A-Za-z0-9_-]{16,64}(&|$)/.test(u))).toBe(true);
   });
 
-  it("every request of the app goes through the session's net.fetch (system proxy, OS certificates)", () => {
+  it("every request of the app goes through the session's net.request (system proxy, proxy sign-in, OS certificates)", () => {
     const paths = h.netRequests.map((url) => new URL(url).pathname);
     expect(paths).toContain('/api/demo-key/mint');
     expect(paths.some((p) => p.startsWith('/api/updates/manifest'))).toBe(true);
