@@ -270,8 +270,14 @@ async function boot(): Promise<void> {
     },
   );
   if (plan.windowStyle === 'tray') {
-    // macOS draws template images in the menu bar's own colour.
-    const trayIcon = process.platform === 'darwin' ? 'trayTemplate.png' : 'tray.png';
+    // macOS draws template images in the menu bar's own colour; Windows picks the size for
+    // its scaling from a multi-size .ico.
+    const trayIcon =
+      process.platform === 'darwin'
+        ? 'trayTemplate.png'
+        : process.platform === 'win32'
+          ? 'tray.ico'
+          : 'tray.png';
     shell.tray = new Tray(nativeImage.createFromPath(join(resourcesDir, trayIcon)));
     shell.tray.on('click', () => trayToggle.onTrayClick());
     shell.tray.on('right-click', () => popUpTrayMenu(shell));
