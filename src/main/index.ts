@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   app,
+  dialog,
   Menu,
   nativeImage,
   powerMonitor,
@@ -44,6 +45,10 @@ import { openSessionPart, type LogLevel } from './open-updater.js';
 import { createSecretStore, machineKeyStorageWords, sessionSeal } from './secret-store.js';
 import { createSettingsService } from './settings-service.js';
 import { attachOsShutdown } from './os-shutdown.js';
+import { runningInstall } from '../app/self-update/running-install.js';
+import { DEFAULT_SELF_UPDATE_MODE } from '../app/self-update/self-update-mode.js';
+import { createSelfUpdateRunner, selfUpdateWorkDir } from './self-update-runner.js';
+import type { InstalledVerifyReport } from '../app/self-update/verified-copy.js';
 import { memorySettings, openSettingsStore, type SettingsStore } from './settings.js';
 import {
   closeShell,
@@ -175,7 +180,46 @@ async function boot(): Promise<void> {
   const answerChallenge = (challenge: Parameters<typeof proxyLogin.onChallenge>[0]) =>
     proxyLogin.onChallenge(challenge);
   attachAppLogin(app, answerChallenge);
+  // The app's own installers arrive as registry targets and replace it through the verified
+  // path (docs/RELEASING.md "Self-update targets"); only a packaged app replaces itself.
+  const install = app.isPackaged
+    ? runningInstall({
+        platform: process.platform,
+        execPath: process.execPath,
+        appImage: process.env['APPIMAGE'],
+      })
+    : null;
+  const selfUpdate = createSelfUpdateRunner({
+    running: {
+      version: app.getVersion(),
+      platform: process.platform,
+      arch: process.arch,
+      // Without an install (a development run) the runner does nothing at all.
+      kind: install?.kind ?? 'deb',
+    },
+    install,
+    // The settings carry no choice yet: ask first (self-update-mode.ts).
+    mode: () => DEFAULT_SELF_UPDATE_MODE,
+    ask: async (target) =>
+      (
+        await dialog.showMessageBox({
+          type: 'question',
+          buttons: ['Restart and update', 'Later'],
+          defaultId: 0,
+          cancelId: 1,
+          message: `Verified Updater ${target.version} is verified and ready.`,
+          detail: 'The app restarts to install it.',
+        })
+      ).response === 0,
+    notify: (notice) => notices.show(notice),
+    log: (level, message) => log.write(level, message),
+    quit: () => app.quit(),
+    workDir: selfUpdateWorkDir(app.getPath('userData')),
+  });
   const openerDeps = {
+    // Called by open-updater.ts once the core applied a release (the hook it needs).
+    afterApplied: (stateDir: string, verify: () => Promise<InstalledVerifyReport>) =>
+      selfUpdate.afterApplied(stateDir, verify),
     settings,
     settingsRefusal: refusal,
     secrets,
