@@ -7,13 +7,10 @@
  * our own app:// scheme with a strict CSP header and meta tag, navigation and new windows
  * denied, every IPC sender and argument checked, permissions denied).
  */
-import { access, rm, writeFile, mkdir } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   app,
-  dialog,
   Menu,
   nativeImage,
   powerMonitor,
@@ -31,10 +28,9 @@ import { bridgeEvents, bridgeHandlers } from './bridge-handlers.js';
 import { startDemoServer } from './demo-server.js';
 import { registerIpcHandlers } from './ipc-handlers.js';
 import { openLogFile } from './log-file.js';
-import { applyStartAtLogin, type LoginItemDeps } from './login-item.js';
-import { firstLaunchNotice, NOTICE_MARKER_FILE, tellOnce } from './first-launch-notice.js';
-import { readLaunchPlan, runProgram } from './launch-facts.js';
-import { closeAction, type LaunchPlan } from './launch-mode.js';
+import { applyStartAtLogin } from './login-item.js';
+import { firstLaunchNotice } from './first-launch-notice.js';
+import { closeAction } from './launch-mode.js';
 import { createMainWindow } from './main-window.js';
 import { createNotificationCenter } from './notification-center.js';
 import { attachAppLogin, proxyAwareNetFetch } from './net-fetcher.js';
@@ -45,9 +41,13 @@ import { openSessionPart, type LogLevel } from './open-updater.js';
 import { createSecretStore, machineKeyStorageWords, sessionSeal } from './secret-store.js';
 import { createSettingsService } from './settings-service.js';
 import { attachOsShutdown } from './os-shutdown.js';
-import { runningInstall } from '../app/self-update/running-install.js';
-import { DEFAULT_SELF_UPDATE_MODE } from '../app/self-update/self-update-mode.js';
-import { createSelfUpdateRunner, selfUpdateWorkDir } from './self-update-runner.js';
+import { createAppSelfUpdate } from './app-self-update.js';
+import {
+  decideLaunch,
+  loginItemDeps,
+  MINIMISE_TO_BACKGROUND,
+  tellWhereTheAppLives,
+} from './launch-wiring.js';
 import type { InstalledVerifyReport } from '../app/self-update/verified-copy.js';
 import { memorySettings, openSettingsStore, type SettingsStore } from './settings.js';
 import {
@@ -77,23 +77,6 @@ const trayToggle = createTrayToggle({
   hide: () => shell.window?.hide(),
 });
 
-/** Start at login through Electron (macOS, Windows) or an XDG autostart entry (Linux). */
-function loginItemDeps(): LoginItemDeps {
-  const configHome = process.env['XDG_CONFIG_HOME'] ?? join(homedir(), '.config');
-  return {
-    platform: process.platform,
-    setLoginItemSettings: (settings) => app.setLoginItemSettings(settings),
-    autostartDir: join(configHome, 'autostart'),
-    // An AppImage runs from a temporary mount: start the AppImage file itself.
-    executable: process.env['APPIMAGE'] ?? process.execPath,
-    writeFile: async (path, text) => {
-      await mkdir(dirname(path), { recursive: true });
-      await writeFile(path, text, { mode: 0o644 });
-    },
-    removeFile: (path) => rm(path, { force: true }),
-  };
-}
-
 /** Opens the settings file; a refused file leaves in-memory defaults and the refusal. */
 async function openSettings(): Promise<{ settings: SettingsStore; refusal: UpdateError | null }> {
   try {
@@ -105,39 +88,6 @@ async function openSettings(): Promise<{ settings: SettingsStore; refusal: Updat
     // Defaults in memory for this session; the refused file is left for the user to fix.
     return { settings: memorySettings(), refusal: error };
   }
-}
-
-/**
- * Normal window where the desktop has no tray: closing it minimises it to the background
- * (docs/DESKTOP.md "Launch"). A constant until the settings carry the choice.
- */
-const MINIMISE_TO_BACKGROUND = true;
-
-/** This launch's window style and first show (launch-mode.ts); argv and env read here only. */
-function decideLaunch(): Promise<LaunchPlan> {
-  return readLaunchPlan({
-    platform: process.platform,
-    argv: process.argv,
-    xdgCurrentDesktop: process.env['XDG_CURRENT_DESKTOP'],
-    wasOpenedAtLogin: () => app.getLoginItemSettings().wasOpenedAtLogin,
-    run: runProgram,
-  });
-}
-
-/** The first launch's one notice: where the app lives (first-launch-notice.ts). */
-async function tellWhereTheAppLives(show: () => void): Promise<void> {
-  const marker = join(app.getPath('userData'), NOTICE_MARKER_FILE);
-  await tellOnce(
-    {
-      exists: () =>
-        access(marker).then(
-          () => true,
-          () => false,
-        ),
-      write: () => writeFile(marker, '', { mode: 0o600 }),
-    },
-    show,
-  );
 }
 
 async function boot(): Promise<void> {
@@ -181,40 +131,10 @@ async function boot(): Promise<void> {
     proxyLogin.onChallenge(challenge);
   attachAppLogin(app, answerChallenge);
   // The app's own installers arrive as registry targets and replace it through the verified
-  // path (docs/RELEASING.md "Self-update targets"); only a packaged app replaces itself.
-  const install = app.isPackaged
-    ? runningInstall({
-        platform: process.platform,
-        execPath: process.execPath,
-        appImage: process.env['APPIMAGE'],
-      })
-    : null;
-  const selfUpdate = createSelfUpdateRunner({
-    running: {
-      version: app.getVersion(),
-      platform: process.platform,
-      arch: process.arch,
-      // Without an install (a development run) the runner does nothing at all.
-      kind: install?.kind ?? 'deb',
-    },
-    install,
-    // The settings carry no choice yet: ask first (self-update-mode.ts).
-    mode: () => DEFAULT_SELF_UPDATE_MODE,
-    ask: async (target) =>
-      (
-        await dialog.showMessageBox({
-          type: 'question',
-          buttons: ['Restart and update', 'Later'],
-          defaultId: 0,
-          cancelId: 1,
-          message: `Verified Updater ${target.version} is verified and ready.`,
-          detail: 'The app restarts to install it.',
-        })
-      ).response === 0,
+  // path (docs/RELEASING.md "Self-update targets").
+  const selfUpdate = createAppSelfUpdate({
     notify: (notice) => notices.show(notice),
     log: (level, message) => log.write(level, message),
-    quit: () => app.quit(),
-    workDir: selfUpdateWorkDir(app.getPath('userData')),
   });
   const openerDeps = {
     // Called by open-updater.ts once the core applied a release (the hook it needs).
