@@ -302,6 +302,36 @@ describe('main process composition (electron mocked)', () => {
     h.windowEvents.get('blur')?.();
   });
 
+  it("answers proxy sign-in through app 'login' and leaves a server's challenge to Electron's default (cancel)", () => {
+    const login = h.appHandlers.get('login') as unknown as
+      | ((
+          event: { preventDefault(): void },
+          webContents: unknown,
+          details: unknown,
+          authInfo: { isProxy: boolean; scheme: string; host: string; port: number; realm: string },
+          callback: () => void,
+        ) => void)
+      | undefined;
+    expect(login).toBeDefined();
+    const prevent = vi.fn();
+    const callback = vi.fn();
+    login?.(
+      { preventDefault: prevent },
+      null,
+      null,
+      {
+        isProxy: false,
+        scheme: 'basic',
+        host: 'example.com',
+        port: 443,
+        realm: 'r',
+      },
+      callback,
+    );
+    expect(prevent).not.toHaveBeenCalled();
+    expect(callback).not.toHaveBeenCalled();
+  });
+
   it('a renderer that is gone is reloaded', () => {
     const before = h.reloads;
     h.windows[0]?.handlers.get('render-process-gone')?.({}, { reason: 'crashed', exitCode: 11 });
