@@ -6,7 +6,7 @@
 import { app, dialog } from 'electron';
 import { runningInstall } from '../app/self-update/running-install.js';
 import { DEFAULT_SELF_UPDATE_MODE } from '../app/self-update/self-update-mode.js';
-import type { Notice } from './notifications.js';
+import type { NoticeText } from './notice-text.js';
 import {
   createSelfUpdateRunner,
   selfUpdateWorkDir,
@@ -14,7 +14,7 @@ import {
 } from './self-update-runner.js';
 
 export function createAppSelfUpdate(deps: {
-  notify: (notice: Notice) => void;
+  notify: (notice: NoticeText) => void;
   log: (level: 'info' | 'warn' | 'error', message: string) => void;
 }): SelfUpdateRunner {
   const install = app.isPackaged

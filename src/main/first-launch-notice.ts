@@ -3,12 +3,12 @@
  * closed (docs/DESKTOP.md "Launch"). Told once per user: a marker file in userData records
  * it. Electron-free; the file system is injected.
  */
-import type { Notice } from './notifications.js';
+import type { NoticeText } from './notice-text.js';
 
 export const NOTICE_MARKER_FILE = 'first-launch-notice.done';
 
 /** Where to find the app again, in this desktop's words. */
-export function firstLaunchNotice(platform: NodeJS.Platform, trayAvailable: boolean): Notice {
+export function firstLaunchNotice(platform: NodeJS.Platform, trayAvailable: boolean): NoticeText {
   const title = 'Verified Updater keeps running';
   if (!trayAvailable) {
     return {

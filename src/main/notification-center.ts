@@ -4,7 +4,7 @@
  * come from notifications.ts and first-launch-notice.ts; this is the thin Electron part.
  */
 import { Notification } from 'electron';
-import type { Notice } from './notifications.js';
+import type { NoticeText } from './notice-text.js';
 
 export interface NotificationCenterDeps {
   /** The app icon (resources/icon.png); Windows and Linux show it beside the text. */
@@ -15,7 +15,7 @@ export interface NotificationCenterDeps {
 
 export interface NotificationCenter {
   /** Shows a notice; false where the system has no notifications. */
-  show(notice: Notice): boolean;
+  show(notice: NoticeText): boolean;
 }
 
 /** Notifications kept alive at most; older ones can no longer be clicked anyway. */

@@ -14,7 +14,7 @@ import type { SelfUpdateMode } from '../app/self-update/self-update-mode.js';
 import { runSelfUpdate, type SelfUpdateOutcome } from '../app/self-update/self-update.js';
 import type { InstalledVerifyReport } from '../app/self-update/verified-copy.js';
 import { resolveCurrentSet } from '../node/index.js';
-import type { Notice } from './notifications.js';
+import type { NoticeText } from './notice-text.js';
 
 export interface SelfUpdateRunnerDeps {
   readonly running: RunningApp;
@@ -22,7 +22,7 @@ export interface SelfUpdateRunnerDeps {
   readonly install: RunningInstall | null;
   readonly mode: () => SelfUpdateMode;
   readonly ask: (target: AppTarget) => Promise<boolean>;
-  readonly notify: (notice: Notice) => void;
+  readonly notify: (notice: NoticeText) => void;
   readonly log: (level: 'info' | 'warn' | 'error', message: string) => void;
   readonly quit: () => void;
   /** userData/self-update: the installer and .deb copies. */
@@ -30,7 +30,7 @@ export interface SelfUpdateRunnerDeps {
 }
 
 /** What the user is told about an outcome, if anything. */
-export function selfUpdateNotice(outcome: SelfUpdateOutcome): Notice | null {
+export function selfUpdateNotice(outcome: SelfUpdateOutcome): NoticeText | null {
   switch (outcome.kind) {
     case 'handed-over':
       if (outcome.result.kind === 'manual') {
