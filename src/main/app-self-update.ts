@@ -5,7 +5,10 @@
  */
 import { app, dialog } from 'electron';
 import { runningInstall } from '../app/self-update/running-install.js';
-import { DEFAULT_SELF_UPDATE_MODE } from '../app/self-update/self-update-mode.js';
+import {
+  DEFAULT_SELF_UPDATE_MODE,
+  type SelfUpdateMode,
+} from '../app/self-update/self-update-mode.js';
 import type { NoticeText } from './notice-text.js';
 import {
   createSelfUpdateRunner,
@@ -16,6 +19,8 @@ import {
 export function createAppSelfUpdate(deps: {
   notify: (notice: NoticeText) => void;
   log: (level: 'info' | 'warn' | 'error', message: string) => void;
+  /** The setting "update the app itself"; ask first until the settings carry it. */
+  mode?: () => SelfUpdateMode;
 }): SelfUpdateRunner {
   const install = app.isPackaged
     ? runningInstall({
@@ -33,8 +38,7 @@ export function createAppSelfUpdate(deps: {
       kind: install?.kind ?? 'deb',
     },
     install,
-    // The settings carry no choice yet: ask first (self-update-mode.ts).
-    mode: () => DEFAULT_SELF_UPDATE_MODE,
+    mode: deps.mode ?? (() => DEFAULT_SELF_UPDATE_MODE),
     ask: async (target) =>
       (
         await dialog.showMessageBox({
