@@ -12,3 +12,9 @@ export function buildApp(options?: {
   outDir?: string;
   only?: readonly ('main' | 'preload' | 'renderer' | 'web')[];
 }): Promise<BuiltApp>;
+
+/** Which installers electron-builder will sign with `env`; values are never read out. */
+export function signingReport(
+  env: Record<string, string | undefined>,
+  platforms?: readonly ('linux' | 'mac' | 'win')[],
+): { lines: string[]; unsigned: boolean };

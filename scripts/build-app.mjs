@@ -5,7 +5,10 @@
 //   renderer/          browser IIFE + index.html + styles.css (strict CSP: no inline code)
 //   web/web.js         the web window's bridge (browser IIFE, src/preload/web.ts), loaded
 //                      before renderer.js by `updater serve` (src/web/web-window-server.ts)
-// Usage: node scripts/build-app.mjs [--out DIR]   (or import { buildApp } from it)
+// Usage: node scripts/build-app.mjs [--out DIR] [--signing-report [linux|mac|win]] [--no-build]
+//        (or import { buildApp, signingReport } from it)
+// --signing-report says, before electron-builder runs, which installers will be signed and
+// which will NOT, from the environment electron-builder reads (docs/RELEASING.md).
 import { build } from 'esbuild';
 import { copyFile, mkdir, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -92,14 +95,73 @@ export async function buildApp(options = {}) {
   };
 }
 
+const set = (env, name) => typeof env[name] === 'string' && env[name] !== '';
+
+/**
+ * Which installers electron-builder will sign with this environment, in plain words: one line
+ * per platform, `signed` or `UNSIGNED` with what is missing. The variables are electron-builder's
+ * own (docs/RELEASING.md); nothing here reads or prints their values.
+ */
+export function signingReport(env, platforms = ['linux', 'mac', 'win']) {
+  const lines = [];
+  let unsigned = false;
+  if (platforms.includes('mac')) {
+    const sign = set(env, 'CSC_LINK') || set(env, 'CSC_NAME');
+    const notarize =
+      (set(env, 'APPLE_API_KEY') && set(env, 'APPLE_API_KEY_ID') && set(env, 'APPLE_API_ISSUER')) ||
+      (set(env, 'APPLE_ID') &&
+        set(env, 'APPLE_APP_SPECIFIC_PASSWORD') &&
+        set(env, 'APPLE_TEAM_ID')) ||
+      (set(env, 'APPLE_KEYCHAIN') && set(env, 'APPLE_KEYCHAIN_PROFILE'));
+    unsigned ||= !sign || !notarize;
+    lines.push(
+      `macOS: ${sign ? 'signed' : 'UNSIGNED (no CSC_LINK or CSC_NAME)'}, ${
+        notarize
+          ? 'notarized'
+          : 'NOT NOTARIZED (no APPLE_API_KEY + APPLE_API_KEY_ID + APPLE_API_ISSUER)'
+      }`,
+    );
+  }
+  if (platforms.includes('win')) {
+    const azure =
+      set(env, 'AZURE_TENANT_ID') && set(env, 'AZURE_CLIENT_ID') && set(env, 'AZURE_CLIENT_SECRET');
+    const file = set(env, 'WIN_CSC_LINK') || set(env, 'CSC_LINK');
+    unsigned ||= !azure && !file;
+    lines.push(
+      `Windows: ${
+        azure
+          ? 'signed with Azure Trusted Signing (if azureSignOptions are given)'
+          : file
+            ? 'signed with a certificate file'
+            : 'UNSIGNED (no WIN_CSC_LINK, CSC_LINK or AZURE_* credentials): SmartScreen will say "unknown publisher"'
+      }`,
+    );
+  }
+  if (platforms.includes('linux')) {
+    lines.push(
+      'Linux: AppImage and deb carry no OS signature; the registry signs them as targets (docs/RELEASING.md "Linux")',
+    );
+  }
+  return { lines, unsigned };
+}
+
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const report = process.argv.indexOf('--signing-report');
+  if (report !== -1) {
+    const next = process.argv[report + 1];
+    const platforms = ['linux', 'mac', 'win'].includes(next ?? '') ? [next] : undefined;
+    const { lines, unsigned } = signingReport(process.env, platforms);
+    for (const line of lines) console.log(`signing: ${line}`);
+    if (unsigned) console.log('signing: THESE INSTALLERS WILL BE UNSIGNED (docs/RELEASING.md)');
+  }
   const at = process.argv.indexOf('--out');
   const outDir = at === -1 ? undefined : process.argv[at + 1];
-  buildApp(outDir === undefined ? {} : { outDir }).then(
-    (paths) => console.log(`built the desktop app into ${paths.outDir}`),
-    (error) => {
-      console.error(`build failed: ${error instanceof Error ? error.message : String(error)}`);
-      process.exitCode = 1;
-    },
-  );
+  if (!process.argv.includes('--no-build'))
+    buildApp(outDir === undefined ? {} : { outDir }).then(
+      (paths) => console.log(`built the desktop app into ${paths.outDir}`),
+      (error) => {
+        console.error(`build failed: ${error instanceof Error ? error.message : String(error)}`);
+        process.exitCode = 1;
+      },
+    );
 }

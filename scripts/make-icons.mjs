@@ -86,12 +86,49 @@ function icon(size, mono) {
   });
 }
 
+/**
+ * A Windows .ico holding one PNG per size (PNG entries are read by Windows Vista and later;
+ * width and height 0 mean 256). Windows picks the size for the DPI: 16 px at 100 %, 20 at
+ * 125 %, 24 at 150 %, 32 at 200 % for the tray; up to 256 for Explorer.
+ */
+function ico(sizes, mono) {
+  const images = sizes.map((size) => icon(size, mono));
+  const header = Buffer.alloc(6);
+  header.writeUInt16LE(0, 0);
+  header.writeUInt16LE(1, 2); // type: icon
+  header.writeUInt16LE(images.length, 4);
+  let offset = 6 + 16 * images.length;
+  const entries = images.map((image, i) => {
+    const size = sizes[i];
+    const entry = Buffer.alloc(16);
+    entry[0] = size >= 256 ? 0 : size;
+    entry[1] = size >= 256 ? 0 : size;
+    entry.writeUInt16LE(1, 4); // colour planes
+    entry.writeUInt16LE(32, 6); // bits per pixel
+    entry.writeUInt32LE(image.length, 8);
+    entry.writeUInt32LE(offset, 12);
+    offset += image.length;
+    return entry;
+  });
+  return Buffer.concat([header, ...entries, ...images]);
+}
+
+/** The sizes the freedesktop Icon Theme Specification's hicolor theme lists for apps. */
+const LINUX_ICON_SIZES = [16, 22, 24, 32, 48, 64, 128, 256, 512];
+/** The app icon in the .ico (Explorer, Start menu, taskbar, installer). */
+const APP_ICO_SIZES = [16, 20, 24, 32, 40, 48, 64, 128, 256];
+/** The tray icon in the .ico (notification area at 100 % to 200 %). */
+const TRAY_ICO_SIZES = [16, 20, 24, 32, 40, 48];
+
 mkdirSync(join(out, 'icons'), { recursive: true });
 const files = {
-  'icon.png': icon(512, false),
-  'icons/256x256.png': icon(256, false),
-  'icons/128x128.png': icon(128, false),
-  'icons/32x32.png': icon(32, false),
+  // 1024 px: the size macOS asks for (icon_512x512@2x) and electron-builder recommends.
+  'icon.png': icon(1024, false),
+  'icon.ico': ico(APP_ICO_SIZES, false),
+  'tray.ico': ico(TRAY_ICO_SIZES, false),
+  ...Object.fromEntries(
+    LINUX_ICON_SIZES.map((size) => [`icons/${size}x${size}.png`, icon(size, false)]),
+  ),
   'tray.png': icon(16, false),
   'tray@2x.png': icon(32, false),
   'trayTemplate.png': icon(16, true),

@@ -7,15 +7,12 @@
  * our own app:// scheme with a strict CSP header and meta tag, navigation and new windows
  * denied, every IPC sender and argument checked, permissions denied).
  */
-import { rm, writeFile, mkdir } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   app,
   Menu,
   nativeImage,
-  Notification,
   powerMonitor,
   protocol,
   safeStorage,
@@ -31,16 +28,40 @@ import { bridgeEvents, bridgeHandlers } from '#app/bridge-handlers.js';
 import { startDemoServer } from '#app/registry/demo-server.js';
 import { registerIpcHandlers } from './ipc-handlers.js';
 import { openLogFile } from '#app/log-file.js';
-import { applyStartAtLogin, type LoginItemDeps } from './login-item.js';
+import { applyStartAtLogin } from './login-item.js';
+import { firstLaunchNotice } from './first-launch-notice.js';
+import { closeAction } from './launch-mode.js';
 import { createMainWindow } from './main-window.js';
-import { netFetch } from './net-fetcher.js';
+import { createNotificationCenter } from './notification-center.js';
+import { attachAppLogin, proxyAwareNetFetch } from './net-fetcher.js';
+import { createProxyLogin } from './proxy-login.js';
+import { askInPromptWindow } from './proxy-prompt.js';
 import { openAppSession } from '#app/app-session.js';
 import { openSessionPart, type LogLevel } from '#app/open-updater.js';
-import { createSecretStore, machineKeyStorageWords } from '#app/settings/secret-store.js';
+import {
+  createSecretStore,
+  machineKeyStorageWords,
+  sessionSeal,
+} from '#app/settings/secret-store.js';
 import { createSettingsService } from '#app/settings/settings-service.js';
 import { attachOsShutdown } from './os-shutdown.js';
+import { createAppSelfUpdate } from './app-self-update.js';
+import {
+  decideLaunch,
+  loginItemDeps,
+  MINIMISE_TO_BACKGROUND,
+  tellWhereTheAppLives,
+} from './launch-wiring.js';
+import type { InstalledVerifyReport } from '../app/self-update/verified-copy.js';
 import { memorySettings, openSettingsStore, type SettingsStore } from '#app/settings/settings.js';
-import { closeShell, emptyShell, popUpTrayMenu, refreshTray, showWindow } from './shell.js';
+import {
+  closeShell,
+  emptyShell,
+  firstShow,
+  popUpTrayMenu,
+  refreshTray,
+  showWindow,
+} from './shell.js';
 import { createTrayToggle } from './tray-toggle.js';
 import { attachWindowLifecycle } from './window-lifecycle.js';
 
@@ -60,23 +81,6 @@ const trayToggle = createTrayToggle({
   hide: () => shell.window?.hide(),
 });
 
-/** Start at login through Electron (macOS, Windows) or an XDG autostart entry (Linux). */
-function loginItemDeps(): LoginItemDeps {
-  const configHome = process.env['XDG_CONFIG_HOME'] ?? join(homedir(), '.config');
-  return {
-    platform: process.platform,
-    setLoginItemSettings: (settings) => app.setLoginItemSettings(settings),
-    autostartDir: join(configHome, 'autostart'),
-    // An AppImage runs from a temporary mount: start the AppImage file itself.
-    executable: process.env['APPIMAGE'] ?? process.execPath,
-    writeFile: async (path, text) => {
-      await mkdir(dirname(path), { recursive: true });
-      await writeFile(path, text, { mode: 0o644 });
-    },
-    removeFile: (path) => rm(path, { force: true }),
-  };
-}
-
 /** Opens the settings file; a refused file leaves in-memory defaults and the refusal. */
 async function openSettings(): Promise<{ settings: SettingsStore; refusal: UpdateError | null }> {
   try {
@@ -93,6 +97,17 @@ async function openSettings(): Promise<{ settings: SettingsStore; refusal: Updat
 async function boot(): Promise<void> {
   const log = openLogFile({ dir: app.getPath('logs') });
   shell.log = log;
+  const plan = await decideLaunch();
+  shell.windowStyle = plan.windowStyle;
+  log.write(
+    'info',
+    `launch: ${plan.atLogin ? 'at login' : 'by the user'}, ${plan.windowStyle} window`,
+  );
+  // Notifications carry the app icon and open the window when clicked.
+  const notices = createNotificationCenter({
+    iconPath: join(resourcesDir, 'icon.png'),
+    open: () => showWindow(shell),
+  });
   // Packaged builds have no application menu, so no Reload / Toggle DevTools shortcuts.
   if (app.isPackaged) Menu.setApplicationMenu(null);
   // Deny every permission request (camera, notifications from the page, …).
@@ -109,7 +124,26 @@ async function boot(): Promise<void> {
   const envKey = process.env['UPDATER_MACHINE_KEY'];
   if (envKey !== undefined && envKey !== '') secrets.save(envKey);
 
+  // A proxy that asks for a password is asked about in a prompt window, for the app's own
+  // requests and for web contents alike (docs/DESKTOP.md "Proxy sign-in").
+  const proxyLogin = createProxyLogin({
+    ask: askInPromptWindow,
+    seal: sessionSeal(safeStorage),
+    report: (level, message) => log.write(level, message),
+  });
+  const answerChallenge = (challenge: Parameters<typeof proxyLogin.onChallenge>[0]) =>
+    proxyLogin.onChallenge(challenge);
+  attachAppLogin(app, answerChallenge);
+  // The app's own installers arrive as registry targets and replace it through the verified
+  // path (docs/RELEASING.md "Self-update targets").
+  const selfUpdate = createAppSelfUpdate({
+    notify: (notice) => notices.show(notice),
+    log: (level, message) => log.write(level, message),
+  });
   const openerDeps = {
+    // Called by open-updater.ts once the core applied a release (the hook it needs).
+    afterApplied: (stateDir: string, verify: () => Promise<InstalledVerifyReport>) =>
+      selfUpdate.afterApplied(stateDir, verify),
     settings,
     settingsRefusal: refusal,
     secrets,
@@ -117,15 +151,15 @@ async function boot(): Promise<void> {
     userDataDir: app.getPath('userData'),
     startDemoServer,
     log: (level: LogLevel, message: string) => log.write(level, message),
-    // The system proxy, PAC, proxy auth and certificate store (docs/DESKTOP.md "Network").
-    fetch: netFetch,
+    // The system proxy, PAC, proxy sign-in and certificate store (docs/DESKTOP.md "Network").
+    fetch: proxyAwareNetFetch(answerChallenge),
   };
   // One session for the whole run: Save in the settings restarts the core inside it.
   const c = await openAppSession(() =>
     openSessionPart(openerDeps, {
       settings,
       notify: (notice) => {
-        if (Notification.isSupported()) new Notification(notice).show();
+        notices.show(notice);
       },
       log: (level, message) => log.write(level, message),
       openLog: async () => {
@@ -162,8 +196,12 @@ async function boot(): Promise<void> {
     onBlur: () => trayToggle.onBlur(),
     // Packaged builds: no DevTools (and no default menu with its shortcuts, see launch()).
     devTools: !app.isPackaged,
+    style: plan.windowStyle,
+    iconPath: join(resourcesDir, 'icon.png'),
   });
   attachWindowLifecycle(shell.window, {
+    closeAction: () => closeAction(plan.windowStyle, MINIMISE_TO_BACKGROUND),
+    quit: () => app.quit(),
     isQuitting: () => shell.quitting,
     nowMs: () => Date.now(),
     log: (level, message) => log.write(level, message),
@@ -199,11 +237,24 @@ async function boot(): Promise<void> {
       log: (level, message) => log.write(level, message),
     },
   );
-  // macOS draws template images in the menu bar's own colour.
-  const trayIcon = process.platform === 'darwin' ? 'trayTemplate.png' : 'tray.png';
-  shell.tray = new Tray(nativeImage.createFromPath(join(resourcesDir, trayIcon)));
-  shell.tray.on('click', () => trayToggle.onTrayClick());
-  shell.tray.on('right-click', () => popUpTrayMenu(shell));
+  if (plan.windowStyle === 'tray') {
+    // macOS draws template images in the menu bar's own colour; Windows picks the size for
+    // its scaling from a multi-size .ico.
+    const trayIcon =
+      process.platform === 'darwin'
+        ? 'trayTemplate.png'
+        : process.platform === 'win32'
+          ? 'tray.ico'
+          : 'tray.png';
+    shell.tray = new Tray(nativeImage.createFromPath(join(resourcesDir, trayIcon)));
+    shell.tray.on('click', () => trayToggle.onTrayClick());
+    shell.tray.on('right-click', () => popUpTrayMenu(shell));
+  }
+  // A launch by hand shows the window; one at login stays in the tray (launch-mode.ts).
+  firstShow(shell, plan.firstShow);
+  tellWhereTheAppLives(() =>
+    notices.show(firstLaunchNotice(process.platform, plan.windowStyle === 'tray')),
+  ).catch((error: unknown) => log.write('warn', `first-launch notice: ${String(error)}`));
   // Every push event of the contract goes to the window; a status change also to the tray.
   const events = bridgeEvents(c);
   const forward = <K extends EventName>(name: K): void => {

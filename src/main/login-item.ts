@@ -3,14 +3,17 @@
  * have Electron's app.setLoginItemSettings; Linux has none, so there the app writes (or
  * removes) an XDG autostart entry, `$XDG_CONFIG_HOME/autostart/verified-updater.desktop`
  * (XDG Autostart Specification 0.5). Electron-free: Electron's call and the file system are
- * injected.
+ * injected. What the session starts carries `--hidden` (Windows login item, XDG entry), so
+ * that launch stays in the tray (launch-mode.ts); macOS has no arguments for login items and
+ * reports `wasOpenedAtLogin` instead (docs/DESKTOP.md "Launch").
  */
 import { join } from 'node:path';
+import { HIDDEN_ARGUMENT } from './launch-mode.js';
 
 export interface LoginItemDeps {
   readonly platform: NodeJS.Platform;
   /** Electron's app.setLoginItemSettings (macOS, Windows). */
-  readonly setLoginItemSettings: (settings: { openAtLogin: boolean }) => void;
+  readonly setLoginItemSettings: (settings: { openAtLogin: boolean; args?: string[] }) => void;
   /** Linux: the autostart folder ($XDG_CONFIG_HOME/autostart, else ~/.config/autostart). */
   readonly autostartDir: string;
   /** Linux: what the entry starts (the AppImage when run from one, else the executable). */
@@ -34,7 +37,7 @@ export function autostartEntry(executable: string): string {
     'Type=Application',
     'Name=Verified Updater',
     'Comment=Keeps the installed release up to date (starts in the tray)',
-    `Exec=${quoteExecArgument(executable)}`,
+    `Exec=${quoteExecArgument(executable)} ${HIDDEN_ARGUMENT}`,
     'Terminal=false',
     'X-GNOME-Autostart-enabled=true',
     '',
@@ -43,8 +46,13 @@ export function autostartEntry(executable: string): string {
 
 /** Turns start at login on or off for this user. */
 export async function applyStartAtLogin(enabled: boolean, deps: LoginItemDeps): Promise<void> {
-  if (deps.platform === 'darwin' || deps.platform === 'win32') {
+  if (deps.platform === 'darwin') {
     deps.setLoginItemSettings({ openAtLogin: enabled });
+    return;
+  }
+  if (deps.platform === 'win32') {
+    // Windows matches the Run entry by path and arguments: the same args on and off.
+    deps.setLoginItemSettings({ openAtLogin: enabled, args: [HIDDEN_ARGUMENT] });
     return;
   }
   const path = join(deps.autostartDir, AUTOSTART_FILE);

@@ -6,6 +6,7 @@
  */
 import { BrowserWindow, screen, type Tray } from 'electron';
 import { APP_ENTRY_URL } from '#app/app-protocol.js';
+import type { WindowStyle } from './launch-mode.js';
 import { windowPosition } from './window-position.js';
 
 export const WINDOW_SIZE = { width: 380, height: 560 };
@@ -17,6 +18,23 @@ export interface MainWindowOptions {
   readonly onBlur: () => void;
   /** Packaged builds have no DevTools (docs/DESKTOP.md "Lifecycle"). */
   readonly devTools: boolean;
+  /** 'tray' next to the tray icon; 'normal' where the desktop has no tray (launch-mode.ts). */
+  readonly style: WindowStyle;
+  /** The app icon, for the title bar and taskbar of a normal window. */
+  readonly iconPath?: string;
+}
+
+/** The frame and taskbar options of each style (docs/DESKTOP.md "Launch"). */
+export function styleOptions(style: WindowStyle): {
+  frame: boolean;
+  skipTaskbar: boolean;
+  alwaysOnTop: boolean;
+  resizable: boolean;
+} {
+  // A normal window is the app's only way back where no tray exists: framed, in the taskbar.
+  return style === 'tray'
+    ? { frame: false, skipTaskbar: true, alwaysOnTop: true, resizable: false }
+    : { frame: true, skipTaskbar: false, alwaysOnTop: false, resizable: true };
 }
 
 /** Creates the hidden window and starts loading the page. */
@@ -27,10 +45,8 @@ export function createMainWindow(options: MainWindowOptions): BrowserWindow {
     // Otherwise a never-shown window reports document.visibilityState 'visible' and the
     // widget, which pauses while hidden, would poll the registry before anyone opens it.
     paintWhenInitiallyHidden: false,
-    frame: false,
-    resizable: false,
-    skipTaskbar: true,
-    alwaysOnTop: true,
+    ...styleOptions(options.style),
+    ...(options.iconPath === undefined ? {} : { icon: options.iconPath }),
     title: 'Verified Updater',
     webPreferences: {
       preload: options.preloadPath,
@@ -47,14 +63,22 @@ export function createMainWindow(options: MainWindowOptions): BrowserWindow {
   win.webContents.on('will-redirect', (event) => event.preventDefault());
   win.webContents.on('will-attach-webview', (event) => event.preventDefault());
   win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
-  win.on('blur', options.onBlur);
+  // Only the tray window hides on blur; a normal window stays where the user put it.
+  if (options.style === 'tray') win.on('blur', options.onBlur);
   // Our own scheme, never file:// (checklist §18); it sends the CSP header (app-protocol.ts).
   void win.loadURL(APP_ENTRY_URL);
   return win;
 }
 
 /** Shows the window next to the tray icon, inside that display's work area, focused. */
-export function showNearTray(win: BrowserWindow, tray: Tray): void {
+export function showNearTray(win: BrowserWindow, tray: Tray | null): void {
+  if (tray === null) {
+    // A normal window (no tray): restore it where it was.
+    if (win.isMinimized()) win.restore();
+    win.show();
+    win.focus();
+    return;
+  }
   const trayBounds = tray.getBounds();
   const display = screen.getDisplayNearestPoint({ x: trayBounds.x, y: trayBounds.y });
   const { x, y } = windowPosition(trayBounds, WINDOW_SIZE, display.workArea);

@@ -6,6 +6,7 @@
 import { app, Menu, type BrowserWindow, type Tray } from 'electron';
 import type { AppController } from '#app/app-controller.js';
 import type { DemoServer } from '#app/registry/first-run.js';
+import type { FirstShow, WindowStyle } from './launch-mode.js';
 import type { LogFile } from '#app/log-file.js';
 import { showNearTray } from './main-window.js';
 import { trayMenuPolicy } from './tray-menu-policy.js';
@@ -24,6 +25,8 @@ export interface Shell {
   quitting: boolean;
   /** The tray menu as last built (popped up on right click where it is not set). */
   trayMenu: Menu | null;
+  /** How this launch shows its window (launch-mode.ts); 'tray' until boot decides. */
+  windowStyle: WindowStyle;
 }
 
 /** The record before boot: nothing open yet. */
@@ -37,13 +40,25 @@ export function emptyShell(): Shell {
     setPaused: () => undefined,
     quitting: false,
     trayMenu: null,
+    windowStyle: 'tray',
   };
 }
 
-/** Shows the window next to the tray icon (no-op before both exist). */
+/**
+ * Shows the window next to the tray icon, or as a normal window where the desktop has no
+ * tray (no-op before the window exists; in tray style, before the tray exists).
+ */
 export function showWindow(shell: Shell): void {
-  if (shell.window === null || shell.tray === null) return;
+  if (shell.window === null) return;
+  if (shell.tray === null && shell.windowStyle === 'tray') return;
   showNearTray(shell.window, shell.tray);
+}
+
+/** The first show of this launch (launch-mode.ts): shown, left in the tray, or minimised. */
+export function firstShow(shell: Shell, how: FirstShow): void {
+  if (how === 'show') showWindow(shell);
+  // A hidden window that is minimised appears in the taskbar, minimised (the no-tray login).
+  else if (how === 'minimised') shell.window?.minimize();
 }
 
 /** Rebuilds the tray tooltip and menu from the current status. */
@@ -53,12 +68,18 @@ export function refreshTray(shell: Shell): void {
   const status = controller.getStatus();
   tray.setToolTip(trayTooltip(status));
   shell.trayMenu = Menu.buildFromTemplate(
-    trayMenuTemplate(status, {
-      checkNow: () => void controller.checkNow(),
-      open: () => showWindow(shell),
-      setPaused: (paused) => shell.setPaused(paused),
-      quit: () => app.quit(),
-    }),
+    trayMenuTemplate(
+      status,
+      {
+        checkNow: () => void controller.checkNow(),
+        cancel: () => void controller.cancel(),
+        open: () => showWindow(shell),
+        openSettings: () => showWindow(shell),
+        setPaused: (paused) => shell.setPaused(paused),
+        quit: () => app.quit(),
+      },
+      app.getVersion(),
+    ),
   );
   if (trayMenuPolicy(process.platform) === 'set-context-menu') tray.setContextMenu(shell.trayMenu);
 }

@@ -7,11 +7,13 @@
  *   load (`did-fail-load`) are logged and the page is reloaded, at most `maxReloads` times
  *   in `reloadBudgetMs`, so a page that crashes on load cannot spin the CPU forever.
  */
+import type { CloseAction } from './launch-mode.js';
 
 /** The slice of BrowserWindow this module uses. */
 export interface LifecycleWindow {
   on(event: 'close', listener: (event: { preventDefault(): void }) => void): unknown;
   hide(): void;
+  minimize(): void;
   isDestroyed(): boolean;
   readonly webContents: {
     on(
@@ -40,6 +42,12 @@ export interface WindowLifecycleDeps {
   /** Reloads allowed within `reloadBudgetMs` (default 3 in 60 s). */
   readonly maxReloads?: number;
   readonly reloadBudgetMs?: number;
+  /**
+   * What closing does (launch-mode.ts closeAction); 'hide' when absent. 'quit' calls `quit`,
+   * which goes through the app's ordered shutdown.
+   */
+  readonly closeAction?: () => CloseAction;
+  readonly quit?: () => void;
 }
 
 export const DEFAULT_MAX_RELOADS = 3;
@@ -55,8 +63,11 @@ export function attachWindowLifecycle(win: LifecycleWindow, deps: WindowLifecycl
 
   win.on('close', (event) => {
     if (deps.isQuitting()) return;
+    const action = deps.closeAction?.() ?? 'hide';
     event.preventDefault();
-    win.hide();
+    if (action === 'minimise') win.minimize();
+    else if (action === 'quit') deps.quit?.();
+    else win.hide();
   });
 
   const reload = (why: string): void => {

@@ -68,3 +68,22 @@ export function machineKeyStorageWords(safeStorage: SafeStorageLike): string {
     ? 'Kept encrypted by your system’s keychain; never shown again.'
     : 'This system offers no keychain: the key is kept in memory until the app quits, never written in clear.';
 }
+
+/**
+ * Seals a secret kept for the session only (the proxy password, proxy-login.ts): encrypted
+ * with safeStorage where it can encrypt, so it is not readable as text in the process's memory
+ * dumps; held as it is otherwise (it is never written anywhere).
+ */
+export function sessionSeal(safeStorage: SafeStorageLike): {
+  seal(text: string): unknown;
+  open(sealed: unknown): string;
+} {
+  return {
+    seal: (text) =>
+      safeStorage.isEncryptionAvailable() ? safeStorage.encryptString(text) : { plain: text },
+    open: (sealed) =>
+      Buffer.isBuffer(sealed)
+        ? safeStorage.decryptString(sealed)
+        : (sealed as { plain: string }).plain,
+  };
+}

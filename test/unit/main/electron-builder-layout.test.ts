@@ -48,7 +48,7 @@ interface BuilderConfig {
   linux: { target: string[]; icon: string; maintainer: string };
   deb: { depends: string[] };
   mac: {
-    target: string[];
+    target: { target: string; arch: string[] }[];
     hardenedRuntime: boolean;
     entitlements: string;
     entitlementsInherit: string;
@@ -215,7 +215,10 @@ describe('electron-builder packaging', () => {
     expect(config.productName).toBe('Verified Updater');
     expect(config.linux.target).toEqual(['AppImage', 'deb']);
     expect(config.linux.maintainer).toMatch(/<.+@.+>/); // deb refuses to build without it
-    expect(config.mac.target).toEqual(['dmg']);
+    expect(config.mac.target).toEqual([
+      { target: 'dmg', arch: ['universal'] },
+      { target: 'zip', arch: ['universal'] },
+    ]);
     expect(config.mac.hardenedRuntime).toBe(true);
     const plist = await readFile(join(ROOT, config.mac.entitlements), 'utf8');
     expect(plist).toContain('com.apple.security.cs.allow-jit');
@@ -320,6 +323,7 @@ describe('electron-builder packaging', () => {
       'icon.png',
       'pinned-key.txt',
       'registry.json',
+      'tray.ico',
       'tray.png',
       'tray@2x.png',
       'trayTemplate.png',

@@ -18,7 +18,8 @@ const h = vi.hoisted(() => ({
   menus: [] as { id?: string; label?: string }[][],
 }));
 
-vi.mock('electron', () => {
+vi.mock('electron', async () => {
+  const { netRequestOverFetch } = await import('./net-request-stand-in.js');
   class BrowserWindow {
     readonly webContents = { id: 41, on() {}, setWindowOpenHandler() {}, send() {} };
     constructor() {
@@ -34,9 +35,16 @@ vi.mock('electron', () => {
     isVisible() {
       return false;
     }
+    // A launch by hand shows the window next to the tray icon (launch-mode.ts).
+    setPosition() {}
+    show() {}
+    focus() {}
   }
   class Tray {
     on() {}
+    getBounds() {
+      return { x: 0, y: 0, width: 0, height: 0 };
+    }
     setToolTip() {}
     setContextMenu(menu: { id?: string; label?: string }[]) {
       h.menus.push(menu);
@@ -46,6 +54,7 @@ vi.mock('electron', () => {
     app: {
       isPackaged: false,
       getPath: (name: string) => join(h.userData, name),
+      getVersion: () => '0.1.0',
       requestSingleInstanceLock: () => true,
       enableSandbox: () => undefined,
       on: () => undefined,
@@ -63,7 +72,8 @@ vi.mock('electron', () => {
         h.ipc.set(channel, fn),
     },
     protocol: { registerSchemesAsPrivileged: () => undefined, handle: () => undefined },
-    net: { fetch: (input: string, init?: RequestInit) => fetch(input, init) },
+    // The app's requests go through net.request (net-request-fetch.ts: proxy sign-in).
+    net: { request: netRequestOverFetch() },
     Menu: { buildFromTemplate: (template: unknown) => template },
     nativeImage: { createFromPath: (path: string) => path },
     Notification: { isSupported: () => false },
@@ -72,7 +82,9 @@ vi.mock('electron', () => {
       encryptString: () => Buffer.alloc(0),
       decryptString: () => '',
     },
-    screen: {},
+    screen: {
+      getDisplayNearestPoint: () => ({ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }),
+    },
     session: {
       defaultSession: { setPermissionRequestHandler() {}, setPermissionCheckHandler() {} },
     },
@@ -118,8 +130,12 @@ describe('main process with an invalid settings file (electron mocked)', () => {
     const status = (await getStatus?.(trusted)) as AppStatus;
     expect(status.registryLabel).toBe('Not configured');
     expect(status.lastError?.code).toBe('CONFIG_INVALID');
-    expect(h.menus.at(-1)?.find((item) => item.id === 'status')?.label).toBe(
-      'Not configured: Update failed (CONFIG_INVALID)',
+    const menu = h.menus.at(-1);
+    expect(menu?.find((item) => item.id === 'status')?.label).toBe(
+      'Update failed (CONFIG_INVALID)',
+    );
+    expect(menu?.find((item) => item.id === 'installed')?.label).toBe(
+      'Installed: none yet · Not configured',
     );
   });
 

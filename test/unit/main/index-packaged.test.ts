@@ -17,7 +17,8 @@ const h = vi.hoisted(() => ({
   exitCode: undefined as number | undefined,
 }));
 
-vi.mock('electron', () => {
+vi.mock('electron', async () => {
+  const { netRequestOverFetch } = await import('./net-request-stand-in.js');
   class BrowserWindow {
     readonly webContents = { id: 41, on() {}, setWindowOpenHandler() {}, send() {}, reload() {} };
     constructor(options: Record<string, unknown>) {
@@ -33,9 +34,16 @@ vi.mock('electron', () => {
     isVisible() {
       return false;
     }
+    // A launch by hand shows the window next to the tray icon (launch-mode.ts).
+    setPosition() {}
+    show() {}
+    focus() {}
   }
   class Tray {
     on() {}
+    getBounds() {
+      return { x: 0, y: 0, width: 0, height: 0 };
+    }
     setToolTip() {}
     setContextMenu() {}
   }
@@ -43,6 +51,7 @@ vi.mock('electron', () => {
     app: {
       isPackaged: true,
       getPath: (name: string) => join(h.userData, name),
+      getVersion: () => '0.1.0',
       requestSingleInstanceLock: () => true,
       enableSandbox: () => undefined,
       on: () => undefined,
@@ -58,7 +67,8 @@ vi.mock('electron', () => {
     Tray,
     ipcMain: { handle: () => undefined },
     protocol: { registerSchemesAsPrivileged: () => undefined, handle: () => undefined },
-    net: { fetch: (input: string, init?: RequestInit) => fetch(input, init) },
+    // The app's requests go through net.request (net-request-fetch.ts: proxy sign-in).
+    net: { request: netRequestOverFetch() },
     Menu: {
       buildFromTemplate: (template: unknown) => template,
       setApplicationMenu: (menu: unknown) => h.applicationMenus.push(menu),
@@ -70,7 +80,9 @@ vi.mock('electron', () => {
       encryptString: () => Buffer.alloc(0),
       decryptString: () => '',
     },
-    screen: {},
+    screen: {
+      getDisplayNearestPoint: () => ({ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }),
+    },
     session: {
       defaultSession: { setPermissionRequestHandler() {}, setPermissionCheckHandler() {} },
     },

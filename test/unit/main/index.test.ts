@@ -39,7 +39,8 @@ const h = vi.hoisted(() => ({
   netRequests: [] as string[],
 }));
 
-vi.mock('electron', () => {
+vi.mock('electron', async () => {
+  const { netRequestOverFetch } = await import('./net-request-stand-in.js');
   class BrowserWindow {
     readonly webContents;
     constructor(options: Record<string, unknown>) {
@@ -100,6 +101,7 @@ vi.mock('electron', () => {
     app: {
       isPackaged: false,
       getPath: (name: string) => join(h.userData, name),
+      getVersion: () => '0.1.0',
       requestSingleInstanceLock: () => true,
       // Windows only in Electron (absent elsewhere); recorded here to check the wiring.
       setAppUserModelId: (id: string) => {
@@ -143,12 +145,8 @@ vi.mock('electron', () => {
         h.protocolHandlers.set(scheme, fn);
       },
     },
-    net: {
-      fetch: (input: string, init?: RequestInit) => {
-        h.netRequests.push(input);
-        return fetch(input, init);
-      },
-    },
+    // The app's requests go through net.request (net-request-fetch.ts: proxy sign-in).
+    net: { request: netRequestOverFetch((url) => h.netRequests.push(url)) },
     Menu: { buildFromTemplate: (template: unknown) => template },
     nativeImage: { createFromPath: (path: string) => path },
     Notification: { isSupported: () => false },
@@ -268,7 +266,12 @@ describe('main process composition (electron mocked)', () => {
     expect(await response?.text()).toContain('Most active this time unit');
   });
 
+  it('a launch the user started shows the window at once', () => {
+    expect(h.visible).toBe(true);
+  });
+
   it('the tray icon opens the window, and closes it even when its press blurred the window first', () => {
+    h.visible = false;
     h.trayEvents.get('click')?.();
     expect(h.visible).toBe(true);
     // Windows: pressing the icon takes focus from the window (blur hides it), then the click
@@ -297,6 +300,36 @@ describe('main process composition (electron mocked)', () => {
     h.appHandlers.get('activate')?.({ preventDefault: () => undefined });
     expect(h.visible).toBe(true);
     h.windowEvents.get('blur')?.();
+  });
+
+  it("answers proxy sign-in through app 'login' and leaves a server's challenge to Electron's default (cancel)", () => {
+    const login = h.appHandlers.get('login') as unknown as
+      | ((
+          event: { preventDefault(): void },
+          webContents: unknown,
+          details: unknown,
+          authInfo: { isProxy: boolean; scheme: string; host: string; port: number; realm: string },
+          callback: () => void,
+        ) => void)
+      | undefined;
+    expect(login).toBeDefined();
+    const prevent = vi.fn();
+    const callback = vi.fn();
+    login?.(
+      { preventDefault: prevent },
+      null,
+      null,
+      {
+        isProxy: false,
+        scheme: 'basic',
+        host: 'example.com',
+        port: 443,
+        realm: 'r',
+      },
+      callback,
+    );
+    expect(prevent).not.toHaveBeenCalled();
+    expect(callback).not.toHaveBeenCalled();
   });
 
   it('a renderer that is gone is reloaded', () => {
@@ -364,7 +397,9 @@ describe('main process composition (electron mocked)', () => {
     const status = (await invoke('updater:get-status')) as AppStatus;
     expect(status).toMatchObject({ installedVersion: '1.0.0', lastError: null, phase: 'idle' });
     const statusLine = h.menus.at(-1)?.find((item) => item.id === 'status');
-    expect(statusLine?.label).toBe('Demo registry: Up to date: 1.0.0');
+    expect(statusLine?.label).toBe('Up to date (1.0.0)');
+    const installed = h.menus.at(-1)?.find((item) => item.id === 'installed');
+    expect(installed?.label).toBe('Installed: 1.0.0 · Demo registry');
   });
 
   it('serves the activity ranking through the main process', async () => {
@@ -435,7 +470,7 @@ describe('main process composition (electron mocked)', () => {
     expect(sent.every((u) => /[?&]nonce=[A-Za-z0-9_-]{16,64}(&|$)/.test(u))).toBe(true);
   });
 
-  it("every request of the app goes through the session's net.fetch (system proxy, OS certificates)", () => {
+  it("every request of the app goes through the session's net.request (system proxy, proxy sign-in, OS certificates)", () => {
     const paths = h.netRequests.map((url) => new URL(url).pathname);
     expect(paths).toContain('/api/demo-key/mint');
     expect(paths.some((p) => p.startsWith('/api/updates/manifest'))).toBe(true);

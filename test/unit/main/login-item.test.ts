@@ -11,7 +11,8 @@ function deps(platform: NodeJS.Platform) {
   const calls: string[] = [];
   const d: LoginItemDeps = {
     platform,
-    setLoginItemSettings: (s) => calls.push(`login-item ${String(s.openAtLogin)}`),
+    setLoginItemSettings: (s) =>
+      calls.push(`login-item ${String(s.openAtLogin)}${s.args ? ` ${s.args.join(' ')}` : ''}`),
     autostartDir: '/home/u/.config/autostart',
     executable: '/opt/Verified Updater/verified-updater',
     writeFile: (path, text) => {
@@ -27,11 +28,18 @@ function deps(platform: NodeJS.Platform) {
 }
 
 describe('start at login', () => {
-  it.each(['darwin', 'win32'] as const)('uses the login item on %s', async (platform) => {
-    const { d, calls } = deps(platform);
+  it('uses the login item on macOS (which reports wasOpenedAtLogin instead of arguments)', async () => {
+    const { d, calls } = deps('darwin');
     await applyStartAtLogin(true, d);
     await applyStartAtLogin(false, d);
     expect(calls).toEqual(['login-item true', 'login-item false']);
+  });
+
+  it('passes --hidden to the Windows login item, on and off alike', async () => {
+    const { d, calls } = deps('win32');
+    await applyStartAtLogin(true, d);
+    await applyStartAtLogin(false, d);
+    expect(calls).toEqual(['login-item true --hidden', 'login-item false --hidden']);
   });
 
   it('writes an XDG autostart entry on Linux, and removes it when turned off', async () => {
@@ -41,7 +49,7 @@ describe('start at login', () => {
     expect(calls[0]).toBe(
       `write /home/u/.config/autostart/verified-updater.desktop\n${autostartEntry(d.executable)}`,
     );
-    expect(calls[0]).toContain('Exec="/opt/Verified Updater/verified-updater"\n');
+    expect(calls[0]).toContain('Exec="/opt/Verified Updater/verified-updater" --hidden\n');
     expect(calls[1]).toBe('remove /home/u/.config/autostart/verified-updater.desktop');
   });
 

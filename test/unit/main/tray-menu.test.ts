@@ -4,16 +4,18 @@ import { describe, expect, it, vi } from 'vitest';
 vi.mock('electron', () => ({}));
 
 import type { MenuItemConstructorOptions } from 'electron';
-import { trayMenuTemplate, trayTooltip, type TrayActions } from '#main/tray-menu.js';
+import { trayMenuTemplate, trayTooltip, type TrayActions } from '../../../src/main/tray-menu.js';
 import { initialStatus } from '#app/status/status-model.js';
-import type { AppStatus } from '#preload/ipc-contract.js';
+import type { AppStatus, ProgressView } from '#preload/ipc-contract.js';
 
 function actions(): TrayActions & { calls: string[] } {
   const calls: string[] = [];
   return {
     calls,
     checkNow: () => calls.push('check'),
+    cancel: () => calls.push('cancel'),
     open: () => calls.push('open'),
+    openSettings: () => calls.push('settings'),
     setPaused: (p) => calls.push(`paused:${String(p)}`),
     quit: () => calls.push('quit'),
   };
@@ -25,70 +27,117 @@ function item(template: MenuItemConstructorOptions[], id: string): MenuItemConst
   return found;
 }
 
+function ids(template: MenuItemConstructorOptions[]): (string | undefined)[] {
+  return template.filter((e) => e.type !== 'separator').map((e) => e.id);
+}
+
 function click(entry: MenuItemConstructorOptions): void {
   (entry.click as () => void)();
 }
 
 const idle: AppStatus = { ...initialStatus('Demo registry'), installedVersion: '1.2.0' };
+const progress = (bytes: number, total: number, targetVersion: string | null): ProgressView => ({
+  bytes,
+  total,
+  targetVersion,
+  bytesPerSecond: null,
+  remainingMs: null,
+});
+const downloading: AppStatus = {
+  ...idle,
+  phase: 'downloading',
+  progress: progress(42, 100, '3.0.0'),
+};
+const menu = (status: AppStatus, a = actions()) => trayMenuTemplate(status, a, '0.1.0');
 
-describe('tray menu from state', () => {
-  it('has a status line, Check for updates now, Open, Pause updates and Quit, in that order', () => {
-    const template = trayMenuTemplate(idle, actions());
-    const ids = template.filter((e) => e.type !== 'separator').map((e) => e.id);
-    expect(ids).toEqual(['status', 'check-now', 'open', 'pause', 'quit']);
+describe('tray menu per state', () => {
+  it('idle: status, installed release, Check now, Open, Settings…, Pause, version, Quit; no Cancel', () => {
+    expect(ids(menu(idle))).toEqual([
+      'status',
+      'installed',
+      'check-now',
+      'open',
+      'settings',
+      'pause',
+      'version',
+      'quit',
+    ]);
+    expect(item(menu(idle), 'status').label).toBe('Up to date (1.2.0)');
+    expect(item(menu(idle), 'check-now').enabled).toBe(true);
   });
 
-  it('shows the registry and the installed version in a disabled status line', () => {
-    const status = item(trayMenuTemplate(idle, actions()), 'status');
-    expect(status.label).toBe('Demo registry: Up to date: 1.2.0');
-    expect(status.enabled).toBe(false);
-  });
-
-  it('shows download progress and disables Check now while a run is in flight', () => {
-    const busy: AppStatus = {
-      ...idle,
-      phase: 'downloading',
-      progress: {
-        bytes: 50,
-        total: 200,
-        targetVersion: '2.0.0',
-        bytesPerSecond: null,
-        remainingMs: null,
-      },
-    };
-    const template = trayMenuTemplate(busy, actions());
-    expect(item(template, 'status').label).toBe('Demo registry: Downloading update… 25%');
-    expect(item(template, 'check-now').enabled).toBe(false);
-  });
-
-  it('shows the last error code', () => {
-    const failed: AppStatus = { ...idle, lastError: describeError('SIGNATURE_INVALID', 'x') };
-    expect(item(trayMenuTemplate(failed, actions()), 'status').label).toBe(
-      'Demo registry: Update failed (SIGNATURE_INVALID)',
+  it('shows the installed release and the registry in a disabled line', () => {
+    const line = item(menu(idle), 'installed');
+    expect(line.label).toBe('Installed: 1.2.0 · Demo registry');
+    expect(line.enabled).toBe(false);
+    expect(item(menu({ ...idle, installedVersion: null }), 'installed').label).toBe(
+      'Installed: none yet · Demo registry',
     );
   });
 
-  it('reflects pause as a checked checkbox and toggles it', () => {
+  it("shows the app's own version", () => {
+    expect(item(menu(idle), 'version')).toMatchObject({
+      label: 'Verified Updater 0.1.0',
+      enabled: false,
+    });
+  });
+
+  it('checking: says so and disables Check now, no Cancel', () => {
+    const template = menu({ ...idle, phase: 'checking' });
+    expect(item(template, 'status').label).toBe('Checking for updates…');
+    expect(item(template, 'check-now').enabled).toBe(false);
+    expect(ids(template)).not.toContain('cancel');
+  });
+
+  it('downloading: the version and the percentage, with Cancel', () => {
     const a = actions();
-    const paused = trayMenuTemplate({ ...idle, paused: true }, a);
+    const template = menu(downloading, a);
+    expect(item(template, 'status').label).toBe('Downloading 3.0.0 — 42 %');
+    expect(item(template, 'check-now').enabled).toBe(false);
+    click(item(template, 'cancel'));
+    expect(a.calls).toEqual(['cancel']);
+  });
+
+  it('downloading before the plan names a version', () => {
+    const template = menu({ ...downloading, progress: progress(0, 0, null) });
+    expect(item(template, 'status').label).toBe('Downloading — 100 %');
+  });
+
+  it('installing: the version, and no Cancel (a commit runs to its end)', () => {
+    const template = menu({ ...downloading, phase: 'applying' });
+    expect(item(template, 'status').label).toBe('Installing 3.0.0…');
+    expect(ids(template)).not.toContain('cancel');
+  });
+
+  it('failed: the error code', () => {
+    const failed: AppStatus = { ...idle, lastError: describeError('SIGNATURE_INVALID', 'x') };
+    expect(item(menu(failed), 'status').label).toBe('Update failed (SIGNATURE_INVALID)');
+  });
+
+  it('paused: says so, with a checked checkbox that toggles', () => {
+    const a = actions();
+    const paused = menu({ ...idle, paused: true }, a);
+    expect(item(paused, 'status').label).toBe('Updates paused');
     expect(item(paused, 'pause').checked).toBe(true);
     click(item(paused, 'pause'));
-    click(item(trayMenuTemplate(idle, a), 'pause'));
+    click(item(menu(idle, a), 'pause'));
     expect(a.calls).toEqual(['paused:false', 'paused:true']);
   });
 
-  it('routes Check now, Open and Quit to their actions', () => {
+  it('nothing installed yet', () => {
+    expect(item(menu({ ...idle, installedVersion: null }), 'status').label).toBe(
+      'Nothing installed yet',
+    );
+  });
+
+  it('routes Check now, Open, Settings… and Quit to their actions', () => {
     const a = actions();
-    const template = trayMenuTemplate(idle, a);
-    click(item(template, 'check-now'));
-    click(item(template, 'open'));
-    click(item(template, 'quit'));
-    expect(a.calls).toEqual(['check', 'open', 'quit']);
+    const template = menu(idle, a);
+    for (const id of ['check-now', 'open', 'settings', 'quit']) click(item(template, id));
+    expect(a.calls).toEqual(['check', 'open', 'settings', 'quit']);
   });
 
   it('puts the status line in the tooltip', () => {
-    expect(trayTooltip({ ...idle, phase: 'checking' })).toBe(
-      'Verified Updater: Checking for updates…',
-    );
+    expect(trayTooltip(downloading)).toBe('Verified Updater: Downloading 3.0.0 — 42 %');
   });
 });

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createSecretStore, type SafeStorageLike } from '#app/settings/secret-store.js';
+import {
+  createSecretStore,
+  sessionSeal,
+  type SafeStorageLike,
+} from '#app/settings/secret-store.js';
 
 function slot(initial = '') {
   let value = initial;
@@ -59,5 +63,29 @@ describe('machine key in safeStorage', () => {
     store.clear();
     expect(store.load()).toBeNull();
     expect(s.peek()).toBe('');
+  });
+});
+
+describe('session seal (proxy password)', () => {
+  it('encrypts with safeStorage where it can, and opens again', () => {
+    const seal = sessionSeal({
+      isEncryptionAvailable: () => true,
+      encryptString: (text) => Buffer.from(`enc:${text}`),
+      decryptString: (box) => box.toString().slice(4),
+    });
+    const sealed = seal.seal('s3cret');
+    expect(Buffer.isBuffer(sealed) && sealed.toString()).toBe('enc:s3cret');
+    expect(seal.open(sealed)).toBe('s3cret');
+  });
+
+  it('keeps it in memory where no encryption exists', () => {
+    const seal = sessionSeal({
+      isEncryptionAvailable: () => false,
+      encryptString: () => {
+        throw new Error('unavailable');
+      },
+      decryptString: () => '',
+    });
+    expect(seal.open(seal.seal('s3cret'))).toBe('s3cret');
   });
 });
