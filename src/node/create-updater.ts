@@ -8,12 +8,13 @@
  * try { await updater.update(); } finally { await updater.close(); }
  */
 import { join } from 'node:path';
+import type { ChunkPorts } from '#core/chunks/index.js';
 import { parseEndpoint } from '#core/transfer/index.js';
 import { errnoDetails, UpdateError } from '#core/errors.js';
 import { DEFAULT_HEALTH_TIMEOUT_MS, type HealthConfig } from '#core/health/index.js';
 import type { StepHook } from '#core/install/index.js';
 import { resolveLimits, type Limits } from '#core/limits.js';
-import { silentLogger, type Clock, type Logger } from '#core/ports.js';
+import { silentLogger, type Clock, type Fetcher, type Logger } from '#core/ports.js';
 import { createUpdateLoop } from '#core/schedule/index.js';
 import type { UpdaterApi } from '#core/updater-api.js';
 import { pinKeys } from '#core/trust/index.js';
@@ -144,45 +145,17 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
   const paths = stateDirPaths(options.dir);
   chooseSwap(options.swap, options.platform ?? process.platform);
   const health = healthConfig(options.health, paths, options.platform);
-  try {
-    // Before the lock is written: no entry of DIR/.updater may be a link (safe-fs.ts).
-    await prepareStateDir(paths);
-  } catch (cause) {
-    if (cause instanceof UpdateError) throw cause;
-    throw new UpdateError('IO', `cannot create the state directory ${paths.meta}`, {
-      cause,
-      details: errnoDetails(cause) ?? { path: paths.meta },
-    });
-  }
+  await prepareDir(paths);
   const lock = await acquireLock(paths.lock);
   let store: FileStore;
   try {
-    const collect = options.collectGarbage;
-    store = await FileStore.open(options.dir, {
-      onStep: options.onStep,
-      onWritten: collect === undefined ? undefined : gcPacer(collect),
-      writebackEveryBytes: options.writebackEveryBytes,
-      swap: options.swap,
-      platform: options.platform,
-      logger: options.logger,
-    });
+    store = await openStore(options);
   } catch (error) {
     await lock.release();
     throw error;
   }
   const loop = createUpdateLoop({
-    fetcher:
-      options.fetch === undefined
-        ? createHttpFetcher({
-            connectTimeoutMs: limits.connectTimeoutMs,
-            pipelineConnections: limits.parallel,
-            ...(options.ca === undefined ? {} : { ca: options.ca }),
-          })
-        : createFetchFetcher({
-            fetch: options.fetch,
-            // Connect (through a proxy too), then the same idle rule the body has.
-            headersTimeoutMs: limits.connectTimeoutMs + limits.stallTimeoutMs,
-          }),
+    fetcher: fetcherFor(options, limits),
     // A run that only moves the last-run times writes a small record (state-touch.ts).
     store: withTouchRecord(store, paths),
     clock: options.clock ?? systemClock,
@@ -196,17 +169,7 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
     limits,
     answers: new AnswerFile(paths.meta),
     ...(options.onStep === undefined ? {} : { onStep: options.onStep }),
-    chunks: {
-      store: new FileChunkStore({
-        blobDir: paths.blobs,
-        partialDir: paths.partial,
-        cacheDir: join(paths.meta, 'chunks'),
-        ...(options.collectGarbage === undefined
-          ? {}
-          : { onRead: gcPacer(options.collectGarbage) }),
-      }),
-      ...(options.collectGarbage === undefined ? {} : { collectGarbage: options.collectGarbage }),
-    },
+    chunks: chunkPortsFor(options, paths),
     health,
   });
   let closed = false;
@@ -218,5 +181,61 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
       await loop.close();
       await lock.release();
     },
+  };
+}
+
+/** Creates DIR/.updater; IO (naming the directory) when that fails. */
+async function prepareDir(paths: StateDirPaths): Promise<void> {
+  try {
+    // Before the lock is written: no entry of DIR/.updater may be a link (safe-fs.ts).
+    await prepareStateDir(paths);
+  } catch (cause) {
+    if (cause instanceof UpdateError) throw cause;
+    throw new UpdateError('IO', `cannot create the state directory ${paths.meta}`, {
+      cause,
+      details: errnoDetails(cause) ?? { path: paths.meta },
+    });
+  }
+}
+
+/** Opens the file store (the lock is held: recovery of an interrupted commit runs here). */
+function openStore(options: NodeUpdaterOptions): Promise<FileStore> {
+  const collect = options.collectGarbage;
+  return FileStore.open(options.dir, {
+    onStep: options.onStep,
+    onWritten: collect === undefined ? undefined : gcPacer(collect),
+    writebackEveryBytes: options.writebackEveryBytes,
+    swap: options.swap,
+    platform: options.platform,
+    logger: options.logger,
+  });
+}
+
+/** The node:http(s) fetcher, or the given fetch behind the fetch fetcher. */
+function fetcherFor(options: NodeUpdaterOptions, limits: Limits): Fetcher {
+  if (options.fetch === undefined) {
+    return createHttpFetcher({
+      connectTimeoutMs: limits.connectTimeoutMs,
+      pipelineConnections: limits.parallel,
+      ...(options.ca === undefined ? {} : { ca: options.ca }),
+    });
+  }
+  return createFetchFetcher({
+    fetch: options.fetch,
+    // Connect (through a proxy too), then the same idle rule the body has.
+    headersTimeoutMs: limits.connectTimeoutMs + limits.stallTimeoutMs,
+  });
+}
+
+/** The chunk delta ports over the state directory's blobs (docs/UPDATER.md §9). */
+function chunkPortsFor(options: NodeUpdaterOptions, paths: StateDirPaths): ChunkPorts {
+  return {
+    store: new FileChunkStore({
+      blobDir: paths.blobs,
+      partialDir: paths.partial,
+      cacheDir: join(paths.meta, 'chunks'),
+      ...(options.collectGarbage === undefined ? {} : { onRead: gcPacer(options.collectGarbage) }),
+    }),
+    ...(options.collectGarbage === undefined ? {} : { collectGarbage: options.collectGarbage }),
   };
 }

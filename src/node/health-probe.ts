@@ -48,59 +48,82 @@ export function commandProbe(
   return {
     check(target: HealthTarget, signal: AbortSignal): Promise<HealthVerdict> {
       const path = pathOf(target.dir);
-      const env: NodeJS.ProcessEnv = {
-        ...process.env,
-        UPDATER_SET_PATH: path,
-        UPDATER_SET_VERSION: target.version,
-        UPDATER_SET_ID: target.setId,
-      };
-      for (const name of WITHHELD_ENV) delete env[name];
-      return new Promise((resolve) => {
-        if (signal.aborted) {
-          resolve({ ok: false, reason: 'aborted before it started' });
-          return;
-        }
-        const child = childProcess().spawn(command, {
-          shell: true,
-          cwd: path,
-          env,
-          stdio: ['ignore', 'ignore', 'pipe'],
-          // POSIX: its own process group, so the whole tree can be killed at the deadline.
-          detached: platform !== 'win32',
-          windowsHide: true,
-        });
-        let tail = Buffer.alloc(0);
-        child.stderr.on('data', (chunk: Buffer) => {
-          tail = Buffer.concat([tail, chunk]);
-          if (tail.length > STDERR_TAIL_BYTES)
-            tail = tail.subarray(tail.length - STDERR_TAIL_BYTES);
-        });
-        const kill = (): void => killTree(child.pid, platform);
-        signal.addEventListener('abort', kill, { once: true });
-        const done = (verdict: HealthVerdict): void => {
-          signal.removeEventListener('abort', kill);
-          child.stderr.destroy();
-          resolve(verdict);
-        };
-        child.once('error', (error) =>
-          done({ ok: false, reason: `the command could not start: ${error.message}` }),
-        );
-        child.once('exit', (code, killedBy) => {
-          if (code === 0) {
-            done({ ok: true });
-            return;
-          }
-          const said = tail.toString('utf8').trim().split('\n').at(-1)?.trim() ?? '';
-          const how = signal.aborted
-            ? 'killed at the deadline'
-            : killedBy !== null
-              ? `killed by ${killedBy}`
-              : `exited with code ${code ?? '?'}`;
-          done({ ok: false, reason: `the command ${how}${said === '' ? '' : `: ${said}`}` });
-        });
-      });
+      return runCommand(command, path, commandEnv(target, path), platform, signal);
     },
   };
+}
+
+/** The command's environment: the updater's own, the set's names, without its secrets. */
+function commandEnv(target: HealthTarget, path: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    UPDATER_SET_PATH: path,
+    UPDATER_SET_VERSION: target.version,
+    UPDATER_SET_ID: target.setId,
+  };
+  for (const name of WITHHELD_ENV) delete env[name];
+  return env;
+}
+
+/** Spawns the command in `path` and resolves its verdict; `signal` kills its whole tree. */
+function runCommand(
+  command: string,
+  path: string,
+  env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform,
+  signal: AbortSignal,
+): Promise<HealthVerdict> {
+  return new Promise((resolve) => {
+    if (signal.aborted) {
+      resolve({ ok: false, reason: 'aborted before it started' });
+      return;
+    }
+    const child = childProcess().spawn(command, {
+      shell: true,
+      cwd: path,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      // POSIX: its own process group, so the whole tree can be killed at the deadline.
+      detached: platform !== 'win32',
+      windowsHide: true,
+    });
+    let tail = Buffer.alloc(0);
+    child.stderr.on('data', (chunk: Buffer) => {
+      tail = Buffer.concat([tail, chunk]);
+      if (tail.length > STDERR_TAIL_BYTES) tail = tail.subarray(tail.length - STDERR_TAIL_BYTES);
+    });
+    const kill = (): void => killTree(child.pid, platform);
+    signal.addEventListener('abort', kill, { once: true });
+    const done = (verdict: HealthVerdict): void => {
+      signal.removeEventListener('abort', kill);
+      child.stderr.destroy();
+      resolve(verdict);
+    };
+    child.once('error', (error) =>
+      done({ ok: false, reason: `the command could not start: ${error.message}` }),
+    );
+    child.once('exit', (code, killedBy) => {
+      done(
+        code === 0 ? { ok: true } : { ok: false, reason: exitReason(code, killedBy, tail, signal) },
+      );
+    });
+  });
+}
+
+/** Why the command failed, with the last line it wrote to stderr. */
+function exitReason(
+  code: number | null,
+  killedBy: NodeJS.Signals | null,
+  tail: Buffer,
+  signal: AbortSignal,
+): string {
+  const said = tail.toString('utf8').trim().split('\n').at(-1)?.trim() ?? '';
+  const how = signal.aborted
+    ? 'killed at the deadline'
+    : killedBy !== null
+      ? `killed by ${killedBy}`
+      : `exited with code ${code ?? '?'}`;
+  return `the command ${how}${said === '' ? '' : `: ${said}`}`;
 }
 
 function killTree(pid: number | undefined, platform: NodeJS.Platform): void {

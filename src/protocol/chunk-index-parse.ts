@@ -9,36 +9,25 @@ import { createHash } from 'node:crypto';
 import { ChunkIndexError, malformed } from './chunk-index-error.js';
 import {
   decodeSectionWire,
-  headerBytes,
   maxWireEntryBytes,
   minWireEntryBytes,
   WireReader,
 } from './chunk-index-wire.js';
 import {
-  CHUNK_INDEX_HEADER_BYTES,
-  CHUNK_INDEX_MAGIC,
-  CHUNKER_FASTCDC_GEAR32,
   closesSection,
   entryBytes,
-  format1Layout,
-  MAX_LEVELS,
   MAX_ROOT_ENTRIES,
   entryHash,
   entrySpan,
   nodeAt,
-  readU64,
-  treeLayoutProblem,
   type ChunkIndex,
   type NodeEntry,
   type Section,
   type TreeLayout,
 } from './chunk-index.js';
-import { chunkerParamsProblem, type ChunkerParams } from './fastcdc.js';
+import { readIndexHeader, type SignedDigest } from './chunk-index-header.js';
 
-export interface SignedDigest {
-  readonly sha256: string;
-  readonly size: number;
-}
+export type { SignedDigest } from './chunk-index-header.js';
 
 const sha256Hex = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 const hexOf = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
@@ -58,62 +47,31 @@ export function parseChunkIndex(
       'chunk index does not match its signed digest',
     );
   }
-  if (bytes.length < CHUNK_INDEX_HEADER_BYTES) malformed('chunk index is shorter than its header');
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (new TextDecoder().decode(bytes.subarray(0, 4)) !== CHUNK_INDEX_MAGIC) {
-    malformed('chunk index magic is wrong');
-  }
-  const format = view.getUint8(4);
-  if (format !== 1 && format !== 2) malformed('chunk index format is unknown');
-  if (view.getUint8(5) !== CHUNKER_FASTCDC_GEAR32) malformed('chunker is unknown');
-  const header = headerBytes(format);
-  if (bytes.length < header) malformed('chunk index is shorter than its header');
-  const fanoutBits = view.getUint8(6);
-  const levels = view.getUint8(7);
-  const layout: TreeLayout =
-    format === 1
-      ? format1Layout(fanoutBits)
-      : { format, fanoutBits, sectionMin: view.getUint8(104), sectionMax: view.getUint8(105) };
-  const layoutProblem = treeLayoutProblem(layout);
-  if (layoutProblem !== undefined) malformed(layoutProblem);
-  if (levels < 1 || levels > MAX_LEVELS) malformed('level count is out of range');
-  const params: ChunkerParams = {
-    minSize: view.getUint32(8),
-    avgSize: view.getUint32(12),
-    maxSize: view.getUint32(16),
-  };
-  const problem = chunkerParamsProblem(params);
-  if (problem !== undefined) malformed(problem);
-  const artifactSize = readU64(view, 20);
-  const listSize = readU64(view, 60);
-  if (artifactSize === undefined || listSize === undefined) malformed('a size is too large');
-  const artifactSha256 = hexOf(bytes.subarray(28, 60));
-  if (artifactSize !== artifact.size || artifactSha256 !== artifact.sha256) {
-    throw new ChunkIndexError('CHUNK_INDEX_WRONG_ARTIFACT', 'chunk index names another artifact');
-  }
-  if (artifactSize === 0) malformed('an empty artifact has no chunk index');
-  const listDigest = bytes.subarray(68, 100);
-  const rootCount = view.getUint32(100);
-  if (rootCount < 1 || rootCount > MAX_ROOT_ENTRIES) malformed('root entry count is out of range');
+  const head = readIndexHeader(bytes, artifact);
+  const { layout, levels, artifactSize, listSize, artifactSha256, listDigest } = head;
   const rootLevel = levels - 1;
-  const index = { params, ...layout, levels, artifactSize, listSize };
-  const reader = new WireReader(bytes.subarray(header));
-  const root = decodeSectionWire(reader, rootLevel, rootCount, layout);
+  const index = { params: head.params, ...layout, levels, artifactSize, listSize };
+  const reader = new WireReader(bytes.subarray(head.headerBytes));
+  const root = decodeSectionWire(reader, rootLevel, head.rootCount, layout);
   if (!reader.done) malformed('chunk index length does not match its root');
   checkSums(root, { span: artifactSize, subtreeBytes: listSize, endsArtifact: true }, index);
-  if (rootLevel > 0 && format === 1) {
-    // Canonical: the tree stops growing once a level fits in the root, never earlier (format 2
-    // names no child counts: readWholeTree checks it there, once the level below is known).
-    let below = 0;
-    for (let i = 0; i < root.count; i++)
-      below += nodeAt(root, i).sectionBytes / entryBytes(rootLevel - 1);
-    if (below <= MAX_ROOT_ENTRIES) malformed('the tree has a level more than it needs');
-  }
+  if (rootLevel > 0 && head.format === 1) checkFormatOneHeight(root, rootLevel);
   if (rootLevel === 0) {
     if (listSize !== 0 || listDigest.some((b) => b !== 0)) malformed('a chunk list without nodes');
     return { ...index, artifactSha256, listSha256: undefined, root };
   }
   return { ...index, artifactSha256, listSha256: hexOf(listDigest), root };
+}
+
+/**
+ * Canonical: the tree stops growing once a level fits in the root, never earlier (format 2
+ * names no child counts: readWholeTree checks it there, once the level below is known).
+ */
+function checkFormatOneHeight(root: Section, rootLevel: number): void {
+  let below = 0;
+  for (let i = 0; i < root.count; i++)
+    below += nodeAt(root, i).sectionBytes / entryBytes(rootLevel - 1);
+  if (below <= MAX_ROOT_ENTRIES) malformed('the tree has a level more than it needs');
 }
 
 /** Where a node sits: what its section must add up to. */

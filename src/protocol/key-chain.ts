@@ -43,66 +43,15 @@ export interface ChainWalk {
  * check; every picked link is verified under the previous root before anything in it is used.
  */
 export function walkKeyChain(start: ChainStart, links: readonly ParsedEnvelope[]): ChainWalk {
-  const sets = links.map((link) => parseKeySet(link.payload));
-  for (let i = 1; i < sets.length; i++) {
-    const before = (sets[i - 1] as KeySet).version;
-    if ((sets[i] as KeySet).version !== before + 1) {
-      throw new TrustError(
-        'KEY_CHAIN_GAP',
-        `key set ${before} is followed by ${(sets[i] as KeySet).version}`,
-      );
-    }
-  }
-  let index: number;
-  let root: Role;
-  let trusted: KeySet | undefined;
-  let retired: string[];
-  if ('keySet' in start) {
-    trusted = start.keySet;
-    root = trusted.root;
-    retired = [...start.retired];
-    const next = trusted.version + 1;
-    index = sets.findIndex((s) => s.version >= next);
-    if (index === -1)
-      return { keySet: trusted, accepted: [], retired, freshnessKeysChanged: false };
-    if ((sets[index] as KeySet).version !== next) {
-      throw new TrustError(
-        'KEY_CHAIN_GAP',
-        `key set ${next} is missing after the trusted ${trusted.version}`,
-      );
-    }
-  } else {
-    root = start.pinned;
-    retired = [];
-    index = firstPinnedLink(links, start.pinned);
-  }
+  const sets = contiguousKeySets(links);
+  let { index, root, trusted, retired } = walkStart(start, sets, links);
+  if (index === -1) return { keySet: trusted, accepted: [], retired, freshnessKeysChanged: false };
   const accepted: KeySet[] = [];
   let previous: readonly { keyid: string }[] = trusted === undefined ? root.keys : allKeys(trusted);
   for (; index < links.length; index++) {
-    const link = links[index] as ParsedEnvelope;
     const next = sets[index] as KeySet;
-    const what = `key set ${next.version}`;
-    // Names only (the refusal code): a rotation signed by one side alone is THRESHOLD_NOT_MET
-    // for the other side. Before any key set is trusted, a foreign chain stays UNKNOWN_KEY.
-    const previousNames = new Map<string, string>(
-      trusted === undefined ? [] : [...keyOwners(trusted)].map(([id, r]) => [id, `previous ${r}`]),
-    );
-    const newNames = new Map<string, string>(trusted === undefined ? [] : keyOwners(trusted));
-    for (const k of next.root.keys) if (!newNames.has(k.keyid)) newNames.set(k.keyid, 'new root');
-    const verified = new Set<string>();
-    verifyRole(link, root, KEYSET_PAYLOAD_TYPE, `${what} (previous root)`, {
-      otherRoles: trusted === undefined ? new Map() : newNames,
-      retired: new Set(retired),
-      verified,
-    });
-    verifyRole(link, next.root, KEYSET_PAYLOAD_TYPE, `${what} (its own root)`, {
-      otherRoles: previousNames,
-      verified,
-    });
-    const current = new Set(allKeys(next).map((k) => k.keyid));
-    retired = retired.filter((id) => !current.has(id));
-    for (const k of previous)
-      if (!current.has(k.keyid) && !retired.includes(k.keyid)) retired.push(k.keyid);
+    verifyLink(links[index] as ParsedEnvelope, next, root, trusted, retired);
+    retired = retireDropped(retired, previous, next);
     accepted.push(next);
     trusted = next;
     root = next.root;
@@ -118,6 +67,92 @@ export function walkKeyChain(start: ChainStart, links: readonly ParsedEnvelope[]
       trusted !== undefined &&
       !sameKeys(startFreshness, trusted.freshness),
   };
+}
+
+/** The links' key sets, read unverified only to check that their versions follow each other. */
+function contiguousKeySets(links: readonly ParsedEnvelope[]): KeySet[] {
+  const sets = links.map((link) => parseKeySet(link.payload));
+  for (let i = 1; i < sets.length; i++) {
+    const before = (sets[i - 1] as KeySet).version;
+    if ((sets[i] as KeySet).version !== before + 1) {
+      throw new TrustError(
+        'KEY_CHAIN_GAP',
+        `key set ${before} is followed by ${(sets[i] as KeySet).version}`,
+      );
+    }
+  }
+  return sets;
+}
+
+/** Where the walk's loop starts: the first link to verify (-1: nothing newer) and its root. */
+interface WalkStart {
+  readonly index: number;
+  readonly root: Role;
+  readonly trusted: KeySet | undefined;
+  readonly retired: string[];
+}
+
+function walkStart(
+  start: ChainStart,
+  sets: readonly KeySet[],
+  links: readonly ParsedEnvelope[],
+): WalkStart {
+  if (!('keySet' in start)) {
+    const index = firstPinnedLink(links, start.pinned);
+    return { index, root: start.pinned, trusted: undefined, retired: [] };
+  }
+  const trusted = start.keySet;
+  const retired = [...start.retired];
+  const next = trusted.version + 1;
+  const index = sets.findIndex((s) => s.version >= next);
+  if (index !== -1 && (sets[index] as KeySet).version !== next) {
+    throw new TrustError(
+      'KEY_CHAIN_GAP',
+      `key set ${next} is missing after the trusted ${trusted.version}`,
+    );
+  }
+  return { index, root: trusted.root, trusted, retired };
+}
+
+/** Verifies one link under the previous root and under its own (docs/PROTOCOL.md §2.7.4). */
+function verifyLink(
+  link: ParsedEnvelope,
+  next: KeySet,
+  root: Role,
+  trusted: KeySet | undefined,
+  retired: readonly string[],
+): void {
+  const what = `key set ${next.version}`;
+  // Names only (the refusal code): a rotation signed by one side alone is THRESHOLD_NOT_MET
+  // for the other side. Before any key set is trusted, a foreign chain stays UNKNOWN_KEY.
+  const previousNames = new Map<string, string>(
+    trusted === undefined ? [] : [...keyOwners(trusted)].map(([id, r]) => [id, `previous ${r}`]),
+  );
+  const newNames = new Map<string, string>(trusted === undefined ? [] : keyOwners(trusted));
+  for (const k of next.root.keys) if (!newNames.has(k.keyid)) newNames.set(k.keyid, 'new root');
+  const verified = new Set<string>();
+  verifyRole(link, root, KEYSET_PAYLOAD_TYPE, `${what} (previous root)`, {
+    otherRoles: trusted === undefined ? new Map() : newNames,
+    retired: new Set(retired),
+    verified,
+  });
+  verifyRole(link, next.root, KEYSET_PAYLOAD_TYPE, `${what} (its own root)`, {
+    otherRoles: previousNames,
+    verified,
+  });
+}
+
+/** The retired keyids once `next` is trusted: the previous keys it dropped join, its own leave. */
+function retireDropped(
+  retired: readonly string[],
+  previous: readonly { keyid: string }[],
+  next: KeySet,
+): string[] {
+  const current = new Set(allKeys(next).map((k) => k.keyid));
+  const kept = retired.filter((id) => !current.has(id));
+  for (const k of previous)
+    if (!current.has(k.keyid) && !kept.includes(k.keyid)) kept.push(k.keyid);
+  return kept;
 }
 
 function allKeys(keySet: KeySet): readonly { keyid: string }[] {

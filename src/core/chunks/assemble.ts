@@ -43,16 +43,11 @@ export async function applyChunked(
     paceGc?.(bytes.length);
   };
   try {
-    for (const [offset, length] of partial.verified) {
-      if (offset + length <= artifact.size) have += length;
-    }
+    have += resumedBytes(partial, artifact.size);
     hooks.onHave(have);
     const done = (offset: number, length: number): boolean =>
       partial.verified.get(offset) === length;
-    const fetch: SingleOp[] = [];
-    for (const op of plan.delta.ops) {
-      if (op.kind === 'fetch' && !done(op.offset, op.length)) fetch.push(op);
-    }
+    const fetch = missingFetches(plan.delta.ops, done);
     const sources = blobSources(ctx, artifact.url, artifact.sha256);
     const range = rangeContext(ctx, artifact, sources, artifact.size, what);
     await fetchPieces(range, fetch, fetchPut);
@@ -81,14 +76,39 @@ export async function applyChunked(
   } finally {
     await ctx.chunks.closeReads().catch(() => undefined);
   }
-  const { params } = plan.index;
-  // Best effort: without the cache the next delta reads the blob once to learn its chunks.
+  await rememberNewTree(ctx, plan);
+}
+
+/** Bytes of the artifact an earlier run already verified and recorded durably. */
+function resumedBytes(partial: ChunkedPartial, size: number): number {
+  let have = 0;
+  for (const [offset, length] of partial.verified) {
+    if (offset + length <= size) have += length;
+  }
+  return have;
+}
+
+/** The plan's fetches not yet done by an earlier run, in artifact order. */
+function missingFetches(
+  ops: readonly ChunkOp[],
+  done: (offset: number, length: number) => boolean,
+): SingleOp[] {
+  const fetch: SingleOp[] = [];
+  for (const op of ops) {
+    if (op.kind === 'fetch' && !done(op.offset, op.length)) fetch.push(op);
+  }
+  return fetch;
+}
+
+/** Caches the new blob's tree; best effort: without it the next delta reads the blob once. */
+async function rememberNewTree(ctx: ChunkedContext, plan: ChunkedPlan): Promise<void> {
+  const { artifact } = plan;
   await ctx.chunks
     .rememberTree(
       artifact.sha256,
       levelZero(plan.delta.ops),
       artifact.size,
-      params,
+      plan.index.params,
       layoutOf(plan.index),
     )
     .catch(() => undefined);

@@ -69,42 +69,7 @@ const pack = (tree: number, entry: number): number => tree * 2 ** 27 + entry;
 export function buildLocalChunks(
   trees: readonly { readonly blob: string; readonly tree: ChunkTree }[],
 ): LocalChunks {
-  const held: HeldTree[] = [];
-  const chunkMap = new Map<number, number>();
-  // Per level: key -> packed (tree, first chunk); counts kept beside, per tree and level.
-  const nodeMaps = new Map<number, Map<number, number>>();
-  const nodeRanges: Map<number, Uint32Array>[] = [];
-  trees.forEach(({ blob, tree }, t) => {
-    const chunks = tree.levels[0] as Section;
-    const offsets = new Float64Array(chunks.count + 1);
-    for (let i = 0; i < chunks.count; i++) {
-      offsets[i + 1] = (offsets[i] as number) + entrySpan(chunks, i);
-      const k = key48(entryHash(chunks, i));
-      if (!chunkMap.has(k)) chunkMap.set(k, pack(t, i));
-    }
-    held.push({ blob, chunks, offsets });
-    // For each node: its first chunk and chunk count, level by level from the bottom.
-    const ranges = new Map<number, Uint32Array>();
-    for (let level = 1; level < tree.levels.length; level++) {
-      const nodes = tree.levels[level] as Section;
-      const next = new Uint32Array(nodes.count + 1);
-      const map = nodeMaps.get(level) ?? new Map<number, number>();
-      nodeMaps.set(level, map);
-      // A node's chunks are those its span covers (the format need not name child counts).
-      let chunk = 0;
-      for (let j = 0; j < nodes.count; j++) {
-        next[j] = chunk;
-        const end = (offsets[chunk] as number) + entrySpan(nodes, j);
-        while (chunk < chunks.count && (offsets[chunk] as number) < end) chunk++;
-        const k = key48(entryHash(nodes, j));
-        if (!map.has(k)) map.set(k, pack(t, j));
-      }
-      next[nodes.count] = chunk;
-      ranges.set(level, next);
-    }
-    nodeRanges.push(ranges);
-  });
-
+  const { held, chunkMap, nodeMaps, nodeRanges } = indexHeld(trees);
   const runOf = (t: number, firstChunk: number, count: number): LocalRun => {
     const tree = held[t] as HeldTree;
     const offset = tree.offsets[firstChunk] as number;
@@ -138,4 +103,67 @@ export function buildLocalChunks(
       return runOf(t, first, (ranges[j + 1] as number) - first);
     },
   };
+}
+
+/** The lookup tables over the held trees, each entry packed as (tree, first chunk). */
+interface HeldIndex {
+  readonly held: HeldTree[];
+  readonly chunkMap: Map<number, number>;
+  /** Per level: key -> packed (tree, node). */
+  readonly nodeMaps: Map<number, Map<number, number>>;
+  /** Per tree, per level: each node's first chunk, and the count after the last. */
+  readonly nodeRanges: Map<number, Uint32Array>[];
+}
+
+function indexHeld(
+  trees: readonly { readonly blob: string; readonly tree: ChunkTree }[],
+): HeldIndex {
+  const index: HeldIndex = { held: [], chunkMap: new Map(), nodeMaps: new Map(), nodeRanges: [] };
+  trees.forEach(({ blob, tree }, t) => {
+    const chunks = tree.levels[0] as Section;
+    const offsets = indexChunks(chunks, t, index.chunkMap);
+    index.held.push({ blob, chunks, offsets });
+    index.nodeRanges.push(indexNodes(tree, t, offsets, index.nodeMaps));
+  });
+  return index;
+}
+
+/** Keys the chunks of tree `t` (the first holder of a digest wins); returns their offsets. */
+function indexChunks(chunks: Section, t: number, chunkMap: Map<number, number>): Float64Array {
+  const offsets = new Float64Array(chunks.count + 1);
+  for (let i = 0; i < chunks.count; i++) {
+    offsets[i + 1] = (offsets[i] as number) + entrySpan(chunks, i);
+    const k = key48(entryHash(chunks, i));
+    if (!chunkMap.has(k)) chunkMap.set(k, pack(t, i));
+  }
+  return offsets;
+}
+
+/** Keys the nodes of tree `t`; returns each node's first chunk and count, level by level. */
+function indexNodes(
+  tree: ChunkTree,
+  t: number,
+  offsets: Float64Array,
+  nodeMaps: Map<number, Map<number, number>>,
+): Map<number, Uint32Array> {
+  const chunks = tree.levels[0] as Section;
+  const ranges = new Map<number, Uint32Array>();
+  for (let level = 1; level < tree.levels.length; level++) {
+    const nodes = tree.levels[level] as Section;
+    const next = new Uint32Array(nodes.count + 1);
+    const map = nodeMaps.get(level) ?? new Map<number, number>();
+    nodeMaps.set(level, map);
+    // A node's chunks are those its span covers (the format need not name child counts).
+    let chunk = 0;
+    for (let j = 0; j < nodes.count; j++) {
+      next[j] = chunk;
+      const end = (offsets[chunk] as number) + entrySpan(nodes, j);
+      while (chunk < chunks.count && (offsets[chunk] as number) < end) chunk++;
+      const k = key48(entryHash(nodes, j));
+      if (!map.has(k)) map.set(k, pack(t, j));
+    }
+    next[nodes.count] = chunk;
+    ranges.set(level, next);
+  }
+  return ranges;
 }

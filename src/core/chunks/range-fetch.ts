@@ -17,7 +17,7 @@ import {
 } from './coalesce-ranges.js';
 import { toUpdateError, UpdateError } from '../errors.js';
 import { errorForResponse } from '../transfer/index.js';
-import { startGet, type HttpContext } from '../transfer/index.js';
+import { startGet, type Exchange, type HttpContext } from '../transfer/index.js';
 import { linkedAbort } from '../transfer/index.js';
 import { ByterangesReader, byterangesBoundary } from './multipart-ranges.js';
 import {
@@ -203,16 +203,7 @@ async function receive<P extends VerifiedPiece>(
   const { response } = exchange;
   const assembler = new PieceAssembler(asked, what, deliver);
   try {
-    if (response.status === 200 && ranges.length > 1) throw new RangesIgnored();
-    if (response.status !== 206) {
-      if (response.status === 200) {
-        // The server ignored Range: never read a whole artifact to pick a few chunks from it.
-        throw new UpdateError('HTTP_STATUS', `${what}: the server ignored the Range header`, {
-          details: { url: exchange.safeUrl, status: response.status },
-        });
-      }
-      throw await errorForResponse(response, what, ctx.http.clock.nowMs(), exchange.safeUrl);
-    }
+    await refuseUnlessPartial(exchange, ranges.length, what, ctx.http);
     const boundary = byterangesBoundary(response.header('content-type'));
     if (boundary !== undefined) {
       const reader = new ByterangesReader(boundary, ctx.resourceSize, (at, bytes) =>
@@ -252,4 +243,26 @@ async function receive<P extends VerifiedPiece>(
     if (error instanceof PieceRefused || error instanceof RangesIgnored) throw error;
     throw mapped ?? error;
   }
+}
+
+/**
+ * Throws unless the answer is 206: RangesIgnored for a 200 to several ranges (the caller asks
+ * one at a time), a refusal for a 200 to one, the status's error otherwise.
+ */
+async function refuseUnlessPartial(
+  exchange: Exchange,
+  rangeCount: number,
+  what: string,
+  http: HttpContext,
+): Promise<void> {
+  const { response } = exchange;
+  if (response.status === 200 && rangeCount > 1) throw new RangesIgnored();
+  if (response.status === 206) return;
+  if (response.status === 200) {
+    // The server ignored Range: never read a whole artifact to pick a few chunks from it.
+    throw new UpdateError('HTTP_STATUS', `${what}: the server ignored the Range header`, {
+      details: { url: exchange.safeUrl, status: response.status },
+    });
+  }
+  throw await errorForResponse(response, what, http.clock.nowMs(), exchange.safeUrl);
 }

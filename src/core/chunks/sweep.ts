@@ -12,22 +12,20 @@
  * damaged on disk) are the held chunks re-hashed against the signed index and the bad ones
  * fetched (recheck.ts). docs/UPDATER.md §9.1 "Assemble" gives the argument.
  *
- * The pass is a small pipeline: the read of the next block runs on the thread pool while the
- * main thread hashes the current one and its write is queued.
+ * The pass is a small pipeline (copy-pipeline.ts): the read of the next block runs on the
+ * thread pool while the main thread hashes the current one and its write is queued.
  */
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { entrySpan, sliceSection, type Section } from '#protocol/chunk-index.js';
 import type { ChunkOp } from './tree-diff.js';
 import type { ChunkStore, ChunkedPartial } from './chunk-ports.js';
+import { COPY_BYTES, CopyPipeline } from './copy-pipeline.js';
 import { UpdateError } from '../errors.js';
 
 type LocalOp = Extract<ChunkOp, { kind: 'local' }>;
 export type SingleOp = Exclude<ChunkOp, LocalOp>;
 
-/** Held chunks are copied, and partial bytes read back, in blocks of at most this size. */
-export const COPY_BYTES = 2 * 1024 * 1024;
-/** Copy buffers in flight: one being read, one being hashed, one being written. */
-const COPY_SLOTS = 3;
+export { COPY_BYTES } from './copy-pipeline.js';
 
 export interface SweepPorts {
   readonly chunks: ChunkStore;
@@ -52,29 +50,6 @@ export function singleChunk(op: { readonly length: number; readonly sha256: Uint
   return { level: 0, count: 1, bytes };
 }
 
-/** Consecutive held chunks of one blob, copied with one read and one write. */
-interface CopyBlock {
-  readonly blob: string;
-  readonly from: number;
-  readonly offset: number;
-  readonly length: number;
-  readonly chunks: Section;
-}
-
-interface Slot {
-  readonly buffer: Uint8Array;
-  /** Settles when the write from this buffer is done (rejects with its error). */
-  free: Promise<void>;
-}
-
-/** A block whose read has started. */
-interface Pending {
-  readonly block: CopyBlock;
-  readonly slot: Slot;
-  /** The bytes read, or undefined when the held blob could not give them all. */
-  readonly read: Promise<Uint8Array | undefined>;
-}
-
 /**
  * Runs the pass over `ops` (the artifact, tiled in order); `done`: chunks already in the
  * partial (resumed or fetched), artifact offset -> length. Resolves to the whole SHA-256 (hex)
@@ -86,92 +61,65 @@ export async function sweep(
   ops: readonly ChunkOp[],
   done: (offset: number, length: number) => boolean,
 ): Promise<string | undefined> {
-  const whole = createHash('sha256');
-  let intact = true;
-  const slots: Slot[] = Array.from({ length: COPY_SLOTS }, () => ({
-    buffer: new Uint8Array(COPY_BYTES),
-    free: Promise.resolve(),
-  }));
-  let started = 0;
-  let pending: Pending | undefined;
-
-  const start = (block: CopyBlock): Pending => {
-    const slot = slots[started++ % COPY_SLOTS] as Slot;
-    const into = slot.buffer.subarray(0, block.length);
-    // A failed write rejects here (the buffer is never reused after it); a failed read of a
-    // held blob only means its chunks must come from elsewhere.
-    const read = slot.free.then(() =>
-      ports.chunks.readBlob(block.blob, block.from, into).then(
-        (bytes) => (bytes.length === block.length ? bytes : undefined),
-        () => undefined,
-      ),
-    );
-    // Awaited by finish, unless an earlier failure ends the pass first.
-    void read.catch(() => undefined);
-    return { block, slot, read };
-  };
-  const finish = async (p: Pending): Promise<void> => {
-    const bytes = await p.read;
-    if (bytes === undefined) {
-      intact = false;
-      return;
+  const pass = new SweepPass(ports);
+  for (const op of ops) {
+    if (op.kind === 'local') {
+      const { chunks } = op.from;
+      let at = 0;
+      for (let i = 0; i < chunks.count; i++) {
+        const length = entrySpan(chunks, i);
+        if (done(op.offset + at, length)) await pass.back(op.offset + at, length);
+        else await pass.hold(op, i, op.from.offset + at, op.offset + at, length);
+        at += length;
+      }
+    } else if (op.kind === 'repeat' && !done(op.offset, op.length)) {
+      await pass.repeat(op);
+    } else {
+      await pass.back(op.offset, op.length);
     }
-    whole.update(bytes);
-    const write = ports.put(p.block.offset, bytes, p.block.chunks);
-    // Handled here, awaited before the buffer is reused and at the end.
-    void write.catch(() => undefined);
-    p.slot.free = write;
-  };
-  const drain = async (): Promise<void> => {
-    if (pending !== undefined) await finish(pending);
-    pending = undefined;
-  };
-  const copy = async (block: CopyBlock): Promise<void> => {
-    const next = start(block);
-    await drain();
-    pending = next;
-  };
+  }
+  return pass.end();
+}
 
+/**
+ * The pass's gathering: consecutive held chunks become one copy block, consecutive bytes
+ * already in the partial one read back, each handed on in artifact order.
+ */
+class SweepPass {
+  private readonly ports: SweepPorts;
+  private readonly whole = createHash('sha256');
+  private readonly copier: CopyPipeline;
   // The block being gathered: consecutive held chunks, in one blob and in the artifact, across
   // ops (the plan cuts held runs at subtree boundaries, often a few hundred KiB). Its level 0
   // entries are kept as slices of the ops' sections: `parts`, then the open one.
-  let open: { blob: string; from: number; offset: number; length: number } | undefined;
-  let parts: Section[] = [];
-  let partOp: LocalOp | undefined;
-  let partFirst = 0;
-  let partEnd = 0;
-  const closePart = (): void => {
-    if (partOp !== undefined)
-      parts.push(sliceSection(partOp.from.chunks, partFirst, partEnd - partFirst));
-    partOp = undefined;
-  };
-  const flushBlock = async (): Promise<void> => {
-    if (open === undefined) return;
-    closePart();
-    const block = { ...open, chunks: joinSections(parts) };
-    open = undefined;
-    parts = [];
-    await copy(block);
-  };
+  private open: { blob: string; from: number; offset: number; length: number } | undefined;
+  private parts: Section[] = [];
+  private partOp: LocalOp | undefined;
+  private partFirst = 0;
+  private partEnd = 0;
+  // The bytes to read back being gathered.
+  private backAt = 0;
+  private backBytes = 0;
 
-  let backAt = 0;
-  let backBytes = 0;
-  const flushBack = async (): Promise<void> => {
-    if (backBytes === 0) return;
-    await drain();
-    await readBack(ports, whole, backAt, backBytes);
-    backBytes = 0;
-  };
-  const back = async (offset: number, length: number): Promise<void> => {
-    await flushBlock();
+  constructor(ports: SweepPorts) {
+    this.ports = ports;
+    this.copier = new CopyPipeline(ports, this.whole);
+  }
+
+  /** Adds `length` bytes at `offset` that are already in the partial. */
+  async back(offset: number, length: number): Promise<void> {
+    await this.flushBlock();
+    const { backAt, backBytes } = this;
     if (backBytes > 0 && (backAt + backBytes !== offset || backBytes + length > COPY_BYTES)) {
-      await flushBack();
+      await this.flushBack();
     }
-    if (backBytes === 0) backAt = offset;
-    backBytes += length;
-  };
+    if (this.backBytes === 0) this.backAt = offset;
+    this.backBytes += length;
+  }
+
   /** Adds chunk `i` of a held run: `length` bytes at `from` in its blob, `offset` here. */
-  const hold = async (op: LocalOp, i: number, from: number, offset: number, length: number) => {
+  async hold(op: LocalOp, i: number, from: number, offset: number, length: number): Promise<void> {
+    const open = this.open;
     const follows =
       open !== undefined &&
       open.blob === op.from.blob &&
@@ -179,52 +127,69 @@ export async function sweep(
       open.offset + open.length === offset &&
       open.length + length <= COPY_BYTES;
     if (!follows) {
-      await flushBlock();
+      await this.flushBlock();
       // Bytes to read back come earlier in the artifact: hashed before this block.
-      await flushBack();
+      await this.flushBack();
     }
-    open ??= { blob: op.from.blob, from, offset, length: 0 };
-    open.length += length;
-    if (partOp === op && partEnd === i) {
-      partEnd++;
+    this.open ??= { blob: op.from.blob, from, offset, length: 0 };
+    this.open.length += length;
+    if (this.partOp === op && this.partEnd === i) {
+      this.partEnd++;
     } else {
-      closePart();
-      partOp = op;
-      partFirst = i;
-      partEnd = i + 1;
-    }
-  };
-
-  for (const op of ops) {
-    if (op.kind === 'local') {
-      const { chunks } = op.from;
-      let at = 0;
-      for (let i = 0; i < chunks.count; i++) {
-        const length = entrySpan(chunks, i);
-        if (done(op.offset + at, length)) await back(op.offset + at, length);
-        else await hold(op, i, op.from.offset + at, op.offset + at, length);
-        at += length;
-      }
-    } else if (op.kind === 'repeat' && !done(op.offset, op.length)) {
-      await flushBlock();
-      await flushBack();
-      await drain();
-      const bytes = await ports.partial.read(op.sourceOffset, op.length);
-      if (!sha256Equals(bytes, op.sha256)) {
-        throw new UpdateError('HASH_MISMATCH', `${ports.what}: a repeated chunk changed`);
-      }
-      await ports.put(op.offset, bytes, singleChunk(op));
-      whole.update(bytes);
-    } else {
-      await back(op.offset, op.length);
+      this.closePart();
+      this.partOp = op;
+      this.partFirst = i;
+      this.partEnd = i + 1;
     }
   }
-  await flushBlock();
-  await flushBack();
-  await drain();
-  for (const slot of slots) await slot.free;
-  const digest = whole.digest('hex');
-  return intact ? digest : undefined;
+
+  /** Copies a repeated chunk from its first place in the partial, checked against its digest. */
+  async repeat(op: Extract<ChunkOp, { kind: 'repeat' }>): Promise<void> {
+    await this.flushBlock();
+    await this.flushBack();
+    await this.copier.drain();
+    const bytes = await this.ports.partial.read(op.sourceOffset, op.length);
+    if (!sha256Equals(bytes, op.sha256)) {
+      throw new UpdateError('HASH_MISMATCH', `${this.ports.what}: a repeated chunk changed`);
+    }
+    await this.ports.put(op.offset, bytes, singleChunk(op));
+    this.whole.update(bytes);
+  }
+
+  /** Hands on what is gathered, waits for every write; the digest, or undefined if not intact. */
+  async end(): Promise<string | undefined> {
+    await this.flushBlock();
+    await this.flushBack();
+    await this.copier.drain();
+    await this.copier.settle();
+    const digest = this.whole.digest('hex');
+    return this.copier.intact ? digest : undefined;
+  }
+
+  private closePart(): void {
+    if (this.partOp !== undefined) {
+      this.parts.push(
+        sliceSection(this.partOp.from.chunks, this.partFirst, this.partEnd - this.partFirst),
+      );
+    }
+    this.partOp = undefined;
+  }
+
+  private async flushBlock(): Promise<void> {
+    if (this.open === undefined) return;
+    this.closePart();
+    const block = { ...this.open, chunks: joinSections(this.parts) };
+    this.open = undefined;
+    this.parts = [];
+    await this.copier.copy(block);
+  }
+
+  private async flushBack(): Promise<void> {
+    if (this.backBytes === 0) return;
+    await this.copier.drain();
+    await readBack(this.ports, this.whole, this.backAt, this.backBytes);
+    this.backBytes = 0;
+  }
 }
 
 /** Level 0 sections one after the other, as one (no copy when there is one). */
@@ -240,12 +205,7 @@ function joinSections(parts: readonly Section[]): Section {
 }
 
 /** Reads `length` bytes of the partial at `offset` into the whole hash. */
-async function readBack(
-  ports: SweepPorts,
-  whole: ReturnType<typeof createHash>,
-  offset: number,
-  length: number,
-) {
+async function readBack(ports: SweepPorts, whole: Hash, offset: number, length: number) {
   const bytes = await ports.partial.read(offset, length);
   if (bytes.length !== length) {
     throw new UpdateError('IO', `${ports.what}: the partial file is shorter than written`);

@@ -75,30 +75,12 @@ export async function planChunkDelta(
   let sectionBytes = 0;
   let sectionRequests = 0;
 
-  const addChunk = (section: Section, i: number, offset: number): void => {
-    const sha256 = entryHash(section, i);
-    const length = entrySpan(section, i);
-    const held = local.chunk(sha256);
-    if (held !== undefined && held.length === length) {
-      ops.push({ kind: 'local', offset, length, from: held });
-      return;
-    }
-    const hex = Buffer.from(sha256).toString('hex');
-    const first = fetched.get(hex);
-    if (first !== undefined) {
-      ops.push({ kind: 'repeat', offset, length, sha256, sourceOffset: first });
-      return;
-    }
-    fetched.set(hex, offset);
-    ops.push({ kind: 'fetch', offset, length, sha256 });
-  };
-
   let frontier: PlacedEntry[] = placeEntries(index.root, 0, 0, index.artifactSize);
   while (frontier.length > 0) {
     const needed: SectionRequest[] = [];
     for (const placed of frontier) {
       if (!('listOffset' in placed)) {
-        addChunk(placed.section, placed.index, placed.artifactOffset);
+        addChunk(ops, fetched, local, placed.section, placed.index, placed.artifactOffset);
         continue;
       }
       const held = local.subtree(placed.level, placed.entry.sha256);
@@ -130,11 +112,45 @@ export async function planChunkDelta(
   }
 
   ops.sort((a, b) => a.offset - b.offset);
+  return { ops, ...tally(ops), sectionBytes, sectionRequests };
+}
+
+/**
+ * The op for one chunk of the new artifact: held locally, a repeat of a chunk this plan
+ * already fetches (`fetched`: hex SHA-256 to its first offset), or a fetch.
+ */
+function addChunk(
+  ops: ChunkOp[],
+  fetched: Map<string, number>,
+  local: LocalChunks,
+  section: Section,
+  i: number,
+  offset: number,
+): void {
+  const sha256 = entryHash(section, i);
+  const length = entrySpan(section, i);
+  const held = local.chunk(sha256);
+  if (held !== undefined && held.length === length) {
+    ops.push({ kind: 'local', offset, length, from: held });
+    return;
+  }
+  const hex = Buffer.from(sha256).toString('hex');
+  const first = fetched.get(hex);
+  if (first !== undefined) {
+    ops.push({ kind: 'repeat', offset, length, sha256, sourceOffset: first });
+    return;
+  }
+  fetched.set(hex, offset);
+  ops.push({ kind: 'fetch', offset, length, sha256 });
+}
+
+/** Artifact bytes to fetch and to reuse under `ops`. */
+function tally(ops: readonly ChunkOp[]): { fetchBytes: number; reuseBytes: number } {
   let fetchBytes = 0;
   let reuseBytes = 0;
   for (const op of ops) {
     if (op.kind === 'fetch') fetchBytes += op.length;
     else reuseBytes += op.length;
   }
-  return { ops, fetchBytes, reuseBytes, sectionBytes, sectionRequests };
+  return { fetchBytes, reuseBytes };
 }

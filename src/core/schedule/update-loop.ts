@@ -66,57 +66,16 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
   const controller = new AbortController();
   const runs = createRunQueue(controller.signal);
   const now = (): number => deps.clock.nowMs();
-  const requireNonce = deps.requireNonce === true;
-  const randomBytes = deps.randomBytes;
-  if (requireNonce && randomBytes === undefined) {
+  if (deps.requireNonce === true && deps.randomBytes === undefined) {
     throw new UpdateError('CONFIG_INVALID', 'requireNonce needs a randomBytes port');
   }
 
-  const emit = (event: UpdateEvent): void => {
-    for (const listener of listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        deps.logger.warn('listener threw', { error: String(error) });
-      }
-    }
-  };
-
-  const healthContext = (store: LocalStore = deps.store): HealthContext => ({
-    store,
-    clock: deps.clock,
-    timers: deps.timers,
-    logger: deps.logger,
-    signal: controller.signal,
-    emit,
-    onStep: deps.onStep,
-    config: deps.health,
-  });
-
+  const emit = emitterOf(listeners, deps.logger);
+  const healthContext = (store: LocalStore = deps.store): HealthContext =>
+    healthContextOf(deps, controller.signal, emit, store);
   /** The one run context (and HTTP context) of a network run, reading the state once. */
-  const runContext = (store = memoizeState(deps.store)): RunContext => ({
-    http: {
-      fetcher: deps.fetcher,
-      clock: deps.clock,
-      timers: deps.timers,
-      limits: deps.limits,
-      endpoint: requireEndpoint(deps.endpoint),
-      userAgent: deps.userAgent ?? 'verified-updater',
-    },
-    store,
-    random: deps.random,
-    logger: deps.logger,
-    pinned: deps.pinned,
-    limits: deps.limits,
-    requireNonce,
-    randomBytes: randomBytes ?? noRandomBytes,
-    signal: controller.signal,
-    emit,
-    onStep: deps.onStep,
-    chunks: deps.chunks,
-    answers: deps.answers,
-    health: healthContext(store),
-  });
+  const runContext = (store = memoizeState(deps.store)): RunContext =>
+    runContextOf(deps, controller.signal, emit, store);
 
   /** The one boundary of a network run: whatever was thrown is typed here, once. */
   const guarded = async <T>(body: (run: RunContext) => Promise<T>): Promise<T> => {
@@ -153,5 +112,70 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
       controller.abort();
       await runs.drained();
     },
+  };
+}
+
+/** Hands an event to every listener; one that throws is logged and the rest still hear it. */
+function emitterOf(
+  listeners: ReadonlySet<UpdateListener>,
+  logger: Logger,
+): (event: UpdateEvent) => void {
+  return (event) => {
+    for (const listener of listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        logger.warn('listener threw', { error: String(error) });
+      }
+    }
+  };
+}
+
+function healthContextOf(
+  deps: UpdateLoopDeps,
+  signal: AbortSignal,
+  emit: (event: UpdateEvent) => void,
+  store: LocalStore,
+): HealthContext {
+  return {
+    store,
+    clock: deps.clock,
+    timers: deps.timers,
+    logger: deps.logger,
+    signal,
+    emit,
+    onStep: deps.onStep,
+    config: deps.health,
+  };
+}
+
+function runContextOf(
+  deps: UpdateLoopDeps,
+  signal: AbortSignal,
+  emit: (event: UpdateEvent) => void,
+  store: LocalStore,
+): RunContext {
+  return {
+    http: {
+      fetcher: deps.fetcher,
+      clock: deps.clock,
+      timers: deps.timers,
+      limits: deps.limits,
+      endpoint: requireEndpoint(deps.endpoint),
+      userAgent: deps.userAgent ?? 'verified-updater',
+    },
+    store,
+    random: deps.random,
+    logger: deps.logger,
+    pinned: deps.pinned,
+    limits: deps.limits,
+    requireNonce: deps.requireNonce === true,
+    randomBytes: deps.randomBytes ?? noRandomBytes,
+    signal,
+    emit,
+    onStep: deps.onStep,
+    chunks: deps.chunks,
+    answers: deps.answers,
+    health: healthContextOf(deps, signal, emit, store),
   };
 }

@@ -6,7 +6,7 @@
 import type { ManifestArtifact } from '#protocol/manifest.js';
 import { UpdateError } from '../errors.js';
 import { errorForResponse } from './http-errors.js';
-import { NO_HEADERS, startGet, type HttpContext } from './http-get.js';
+import { NO_HEADERS, startGet, type Exchange, type HttpContext } from './http-get.js';
 import type { AbortLane } from './linked-abort.js';
 import type { LocalStore, PartialBlob } from '../ports.js';
 
@@ -42,49 +42,10 @@ export async function receive(
   hooks: DownloadHooks,
 ): Promise<void> {
   const what = `artifact ${artifact.name}`;
-  const offset = partial.offset;
-  let headers = NO_HEADERS;
-  if (offset > 0) {
-    const resume: Record<string, string> = { range: `bytes=${offset}-` };
-    if (partial.validator !== undefined) resume['if-range'] = partial.validator;
-    headers = resume;
-  }
-  const exchange = await startGet(ctx, url, headers, signal, what, hooks.lane);
+  const exchange = await startGet(ctx, url, resumeHeaders(partial), signal, what, hooks.lane);
   const { response } = exchange;
   try {
-    const status = response.status;
-    const declared = Number(response.header('content-length') ?? Number.NaN);
-    if (status === 200) {
-      if (offset > 0) await partial.reset();
-      if (Number.isFinite(declared) && declared !== artifact.size) {
-        throw new UpdateError(
-          'SIZE_MISMATCH',
-          `${what}: server declares ${declared} bytes, signed size is ${artifact.size}`,
-        );
-      }
-    } else if (status === 206 && offset > 0) {
-      const match = CONTENT_RANGE.exec(response.header('content-range') ?? '');
-      const total = match?.[3];
-      if (total !== undefined && total !== '*' && Number(total) !== artifact.size) {
-        throw new UpdateError('SIZE_MISMATCH', `${what}: server says ${total} bytes in all`);
-      }
-      if (Number.isFinite(declared) && declared !== artifact.size - offset) {
-        throw new UpdateError('SIZE_MISMATCH', `${what}: range of ${declared} bytes declared`);
-      }
-      if (match === undefined || match === null || Number(match[1]) !== offset) {
-        // Not the range we asked for: start over from byte 0 on the next attempt.
-        await partial.reset();
-        throw new UpdateError('NETWORK', `${what}: unexpected Content-Range`, { transient: true });
-      }
-    } else if (status === 416 && offset > 0) {
-      await partial.reset();
-      throw new UpdateError('HTTP_STATUS', `${what}: range refused (416)`, {
-        transient: true,
-        details: { url: exchange.safeUrl, status },
-      });
-    } else {
-      throw await errorForResponse(response, what, ctx.clock.nowMs(), exchange.safeUrl);
-    }
+    await acceptStatus(ctx, exchange, artifact, partial, what);
     const validator = validatorOf(response.header('etag'), response.header('last-modified'));
     if (validator !== partial.validator) await partial.setValidator(validator);
     hooks.onHave(partial.offset);
@@ -112,6 +73,64 @@ export async function receive(
     // Bytes past or short of the signed size are refused outright: keep nothing of them.
     if (mapped instanceof UpdateError && mapped.code === 'SIZE_MISMATCH') await partial.reset();
     throw mapped;
+  }
+}
+
+/** The resume request for `partial`: Range from its end, If-Range its validator; none at 0. */
+function resumeHeaders(partial: PartialBlob): Readonly<Record<string, string>> {
+  const offset = partial.offset;
+  if (offset === 0) return NO_HEADERS;
+  const resume: Record<string, string> = { range: `bytes=${offset}-` };
+  if (partial.validator !== undefined) resume['if-range'] = partial.validator;
+  return resume;
+}
+
+/**
+ * Checks the answer's status and declared sizes against the signed size and the resume
+ * offset (docs/UPDATER.md §3, Resume): 200 starts over, 206 must continue exactly at the
+ * offset, 416 drops the partial; anything else is the status's error.
+ */
+async function acceptStatus(
+  ctx: HttpContext,
+  exchange: Exchange,
+  artifact: ManifestArtifact,
+  partial: PartialBlob,
+  what: string,
+): Promise<void> {
+  const { response } = exchange;
+  const offset = partial.offset;
+  const status = response.status;
+  const declared = Number(response.header('content-length') ?? Number.NaN);
+  if (status === 200) {
+    if (offset > 0) await partial.reset();
+    if (Number.isFinite(declared) && declared !== artifact.size) {
+      throw new UpdateError(
+        'SIZE_MISMATCH',
+        `${what}: server declares ${declared} bytes, signed size is ${artifact.size}`,
+      );
+    }
+  } else if (status === 206 && offset > 0) {
+    const match = CONTENT_RANGE.exec(response.header('content-range') ?? '');
+    const total = match?.[3];
+    if (total !== undefined && total !== '*' && Number(total) !== artifact.size) {
+      throw new UpdateError('SIZE_MISMATCH', `${what}: server says ${total} bytes in all`);
+    }
+    if (Number.isFinite(declared) && declared !== artifact.size - offset) {
+      throw new UpdateError('SIZE_MISMATCH', `${what}: range of ${declared} bytes declared`);
+    }
+    if (match === undefined || match === null || Number(match[1]) !== offset) {
+      // Not the range we asked for: start over from byte 0 on the next attempt.
+      await partial.reset();
+      throw new UpdateError('NETWORK', `${what}: unexpected Content-Range`, { transient: true });
+    }
+  } else if (status === 416 && offset > 0) {
+    await partial.reset();
+    throw new UpdateError('HTTP_STATUS', `${what}: range refused (416)`, {
+      transient: true,
+      details: { url: exchange.safeUrl, status },
+    });
+  } else {
+    throw await errorForResponse(response, what, ctx.clock.nowMs(), exchange.safeUrl);
   }
 }
 

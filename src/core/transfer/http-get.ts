@@ -99,16 +99,9 @@ export async function startGet(
   const link = lane?.take() ?? linkedAbort(parent);
   const signal = link.signal;
   let stalled: string | undefined;
-  const watch = new StallWatch({
-    clock: ctx.clock,
-    timers: ctx.timers,
-    stallTimeoutMs: ctx.limits.stallTimeoutMs,
-    minBytesPerS: ctx.limits.minBytesPerS,
-    throughputWindowMs: ctx.limits.throughputWindowMs,
-    onStall: (reason) => {
-      stalled = reason;
-      link.abort();
-    },
+  const watch = stallWatch(ctx, (reason) => {
+    stalled = reason;
+    link.abort();
   });
   let current: URL | string = url;
   const where = (u: URL | string): string => safeUrl(u, [ctx.endpoint.machineKey]);
@@ -140,36 +133,71 @@ export async function startGet(
       const response = await ctx.fetcher.get(href, init);
       const location = response.header('location');
       if (!REDIRECTS.has(response.status) || location === undefined) {
-        const answered = current;
-        let named: string | undefined;
-        return {
-          response,
-          url: answered,
-          // Only an error names the URL: parsed and redacted then, not for every response.
-          get safeUrl() {
-            named ??= where(answered);
-            return named;
-          },
-          watch,
-          finish,
-        };
+        return answer(response, current, watch, finish, where);
       }
       response.discard();
-      const redirect = { url: where(current), status: response.status };
-      if (hop >= ctx.limits.maxRedirects) {
-        throw new UpdateError('HTTP_STATUS', `${what}: more than ${hop} redirects`, {
-          details: redirect,
-        });
-      }
-      const next = new URL(location, current);
-      if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-        throw new UpdateError('HTTP_STATUS', `${what}: redirect to ${next.protocol} refused`, {
-          details: redirect,
-        });
-      }
-      current = next;
+      current = redirectTarget(ctx, response, location, current, hop, what, where);
     }
   } catch (error) {
     throw finish(error) ?? error;
   }
+}
+
+/** The stall watch of one exchange, on the context's limits. */
+function stallWatch(ctx: HttpContext, onStall: (reason: string) => void): StallWatch {
+  return new StallWatch({
+    clock: ctx.clock,
+    timers: ctx.timers,
+    stallTimeoutMs: ctx.limits.stallTimeoutMs,
+    minBytesPerS: ctx.limits.minBytesPerS,
+    throughputWindowMs: ctx.limits.throughputWindowMs,
+    onStall,
+  });
+}
+
+/** The exchange handed back for the final answer from `answered`. */
+function answer(
+  response: FetchResponse,
+  answered: URL | string,
+  watch: StallWatch,
+  finish: (error?: unknown) => UpdateError | undefined,
+  where: (u: URL | string) => string,
+): Exchange {
+  let named: string | undefined;
+  return {
+    response,
+    url: answered,
+    // Only an error names the URL: parsed and redacted then, not for every response.
+    get safeUrl() {
+      named ??= where(answered);
+      return named;
+    },
+    watch,
+    finish,
+  };
+}
+
+/** Where the redirect from `current` leads; refused past limits.maxRedirects or off http(s). */
+function redirectTarget(
+  ctx: HttpContext,
+  response: FetchResponse,
+  location: string,
+  current: URL | string,
+  hop: number,
+  what: string,
+  where: (u: URL | string) => string,
+): URL {
+  const redirect = { url: where(current), status: response.status };
+  if (hop >= ctx.limits.maxRedirects) {
+    throw new UpdateError('HTTP_STATUS', `${what}: more than ${hop} redirects`, {
+      details: redirect,
+    });
+  }
+  const next = new URL(location, current);
+  if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+    throw new UpdateError('HTTP_STATUS', `${what}: redirect to ${next.protocol} refused`, {
+      details: redirect,
+    });
+  }
+  return next;
 }

@@ -88,135 +88,204 @@ export async function pullBlobs(
   onProgress: PullProgress,
   pullOther?: BlobPuller,
 ): Promise<number> {
-  const total = todo.reduce((sum, a) => sum + a.size, 0);
-  const have = new Map<string, number>();
-  let sum = 0;
-  let network = 0;
-  const link = linkedAbort(ctx.signal);
-  const signal = link.signal;
+  return new Pull(ctx, todo, onProgress, pullOther).run();
+}
+
+/** The artifact a download slot is on: read by the slot's hooks, built once per slot. */
+interface SlotArtifact {
+  artifact: ManifestArtifact;
+}
+
+/** One pull's state: the queues, the progress counts, the first failure. */
+class Pull {
+  private readonly ctx: PullContext;
+  private readonly todo: readonly ManifestArtifact[];
+  private readonly onProgress: PullProgress;
+  private readonly pullOther: BlobPuller | undefined;
+  private readonly total: number;
+  private readonly have = new Map<string, number>();
+  private sum = 0;
+  private network = 0;
+  private readonly link: LinkedAbort;
+  private readonly signal: AbortSignal;
   // Whatever a worker threw first, passed on untouched: the run's boundary types it.
-  let firstError: unknown;
-  let failed = false;
-  const cap = new RateLimit(ctx.http.limits.maxBytesPerS, ctx.http.clock, ctx.http.timers);
-  const capped = ctx.http.limits.maxBytesPerS > 0;
-  const urls = new ArtifactUrls(ctx.http.endpoint.base.href);
+  private firstError: unknown;
+  private failed = false;
+  private readonly cap: RateLimit;
+  private readonly capped: boolean;
+  private readonly urls: ArtifactUrls;
   // Blobs any slot may take (small ones the fetcher pipelines) and those only the first
   // `limits.parallel` slots take (the rest), so the extra slots never open a connection.
-  const fetcher = ctx.http.fetcher;
-  const shared: ManifestArtifact[] = [];
-  const own: ManifestArtifact[] = [];
-  for (const a of todo) {
-    const pipelined =
-      pullOther === undefined &&
-      a.size <= PIPELINE_MAX_BYTES &&
-      fetcher.pipelines?.(urls.resolve(a.url)) === true;
-    (pipelined ? shared : own).push(a);
-  }
-  let nextOwn = 0;
-  let nextShared = 0;
-  const take = (extra: boolean): ManifestArtifact | undefined => {
-    if (!extra && nextOwn < own.length) return own[nextOwn++];
-    return nextShared < shared.length ? shared[nextShared++] : undefined;
-  };
-
+  private readonly shared: ManifestArtifact[] = [];
+  private readonly own: ManifestArtifact[] = [];
+  private nextOwn = 0;
+  private nextShared = 0;
   // The extra slots start once every blob of `own` is in (or the pull failed): until then at
   // most `limits.parallel` GETs are in flight, each on a connection of its own, so no small GET
   // is pipelined behind a large body, waiting for all of it under its stall watch (§5).
-  let ownLeft = own.length;
-  let openExtras = (): void => undefined;
-  const extrasMayStart =
-    ownLeft === 0
-      ? Promise.resolve()
-      : new Promise<void>((resolve) => {
-          openExtras = resolve;
-        });
+  private ownLeft: number;
+  private openExtras = (): void => undefined;
+  private readonly extrasMayStart: Promise<void>;
   // A slot's lane links to its connection's group, not to `signal` itself: with the extra
   // slots, one signal would hold more listeners than node's leak warning allows.
-  const groups: LinkedAbort[] = [];
-  const worker = async (slot: number, extra: boolean): Promise<void> => {
-    const group = groups[slot % groups.length] as LinkedAbort;
+  private readonly groups: LinkedAbort[] = [];
+
+  constructor(
+    ctx: PullContext,
+    todo: readonly ManifestArtifact[],
+    onProgress: PullProgress,
+    pullOther: BlobPuller | undefined,
+  ) {
+    this.ctx = ctx;
+    this.todo = todo;
+    this.onProgress = onProgress;
+    this.pullOther = pullOther;
+    this.total = todo.reduce((sum, a) => sum + a.size, 0);
+    this.link = linkedAbort(ctx.signal);
+    this.signal = this.link.signal;
+    this.cap = new RateLimit(ctx.http.limits.maxBytesPerS, ctx.http.clock, ctx.http.timers);
+    this.capped = ctx.http.limits.maxBytesPerS > 0;
+    this.urls = new ArtifactUrls(ctx.http.endpoint.base.href);
+    this.sortOut();
+    this.ownLeft = this.own.length;
+    this.extrasMayStart =
+      this.ownLeft === 0
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            this.openExtras = resolve;
+          });
+  }
+
+  /** Runs the slots, then the batch boundary; resolves to the bytes from the network. */
+  async run(): Promise<number> {
+    const { ctx } = this;
+    const workers = Math.max(1, Math.min(ctx.http.limits.parallel, this.todo.length));
+    const extras = Math.min(
+      workers * (PIPELINE_DEPTH - 1),
+      Math.max(0, this.shared.length - workers),
+    );
+    for (let i = 0; i < workers; i++) this.groups.push(linkedAbort(this.signal));
+    await Promise.all(
+      Array.from({ length: workers + extras }, (_, i) => this.slot(i, i >= workers)),
+    );
+    for (const group of this.groups) group.dispose();
+    this.link.dispose();
+    // The batch boundary: every blob handed over is promoted before the pull reports it, and no
+    // promotion outlives a failed run. A failure found here fails the pull unless one came first.
+    try {
+      await ctx.store.settleBlobs?.();
+    } catch (error) {
+      if (!this.failed) {
+        this.failed = true;
+        this.firstError = error;
+      }
+    }
+    // A sibling's abort is reported as the refusal that caused it.
+    if (this.failed) throw this.firstError;
+    if (ctx.signal.aborted) throw new UpdateError('ABORTED', 'aborted');
+    return this.network;
+  }
+
+  /** Puts each blob in `shared` (pipelined by the fetcher) or `own`. */
+  private sortOut(): void {
+    const fetcher = this.ctx.http.fetcher;
+    for (const a of this.todo) {
+      const pipelined =
+        this.pullOther === undefined &&
+        a.size <= PIPELINE_MAX_BYTES &&
+        fetcher.pipelines?.(this.urls.resolve(a.url)) === true;
+      (pipelined ? this.shared : this.own).push(a);
+    }
+  }
+
+  private take(extra: boolean): ManifestArtifact | undefined {
+    if (!extra && this.nextOwn < this.own.length) return this.own[this.nextOwn++];
+    return this.nextShared < this.shared.length ? this.shared[this.nextShared++] : undefined;
+  }
+
+  private async slot(slot: number, extra: boolean): Promise<void> {
+    const group = this.groups[slot % this.groups.length] as LinkedAbort;
     const lane = new AbortLane(group.signal);
     try {
-      await work(lane, extra);
+      await this.work(lane, extra);
     } finally {
       lane.dispose();
     }
-  };
-  const work = async (lane: AbortLane, extra: boolean): Promise<void> => {
+  }
+
+  /** One download slot: takes blobs until none is left or the pull failed. */
+  private async work(lane: AbortLane, extra: boolean): Promise<void> {
     // Built once per download slot, not per artifact: at 10,000 small artifacts the closures
     // were a measurable share of the run (docs/UPDATER.md §8, "Many small artifacts").
-    let artifact = todo[0] as ManifestArtifact;
-    const hooks: DownloadHooks = {
+    const on: SlotArtifact = { artifact: this.todo[0] as ManifestArtifact };
+    const hooks = this.slotHooks(lane, on);
+    const retry = this.slotRetry(on);
+    const { ctx, pullOther, signal } = this;
+    if (extra) await this.extrasMayStart;
+    for (;;) {
+      const fromOwn = !extra && this.nextOwn < this.own.length;
+      const a = this.take(extra);
+      if (this.failed || a === undefined) break;
+      const artifact = a;
+      on.artifact = artifact;
+      try {
+        if (pullOther !== undefined && (await pullOther(artifact, hooks, signal))) continue;
+        // policy.ts already refused a URL that does not resolve; this cannot throw for those.
+        const url = this.urls.resolve(artifact.url);
+        await withRetries(retry, () =>
+          downloadArtifact(ctx.http, ctx.store, artifact, url, signal, hooks),
+        );
+      } catch (error) {
+        this.fail(error);
+      } finally {
+        if (fromOwn && --this.ownLeft === 0) this.openExtras();
+      }
+    }
+  }
+
+  /** The first failure aborts the others; never rethrown from a worker (see work). */
+  private fail(error: unknown): void {
+    // Never rethrow from a worker: Promise.all would settle while siblings still write.
+    if (this.failed) return;
+    this.failed = true;
+    this.firstError = error instanceof ProtocolError ? fromProtocolError(error) : error;
+    this.link.abort();
+    this.openExtras();
+  }
+
+  private slotHooks(lane: AbortLane, on: SlotArtifact): DownloadHooks {
+    return {
       lane,
       onHave: (bytes: number): void => {
-        sum += bytes - (have.get(artifact.sha256) ?? 0);
-        have.set(artifact.sha256, bytes);
-        onProgress(sum, total, artifact.name, network);
+        const { artifact } = on;
+        this.sum += bytes - (this.have.get(artifact.sha256) ?? 0);
+        this.have.set(artifact.sha256, bytes);
+        this.onProgress(this.sum, this.total, artifact.name, this.network);
       },
       onNetworkBytes: (count: number): void => {
-        network += count;
+        this.network += count;
       },
       // No cap, no wait: not even an await per chunk.
-      ...(capped ? { throttle: (count: number, s: AbortSignal) => cap.take(count, s) } : {}),
+      ...(this.capped
+        ? { throttle: (count: number, s: AbortSignal) => this.cap.take(count, s) }
+        : {}),
     };
-    const retry: RetryContext = {
+  }
+
+  private slotRetry(on: SlotArtifact): RetryContext {
+    const { ctx } = this;
+    return {
       limits: ctx.http.limits,
       timers: ctx.http.timers,
       random: ctx.random,
-      signal,
+      signal: this.signal,
       onRetry: (error, attempt, delayMs) =>
         ctx.logger.warn('retrying artifact', {
-          artifact: artifact.name,
+          artifact: on.artifact.name,
           code: error.code,
           attempt,
           delayMs,
         }),
     };
-    if (extra) await extrasMayStart;
-    for (;;) {
-      const fromOwn = !extra && nextOwn < own.length;
-      const a = take(extra);
-      if (failed || a === undefined) break;
-      artifact = a;
-      try {
-        if (pullOther !== undefined && (await pullOther(artifact, hooks, signal))) continue;
-        // policy.ts already refused a URL that does not resolve; this cannot throw for those.
-        const url = urls.resolve(artifact.url);
-        await withRetries(retry, () =>
-          downloadArtifact(ctx.http, ctx.store, artifact, url, signal, hooks),
-        );
-      } catch (error) {
-        // Never rethrow from a worker: Promise.all would settle while siblings still write.
-        if (!failed) {
-          failed = true;
-          firstError = error instanceof ProtocolError ? fromProtocolError(error) : error;
-          link.abort();
-          openExtras();
-        }
-      } finally {
-        if (fromOwn && --ownLeft === 0) openExtras();
-      }
-    }
-  };
-
-  const workers = Math.max(1, Math.min(ctx.http.limits.parallel, todo.length));
-  const extras = Math.min(workers * (PIPELINE_DEPTH - 1), Math.max(0, shared.length - workers));
-  for (let i = 0; i < workers; i++) groups.push(linkedAbort(signal));
-  await Promise.all(Array.from({ length: workers + extras }, (_, i) => worker(i, i >= workers)));
-  for (const group of groups) group.dispose();
-  link.dispose();
-  // The batch boundary: every blob handed over is promoted before the pull reports it, and no
-  // promotion outlives a failed run. A failure found here fails the pull unless one came first.
-  try {
-    await ctx.store.settleBlobs?.();
-  } catch (error) {
-    if (!failed) {
-      failed = true;
-      firstError = error;
-    }
   }
-  // A sibling's abort is reported as the refusal that caused it.
-  if (failed) throw firstError;
-  if (ctx.signal.aborted) throw new UpdateError('ABORTED', 'aborted');
-  return network;
 }

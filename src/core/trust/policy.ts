@@ -46,16 +46,37 @@ export function checkPolicy(
   baseUrl: string,
 ): void {
   const m = vm.manifest;
-  if (m.artifacts.length > limits.maxArtifacts) {
+  checkArtifacts(m.artifacts, limits, baseUrl);
+  const highest = state.highestAcceptedVersion;
+  if (highest !== null && lt(m.registry_version, highest)) {
+    throw new UpdateError(
+      'ROLLBACK',
+      `registry_version ${m.registry_version} is older than ${highest}, already accepted`,
+    );
+  }
+  if (vm.format === 2) {
+    checkReleaseEquivocation(vm, state);
+    return;
+  }
+  checkFormatOne(vm, state, nowMs, limits);
+}
+
+/** The limits on the artifact list, and that every artifact URL will resolve at pull time. */
+function checkArtifacts(
+  artifacts: readonly ManifestArtifact[],
+  limits: Limits,
+  baseUrl: string,
+): void {
+  if (artifacts.length > limits.maxArtifacts) {
     throw new UpdateError(
       'TOO_MANY_ARTIFACTS',
-      `${m.artifacts.length} artifacts exceed the limit of ${limits.maxArtifacts}`,
+      `${artifacts.length} artifacts exceed the limit of ${limits.maxArtifacts}`,
     );
   }
   const goodOrigins = new Set<string>();
   // The origin of the last absolute entry that passed: a release's entries share one or two.
   let lastOrigin: string | undefined;
-  for (const a of m.artifacts) {
+  for (const a of artifacts) {
     if (a.size > limits.maxArtifactBytes) {
       throw new UpdateError(
         'ARTIFACT_TOO_LARGE',
@@ -79,17 +100,16 @@ export function checkPolicy(
       lastOrigin = origin;
     }
   }
-  const highest = state.highestAcceptedVersion;
-  if (highest !== null && lt(m.registry_version, highest)) {
-    throw new UpdateError(
-      'ROLLBACK',
-      `registry_version ${m.registry_version} is older than ${highest}, already accepted`,
-    );
-  }
-  if (vm.format === 2) {
-    checkReleaseEquivocation(vm, state);
-    return;
-  }
+}
+
+/** Format 1's own checks: one manifest per registry_version, then expiry and issue time. */
+function checkFormatOne(
+  vm: VerifiedManifest,
+  state: UpdaterState,
+  nowMs: number,
+  limits: Limits,
+): void {
+  const m = vm.manifest;
   const seen = state.acceptedDigests[m.registry_version];
   if (seen !== undefined && seen !== vm.payloadSha256) {
     throw new UpdateError(

@@ -19,7 +19,7 @@ import {
   releaseDigest,
   type Release,
 } from '#protocol/release.js';
-import { verifyRole } from '#protocol/role-signatures.js';
+import { verifyRole, type KeyContext } from '#protocol/role-signatures.js';
 import { localClock, UpdateError } from '../errors.js';
 import { trustedKeySet, type FreshnessFloor, type TrustedKeys } from '../state.js';
 import { fromTrustError } from '../wire-errors.js';
@@ -134,21 +134,16 @@ export function checkAnswer(parts: AnswerParts, input: TrustInput): CheckedAnswe
   }
   const keySet = walk.keySet;
   if (keySet === undefined) throw new UpdateError('KEY_CHAIN_GAP', 'no key set is trusted');
-  const context = { otherRoles: keyOwners(keySet), retired: new Set(walk.retired) };
+  const context: KeyContext = { otherRoles: keyOwners(keySet), retired: new Set(walk.retired) };
   // Hashing trusts nothing: taken first so a release already installed is not re-walked.
   const releaseSha256 = releaseDigest(parts.release.payload);
   // 3. The release under the release role, then its payload.
-  let release: Release;
-  let releaseKeyid: string;
-  try {
-    const ids = verifyRole(parts.release, keySet.release, RELEASE_PAYLOAD_TYPE, 'release', context);
-    releaseKeyid = ids[0] as string;
-    release = parseRelease(parts.release.payload, {
-      listChecked: releaseSha256 === input.checkedDigest,
-    });
-  } catch (error) {
-    throw fromTrustError(error);
-  }
+  const { release, releaseKeyid } = verifyRelease(
+    parts.release,
+    keySet,
+    context,
+    releaseSha256 === input.checkedDigest,
+  );
   // 4. The freshness statement under the freshness role, then its payload.
   let freshness: ParsedFreshness;
   try {
@@ -157,7 +152,37 @@ export function checkAnswer(parts: AnswerParts, input: TrustInput): CheckedAnswe
   } catch (error) {
     throw fromTrustError(error);
   }
-  // 5. The statement against the rest.
+  // 5. The statement against the rest. A rotation of the freshness keys starts the floor over
+  // (TUF §5.3.11).
+  const floor = walk.freshnessKeysChanged ? null : input.floor;
+  checkStatement(freshness, releaseSha256, keySet, floor, input);
+  return { keySet, retired: walk.retired, release, releaseSha256, releaseKeyid, freshness };
+}
+
+/** Step 3: the release under the release role, then its payload; `listChecked` as in TrustInput. */
+function verifyRelease(
+  envelope: ParsedEnvelope,
+  keySet: KeySet,
+  context: KeyContext,
+  listChecked: boolean,
+): { readonly release: Release; readonly releaseKeyid: string } {
+  try {
+    const ids = verifyRole(envelope, keySet.release, RELEASE_PAYLOAD_TYPE, 'release', context);
+    const releaseKeyid = ids[0] as string;
+    return { release: parseRelease(envelope.payload, { listChecked }), releaseKeyid };
+  } catch (error) {
+    throw fromTrustError(error);
+  }
+}
+
+/** Step 5: the verified statement against the release, the key set, the floor, nonce and clock. */
+function checkStatement(
+  freshness: ParsedFreshness,
+  releaseSha256: string,
+  keySet: KeySet,
+  floor: FreshnessFloor | null,
+  input: TrustInput,
+): void {
   if (freshness.release_sha256 !== releaseSha256) {
     throw new UpdateError('FRESHNESS_MISMATCH', 'the freshness statement names another release');
   }
@@ -167,8 +192,6 @@ export function checkAnswer(parts: AnswerParts, input: TrustInput): CheckedAnswe
       `the freshness statement names key set ${freshness.keys_version}, the newest is ${keySet.version}`,
     );
   }
-  // A rotation of the freshness keys starts the floor over (TUF §5.3.11).
-  const floor = walk.freshnessKeysChanged ? null : input.floor;
   if (floor !== null && freshness.sequence < floor.sequence) {
     throw new UpdateError(
       'FRESHNESS_ROLLBACK',
@@ -205,5 +228,4 @@ export function checkAnswer(parts: AnswerParts, input: TrustInput): CheckedAnswe
       `freshness issued_at ${freshness.issued_at} is ahead; ${localClock(input.nowMs)}`,
     );
   }
-  return { keySet, retired: walk.retired, release, releaseSha256, releaseKeyid, freshness };
 }

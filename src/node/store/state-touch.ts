@@ -112,79 +112,101 @@ export function withTouchRecord(
   store: LocalStore & StateBytesSource,
   paths: StateDirPaths,
 ): Required<LocalStore> {
-  const touchPath = join(paths.meta, TOUCH_FILE);
-  let known: Known | undefined;
-  const stateDigest = async (): Promise<string | undefined> => {
+  const touch = new TouchRecorder(store, paths);
+  return {
+    ...bindAll(store),
+    loadState: () => touch.loadState(),
+    saveState: (next) => touch.saveState(next),
+    commitSet: (set, next) => touch.writing(() => store.commitSet(set, next)),
+    switchSet: (dir, next) => touch.writing(() => store.switchSet(dir, next)),
+  };
+}
+
+/** The state of withTouchRecord's wrapper: what it knows to be on disk, and its two steps. */
+class TouchRecorder {
+  private readonly store: LocalStore & StateBytesSource;
+  private readonly paths: StateDirPaths;
+  private readonly touchPath: string;
+  private known: Known | undefined;
+
+  constructor(store: LocalStore & StateBytesSource, paths: StateDirPaths) {
+    this.store = store;
+    this.paths = paths;
+    this.touchPath = join(paths.meta, TOUCH_FILE);
+  }
+
+  /** The state file's state, amended by a record made over exactly those bytes. */
+  async loadState(): Promise<UpdaterState> {
+    this.known = undefined;
+    const loaded = await this.store.loadStateAndBytes();
+    const { state } = loaded;
+    const bytes = await io('read the last-run record', () => readNoFollow(this.touchPath));
+    const touch = bytes === undefined ? undefined : parseTouch(bytes);
+    if (touch === undefined) {
+      this.known = { state, base: undefined, bytes: loaded.bytes };
+      return state;
+    }
+    const base = loaded.bytes === undefined ? undefined : sha256Hex(loaded.bytes);
+    if (base !== touch.base) {
+      this.known = { state, base };
+      return state;
+    }
+    const { lastCheckAtMs, lastSuccessAtMs, lastError } = touch;
+    const merged: UpdaterState = { ...state, lastCheckAtMs, lastSuccessAtMs, lastError };
+    this.known = { state: merged, base };
+    return merged;
+  }
+
+  /** Writes the record when only the touched fields changed, else the whole state file. */
+  async saveState(next: UpdaterState): Promise<void> {
+    const was = this.known;
+    if (was === undefined || !onlyTouched(was.state, next)) {
+      await this.writing(() => this.store.saveState(next), { state: next, base: undefined });
+      return;
+    }
+    this.known = undefined;
+    await this.digestOf(was);
+    if (was.base === undefined) {
+      // No state file yet: the whole state is written (it is small then).
+      await this.store.saveState(next);
+      this.known = { state: next, base: undefined };
+      return;
+    }
+    const record: TouchRecord = {
+      schema: 1,
+      base: was.base,
+      lastCheckAtMs: next.lastCheckAtMs,
+      lastSuccessAtMs: next.lastSuccessAtMs,
+      lastError: next.lastError,
+    };
+    await io('write the last-run record', () =>
+      writeFileAtomic(this.touchPath, `${JSON.stringify(record)}\n`),
+    );
+    this.known = { state: next, base: was.base };
+  }
+
+  /** Runs a write that leaves the disk unknown until it succeeds. */
+  async writing(write: () => Promise<void>, after?: Known): Promise<void> {
+    this.known = undefined;
+    await write();
+    this.known = after;
+  }
+
+  /** The digest of `was`: of the bytes it was loaded from, or read from disk after a save. */
+  private async digestOf(was: Known): Promise<string | undefined> {
+    if (was.base === undefined && was.bytes !== undefined) was.base = sha256Hex(was.bytes);
+    was.bytes = undefined;
+    return (was.base ??= await io('read the state file', () => this.stateDigest()));
+  }
+
+  private async stateDigest(): Promise<string | undefined> {
     try {
-      return sha256Hex(await readFile(paths.state));
+      return sha256Hex(await readFile(this.paths.state));
     } catch (error) {
       if (errno(error) === 'ENOENT') return undefined;
       throw error;
     }
-  };
-  /** The digest of `was`: of the bytes it was loaded from, or read from disk after a save. */
-  const digestOf = async (was: Known): Promise<string | undefined> => {
-    if (was.base === undefined && was.bytes !== undefined) was.base = sha256Hex(was.bytes);
-    was.bytes = undefined;
-    return (was.base ??= await io('read the state file', stateDigest));
-  };
-  /** Runs a write that leaves the disk unknown until it succeeds. */
-  const writing = async (write: () => Promise<void>, after?: Known): Promise<void> => {
-    known = undefined;
-    await write();
-    known = after;
-  };
-  return {
-    ...bindAll(store),
-    async loadState() {
-      known = undefined;
-      const loaded = await store.loadStateAndBytes();
-      const { state } = loaded;
-      const bytes = await io('read the last-run record', () => readNoFollow(touchPath));
-      const touch = bytes === undefined ? undefined : parseTouch(bytes);
-      if (touch === undefined) {
-        known = { state, base: undefined, bytes: loaded.bytes };
-        return state;
-      }
-      const base = loaded.bytes === undefined ? undefined : sha256Hex(loaded.bytes);
-      if (base !== touch.base) {
-        known = { state, base };
-        return state;
-      }
-      const { lastCheckAtMs, lastSuccessAtMs, lastError } = touch;
-      const merged: UpdaterState = { ...state, lastCheckAtMs, lastSuccessAtMs, lastError };
-      known = { state: merged, base };
-      return merged;
-    },
-    async saveState(next) {
-      const was = known;
-      if (was === undefined || !onlyTouched(was.state, next)) {
-        await writing(() => store.saveState(next), { state: next, base: undefined });
-        return;
-      }
-      known = undefined;
-      await digestOf(was);
-      if (was.base === undefined) {
-        // No state file yet: the whole state is written (it is small then).
-        await store.saveState(next);
-        known = { state: next, base: undefined };
-        return;
-      }
-      const record: TouchRecord = {
-        schema: 1,
-        base: was.base,
-        lastCheckAtMs: next.lastCheckAtMs,
-        lastSuccessAtMs: next.lastSuccessAtMs,
-        lastError: next.lastError,
-      };
-      await io('write the last-run record', () =>
-        writeFileAtomic(touchPath, `${JSON.stringify(record)}\n`),
-      );
-      known = { state: next, base: was.base };
-    },
-    commitSet: (set, next) => writing(() => store.commitSet(set, next)),
-    switchSet: (dir, next) => writing(() => store.switchSet(dir, next)),
-  };
+  }
 }
 
 /**
