@@ -23,10 +23,11 @@ export interface Plan {
 /** Plans the move from `installed` to the verified manifest. */
 export function planUpdate(
   installed: InstalledSet | null,
-  vm: VerifiedManifest,
+  verified: VerifiedManifest,
   stored: ReadonlySet<string> = new Set(),
 ): Plan {
-  if (installed !== null && holdsExactly(installed, vm)) return planHeldSet(installed, vm);
+  if (installed !== null && holdsExactly(installed, verified))
+    return planHeldSet(installed, verified);
   const have = new Set<string>();
   const installedNames = new Set<string>();
   for (const a of installed?.artifacts ?? []) {
@@ -40,7 +41,7 @@ export function planUpdate(
   const wanted = new Set<string>();
   let bytesToFetch = 0;
   let bytesToReuse = 0;
-  for (const a of vm.manifest.artifacts) {
+  for (const a of verified.manifest.artifacts) {
     wanted.add(a.name);
     if (have.has(a.sha256) || stored.has(a.sha256)) {
       reuse.push({ name: a.name, size: a.size });
@@ -62,7 +63,7 @@ export function planUpdate(
   return {
     summary: {
       fromVersion: installed?.version ?? null,
-      toVersion: vm.manifest.registry_version,
+      toVersion: verified.manifest.registry_version,
       fetch,
       reuse,
       remove,
@@ -70,7 +71,7 @@ export function planUpdate(
       bytesToReuse,
       artifacts,
     },
-    upToDate: installed !== null && installed.setId === vm.payloadSha256,
+    upToDate: installed !== null && installed.setId === verified.payloadSha256,
   };
 }
 
@@ -80,9 +81,9 @@ export function planUpdate(
  * entry by entry, not inferred from the setId: a repair plans over the intact part of a set
  * that keeps its setId (repair.ts).
  */
-export function holdsExactly(installed: InstalledSet, vm: VerifiedManifest): boolean {
+export function holdsExactly(installed: InstalledSet, verified: VerifiedManifest): boolean {
   const have = installed.artifacts;
-  const list = vm.manifest.artifacts;
+  const list = verified.manifest.artifacts;
   if (have.length !== list.length) return false;
   for (let i = 0; i < list.length; i++) {
     const a = have[i] as InstalledSet['artifacts'][number];
@@ -97,8 +98,8 @@ export function holdsExactly(installed: InstalledSet, vm: VerifiedManifest): boo
  * the caller checked): everything is reused, nothing removed. The same plan the general path
  * makes, without its four sets of 10,000 names and digests (docs/UPDATER.md §3, No-op runs).
  */
-export function planHeldSet(installed: InstalledSet, vm: VerifiedManifest): Plan {
-  const list = vm.manifest.artifacts;
+export function planHeldSet(installed: InstalledSet, verified: VerifiedManifest): Plan {
+  const list = verified.manifest.artifacts;
   const reuse = new Array<{ name: string; size: number }>(list.length);
   const artifacts = new Array<ArtifactPlan>(list.length);
   let bytesToReuse = 0;
@@ -111,7 +112,7 @@ export function planHeldSet(installed: InstalledSet, vm: VerifiedManifest): Plan
   return {
     summary: {
       fromVersion: installed.version,
-      toVersion: vm.manifest.registry_version,
+      toVersion: verified.manifest.registry_version,
       fetch: [],
       reuse,
       remove: [],
@@ -119,7 +120,7 @@ export function planHeldSet(installed: InstalledSet, vm: VerifiedManifest): Plan
       bytesToReuse,
       artifacts,
     },
-    upToDate: installed.setId === vm.payloadSha256,
+    upToDate: installed.setId === verified.payloadSha256,
   };
 }
 

@@ -12,11 +12,11 @@ import type { VerifiedManifest } from '../trust/index.js';
 export function repairPlan(
   installed: InstalledSet,
   damaged: readonly string[],
-  vm: VerifiedManifest,
+  verified: VerifiedManifest,
 ): PlanSummary {
   const bad = new Set(damaged);
   const intact = installed.artifacts.filter((a) => !bad.has(a.name));
-  return planUpdate({ ...installed, artifacts: intact }, vm).summary;
+  return planUpdate({ ...installed, artifacts: intact }, verified).summary;
 }
 
 /**

@@ -23,7 +23,7 @@ import {
 
 /** A manifest that passed verification and policy, with the state that records it. */
 export interface Accepted {
-  readonly vm: VerifiedManifest;
+  readonly verified: VerifiedManifest;
   readonly plan: Plan;
   readonly state: UpdaterState;
 }
@@ -36,9 +36,9 @@ export interface Accepted {
 async function storedNewBlobs(
   store: LocalStore,
   installed: InstalledSet | null,
-  vm: VerifiedManifest,
+  verified: VerifiedManifest,
 ): Promise<ReadonlySet<string>> {
-  const artifacts: readonly ManifestArtifact[] = vm.manifest.artifacts;
+  const artifacts: readonly ManifestArtifact[] = verified.manifest.artifacts;
   const have = new Set(installed?.artifacts.map((a) => a.sha256));
   const fresh = artifacts.filter((a) => !have.has(a.sha256));
   const missing = new Set((await missingBlobs(store, fresh)).map((a) => a.sha256));
@@ -91,7 +91,7 @@ export interface AcceptOptions {
 }
 
 /**
- * True when recording `vm` would change nothing the trust rules keep: its digest is recorded,
+ * True when recording `verified` would change nothing the trust rules keep: its digest is recorded,
  * the rollback floor is at or above it, and (format 2) the key set, retired keyids and
  * freshness floor are the ones already held (docs/PROTOCOL.md §2.7.5). Any doubt is a change:
  * a write too many is harmless, a floor not written is not.
@@ -115,23 +115,23 @@ export function acceptanceUnchanged(loaded: UpdaterState, recorded: UpdaterState
 export async function accept(run: RunContext, options: AcceptOptions = {}): Promise<Accepted> {
   const { http, store, limits } = run;
   const loaded = await store.loadState();
-  const vm = await fetchVerified(run, loaded);
-  checkPolicy(vm, loaded, nowOf(run), limits, http.endpoint.base.href);
+  const verified = await fetchVerified(run, loaded);
+  checkPolicy(verified, loaded, nowOf(run), limits, http.endpoint.base.href);
   const installed = loaded.installed;
   // One walk decides both: a set holding exactly these entries has no new digest to look up
   // and is planned as all reused (plan.ts `planHeldSet`): an up-to-date run costs no lookup.
   const plan =
-    installed !== null && holdsExactly(installed, vm)
-      ? planHeldSet(installed, vm)
-      : planUpdate(installed, vm, await storedNewBlobs(store, installed, vm));
+    installed !== null && holdsExactly(installed, verified)
+      ? planHeldSet(installed, verified)
+      : planUpdate(installed, verified, await storedNewBlobs(store, installed, verified));
   // The trusted key set, retired keyids and freshness floor go in this same write.
-  const state = { ...recordAcceptance(loaded, vm), lastCheckAtMs: nowOf(run) };
+  const state = { ...recordAcceptance(loaded, verified), lastCheckAtMs: nowOf(run) };
   // Audit first: a crash in between repeats an entry rather than losing one.
-  if (!alreadyRecorded(loaded, vm)) {
+  if (!alreadyRecorded(loaded, verified)) {
     await store.appendAudit({
-      version: vm.manifest.registry_version,
-      payloadSha256: vm.payloadSha256,
-      keyid: vm.keyid,
+      version: verified.manifest.registry_version,
+      payloadSha256: verified.payloadSha256,
+      keyid: verified.keyid,
       atMs: nowOf(run),
     });
   }
@@ -139,5 +139,5 @@ export async function accept(run: RunContext, options: AcceptOptions = {}): Prom
     await store.saveState(state);
   }
   run.onStep?.('accepted-recorded');
-  return { vm, plan, state };
+  return { verified, plan, state };
 }

@@ -21,8 +21,8 @@ import type { VerifiedManifest } from '../trust/index.js';
 const PROGRESS_EVERY_MS = 100;
 
 /** What the pull of an accepted manifest will do, each artifact's method and bytes told. */
-function planPullOf(run: RunContext, { vm, plan, state }: Accepted): Promise<PullPlan> {
-  return planPull(run, plan.summary, vm.manifest.artifacts, state);
+function planPullOf(run: RunContext, { verified, plan, state }: Accepted): Promise<PullPlan> {
+  return planPull(run, plan.summary, verified.manifest.artifacts, state);
 }
 
 /** The dry run: accept, then tell what an update would do (chunk indexes may be fetched). */
@@ -52,11 +52,11 @@ export async function checkForUpdate(run: RunContext): Promise<PlanSummary> {
  */
 export async function pullAndCommit(
   run: RunContext,
-  { vm, state }: Accepted,
+  { verified, state }: Accepted,
   repair = false,
   planned?: PullPlan,
 ): Promise<number> {
-  const todo = planned?.todo ?? (await missingBlobs(run.store, vm.manifest.artifacts));
+  const todo = planned?.todo ?? (await missingBlobs(run.store, verified.manifest.artifacts));
   let lastEmit = Number.NEGATIVE_INFINITY;
   const onProgress = (bytes: number, total: number, artifact: string, received: number): void => {
     const t = nowOf(run);
@@ -67,12 +67,16 @@ export async function pullAndCommit(
   const other = planned === undefined ? undefined : chunkedPuller(run, planned.chunked);
   const downloaded =
     (await pullBlobs(run, todo, onProgress, other)) + (planned?.planningBytes ?? 0);
-  const dir = repair ? repairDir(vm.payloadSha256, nowOf(run)) : undefined;
+  const dir = repair ? repairDir(verified.payloadSha256, nowOf(run)) : undefined;
   const set: InstalledSet = {
-    setId: vm.payloadSha256,
+    setId: verified.payloadSha256,
     ...(dir === undefined ? {} : { dir }),
-    version: vm.manifest.registry_version,
-    artifacts: vm.manifest.artifacts.map(({ name, size, sha256 }) => ({ name, size, sha256 })),
+    version: verified.manifest.registry_version,
+    artifacts: verified.manifest.artifacts.map(({ name, size, sha256 }) => ({
+      name,
+      size,
+      sha256,
+    })),
   };
   const next: UpdaterState = {
     ...state,
@@ -86,7 +90,7 @@ export async function pullAndCommit(
       ? state.health
       : { ...state.health, probation: probationFor(run.health.config, set, nowOf(run)) },
   };
-  await run.store.commitSet({ ...set, envelope: vm.envelope }, next);
+  await run.store.commitSet({ ...set, envelope: verified.envelope }, next);
   // After the commit, so a slow index never delays it (docs/UPDATER.md §9.1).
   const chunked = new Set(planned?.chunked.keys());
   return downloaded + (await keepWholeTrees(run, todo, chunked));
@@ -100,7 +104,7 @@ export async function repairInstalled(
   damaged: readonly string[],
 ): Promise<UpdateResult> {
   run.logger.warn('installed set damaged, repairing', { names: damaged.slice(0, 20) });
-  const summary = repairPlan(installed, damaged, accepted.vm);
+  const summary = repairPlan(installed, damaged, accepted.verified);
   run.emit({ type: 'update-available', plan: summary, atMs: nowOf(run) });
   const bytesDownloaded = await pullAndCommit(run, accepted, true);
   run.emit({
@@ -120,17 +124,17 @@ export async function repairInstalled(
 
 /** After accept: up to date (after a cheap check of the files), a repair, or a new set. */
 export async function install(run: RunContext, accepted: Accepted): Promise<UpdateResult> {
-  const { vm, plan, state } = accepted;
+  const { verified, plan, state } = accepted;
   // Up to date on paper: check the files are still there (one lstat each, no hashing).
   const installed = plan.upToDate ? state.installed : null;
   const damaged = installed === null ? [] : await run.store.checkInstalled(installed.artifacts);
   if (installed !== null && damaged.length > 0) {
     return repairInstalled(run, accepted, installed, damaged);
   }
-  const reason = plan.upToDate ? undefined : badReason(state, vm.manifest.registry_version);
+  const reason = plan.upToDate ? undefined : badReason(state, verified.manifest.registry_version);
   if (reason !== undefined) {
     // A version reverted by its health check is never installed again; a newer one is.
-    const version = vm.manifest.registry_version;
+    const version = verified.manifest.registry_version;
     await run.store.saveState({ ...state, lastSuccessAtMs: nowOf(run), lastError: null });
     run.emit({ type: 'version-skipped', version, reason, atMs: nowOf(run) });
     return {
@@ -142,7 +146,7 @@ export async function install(run: RunContext, accepted: Accepted): Promise<Upda
     };
   }
   if (plan.upToDate) {
-    await refreshEnvelope(run.store, vm);
+    await refreshEnvelope(run.store, verified);
     await run.store.saveState({ ...state, lastSuccessAtMs: nowOf(run), lastError: null });
     run.emit({ type: 'up-to-date', version: plan.summary.toVersion, atMs: nowOf(run) });
     return {
@@ -155,7 +159,7 @@ export async function install(run: RunContext, accepted: Accepted): Promise<Upda
   const planned = await planPullOf(run, accepted);
   run.emit({ type: 'update-available', plan: planned.summary, atMs: nowOf(run) });
   const bytesDownloaded = await pullAndCommit(run, accepted, false, planned);
-  const version = vm.manifest.registry_version;
+  const version = verified.manifest.registry_version;
   run.emit({
     type: 'applied',
     version,
@@ -185,11 +189,11 @@ export async function install(run: RunContext, accepted: Accepted): Promise<Upda
  * come back with other signatures, e.g. co-signed by new release keys before a rotation, and
  * `verify` checks them under the newest key set (docs/PROTOCOL.md §2.7.5).
  */
-async function refreshEnvelope(store: LocalStore, vm: VerifiedManifest): Promise<void> {
-  if (vm.format !== 2) return;
-  const stored = await store.loadEnvelope(vm.payloadSha256);
-  if (stored !== undefined && Buffer.from(stored).equals(vm.envelope)) return;
-  await store.saveEnvelope(vm.payloadSha256, vm.envelope);
+async function refreshEnvelope(store: LocalStore, verified: VerifiedManifest): Promise<void> {
+  if (verified.format !== 2) return;
+  const stored = await store.loadEnvelope(verified.payloadSha256);
+  if (stored !== undefined && Buffer.from(stored).equals(verified.envelope)) return;
+  await store.saveEnvelope(verified.payloadSha256, verified.envelope);
 }
 
 /** Records a failed run as last_error (never for a state it could not read or own). */

@@ -39,13 +39,13 @@ function onOrigin(url: string, origin: string): boolean {
  * what it is.
  */
 export function checkPolicy(
-  vm: VerifiedManifest,
+  verified: VerifiedManifest,
   state: UpdaterState,
   nowMs: number,
   limits: Limits,
   baseUrl: string,
 ): void {
-  const m = vm.manifest;
+  const m = verified.manifest;
   checkArtifacts(m.artifacts, limits, baseUrl);
   const highest = state.highestAcceptedVersion;
   if (highest !== null && lt(m.registry_version, highest)) {
@@ -54,11 +54,11 @@ export function checkPolicy(
       `registry_version ${m.registry_version} is older than ${highest}, already accepted`,
     );
   }
-  if (vm.format === 2) {
-    checkReleaseEquivocation(vm, state);
+  if (verified.format === 2) {
+    checkReleaseEquivocation(verified, state);
     return;
   }
-  checkFormatOne(vm, state, nowMs, limits);
+  checkFormatOne(verified, state, nowMs, limits);
 }
 
 /** The limits on the artifact list, and that every artifact URL will resolve at pull time. */
@@ -104,14 +104,14 @@ function checkArtifacts(
 
 /** Format 1's own checks: one manifest per registry_version, then expiry and issue time. */
 function checkFormatOne(
-  vm: VerifiedManifest,
+  verified: VerifiedManifest,
   state: UpdaterState,
   nowMs: number,
   limits: Limits,
 ): void {
-  const m = vm.manifest;
+  const m = verified.manifest;
   const seen = state.acceptedDigests[m.registry_version];
-  if (seen !== undefined && seen !== vm.payloadSha256) {
+  if (seen !== undefined && seen !== verified.payloadSha256) {
     throw new UpdateError(
       'EQUIVOCATION',
       `a different manifest was already accepted for ${m.registry_version}`,
@@ -137,11 +137,11 @@ function checkFormatOne(
  * (§2.7.7) has no release digest yet: its format 2 release must carry the same artifact list
  * (name, size, SHA-256) as the set installed from it.
  */
-function checkReleaseEquivocation(vm: VerifiedManifest, state: UpdaterState): void {
-  const version = vm.manifest.registry_version;
+function checkReleaseEquivocation(verified: VerifiedManifest, state: UpdaterState): void {
+  const version = verified.manifest.registry_version;
   const seen = state.releaseDigests[version];
   if (seen !== undefined) {
-    if (seen !== vm.payloadSha256) {
+    if (seen !== verified.payloadSha256) {
       throw new UpdateError(
         'EQUIVOCATION',
         `a different release was already accepted for ${version}`,
@@ -152,7 +152,7 @@ function checkReleaseEquivocation(vm: VerifiedManifest, state: UpdaterState): vo
   for (const set of [state.installed, state.previous]) {
     if (set === null || set.version !== version) continue;
     if (state.acceptedDigests[version] !== set.setId) continue;
-    if (!sameArtifacts(set.artifacts, vm.manifest.artifacts)) {
+    if (!sameArtifacts(set.artifacts, verified.manifest.artifacts)) {
       throw new UpdateError(
         'EQUIVOCATION',
         `the release of ${version} lists other files than the format 1 manifest installed`,
@@ -172,32 +172,35 @@ function sameArtifacts(
 }
 
 /**
- * The state after accepting `vm`: raises the rollback floor and records its digest; for
+ * The state after accepting `verified`: raises the rollback floor and records its digest; for
  * format 2 also the newest trusted key set, the retired keyids and the freshness floor, in the
  * same state (one atomic write, docs/PROTOCOL.md §2.7.5).
  */
-export function recordAcceptance(state: UpdaterState, vm: VerifiedManifest): UpdaterState {
-  const version = vm.manifest.registry_version;
+export function recordAcceptance(state: UpdaterState, verified: VerifiedManifest): UpdaterState {
+  const version = verified.manifest.registry_version;
   const highest = state.highestAcceptedVersion;
   const floor = highest === null || gt(version, highest) ? version : highest;
-  if (vm.trust === undefined) {
+  if (verified.trust === undefined) {
     return {
       ...state,
       highestAcceptedVersion: floor,
-      acceptedDigests: boundDigests({ ...state.acceptedDigests, [version]: vm.payloadSha256 }),
+      acceptedDigests: boundDigests({
+        ...state.acceptedDigests,
+        [version]: verified.payloadSha256,
+      }),
     };
   }
   return {
     ...state,
     highestAcceptedVersion: floor,
-    releaseDigests: boundDigests({ ...state.releaseDigests, [version]: vm.payloadSha256 }),
-    trust: vm.trust.trust,
-    freshness: vm.trust.floor,
+    releaseDigests: boundDigests({ ...state.releaseDigests, [version]: verified.payloadSha256 }),
+    trust: verified.trust.trust,
+    freshness: verified.trust.floor,
   };
 }
 
 /** True when this version's digest is already recorded (no new audit entry then). */
-export function alreadyRecorded(state: UpdaterState, vm: VerifiedManifest): boolean {
-  const digests = vm.format === 1 ? state.acceptedDigests : state.releaseDigests;
-  return digests[vm.manifest.registry_version] === vm.payloadSha256;
+export function alreadyRecorded(state: UpdaterState, verified: VerifiedManifest): boolean {
+  const digests = verified.format === 1 ? state.acceptedDigests : state.releaseDigests;
+  return digests[verified.manifest.registry_version] === verified.payloadSha256;
 }

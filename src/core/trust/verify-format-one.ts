@@ -51,7 +51,7 @@ function describeKeyids(keyids: readonly string[]): string {
  * it refuses this format once a key set is trusted.
  *
  * @example
- * const vm = verifyManifest(bytes, pinKeys([nodePubkeyHex]), limits.maxManifestBytes);
+ * const verified = verifyManifest(bytes, pinKeys([nodePubkeyHex]), limits.maxManifestBytes);
  */
 export function verifyManifest(
   bytes: Uint8Array,

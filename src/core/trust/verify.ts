@@ -169,9 +169,9 @@ export function verifyStoredManifest(
     throw fromProtocolError(error);
   }
   if (envelope.payloadType !== RELEASE_PAYLOAD_TYPE) {
-    const vm = verifyFormatOne(envelope, bytes, pinned);
-    const m = vm.manifest;
-    return { version: m.registry_version, artifacts: m.artifacts, digest: vm.payloadSha256 };
+    const verified = verifyFormatOne(envelope, bytes, pinned);
+    const m = verified.manifest;
+    return { version: m.registry_version, artifacts: m.artifacts, digest: verified.payloadSha256 };
   }
   if (state.trust === null) {
     throw new UpdateError('STATE_CORRUPT', 'a release is installed but no key set is trusted');

@@ -9,7 +9,7 @@ const a1 = text('a one');
 const b1 = text('b one, longer');
 const a2 = text('a two!');
 
-function vm(version: string, files: { name: string; content: Uint8Array }[]) {
+function verified(version: string, files: { name: string; content: Uint8Array }[]) {
   return verifyManifest(
     envelopeBytes(manifestOf(version, files), key),
     pinKeys([key.hex]),
@@ -19,7 +19,7 @@ function vm(version: string, files: { name: string; content: Uint8Array }[]) {
 
 function installed(version: string, files: { name: string; content: Uint8Array }[]): InstalledSet {
   return {
-    setId: vm(version, files).payloadSha256,
+    setId: verified(version, files).payloadSha256,
     version,
     artifacts: files.map((f) => ({
       name: f.name,
@@ -33,7 +33,7 @@ describe('planUpdate', () => {
   it('fetches everything on a first install', () => {
     const plan = planUpdate(
       null,
-      vm('1.0.0', [
+      verified('1.0.0', [
         { name: 'a', content: a1 },
         { name: 'b', content: b1 },
       ]),
@@ -52,7 +52,7 @@ describe('planUpdate', () => {
     ]);
     const plan = planUpdate(
       from,
-      vm('1.1.0', [
+      verified('1.1.0', [
         { name: 'a', content: a2 },
         { name: 'b', content: b1 },
       ]),
@@ -65,7 +65,7 @@ describe('planUpdate', () => {
 
   it('reuses a new digest the blob store already holds (after a rollback): 0 bytes to fetch', () => {
     const from = installed('1.0.0', [{ name: 'a', content: a1 }]);
-    const target = vm('1.1.0', [{ name: 'a', content: a2 }]);
+    const target = verified('1.1.0', [{ name: 'a', content: a2 }]);
     const plan = planUpdate(from, target, new Set([sha256Hex(a2)]));
     expect(plan.summary.fetch).toEqual([]);
     expect(plan.summary.reuse).toEqual([{ name: 'a', size: a2.length }]);
@@ -79,14 +79,14 @@ describe('planUpdate', () => {
       { name: 'a', content: a1 },
       { name: 'old', content: b1 },
     ]);
-    const plan = planUpdate(from, vm('1.1.0', [{ name: 'a', content: a1 }]));
+    const plan = planUpdate(from, verified('1.1.0', [{ name: 'a', content: a1 }]));
     expect(plan.summary.remove).toEqual(['old']);
     expect(plan.summary.bytesToFetch).toBe(0);
   });
 
   it('reuses content already installed under another name (content addressed)', () => {
     const from = installed('1.0.0', [{ name: 'a', content: a1 }]);
-    const plan = planUpdate(from, vm('1.1.0', [{ name: 'renamed', content: a1 }]));
+    const plan = planUpdate(from, verified('1.1.0', [{ name: 'renamed', content: a1 }]));
     expect(plan.summary.reuse).toEqual([{ name: 'renamed', size: a1.length }]);
     expect(plan.summary.remove).toEqual(['a']);
   });
@@ -94,7 +94,7 @@ describe('planUpdate', () => {
   it('downloads identical contents once and counts their bytes once', () => {
     const plan = planUpdate(
       null,
-      vm('1.0.0', [
+      verified('1.0.0', [
         { name: 'x', content: a1 },
         { name: 'y', content: a1 },
       ]),
@@ -107,7 +107,7 @@ describe('planUpdate', () => {
     const from = installed('1.0.0', [{ name: 'b', content: b1 }]);
     const plan = planUpdate(
       from,
-      vm('1.1.0', [
+      verified('1.1.0', [
         { name: 'a', content: a2 },
         { name: 'b', content: b1 },
         { name: 'c', content: a2 },
@@ -133,7 +133,7 @@ describe('planUpdate', () => {
 
   it('is up to date when the installed set came from this very manifest', () => {
     const files = [{ name: 'a', content: a1 }];
-    const plan = planUpdate(installed('1.0.0', files), vm('1.0.0', files));
+    const plan = planUpdate(installed('1.0.0', files), verified('1.0.0', files));
     expect(plan.upToDate).toBe(true);
     expect(plan.summary.fetch).toEqual([]);
   });
@@ -145,17 +145,20 @@ describe('planUpdate', () => {
       { name: 'c', content: a1 },
     ];
     const same = installed('1.0.0', files);
-    const plan = planUpdate(same, vm('1.0.0', files));
+    const plan = planUpdate(same, verified('1.0.0', files));
     // The general path, reached with a list in another order (same entries).
     const general = planUpdate(
       { ...same, artifacts: [...same.artifacts].reverse() },
-      vm('1.0.0', files),
+      verified('1.0.0', files),
     );
     expect(general.upToDate).toBe(true);
     expect(plan.upToDate).toBe(true);
     expect(plan.summary).toEqual(general.summary);
     // Another setId over the same entries: the same plan, not up to date.
-    const other = planUpdate({ ...same, setId: sha256Hex(text('other')) }, vm('1.0.0', files));
+    const other = planUpdate(
+      { ...same, setId: sha256Hex(text('other')) },
+      verified('1.0.0', files),
+    );
     expect(other.upToDate).toBe(false);
     expect(other.summary).toEqual(plan.summary);
     expect(plan.summary.reuse.map((r) => r.name)).toEqual(['a', 'b', 'c']);
@@ -169,7 +172,7 @@ describe('planUpdate', () => {
       { name: 'b', content: b1 },
     ];
     const same = installed('1.0.0', files);
-    const manifest = vm('1.0.0', files);
+    const manifest = verified('1.0.0', files);
     expect(holdsExactly(same, manifest)).toBe(true);
     const held = planHeldSet(same, manifest);
     const general = planUpdate({ ...same, artifacts: [...same.artifacts].reverse() }, manifest);
@@ -183,7 +186,10 @@ describe('planUpdate', () => {
       { name: 'b', content: b1 },
     ];
     const full = installed('1.0.0', files);
-    const plan = planUpdate({ ...full, artifacts: full.artifacts.slice(0, 1) }, vm('1.0.0', files));
+    const plan = planUpdate(
+      { ...full, artifacts: full.artifacts.slice(0, 1) },
+      verified('1.0.0', files),
+    );
     expect(plan.summary.fetch).toEqual([{ name: 'b', size: b1.length }]);
     expect(plan.summary.reuse).toEqual([{ name: 'a', size: a1.length }]);
   });

@@ -9,13 +9,13 @@ const FILES = [
   { name: 'a.txt', content: text('a one') },
   { name: 'b.txt', content: text('b one, longer') },
 ];
-const vm = verifyManifest(
+const verified = verifyManifest(
   envelopeBytes(manifestOf('1.0.0', FILES), key),
   pinKeys([key.hex]),
   1 << 20,
 );
 const installed: InstalledSet = {
-  setId: vm.payloadSha256,
+  setId: verified.payloadSha256,
   version: '1.0.0',
   artifacts: FILES.map((f) => ({
     name: f.name,
@@ -26,7 +26,7 @@ const installed: InstalledSet = {
 
 describe('repair', () => {
   it('plans the damaged names as to fetch and the intact ones as reused, same version', () => {
-    const plan = repairPlan(installed, ['b.txt'], vm);
+    const plan = repairPlan(installed, ['b.txt'], verified);
     expect(plan).toMatchObject({
       fromVersion: '1.0.0',
       toVersion: '1.0.0',

@@ -55,9 +55,9 @@ function vm1(version: string, content = APP): VerifiedManifest {
   );
 }
 
-function refusal(vm: VerifiedManifest, state: UpdaterState): string {
+function refusal(verified: VerifiedManifest, state: UpdaterState): string {
   try {
-    checkPolicy(vm, state, T0, DEFAULT_LIMITS, BASE);
+    checkPolicy(verified, state, T0, DEFAULT_LIMITS, BASE);
   } catch (error) {
     expect(error).toBeInstanceOf(UpdateError);
     return (error as UpdateError).code;
@@ -65,13 +65,13 @@ function refusal(vm: VerifiedManifest, state: UpdaterState): string {
   return 'accepted';
 }
 
-/** The state after installing `vm` (what update() commits). */
-function installed(vm: VerifiedManifest, state = EMPTY_STATE): UpdaterState {
-  const m = vm.manifest;
+/** The state after installing `verified` (what update() commits). */
+function installed(verified: VerifiedManifest, state = EMPTY_STATE): UpdaterState {
+  const m = verified.manifest;
   return {
-    ...recordAcceptance(state, vm),
+    ...recordAcceptance(state, verified),
     installed: {
-      setId: vm.payloadSha256,
+      setId: verified.payloadSha256,
       version: m.registry_version,
       artifacts: m.artifacts.map(({ name, size, sha256 }) => ({ name, size, sha256 })),
     },
@@ -80,14 +80,14 @@ function installed(vm: VerifiedManifest, state = EMPTY_STATE): UpdaterState {
 
 describe('checkPolicy on a format 2 release', () => {
   it('records the key set, the freshness floor and the release digest in one state', () => {
-    const vm = vm2('1.0.0');
-    const state = recordAcceptance(EMPTY_STATE, vm);
-    expect(state.trust).toEqual(vm.trust?.trust);
-    expect(state.freshness).toEqual(vm.trust?.floor);
-    expect(state.releaseDigests).toEqual({ '1.0.0': vm.payloadSha256 });
+    const verified = vm2('1.0.0');
+    const state = recordAcceptance(EMPTY_STATE, verified);
+    expect(state.trust).toEqual(verified.trust?.trust);
+    expect(state.freshness).toEqual(verified.trust?.floor);
+    expect(state.releaseDigests).toEqual({ '1.0.0': verified.payloadSha256 });
     expect(state.acceptedDigests).toEqual({});
     expect(state.highestAcceptedVersion).toBe('1.0.0');
-    expect(alreadyRecorded(state, vm)).toBe(true);
+    expect(alreadyRecorded(state, verified)).toBe(true);
   });
 
   it('refuses a version below the highest accepted (ROLLBACK)', () => {
@@ -106,9 +106,9 @@ describe('checkPolicy on a format 2 release', () => {
   });
 
   it('does not check expiry again: the statement was checked in verification', () => {
-    const vm = vm2('1.0.0');
+    const verified = vm2('1.0.0');
     expect(() =>
-      checkPolicy(vm, EMPTY_STATE, T0 + 10 * 86_400_000, DEFAULT_LIMITS, BASE),
+      checkPolicy(verified, EMPTY_STATE, T0 + 10 * 86_400_000, DEFAULT_LIMITS, BASE),
     ).not.toThrow();
   });
 });
@@ -116,10 +116,10 @@ describe('checkPolicy on a format 2 release', () => {
 describe('migration from format 1 (docs/PROTOCOL.md §2.7.7)', () => {
   it('accepts the format 2 release of a version installed under format 1 with the same files', () => {
     const state = installed(vm1('1.0.0'));
-    const vm = vm2('1.0.0');
-    expect(vm.payloadSha256).not.toBe(state.installed?.setId);
-    expect(refusal(vm, state)).toBe('accepted');
-    expect(alreadyRecorded(state, vm)).toBe(false);
+    const verified = vm2('1.0.0');
+    expect(verified.payloadSha256).not.toBe(state.installed?.setId);
+    expect(refusal(verified, state)).toBe('accepted');
+    expect(alreadyRecorded(state, verified)).toBe(false);
   });
 
   it('refuses a format 2 release of that version with other files (EQUIVOCATION)', () => {

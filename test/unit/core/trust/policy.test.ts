@@ -23,12 +23,12 @@ function vmOf(
 }
 
 function refusal(
-  vm: VerifiedManifest,
+  verified: VerifiedManifest,
   state: UpdaterState = EMPTY_STATE,
   limits = DEFAULT_LIMITS,
 ): string {
   try {
-    checkPolicy(vm, state, T0, limits, BASE);
+    checkPolicy(verified, state, T0, limits, BASE);
   } catch (error) {
     expect(error).toBeInstanceOf(UpdateError);
     return (error as UpdateError).code;
@@ -89,8 +89,8 @@ describe('checkPolicy', () => {
   });
 
   it('accepts the very same manifest again (a retried or resumed run)', () => {
-    const vm = vmOf('2.0.0');
-    expect(refusal(vm, recordAcceptance(EMPTY_STATE, vm))).toBe('accepted');
+    const verified = vmOf('2.0.0');
+    expect(refusal(verified, recordAcceptance(EMPTY_STATE, verified))).toBe('accepted');
   });
 
   it('refuses more artifacts than the limit (TOO_MANY_ARTIFACTS)', () => {
@@ -108,17 +108,17 @@ describe('checkPolicy', () => {
   it('refuses an artifact URL with a non-http scheme (MANIFEST_MALFORMED)', () => {
     const m = manifestOf('1.0.0', files);
     const bad = { ...m, artifacts: [{ ...m.artifacts[0]!, url: 'file:///etc/passwd' }] };
-    const vm = verifyManifest(envelopeBytes(bad, key), pinKeys([key.hex]), 1 << 20);
-    expect(refusal(vm)).toBe('MANIFEST_MALFORMED');
+    const verified = verifyManifest(envelopeBytes(bad, key), pinKeys([key.hex]), 1 << 20);
+    expect(refusal(verified)).toBe('MANIFEST_MALFORMED');
   });
 });
 
 describe('recordAcceptance', () => {
   it('raises the floor and records the digest per version', () => {
-    const vm = vmOf('1.2.0');
-    const state = recordAcceptance(EMPTY_STATE, vm);
+    const verified = vmOf('1.2.0');
+    const state = recordAcceptance(EMPTY_STATE, verified);
     expect(state.highestAcceptedVersion).toBe('1.2.0');
-    expect(state.acceptedDigests['1.2.0']).toBe(vm.payloadSha256);
+    expect(state.acceptedDigests['1.2.0']).toBe(verified.payloadSha256);
   });
 
   it('never lowers the floor', () => {
@@ -148,8 +148,12 @@ describe('artifact URL schemes', () => {
       { ...first, name: 'b', url: 'https://cdn.example/b' },
       { ...first, name: 'c', url: 'https://cdn.example:70000/c' },
     ];
-    const vm = verifyManifest(envelopeBytes({ ...m, artifacts }, key), pinKeys([key.hex]), 1 << 20);
-    expect(refusal(vm)).toBe('MANIFEST_MALFORMED');
+    const verified = verifyManifest(
+      envelopeBytes({ ...m, artifacts }, key),
+      pinKeys([key.hex]),
+      1 << 20,
+    );
+    expect(refusal(verified)).toBe('MANIFEST_MALFORMED');
   });
 
   it('parses an authority that only begins like the one before it (the shared-origin fast path)', () => {
@@ -161,8 +165,8 @@ describe('artifact URL schemes', () => {
         { ...first, name: 'b', url: second },
       ];
       const bytes = envelopeBytes({ ...m, artifacts }, key);
-      const vm = verifyManifest(bytes, pinKeys([key.hex]), 1 << 20);
-      expect(refusal(vm)).toBe('MANIFEST_MALFORMED');
+      const verified = verifyManifest(bytes, pinKeys([key.hex]), 1 << 20);
+      expect(refusal(verified)).toBe('MANIFEST_MALFORMED');
     }
   });
 
@@ -182,8 +186,8 @@ describe('artifact URL schemes', () => {
     it(`refuses ${JSON.stringify(url)} (MANIFEST_MALFORMED)`, () => {
       const m = manifestOf('1.0.0', files);
       const bad = { ...m, artifacts: [{ ...m.artifacts[0]!, url }] };
-      const vm = verifyManifest(envelopeBytes(bad, key), pinKeys([key.hex]), 1 << 20);
-      expect(refusal(vm)).toBe('MANIFEST_MALFORMED');
+      const verified = verifyManifest(envelopeBytes(bad, key), pinKeys([key.hex]), 1 << 20);
+      expect(refusal(verified)).toBe('MANIFEST_MALFORMED');
     });
   }
 
@@ -196,8 +200,8 @@ describe('artifact URL schemes', () => {
     it(`accepts ${JSON.stringify(url)}`, () => {
       const m = manifestOf('1.0.0', files);
       const ok = { ...m, artifacts: [{ ...m.artifacts[0]!, url }] };
-      const vm = verifyManifest(envelopeBytes(ok, key), pinKeys([key.hex]), 1 << 20);
-      expect(refusal(vm)).toBe('accepted');
+      const verified = verifyManifest(envelopeBytes(ok, key), pinKeys([key.hex]), 1 << 20);
+      expect(refusal(verified)).toBe('accepted');
     });
   }
 });

@@ -81,9 +81,9 @@ function world() {
     maxManifestBytes: 1 << 20,
     ...o,
   });
-  /** The input of a client that accepted `vm` (its state after acceptance). */
-  const after = (vm: VerifiedManifest, o: Partial<AnswerInput> = {}): AnswerInput =>
-    input({ trust: vm.trust?.trust ?? null, floor: vm.trust?.floor ?? null, ...o });
+  /** The input of a client that accepted `verified` (its state after acceptance). */
+  const after = (verified: VerifiedManifest, o: Partial<AnswerInput> = {}): AnswerInput =>
+    input({ trust: verified.trust?.trust ?? null, floor: verified.trust?.floor ?? null, ...o });
   const answer = (
     o: { keys?: readonly DsseEnvelope[]; release?: DsseEnvelope; freshness?: DsseEnvelope } = {},
   ) => answerOf(o.keys ?? chain.links, o.release ?? release, o.freshness ?? statement());
@@ -93,17 +93,17 @@ function world() {
 describe('verifyAnswer: format 2 accepted', () => {
   it('accepts an honest answer from the pinned key and says what to record', () => {
     const w = world();
-    const vm = verifyAnswer(w.answer(), w.input());
-    expect(vm.format).toBe(2);
-    expect(vm.manifest.registry_version).toBe('1.0.0');
-    expect(vm.manifest.artifacts).toEqual(RELEASE.artifacts);
-    expect(vm.payloadSha256).toBe(digestOf(w.release));
-    expect(vm.keyid).toBe(w.chain.current.release[0]?.keyid);
-    expect(vm.manifest.expiresAtMs).toBe(T0 - 60_000 + DAY_MS);
-    expect(vm.trust?.trust.keySet.version).toBe(1);
-    expect(vm.trust?.floor).toEqual({ sequence: 5, releaseSha256: digestOf(w.release) });
+    const verified = verifyAnswer(w.answer(), w.input());
+    expect(verified.format).toBe(2);
+    expect(verified.manifest.registry_version).toBe('1.0.0');
+    expect(verified.manifest.artifacts).toEqual(RELEASE.artifacts);
+    expect(verified.payloadSha256).toBe(digestOf(w.release));
+    expect(verified.keyid).toBe(w.chain.current.release[0]?.keyid);
+    expect(verified.manifest.expiresAtMs).toBe(T0 - 60_000 + DAY_MS);
+    expect(verified.trust?.trust.keySet.version).toBe(1);
+    expect(verified.trust?.floor).toEqual({ sequence: 5, releaseSha256: digestOf(w.release) });
     // What is kept for verify(): the release envelope alone.
-    const kept = JSON.parse(new TextDecoder().decode(vm.envelope)) as DsseEnvelope;
+    const kept = JSON.parse(new TextDecoder().decode(verified.envelope)) as DsseEnvelope;
     expect(kept).toEqual(w.release);
   });
 
@@ -122,9 +122,9 @@ describe('verifyAnswer: format 2 accepted', () => {
     const first = verifyAnswer(w.answer(), w.input());
     const oldFreshness = w.chain.current.freshness[0]?.keyid;
     w.chain.rotate({ freshness: newKeys(1) });
-    const vm = verifyAnswer(w.answer(), w.after(first));
-    expect(vm.trust?.trust.keySet.version).toBe(2);
-    expect(vm.trust?.trust.retired).toEqual([oldFreshness]);
+    const verified = verifyAnswer(w.answer(), w.after(first));
+    expect(verified.trust?.trust.keySet.version).toBe(2);
+    expect(verified.trust?.trust.retired).toEqual([oldFreshness]);
   });
 });
 
@@ -341,8 +341,11 @@ describe('verifyAnswer: step 5, the statement against the rest', () => {
       w.input(),
     );
     w.chain.rotate({ freshness: newKeys(1) });
-    const vm = verifyAnswer(w.answer({ freshness: w.statement({ sequence: 1 }) }), w.after(pushed));
-    expect(vm.trust?.floor.sequence).toBe(1);
+    const verified = verifyAnswer(
+      w.answer({ freshness: w.statement({ sequence: 1 }) }),
+      w.after(pushed),
+    );
+    expect(verified.trust?.floor.sequence).toBe(1);
   });
 
   it('with a nonce sent, refuses a statement without it or with another (NONCE_MISMATCH)', () => {
@@ -412,9 +415,9 @@ describe('verifyAnswer: format 1', () => {
 
   it('is verified as in §2.5 while no key set is trusted', () => {
     const w = world();
-    const vm = verifyAnswer(envelope(w.chain.pinned), w.input());
-    expect(vm.format).toBe(1);
-    expect(vm.trust).toBeUndefined();
+    const verified = verifyAnswer(envelope(w.chain.pinned), w.input());
+    expect(verified.format).toBe(1);
+    expect(verified.trust).toBeUndefined();
   });
 
   it('is a downgrade once a key set is trusted (FORMAT_DOWNGRADE)', () => {
@@ -436,29 +439,29 @@ describe('verifyAnswer: format 1', () => {
 describe('verifyStoredManifest (what verify() re-checks)', () => {
   it('re-verifies a stored release under the trusted key set, and refuses it with no key set trusted', () => {
     const w = world();
-    const vm = verifyAnswer(w.answer(), w.input());
-    const state = { ...EMPTY_STATE, trust: vm.trust?.trust ?? null };
-    const record = verifyStoredManifest(vm.envelope, state, w.input().pinned);
+    const verified = verifyAnswer(w.answer(), w.input());
+    const state = { ...EMPTY_STATE, trust: verified.trust?.trust ?? null };
+    const record = verifyStoredManifest(verified.envelope, state, w.input().pinned);
     expect(record).toEqual({
       version: '1.0.0',
       artifacts: RELEASE.artifacts,
-      digest: vm.payloadSha256,
+      digest: verified.payloadSha256,
     });
-    expect(codeOf(() => verifyStoredManifest(vm.envelope, EMPTY_STATE, w.input().pinned))).toBe(
-      'STATE_CORRUPT',
-    );
+    expect(
+      codeOf(() => verifyStoredManifest(verified.envelope, EMPTY_STATE, w.input().pinned)),
+    ).toBe('STATE_CORRUPT');
     // After a release key rotation the old signatures alone no longer count.
     w.chain.rotate({ release: newKeys(3) });
     const rotated = verifyAnswer(
       w.answer({ release: addSignatures(w.release, w.chain.current.release.slice(0, 2)) }),
-      w.after(vm),
+      w.after(verified),
     );
     const next = { ...EMPTY_STATE, trust: rotated.trust?.trust ?? null };
-    expect(codeOf(() => verifyStoredManifest(vm.envelope, next, w.input().pinned))).toBe(
+    expect(codeOf(() => verifyStoredManifest(verified.envelope, next, w.input().pinned))).toBe(
       'KEY_RETIRED',
     );
     expect(verifyStoredManifest(rotated.envelope, next, w.input().pinned).digest).toBe(
-      vm.payloadSha256,
+      verified.payloadSha256,
     );
   });
 });

@@ -62,9 +62,9 @@ describe('verifyAnswer with checkedDigest: format 1', () => {
 
   it('takes the list of the installed payload as it was checked then', () => {
     const { bytes, digest } = formatOne();
-    const vm = verifyAnswer(bytes, input({ checkedDigest: digest }));
-    expect(vm.payloadSha256).toBe(digest);
-    expect(vm.manifest.artifacts).toEqual(UNSAFE);
+    const verified = verifyAnswer(bytes, input({ checkedDigest: digest }));
+    expect(verified.payloadSha256).toBe(digest);
+    expect(verified.manifest.artifacts).toEqual(UNSAFE);
   });
 
   it('still checks the signature of the installed payload', () => {
@@ -107,9 +107,9 @@ describe('verifyAnswer with checkedDigest: format 2', () => {
   });
 
   it('takes the list of the installed release as it was checked then', () => {
-    const vm = verifyAnswer(answer(), input({ checkedDigest: digestOf(release) }));
-    expect(vm.payloadSha256).toBe(digestOf(release));
-    expect(vm.manifest.artifacts).toEqual(UNSAFE);
+    const verified = verifyAnswer(answer(), input({ checkedDigest: digestOf(release) }));
+    expect(verified.payloadSha256).toBe(digestOf(release));
+    expect(verified.manifest.artifacts).toEqual(UNSAFE);
   });
 
   it('still checks the freshness of an answer over the installed release', () => {

@@ -18,10 +18,10 @@ function envelopeJson(bytes: Uint8Array): Record<string, unknown> {
 describe('verifyManifest', () => {
   it('accepts a manifest signed by the pinned key and reports its payload digest', () => {
     const bytes = envelopeBytes(manifestOf('1.0.0', files), key);
-    const vm = verifyManifest(bytes, pinKeys([key.hex]), MAX);
-    expect(vm.manifest.registry_version).toBe('1.0.0');
-    expect(vm.payloadSha256).toMatch(/^[0-9a-f]{64}$/);
-    expect(vm.envelope).toBe(bytes);
+    const verified = verifyManifest(bytes, pinKeys([key.hex]), MAX);
+    expect(verified.manifest.registry_version).toBe('1.0.0');
+    expect(verified.payloadSha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(verified.envelope).toBe(bytes);
   });
 
   it('accepts a signature by any one of several pinned keys (rotation)', () => {
