@@ -122,6 +122,7 @@ describe('the packed verified-updater-server, installed in a scratch project', (
 
   it('verified-updater-server/playwright: per-test and per-worker servers, the login page in Chromium', async () => {
     await copyFile(join(here, 'scratch-fixtures.spec.mjs'), join(scratch, 'fixtures.spec.mjs'));
+    await copyFile(join(here, 'scratch-login.spec.mjs'), join(scratch, 'login.spec.mjs'));
     await copyFile(
       join(here, 'scratch-playwright.config.mjs'),
       join(scratch, 'playwright.config.mjs'),

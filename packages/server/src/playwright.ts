@@ -2,8 +2,8 @@
  * `verified-updater-server/playwright`: Playwright fixtures that start a fresh companion server
  * per test (`server`) or one per worker (`workerServer`) and close it afterwards (its temporary
  * data directory is removed). Both read the one option `serverOptions`, so a `test.use` can
- * never configure one of them and leave the other on the defaults; it is a worker option, so a
- * `test.use({ serverOptions })` in a describe block runs that block in a worker of its own.
+ * never configure one of them and leave the other on the defaults. It is a worker option, so it
+ * is set at the top of a file or in a project's `use` (Playwright refuses it in a describe).
  * `redirectCapture` answers the OAuth redirect in the page, where nothing listens
  * (docs/OAUTH.md §Login page). Lazy, like every Playwright fixture: a test that does not name a
  * fixture starts no server. `@playwright/test` is an optional peer dependency: only this entry
