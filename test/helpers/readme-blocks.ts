@@ -29,7 +29,7 @@ export function sectionBlocks(markdown: string, heading: string): CodeBlock[] {
       } else open.lines.push(line);
       continue;
     }
-    const hashes = /^(#+) /.exec(line)?.[1].length;
+    const hashes = /^(#+) /.exec(line)?.[1]?.length;
     if (hashes !== undefined && hashes <= level) break;
     if (line.startsWith('```'))
       open = { lang: line.slice(3).trim().split(/\s/)[0] ?? '', lines: [] };
