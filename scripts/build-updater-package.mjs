@@ -30,7 +30,13 @@ export async function buildUpdaterPackage(options = {}) {
   await rm(inputsFileOf(cli), { force: true }); // repository paths, of no use in the package
   for (const file of [cli]) {
     const text = await readFile(file, 'utf8');
-    await writeFile(file, text.replaceAll('npm run updater -- ', `${BIN_NAME} `));
+    await writeFile(
+      file,
+      text
+        // `serve` is not shipped: its pointer goes from --help.
+        .replace(/\n {7}npm run updater -- serve --help {3}\(the window in a browser\)/, '')
+        .replaceAll('npm run updater -- ', `${BIN_NAME} `),
+    );
   }
   await chmod(launcherOf(cli), 0o755);
   const launcher = await readFile(launcherOf(cli), 'utf8');

@@ -148,6 +148,18 @@ describe('README.md §QA quick start, as written', () => {
   );
 });
 
+describe('the installed bins', () => {
+  it('name themselves in their usage, not `npm run`', async () => {
+    const updater = await sh('npx --no-install verified-updater --help', project);
+    expect(updater).toMatch(/^usage: verified-updater <check\|update/m);
+    const server = await sh('npx --no-install verified-updater-server --help', project);
+    expect(server).toContain('verified-updater-server [options]');
+    expect(server).toContain('verified-updater-server init DIR');
+    expect(`${updater}${server}`).not.toContain('npm run');
+    expect(updater).not.toContain(' serve'); // not in the package: it needs the repository
+  }, 60_000);
+});
+
 describe('packages/server/README.md §QA quick start, as written', () => {
   it(
     'installs the tarball into a fresh project and passes its test',
