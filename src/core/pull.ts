@@ -137,12 +137,12 @@ export async function pullBlobs(
     const group = groups[slot % groups.length] as LinkedAbort;
     const lane = new AbortLane(group.signal);
     try {
-      await work(lane, extra);
+      await work(lane, extra, group.signal);
     } finally {
       lane.dispose();
     }
   };
-  const work = async (lane: AbortLane, extra: boolean): Promise<void> => {
+  const work = async (lane: AbortLane, extra: boolean, slotSignal: AbortSignal): Promise<void> => {
     // Built once per download slot, not per artifact: at 10,000 small artifacts the closures
     // were a measurable share of the run (docs/UPDATER.md §8, "Many small artifacts").
     let artifact = todo[0] as ManifestArtifact;
@@ -163,7 +163,10 @@ export async function pullBlobs(
       limits: ctx.http.limits,
       timers: ctx.http.timers,
       random: ctx.random,
-      signal,
+      // The wait between tries listens on the slot's group (aborted exactly when `signal` is),
+      // not on `signal`: with every slot waiting at once, that was more listeners on one signal
+      // than node's leak warning allows (MaxListenersExceededWarning).
+      signal: slotSignal,
       onRetry: (error, attempt, delayMs) =>
         ctx.logger.warn('retrying artifact', {
           artifact: artifact.name,
