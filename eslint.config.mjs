@@ -244,6 +244,7 @@ export default tseslint.config(
       'node_modules/',
       'dist/',
       'packages/*/dist/',
+      '.cache/',
       'out/',
       'test-results/',
       'playwright-report/',

@@ -4,3 +4,7 @@ export function buildCli(options?: { outfile?: string }): Promise<string>;
 export const CLI_THREADPOOL_SIZE: number;
 /** The launcher beside a bundle: updater.mjs -> updater.cjs. */
 export function launcherOf(outfile: string): string;
+/** inputs.json beside a bundle: the inputs and outputs of its last build. */
+export function inputsFileOf(outfile: string): string;
+/** True when the bundles beside `outfile` are missing or older than an input of theirs. */
+export function isStale(outfile: string): Promise<boolean>;

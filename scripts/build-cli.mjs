@@ -1,9 +1,10 @@
 // Bundles the headless updater CLI (src/cli/main.ts) into one ESM file run by plain node, as it
 // ships: no tsx or TypeScript compiler in memory (peak RSS of a large pull stays under 100 MB,
-// docs/UPDATER-PROOF.md). `npm run updater` builds it (about 0.2 s) and runs it.
-// Usage: node scripts/build-cli.mjs [--out FILE]   (or import { buildCli } from it)
+// docs/UPDATER-PROOF.md). `npm run updater` builds it when it is stale (--if-stale: an input
+// esbuild read, or this script, is newer than the oldest output, or one is gone) and runs it.
+// Usage: node scripts/build-cli.mjs [--out FILE] [--if-stale]   (or import { buildCli } from it)
 import { build } from 'esbuild';
-import { writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -35,6 +36,43 @@ import(require('node:url').pathToFileURL(require('node:path').join(__dirname, ${
 `;
 }
 
+/** The list of the bundles' inputs, beside them (what --if-stale compares). */
+export function inputsFileOf(outfile) {
+  return join(dirname(outfile), 'inputs.json');
+}
+
+async function mtimeMs(path) {
+  try {
+    return (await stat(path)).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * True when the bundles beside `outfile` are missing or older than any input esbuild read for
+ * them (recorded in inputs.json by the last build) or than this script.
+ */
+export async function isStale(outfile) {
+  const out = resolve(outfile);
+  let inputs;
+  try {
+    inputs = JSON.parse(await readFile(inputsFileOf(out), 'utf8'));
+  } catch {
+    return true;
+  }
+  const outputs = [out, launcherOf(out), ...inputs.outputs.map((o) => join(root, o))];
+  const built = await Promise.all(outputs.map(mtimeMs));
+  if (built.some((t) => t === undefined)) return true;
+  const oldest = Math.min(...built);
+  const sources = [fileURLToPath(import.meta.url), ...inputs.inputs.map((i) => join(root, i))];
+  for (const source of sources) {
+    const t = await mtimeMs(source);
+    if (t === undefined || t > oldest) return true;
+  }
+  return false;
+}
+
 /**
  * Builds the CLI bundle (default dist/cli/updater.mjs) and its launcher (updater.cjs, what
  * users run) and returns the bundle's path.
@@ -58,8 +96,9 @@ export async function buildCli(options = {}) {
     banner: {
       js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
     },
+    metafile: true,
   };
-  await Promise.all([
+  const results = await Promise.all([
     build({ ...common, entryPoints: [join(root, 'src/cli/main.ts')], outfile }),
     // `updater serve` in its own bundle beside it, loaded only by that command, so the web
     // window and the demo registry's server stay out of every other command's memory.
@@ -77,10 +116,18 @@ export async function buildCli(options = {}) {
     }),
   ]);
   await writeFile(launcherOf(outfile), launcherSource(basename(outfile)));
+  const inputs = new Set(results.flatMap((r) => Object.keys(r.metafile.inputs)));
+  const outputs = new Set(results.flatMap((r) => Object.keys(r.metafile.outputs)));
+  await writeFile(
+    inputsFileOf(outfile),
+    `${JSON.stringify({ inputs: [...inputs].sort(), outputs: [...outputs].sort() })}\n`,
+  );
   return outfile;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const at = process.argv.indexOf('--out');
-  await buildCli(at > 0 ? { outfile: process.argv[at + 1] } : {});
+  const options = at > 0 ? { outfile: process.argv[at + 1] } : {};
+  const outfile = options.outfile ?? join(root, 'dist', 'cli', 'updater.mjs');
+  if (!process.argv.includes('--if-stale') || (await isStale(outfile))) await buildCli(options);
 }

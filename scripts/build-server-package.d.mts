@@ -9,3 +9,5 @@ export interface BuiltServerPackage {
 }
 
 export function buildServerPackage(options?: { types?: boolean }): Promise<BuiltServerPackage>;
+/** The guides copied into the package's docs/ (names under docs/). */
+export const PACKAGE_DOCS: readonly string[];

@@ -3,10 +3,12 @@
 // verifier) into ESM under packages/server/dist, one file per entry point plus shared chunks,
 // with every npm package left as an import (they are the package's dependencies); tsc writes
 // the .d.ts files beside them. The build refuses an import the package does not declare, so a
-// missing dependency fails here and not in a QA team's project.
+// missing dependency fails here and not in a QA team's project. The server's guides are copied
+// into packages/server/docs, so the package README's links resolve inside the installed package.
+// `npm pack` runs this itself (the package's `prepack`).
 // Usage: node scripts/build-server-package.mjs [--no-types]   (or import { buildServerPackage })
 import { spawnSync } from 'node:child_process';
-import { chmod, readFile, rm } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readFile, rm } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +17,8 @@ import { build } from 'esbuild';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const PACKAGE_DIR = join(root, 'packages', 'server');
 const ENTRY_POINTS = ['index', 'bin', 'playwright', 'vitest'];
+/** The guides the package carries (docs/SERVER.md §As a package), under its own docs/. */
+export const PACKAGE_DOCS = ['SERVER.md', 'OAUTH.md', 'CHAIN.md', 'PROTOCOL.md'];
 
 /** `fastify/lib/x` -> `fastify`, `@noble/ed25519` stays. */
 function packageName(specifier) {
@@ -65,6 +69,10 @@ export async function buildServerPackage(options = {}) {
     logLevel: 'error',
     legalComments: 'none',
     metafile: true,
+    // The usage text names the bin, not `npm run server --` (server/src/cli/main.ts).
+    define: {
+      'process.env.VERIFIED_UPDATER_SERVER_PROGRAM': JSON.stringify('verified-updater-server'),
+    },
   });
   const missing = undeclaredImports(result.metafile, manifest);
   if (missing.length > 0) {
@@ -73,6 +81,10 @@ export async function buildServerPackage(options = {}) {
     );
   }
   await chmod(join(dist, 'bin.js'), 0o755);
+  const docs = join(PACKAGE_DIR, 'docs');
+  await rm(docs, { recursive: true, force: true });
+  await mkdir(docs);
+  for (const name of PACKAGE_DOCS) await copyFile(join(root, 'docs', name), join(docs, name));
   if (types) {
     const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
     const run = spawnSync(process.execPath, [tsc, '-p', join(PACKAGE_DIR, 'tsconfig.build.json')], {

@@ -3,14 +3,17 @@
 // internet once). Where that is impossible, it says so in one line and opens the same window
 // as a local web page instead (`updater serve` against the embedded demo registry,
 // docs/DESKTOP.md §Web window). `npm start -- --web` picks the web window on purpose;
-// `--no-open` prints its address without opening a browser.
+// `--no-open` prints its address without opening a browser. Its options are checked before
+// anything is built or downloaded; a SIGINT or SIGTERM to it (npm passes them on: the script is
+// `exec node scripts/start.mjs`, so npm's child is this process) stops what it started.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from './build-app.mjs';
-import { buildCli } from './build-cli.mjs';
+import { buildCli, isStale } from './build-cli.mjs';
+import { unknownOptionMessage } from './closest-option.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const electronDir = join(root, 'node_modules', 'electron');
@@ -35,7 +38,6 @@ export function electronBinary(env = process.env, dir = electronDir) {
  * binary, or null with the script's last line as the reason.
  */
 function installRuntime() {
-  console.log('The Electron runtime is not installed yet: running Electron’s install script…');
   const result = spawnSync(process.execPath, [join(electronDir, 'install.js')], {
     cwd: electronDir,
     encoding: 'utf8',
@@ -56,10 +58,31 @@ export function launchArgs(appDir, userArgs) {
   return [appDir, ...userArgs];
 }
 
-/** Splits npm start's own flags (--web, --no-open) from the ones handed to the app. */
+/** npm start's own options, then those it hands to `updater serve` (src/cli/serve-args.ts). */
+export const START_OPTIONS = ['--web', '--no-open'];
+export const SERVE_OPTIONS = [
+  '--port',
+  '--listen',
+  '--data-dir',
+  '--base-url',
+  '--pubkey',
+  '--machine-key',
+  '--machine-key-file',
+  '--interval-s',
+  '--require-nonce',
+  '--no-proxy',
+];
+
+/**
+ * Splits npm start's own flags (--web, --no-open) from the ones handed to the app; `error` is
+ * the refusal of the first unknown option, with the nearest known one.
+ */
 export function startOptions(argv) {
-  const own = new Set(['--web', '--no-open']);
+  const own = new Set(START_OPTIONS);
+  const known = [...START_OPTIONS, ...SERVE_OPTIONS];
+  const unknown = argv.find((arg) => arg.startsWith('-') && !known.includes(arg.split('=')[0]));
   return {
+    error: unknown === undefined ? undefined : unknownOptionMessage(unknown.split('=')[0], known),
     web: argv.includes('--web'),
     open: !argv.includes('--no-open'),
     appArgs: argv.filter((arg) => !own.has(arg)),
@@ -91,18 +114,46 @@ function openBrowser(url) {
   child.unref();
 }
 
+/**
+ * A SIGINT or SIGTERM to this process is passed on to `child`, and this process ends with it.
+ * Ctrl+C in a terminal signals the whole group, so the child may get SIGINT twice: `serve` and
+ * Electron both stop cleanly either way. Whoever signals only npm (a CI job's timeout, a
+ * process manager) or only this process stops all of it too.
+ */
+function passSignalsTo(child) {
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.on(signal, () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    });
+  }
+  child.on('exit', (code, signal) => {
+    process.exit(code ?? (signal === null ? 0 : 1));
+  });
+}
+
 /** Runs `updater serve` (demo registry), prints its address, and lives as long as it does. */
 async function startWeb(options) {
-  const cli = await buildCli();
+  const cliFile = join(root, 'dist', 'cli', 'updater.mjs');
+  const cli = (await isStale(cliFile)) ? await buildCli() : cliFile;
   const child = spawn(process.execPath, [cli, 'serve', ...options.appArgs], {
     cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
     env: process.env,
   });
-  // Ctrl+C reaches the child too (same process group): wait for it to close cleanly. A
-  // SIGTERM sent to npm start alone is passed on.
-  process.on('SIGINT', () => undefined);
-  process.on('SIGTERM', () => child.kill('SIGTERM'));
+  passSignalsTo(child);
+  // serve's stderr ("…; open the address above") waits until the address is out, so the words
+  // come after the address they point at (two pipes give no order of their own).
+  let heldErr = [];
+  const errLines = createInterface({ input: child.stderr });
+  errLines.on('line', (line) => {
+    if (heldErr === null) console.error(line);
+    else heldErr.push(line);
+  });
+  const releaseErr = () => {
+    for (const line of heldErr ?? []) console.error(line);
+    heldErr = null;
+  };
+  child.stdout.on('end', releaseErr);
   const lines = createInterface({ input: child.stdout });
   let first = true;
   lines.on('line', (line) => {
@@ -119,18 +170,22 @@ async function startWeb(options) {
     }
     if (typeof url !== 'string') {
       console.log(line);
+      releaseErr();
       return;
     }
     console.log(`The updater window is at ${url}`);
+    releaseErr();
     if (options.open) openBrowser(url);
-  });
-  child.on('exit', (code, signal) => {
-    process.exitCode = code ?? (signal === null ? 0 : 1);
   });
 }
 
 async function main() {
   const options = startOptions(process.argv.slice(2));
+  if (options.error !== undefined) {
+    console.error(`npm start: ${options.error}`);
+    process.exitCode = 2;
+    return;
+  }
   const built = await buildApp();
   console.log(`built the desktop app into ${built.outDir}`);
   if (options.web) return startWeb(options);
@@ -151,9 +206,7 @@ async function main() {
     stdio: 'inherit',
     env: process.env,
   });
-  child.on('exit', (code, signal) => {
-    process.exitCode = code ?? (signal === null ? 0 : 1);
-  });
+  passSignalsTo(child);
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

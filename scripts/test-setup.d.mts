@@ -25,6 +25,19 @@ export type SetupPlan =
 export interface RunResult {
   readonly status: number | null;
   readonly error?: Error;
+  readonly stdout?: string;
+  readonly stderr?: string;
+}
+
+/** Where Debian's invoke-rc.d reads its policy, and the policy written there while installing. */
+export const POLICY_RC_D: string;
+export const DENY_SERVICES: string;
+
+/** The one file the set-up writes (and removes), injectable for tests. */
+export interface SetupFiles {
+  exists(path: string): boolean;
+  write(path: string, text: string): void;
+  remove(path: string): void;
 }
 
 export function gatherFacts(probe?: Probe): SetupFacts;
@@ -36,6 +49,7 @@ export function stopMessage(
 ): string;
 export function runSetup(options?: {
   probe?: Probe;
-  run?: (command: string, args: readonly string[], options: object) => RunResult;
+  run?: (command: string, args: readonly string[], options: { stdio: unknown }) => RunResult;
   log?: { error(message: string): void };
+  files?: SetupFiles;
 }): number;

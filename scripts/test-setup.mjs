@@ -6,6 +6,7 @@
 // `planSetup(facts)` holds every decision and is pure (test/unit/scripts/test-setup.test.ts);
 // `runSetup()` gathers the facts from the machine and carries the plan out.
 import { spawnSync } from 'node:child_process';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { findChromium, findNginx, realProbe, which } from './test-tools.mjs';
 
@@ -143,26 +144,62 @@ export function planSetup(facts) {
 }
 
 /**
+ * Debian's invoke-rc.d asks this file whether a package may start its service (exit 101: no;
+ * man invoke-rc.d, "POLICY-RC.D"). During our install it says no, so nginx's package does not
+ * start a system web server on a test machine; removed afterwards unless it was there already.
+ */
+export const POLICY_RC_D = '/usr/sbin/policy-rc.d';
+export const DENY_SERVICES =
+  '#!/bin/sh\n# scripts/test-setup.mjs, during its apt-get install: no service starts.\nexit 101\n';
+
+const realFiles = {
+  exists: (path) => existsSync(path),
+  write: (path, text) => writeFileSync(path, text, { mode: 0o755 }),
+  remove: (path) => rmSync(path, { force: true }),
+};
+
+/** The last lines of a command's output, shown only when it failed. */
+function tail(result) {
+  const text = `${result.stdout ?? ''}${result.stderr ?? ''}`.trimEnd();
+  return text.split('\n').slice(-30).join('\n');
+}
+
+/**
  * Runs the set-up on this machine. Returns the exit code: 0 when both tools are there (after
  * installing them if it could), 1 after printing the one message on stderr.
  */
-export function runSetup({ probe = realProbe(), run = spawnSync, log = console } = {}) {
+export function runSetup({
+  probe = realProbe(),
+  run = spawnSync,
+  log = console,
+  files = realFiles,
+} = {}) {
   let plan = planSetup(gatherFacts(probe));
   if (plan.kind === 'install') {
     log.error(`npm test: installing ${plan.packages.join(' ')} with apt-get (once)`);
-    for (const argv of plan.commands) {
-      const [command = '', ...args] = argv;
-      const result = run(command, args, {
-        stdio: 'inherit',
-        env: { ...probe.env, DEBIAN_FRONTEND: 'noninteractive' },
-      });
-      if (result.status !== 0) {
-        const why = result.error ? result.error.message : `exit ${String(result.status)}`;
-        log.error(
-          `npm test: \`${argv.join(' ')}\` failed (${why}); run it yourself to see why, then \`npm test\` again.`,
-        );
-        return 1;
+    const ownPolicy = !files.exists(POLICY_RC_D);
+    if (ownPolicy) files.write(POLICY_RC_D, DENY_SERVICES);
+    try {
+      for (const argv of plan.commands) {
+        const [command = '', ...args] = argv;
+        // Quiet unless it fails: apt's progress and debconf's notes are kept, shown on failure.
+        const result = run(command, args, {
+          stdio: ['ignore', 'pipe', 'pipe'],
+          encoding: 'utf8',
+          env: { ...probe.env, DEBIAN_FRONTEND: 'noninteractive' },
+        });
+        if (result.status !== 0) {
+          const why = result.error ? result.error.message : `exit ${String(result.status)}`;
+          const output = tail(result);
+          if (output !== '') log.error(output);
+          log.error(
+            `npm test: \`${argv.join(' ')}\` failed (${why}); run it yourself to see why, then \`npm test\` again.`,
+          );
+          return 1;
+        }
       }
+    } finally {
+      if (ownPolicy) files.remove(POLICY_RC_D);
     }
     plan = planSetup(gatherFacts(probe));
     if (plan.kind === 'install') {

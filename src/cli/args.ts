@@ -3,6 +3,7 @@
  * a missing value or a malformed number is a usage error (exit 2, CONFIG_INVALID).
  */
 import { parseArgs } from 'node:util';
+import { unknownOptionMessage } from './closest-option.js';
 import { UpdateError } from '#core/errors.js';
 import type { Limits } from '#core/limits.js';
 import { machineKeyOf } from './machine-key-file.js';
@@ -93,7 +94,9 @@ export function parseCli(argv: readonly string[], envMachineKey: string | undefi
       },
     });
   } catch (error) {
-    usage(error instanceof Error ? error.message : 'bad arguments');
+    // The options it knows are those its usage lists: a typo is answered with the nearest.
+    const near = unknownOptionMessage(error, USAGE.match(/--[a-z][a-z-]*/g) ?? []);
+    usage(near ?? (error instanceof Error ? error.message : 'bad arguments'));
   }
   const { values, positionals } = parsed;
   if (positionals.length !== 1) usage('exactly one command is required');

@@ -117,7 +117,9 @@ export async function runServe(argv: readonly string[], env: ServeEnv, io: CliIo
   } catch (error) {
     await proxy?.close();
     const busy = listenError(error, options);
-    if (busy !== null) return fail('CONFIG_INVALID', busy);
+    // A port in use is EADDRINUSE, exit 1, as from the companion server and `npm start`.
+    const code = (error as { code?: unknown } | null)?.code;
+    if (busy !== null) return fail(code === 'EADDRINUSE' ? code : 'CONFIG_INVALID', busy);
     if (isUpdateError(error)) return fail(error.code, error.message);
     return fail('IO', error instanceof Error ? error.message : String(error));
   }

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildServerPackage, PACKAGE_DIR } from '../../scripts/build-server-package.mjs';
+import { PACKAGE_DIR } from '../../scripts/build-server-package.mjs';
 import { findChromium } from '../../scripts/test-tools.mjs';
 import { spawnServer, waitStopped } from '#test/server-harness.js';
 
@@ -60,7 +60,7 @@ let scratch: string;
 let packed: { filename: string; files: { path: string }[] };
 
 beforeAll(async () => {
-  await buildServerPackage();
+  // No build first: `npm pack` runs the package's prepack, which builds it.
   scratch = await mkdtemp(join(tmpdir(), 'qa-scratch-'));
   const pack = await run('npm', ['pack', '--json', '--pack-destination', scratch], PACKAGE_DIR);
   [packed] = JSON.parse(pack.stdout) as [typeof packed];
@@ -105,6 +105,8 @@ describe('the packed verified-updater-server, installed in a scratch project', (
         'dist/vitest.js',
         'dist/types/packages/server/src/playwright.d.ts',
         'dist/types/packages/server/src/vitest.d.ts',
+        'docs/SERVER.md',
+        'docs/OAUTH.md',
       ]),
     );
     expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
@@ -120,6 +122,7 @@ describe('the packed verified-updater-server, installed in a scratch project', (
 
   it('verified-updater-server/playwright: per-test and per-worker servers, the login page in Chromium', async () => {
     await copyFile(join(here, 'scratch-fixtures.spec.mjs'), join(scratch, 'fixtures.spec.mjs'));
+    await copyFile(join(here, 'scratch-login.spec.mjs'), join(scratch, 'login.spec.mjs'));
     await copyFile(
       join(here, 'scratch-playwright.config.mjs'),
       join(scratch, 'playwright.config.mjs'),

@@ -133,7 +133,7 @@ describe('updater serve', () => {
     }
   });
 
-  it('CONFIG_INVALID (exit 2): the port is in use', async () => {
+  it('EADDRINUSE (exit 1, as the companion server and `npm start` say it): the port is in use', async () => {
     const busy = createServer();
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
     const port = (busy.address() as { port: number }).port;
@@ -154,10 +154,8 @@ describe('updater serve', () => {
         { machineKey, appDir } as Parameters<typeof runCli>[1],
         io,
       );
-      expect(code).toBe(2);
-      expect(io.err.join('')).toContain(
-        `error CONFIG_INVALID: port ${port} on 127.0.0.1 is in use`,
-      );
+      expect(code).toBe(1);
+      expect(io.err.join('')).toContain(`error EADDRINUSE: port ${port} on 127.0.0.1 is in use`);
       expect(io.out).toEqual([]);
     } finally {
       busy.close();

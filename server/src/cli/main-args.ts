@@ -7,6 +7,7 @@
  */
 import type { ServerOptions } from '../compose/options.js';
 import { parseTrustCommand, type TrustCommand } from './trust-args.js';
+import { parseInitCommand, type InitCommand } from './init-command.js';
 import {
   httpUrl,
   int,
@@ -22,6 +23,7 @@ export { UsageError } from './cli-flags.js';
 
 export const USAGE = `Usage:
   npm run server -- [options]
+  npm run server -- init DIR
   npm run server -- publish --data-dir DIR --version X.Y.Z [--node-key FILE] [--init]
                     [--artifact-base-url URL] [--expires-in-s N] FOLDER
   npm run server -- publish --data-dir DIR --bundle FILE [--expires-in-s N] FOLDER
@@ -55,8 +57,16 @@ Server options:
 Keys (docs/PROTOCOL.md §2.7.8): publish signs with DIR/release-key.json when it is there, else
 takes a --bundle signed offline by sign-release; rotate-keys writes the next key set.
 publish refuses a DIR without keys (no key chain, no node key) unless --init is given: a new
-node key is not the one clients pin.
+node key is not the one clients pin. init DIR writes a QA project's qa-server.json, a node key
+(keys/node-key.json, 0600) and a sample release, and never overwrites (docs/SERVER.md §Start a
+QA project).
 `;
+
+/** The usage under the name the command runs by (the package's bin has its own). */
+export function usageFor(program: string): string {
+  const indent = ' '.repeat(program.length + 3);
+  return USAGE.replaceAll('npm run server --', program).replaceAll(/^ {20}\[/gm, `${indent}[`);
+}
 
 export type Command =
   | { readonly kind: 'help' }
@@ -74,7 +84,8 @@ export type Command =
       /** --init: a DIR without keys may be given a new node key. */
       readonly init: boolean;
     }
-  | TrustCommand;
+  | TrustCommand
+  | InitCommand;
 
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 const SERVER_OPTIONS: OptionSpec = {
@@ -108,6 +119,7 @@ const PUBLISH_OPTIONS: OptionSpec = {
 export function parseArgs(argv: readonly string[]): Command {
   if (argv.includes('--help') || argv.includes('-h')) return { kind: 'help' };
   if (argv[0] === 'publish') return parsePublish(argv.slice(1));
+  if (argv[0] === 'init') return parseInitCommand(argv.slice(1));
   if (argv[0] === 'sign-release' || argv[0] === 'rotate-keys') {
     return parseTrustCommand(argv[0], argv.slice(1));
   }

@@ -8,7 +8,8 @@
  */
 import type { DestinationStream } from 'pino';
 import { ServerClock } from '../platform/clock.js';
-import { parseArgs, USAGE, UsageError, type Command } from './main-args.js';
+import { parseArgs, usageFor, UsageError, type Command } from './main-args.js';
+import { runInit } from './init-command.js';
 import { listFolder } from '../updates/publish/publish-folder.js';
 import { readBundleFile } from '../updates/publish/release-bundle.js';
 import { NodeKeyMissingError } from '../updates/keys/trust-keys.js';
@@ -127,6 +128,9 @@ async function publish(command: Extract<Command, { kind: 'publish' }>): Promise<
   );
 }
 
+// The package's build names its bin here (scripts/build-server-package.mjs `define`).
+const USAGE = usageFor(process.env.VERIFIED_UPDATER_SERVER_PROGRAM ?? 'npm run server --');
+
 async function main(argv: readonly string[]): Promise<void> {
   let command: Command;
   try {
@@ -142,6 +146,10 @@ async function main(argv: readonly string[]): Promise<void> {
   }
   if (command.kind === 'publish') {
     await publish(command);
+    return;
+  }
+  if (command.kind === 'init') {
+    process.stdout.write(`${JSON.stringify(await runInit(command))}\n`);
     return;
   }
   if (command.kind === 'sign-release' || command.kind === 'rotate-keys') {

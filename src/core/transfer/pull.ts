@@ -207,19 +207,19 @@ class Pull {
     const group = this.groups[slot % this.groups.length] as LinkedAbort;
     const lane = new AbortLane(group.signal);
     try {
-      await this.work(lane, extra);
+      await this.work(lane, extra, group.signal);
     } finally {
       lane.dispose();
     }
   }
 
   /** One download slot: takes blobs until none is left or the pull failed. */
-  private async work(lane: AbortLane, extra: boolean): Promise<void> {
+  private async work(lane: AbortLane, extra: boolean, slotSignal: AbortSignal): Promise<void> {
     // Built once per download slot, not per artifact: at 10,000 small artifacts the closures
     // were a measurable share of the run (docs/UPDATER.md §8, "Many small artifacts").
     const on: SlotArtifact = { artifact: this.todo[0] as ManifestArtifact };
     const hooks = this.slotHooks(lane, on);
-    const retry = this.slotRetry(on);
+    const retry = this.slotRetry(on, slotSignal);
     const { ctx, pullOther, signal } = this;
     if (extra) await this.extrasMayStart;
     for (;;) {
@@ -272,13 +272,16 @@ class Pull {
     };
   }
 
-  private slotRetry(on: SlotArtifact): RetryContext {
+  private slotRetry(on: SlotArtifact, slotSignal: AbortSignal): RetryContext {
     const { ctx } = this;
     return {
       limits: ctx.http.limits,
       timers: ctx.http.timers,
       random: ctx.random,
-      signal: this.signal,
+      // The wait between tries listens on the slot's group (aborted exactly when `signal` is),
+      // not on `signal`: with every slot waiting at once, that was more listeners on one signal
+      // than node's leak warning allows (MaxListenersExceededWarning).
+      signal: slotSignal,
       onRetry: (error, attempt, delayMs) =>
         ctx.logger.warn('retrying artifact', {
           artifact: on.artifact.name,

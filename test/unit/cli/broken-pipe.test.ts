@@ -138,7 +138,7 @@ describe('the CLI with its stdout closed by the reader', () => {
     child.stderr.on('data', (b: Buffer) => stderr.push(b));
     const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
     const text = Buffer.concat(stderr).toString('utf8');
-    expect(text).toMatch(/^error CONFIG_INVALID: Unknown option/);
+    expect(text).toMatch(/^error CONFIG_INVALID: unknown option/);
     expect(text).not.toMatch(/EPIPE|Unhandled/);
     expect(code).toBe(2);
   }, 30_000);
@@ -179,7 +179,7 @@ describe.runIf(process.platform === 'linux')('the CLI with its stdout on a full 
 
   it('a failed run keeps its own code (2 for usage), the lost output said too', async () => {
     const run = await onFullDevice(['check', '--json', '--bogus']);
-    expect(run.stderr).toMatch(/^error CONFIG_INVALID: Unknown option/);
+    expect(run.stderr).toMatch(/^error CONFIG_INVALID: unknown option/);
     expect(run.stderr).toMatch(OUTPUT_FAILED);
     expect(run.code).toBe(2);
   }, 30_000);

@@ -5,9 +5,19 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { satisfies } from 'semver';
 import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '../../..');
+
+/**
+ * Not imported by the package, pinned only so that npm resolves its dependent's range to a
+ * version that installs on the package's lowest Node: light-my-request 6.8 (fastify's, for
+ * `inject()`, which the package never calls) needs cookie 2, which declares node >= 22; 6.6.0
+ * takes cookie 1 (node >= 18), and npm dedupes fastify's `^6.0.0` onto it (docs/SERVER.md
+ * §As a package, Node versions).
+ */
+const RESOLUTION_PINS: Readonly<Record<string, string>> = { 'light-my-request': 'fastify' };
 
 interface Manifest {
   name: string;
@@ -33,7 +43,17 @@ describe('packages/server/package.json', () => {
     const repo = { ...rootPkg.devDependencies, ...rootPkg.dependencies };
     for (const [name, version] of Object.entries(pkg.dependencies ?? {})) {
       expect(version, name).toMatch(/^\d+\.\d+\.\d+$/);
+      if (name in RESOLUTION_PINS) continue;
       expect(repo[name], name).toBe(version);
+    }
+  });
+
+  it('pins what would need a newer Node than its engines to a version inside the range its dependent asks for', async () => {
+    const pkg = await read('packages/server/package.json');
+    for (const [name, dependent] of Object.entries(RESOLUTION_PINS)) {
+      const pinned = pkg.dependencies?.[name] ?? '';
+      const wanted = (await read(`node_modules/${dependent}/package.json`)).dependencies?.[name];
+      expect(satisfies(pinned, wanted ?? ''), `${dependent} asks for ${name}@${wanted}`).toBe(true);
     }
   });
 

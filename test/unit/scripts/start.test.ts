@@ -86,11 +86,20 @@ describe('npm start: the web window', () => {
 
   it('takes --web and --no-open for itself and hands the rest to the app', () => {
     expect(startOptions(['--web', '--no-open', '--port', '8080'])).toEqual({
+      error: undefined,
       web: true,
       open: false,
       appArgs: ['--port', '8080'],
     });
-    expect(startOptions([])).toEqual({ web: false, open: true, appArgs: [] });
+    expect(startOptions([])).toEqual({ error: undefined, web: false, open: true, appArgs: [] });
+  });
+
+  it('refuses an unknown option by name, with the nearest known one', () => {
+    expect(startOptions(['--web', '--prot', '8080']).error).toBe(
+      "unknown option '--prot' (did you mean '--port'?)",
+    );
+    expect(startOptions(['--bogus']).error).toBe("unknown option '--bogus'");
+    expect(startOptions(['--data-dir=/tmp/x']).error).toBeUndefined();
   });
 
   it('opens the default browser with open (macOS) and start (Windows)', () => {

@@ -5,7 +5,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { gatherFacts, planSetup, runSetup } from '../../../scripts/test-setup.mjs';
+import {
+  DENY_SERVICES,
+  gatherFacts,
+  planSetup,
+  POLICY_RC_D,
+  runSetup,
+} from '../../../scripts/test-setup.mjs';
 import type { Probe } from '../../../scripts/test-tools.mjs';
 
 const PW_CHROME = '/home/dev/.cache/ms-playwright/chromium-1255/chrome-linux64/chrome';
@@ -213,23 +219,66 @@ describe('runSetup carries the plan out', () => {
     const lines: string[] = [];
     return { lines, log: { error: (line: string) => void lines.push(line) } };
   };
+  /** A fake of the one file the set-up writes, recording what happened to it. */
+  const fakeFiles = (present = false) => {
+    const events: string[] = [];
+    let there = present;
+    return {
+      events,
+      files: {
+        exists: () => there,
+        write: (path: string, text: string) => {
+          there = true;
+          events.push(`write ${path} ${text === DENY_SERVICES ? 'deny' : text}`);
+        },
+        remove: (path: string) => {
+          there = false;
+          events.push(`remove ${path}`);
+        },
+      },
+    };
+  };
 
   it('installs as root on Debian, then finds both and returns 0', () => {
     const machine = probe({ root: true, files: [APT], osRelease: DEBIAN_12, playwright: '/no' });
     const ran: string[] = [];
     const { lines, log } = quiet();
-    const run = (command: string, args: readonly string[]) => {
+    const { events, files } = fakeFiles();
+    const run = (command: string, args: readonly string[], options: { stdio: unknown }) => {
       ran.push([command, ...args].join(' '));
+      events.push(`run ${args[0] ?? ''}`);
+      expect(options.stdio).toEqual(['ignore', 'pipe', 'pipe']);
       if (args[0] === 'install')
         ['/usr/bin/chromium', '/usr/sbin/nginx'].forEach((f) => machine.files.add(f));
-      return { status: 0 };
+      return { status: 0, stdout: 'Setting up nginx-light ...', stderr: 'debconf: delaying' };
     };
-    expect(runSetup({ probe: machine, run, log })).toBe(0);
+    expect(runSetup({ probe: machine, run, log, files })).toBe(0);
     expect(ran).toEqual([
       'apt-get update -qq',
       'apt-get install -y -qq --no-install-recommends chromium nginx-light',
     ]);
     expect(lines).toEqual(['npm test: installing chromium nginx-light with apt-get (once)']);
+    // No service may start while it installs, and the policy goes once it is done.
+    expect(events).toEqual([
+      `write ${POLICY_RC_D} deny`,
+      'run update',
+      'run install',
+      `remove ${POLICY_RC_D}`,
+    ]);
+    expect(DENY_SERVICES).toMatch(/^#!\/bin\/sh\n[^]*\nexit 101\n$/);
+  });
+
+  it('leaves a policy-rc.d that was there before alone', () => {
+    const machine = probe({ root: true, files: [APT], osRelease: DEBIAN_12, playwright: '/no' });
+    const { log } = quiet();
+    const { events, files } = fakeFiles(true);
+    const run = (_command: string, args: readonly string[]) => {
+      if (args[0] === 'install')
+        ['/usr/bin/chromium', '/usr/sbin/nginx'].forEach((f) => machine.files.add(f));
+      return { status: 0 };
+    };
+    expect(runSetup({ probe: machine, run, log, files })).toBe(0);
+    expect(events).toEqual([]);
   });
 
   it('a failing apt-get stops with the command that failed', () => {
@@ -240,10 +289,16 @@ describe('runSetup carries the plan out', () => {
       playwright: '/no',
     });
     const { lines, log } = quiet();
+    const { events, files } = fakeFiles();
     const run = (_command: string, args: readonly string[]) => ({
       status: args[0] === 'update' ? 100 : 0,
+      stdout: '',
+      stderr: 'E: Could not get lock /var/lib/apt/lists/lock',
     });
-    expect(runSetup({ probe: machine, run, log })).toBe(1);
+    expect(runSetup({ probe: machine, run, log, files })).toBe(1);
+    // Its output, kept back while it ran, is shown now that it failed.
+    expect(lines).toContain('E: Could not get lock /var/lib/apt/lists/lock');
+    expect(events.at(-1)).toBe(`remove ${POLICY_RC_D}`);
     expect(lines.at(-1)).toBe(
       'npm test: `apt-get update -qq` failed (exit 100); run it yourself to see why, then `npm test` again.',
     );
@@ -276,7 +331,9 @@ describe('the README command and CI run the set-up first', () => {
     const pkg = JSON.parse(await readFile(new URL('package.json', root), 'utf8')) as {
       scripts: Record<string, string>;
     };
-    expect(pkg.scripts['test']).toMatch(/^node scripts\/test-setup\.mjs && /);
+    expect(pkg.scripts['test']).toBe('node scripts/run-tests.mjs');
+    const { PHASES } = await import('../../../scripts/run-tests.mjs');
+    expect(PHASES[0]?.argv.slice(1)).toEqual(['scripts/test-setup.mjs']);
     const ci = await readFile(new URL('.ci/run', root), 'utf8');
     expect(ci).toMatch(/^npm test$/m);
     expect(ci).not.toContain('apt-get install');
