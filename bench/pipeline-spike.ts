@@ -1,6 +1,6 @@
 /**
  * Spike: the CPU of fetching COUNT small files from loopback nginx with
- * (a) today's createHttpFetcher, 4 GETs at a time, each body consumed, against (b) a raw
+ * (a) today's createUndiciFetcher (4 connections), 4 GETs at a time, each body consumed, against (b) a raw
  * HTTP/1.1 pipelined client: 4 `net` sockets, up to D requests outstanding on each, requests
  * issued in the same tick written in one socket write, a minimal strict response parser
  * (status line, headers up to 16 KiB, Content-Length body). Rounds interleave; medians and
@@ -13,7 +13,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHttpFetcher } from '#node/http/http-fetcher.js';
+import { createUndiciFetcher } from '#node/http/undici-fetcher.js';
 import { startNginx } from '#test/nginx.js';
 import { envInt } from './updater-kit.js';
 
@@ -255,7 +255,7 @@ async function main(): Promise<void> {
   const host = `127.0.0.1:${port}`;
   try {
     const a = async (): Promise<void> => {
-      const fetcher = createHttpFetcher({ connectTimeoutMs: 10_000 });
+      const fetcher = createUndiciFetcher({ connectTimeoutMs: 10_000, connections: 4 });
       const signal = new AbortController().signal;
       const headers = { 'accept-encoding': 'identity', 'user-agent': 'spike/1' };
       let next = 0;

@@ -1,5 +1,5 @@
 /**
- * The Node composition of the updater: node:http fetcher (http-fetcher.ts), file store, lock, real clock and timers,
+ * The Node composition of the updater: undici fetcher (undici-fetcher.ts), file store, lock, real clock and timers,
  * wired into the pure core. The state directory is locked for the updater's lifetime and any
  * commit a crash interrupted is finished before the first call.
  *
@@ -22,7 +22,7 @@ import { AnswerFile } from './store/index.js';
 import { chooseSwap, type SwapStrategy } from './store/index.js';
 import { FileStore } from './store/index.js';
 import { createFetchFetcher, type FetchLike } from './http/index.js';
-import { createHttpFetcher } from './http/index.js';
+import { createUndiciFetcher, type UndiciFetcher } from './http/index.js';
 import { commandProbe, functionProbe, type HealthFunction } from './health-probe.js';
 import { acquireLock } from './locks/index.js';
 import { gcPacer } from '#core/transfer/index.js';
@@ -41,6 +41,13 @@ export type NodeHealthOption =
   | { readonly mode: 'command'; readonly command: string; readonly timeoutMs?: number }
   | { readonly mode: 'function'; readonly check: HealthFunction; readonly timeoutMs?: number }
   | { readonly mode: 'confirm'; readonly timeoutMs?: number };
+
+/**
+ * Whole-file GETs a connection of the default fetcher carries at once: the depth the pull keeps
+ * outstanding per connection (src/core/transfer/pull.ts PIPELINE_DEPTH; docs/UPDATER.md §5,
+ * Pipelined GETs).
+ */
+const PIPELINING = 4;
 
 /** The longest deadline accepted (a week): longer is a typo, not a plan. */
 const MAX_HEALTH_TIMEOUT_MS = 7 * 86_400_000;
@@ -92,7 +99,7 @@ export interface NodeUpdaterOptions {
   readonly health?: NodeHealthOption;
   /**
    * Sends every request through this fetch (the tray app: Electron's net.fetch, so the system
-   * proxy and certificate store apply; docs/DESKTOP.md "Network"). Default: node:http(s).
+   * proxy and certificate store apply; docs/DESKTOP.md "Network"). Default: undici.
    */
   readonly fetch?: FetchLike;
   /**
@@ -170,19 +177,23 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
     await lock.release();
     throw error;
   }
+  const own: UndiciFetcher | undefined =
+    options.fetch === undefined
+      ? createUndiciFetcher({
+          connectTimeoutMs: limits.connectTimeoutMs,
+          connections: limits.parallel,
+          pipelining: PIPELINING,
+          ...(options.ca === undefined ? {} : { ca: options.ca }),
+        })
+      : undefined;
   const loop = createUpdateLoop({
     fetcher:
-      options.fetch === undefined
-        ? createHttpFetcher({
-            connectTimeoutMs: limits.connectTimeoutMs,
-            pipelineConnections: limits.parallel,
-            ...(options.ca === undefined ? {} : { ca: options.ca }),
-          })
-        : createFetchFetcher({
-            fetch: options.fetch,
-            // Connect (through a proxy too), then the same idle rule the body has.
-            headersTimeoutMs: limits.connectTimeoutMs + limits.stallTimeoutMs,
-          }),
+      own ??
+      createFetchFetcher({
+        fetch: options.fetch as FetchLike,
+        // Connect (through a proxy too), then the same idle rule the body has.
+        headersTimeoutMs: limits.connectTimeoutMs + limits.stallTimeoutMs,
+      }),
     // A run that only moves the last-run times writes a small record (state-touch.ts).
     store: withTouchRecord(store, paths),
     clock: options.clock ?? systemClock,
@@ -216,6 +227,7 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
       if (closed) return;
       closed = true;
       await loop.close();
+      await own?.close();
       await lock.release();
     },
   };

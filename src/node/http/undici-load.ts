@@ -1,0 +1,16 @@
+/**
+ * Loads undici at the first request of a run (undici-entry.ts says why not at start): in the
+ * CLI bundle its own file beside the bundle (scripts/build-cli.mjs), from source the module
+ * next to this one. Loaded once; every later call gets the same module.
+ */
+import type * as Undici from 'undici';
+
+export type UndiciParts = Pick<typeof Undici, 'Agent' | 'ProxyAgent' | 'fetch'>;
+
+let loading: Promise<UndiciParts> | undefined;
+
+export function loadUndici(): Promise<UndiciParts> {
+  const module = import.meta.url.endsWith('.mjs') ? './undici.mjs' : './undici-entry.js';
+  loading ??= import(module) as Promise<UndiciParts>;
+  return loading;
+}
