@@ -70,7 +70,7 @@ function makeAgents(undici: UndiciParts, options: UndiciFetcherOptions): Agents 
 
 /** The origin and path of an http(s) URL, as request() takes them; throws for anything else. */
 function targetOf(url: string): { origin: string; path: string; authorization?: string } {
-  // The URL parser normalises the path (dot segments, escapes) as the old node:http path did.
+  // The URL parser normalises the path (dot segments, escapes) before it goes on the wire.
   const parsed = new URL(url);
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw Object.assign(new Error(`unsupported protocol ${parsed.protocol}`), {
@@ -79,7 +79,7 @@ function targetOf(url: string): { origin: string; path: string; authorization?: 
   }
   const path = `${parsed.pathname}${parsed.search}`;
   if (parsed.username === '' && parsed.password === '') return { origin: parsed.origin, path };
-  // User info is sent as Basic credentials, as node:http sent it.
+  // User info is sent as Basic credentials, as node:http would send it.
   const user = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
   return {
     origin: parsed.origin,
