@@ -275,8 +275,9 @@ describe('the bundled CLI behind a proxy', () => {
       env: { ...process.env, ...CLEAN },
     });
     expect(JSON.parse(direct.stdout)).toMatchObject({ ok: true, update_available: true });
-    // Without the file, a command that sends no request still works: it never loads it.
+    // Without undici's files, a command that sends no request still works: it never loads them.
     await unlink(join(dirname(bundle), 'undici.mjs'));
+    await unlink(join(dirname(bundle), 'undici-proxy.mjs'));
     const local = await run(
       process.execPath,
       [
@@ -291,7 +292,7 @@ describe('the bundled CLI behind a proxy', () => {
       { env: { ...process.env, ...CLEAN } },
     );
     expect(JSON.parse(local.stdout)).toMatchObject({ ok: true });
-    // And undici is not inside the main bundle: without its file no request can be sent.
+    // And undici is not inside the main bundle: without its files no request can be sent.
     for (const [base, withEnv] of [
       [httpBase(), env],
       [registry.url, { ...process.env, ...CLEAN }],

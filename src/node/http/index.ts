@@ -3,7 +3,5 @@ export { createFetchFetcher } from './fetch-fetcher.js';
 export type { FetchLike, SessionFetch } from './fetch-fetcher.js';
 export { createUndiciFetcher } from './undici-fetcher.js';
 export type { UndiciFetcher, UndiciFetcherOptions } from './undici-fetcher.js';
-export { loadUndici } from './undici-load.js';
-export type { UndiciParts } from './undici-load.js';
 export { causes, reasonCode } from './network-error.js';
 export { exposeMinorGc } from './read-buffer-gc.js';

@@ -1,7 +1,11 @@
 /**
- * The parts of undici the updater uses (undici-fetcher.ts, src/node/proxy/proxy-fetch.ts),
- * behind one module so the CLI build puts them in their own bundle (dist/cli/undici.mjs,
- * scripts/build-cli.mjs): a command that sends no request (`status`, `verify`, `rollback`)
- * never parses or loads undici (docs/UPDATER.md §5, One HTTP stack).
+ * The part of undici the fetcher uses (undici-fetcher.ts): its `Agent`, taken from undici's
+ * own module rather than its index, which also evaluates `fetch`, web streams, WebSocket, the
+ * cache and the mock agents at load: half the memory of loading undici (docs/UPDATER.md §8,
+ * One HTTP stack). The CLI build puts it in its own file (dist/cli/undici.mjs,
+ * scripts/build-cli.mjs), imported at a run's first request: a command that sends none never
+ * parses it.
  */
-export { Agent, ProxyAgent, fetch } from 'undici';
+import Agent from 'undici/lib/dispatcher/agent.js';
+
+export { Agent };

@@ -1,14 +1,14 @@
 /**
- * The Fetcher port (src/core/ports.ts) over undici's `Dispatcher.request` (docs/UPDATER.md §5,
- * One HTTP stack): one GET, no redirect followed (request() follows none), no status an error,
- * no decompression (request() inflates nothing; a gzip answer to a request sent with
+ * The Fetcher port (src/core/ports.ts) over undici's `Dispatcher.dispatch` (docs/UPDATER.md §5,
+ * Pipelined GETs): one GET, no redirect followed (a dispatcher follows none), no status an
+ * error, no decompression (a dispatcher inflates nothing; a gzip answer to a request sent with
  * `acceptGzip` goes through gzip-body.ts), the body streamed as it arrives. Everything else a
  * download needs (size cap, redirect policy, stall and drip-feed watch, retries, error codes)
  * lives in the core (src/core/transfer/http-get.ts); this adapter adds the connect timeout and
  * the error mapping (network-error.ts).
  *
- * Why request() and not undici's fetch(): fetch builds WHATWG Headers, a Response and a web
- * stream per request, several times request()'s CPU for a small artifact (§8, "One HTTP stack").
+ * Why not undici's fetch() or request(): they wrap every answer in a web stream or a Readable,
+ * which cost a small artifact more than its request (undici-exchange.ts, §8 "One HTTP stack").
  *
  * Two agents: whole-file GETs (no Range, no gzip) go to one whose connections carry
  * `pipelining` requests each (HTTP/1.1 pipelining, §5 "Pipelined GETs"), so the pull's extra
@@ -20,7 +20,8 @@ import type { Fetcher, FetchInit, FetchResponse } from '#core/ports.js';
 import { isGzipCoding } from '#core/transfer/index.js';
 import { gunzipBody } from './gzip-body.js';
 import { networkError } from './network-error.js';
-import { loadUndici, type UndiciParts } from './undici-load.js';
+import { exchange } from './undici-exchange.js';
+import { loadUndici, type UndiciAgent } from './undici-load.js';
 
 export interface UndiciFetcherOptions {
   /** Longest wait for a connection: DNS lookup, TCP connect and TLS handshake together. */
@@ -35,7 +36,7 @@ export interface UndiciFetcherOptions {
    */
   readonly ca?: string | readonly string[];
   /** undici, when the caller has it loaded already (tests); default: loadUndici(). */
-  readonly undici?: UndiciParts;
+  readonly undici?: UndiciAgent;
 }
 
 /** A Fetcher that also drops its connections (after a run's last request). */
@@ -48,7 +49,7 @@ interface Agents {
   readonly piped: Undici.Agent;
 }
 
-function makeAgents(undici: UndiciParts, options: UndiciFetcherOptions): Agents {
+function makeAgents(undici: UndiciAgent, options: UndiciFetcherOptions): Agents {
   const ca = options.ca;
   const connect = {
     timeout: options.connectTimeoutMs,
@@ -88,22 +89,6 @@ function targetOf(url: string): { origin: string; path: string; authorization?: 
   };
 }
 
-/** The body of an answer with undici's errors mapped; leaving early drops the connection. */
-async function* bodyOf(
-  body: Undici.Dispatcher.ResponseData['body'],
-  url: string,
-  signal: AbortSignal,
-): AsyncGenerator<Uint8Array> {
-  try {
-    for await (const chunk of body) yield chunk as Buffer;
-  } catch (error) {
-    throw networkError(error, url, signal);
-  } finally {
-    // A reader that stopped before the end: undici closes the socket of an unread body.
-    if (!body.readableEnded) body.destroy();
-  }
-}
-
 /** One GET through `agents`. */
 async function send(agents: Agents, url: string, init: FetchInit): Promise<FetchResponse> {
   const { origin, path, authorization } = targetOf(url);
@@ -113,32 +98,25 @@ async function send(agents: Agents, url: string, init: FetchInit): Promise<Fetch
     headers['authorization'] = authorization;
   }
   const whole = init.acceptGzip !== true && init.headers['range'] === undefined;
-  const agent = whole ? agents.piped : agents.plain;
-  const answer = await agent.request({
-    origin,
-    path,
-    method: 'GET',
-    headers,
-    signal: init.signal,
-    // undici holds every request behind a GET's head unless told it is no long wait: without
-    // this a pipelining agent never has two GETs on the wire (§5, "Pipelined GETs").
-    blocking: !whole,
-  });
-  // An answer's `error` while nobody reads it (an abort after discard()) must not go uncaught.
-  answer.body.on('error', () => undefined);
-  const raw = answer.headers;
-  const header = (name: string): string | undefined => {
-    const value = raw[name.toLowerCase()];
-    return Array.isArray(value) ? value.join(', ') : value;
-  };
-  const discard = (): void => {
-    answer.body.destroy();
-  };
-  const body = bodyOf(answer.body, url, init.signal);
+  const head = await exchange(
+    whole ? agents.piped : agents.plain,
+    {
+      origin,
+      path,
+      method: 'GET',
+      headers,
+      // undici holds every request behind a GET's head unless told it is no long wait: without
+      // this a pipelining agent never has two GETs on the wire (§5, "Pipelined GETs").
+      blocking: !whole,
+    },
+    url,
+    init.signal,
+  );
+  const { status, header, body, discard } = head;
   if (init.acceptGzip === true && isGzipCoding(header('content-encoding'))) {
     let wire = 0;
     return {
-      status: answer.statusCode,
+      status,
       header,
       body: gunzipBody(body, url, (count) => (wire += count)),
       inflated: true,
@@ -146,7 +124,7 @@ async function send(agents: Agents, url: string, init: FetchInit): Promise<Fetch
       discard,
     };
   }
-  return { status: answer.statusCode, header, body, discard };
+  return { status, header, body, discard };
 }
 
 /** Builds a Fetcher over undici; undici itself is loaded at the first request. */

@@ -5,12 +5,13 @@
  */
 import type * as Undici from 'undici';
 
-export type UndiciParts = Pick<typeof Undici, 'Agent' | 'ProxyAgent' | 'fetch'>;
+/** What the fetcher uses: the Agent with its `request` API (undici-entry.ts). */
+export type UndiciAgent = Pick<typeof Undici, 'Agent'>;
 
-let loading: Promise<UndiciParts> | undefined;
+let loading: Promise<UndiciAgent> | undefined;
 
-export function loadUndici(): Promise<UndiciParts> {
+export function loadUndici(): Promise<UndiciAgent> {
   const module = import.meta.url.endsWith('.mjs') ? './undici.mjs' : './undici-entry.js';
-  loading ??= import(module) as Promise<UndiciParts>;
+  loading ??= import(module) as Promise<UndiciAgent>;
   return loading;
 }

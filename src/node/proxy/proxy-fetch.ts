@@ -12,9 +12,20 @@ import type * as Undici from 'undici';
 import { UpdateError } from '#core/errors.js';
 import { safeUrl } from '#core/transfer/index.js';
 import { proxyFor, type ProxyServer, type ProxySettings } from './env-proxy.js';
-import { causes, reasonCode, type SessionFetch, type UndiciParts } from '../http/index.js';
+import { causes, reasonCode, type SessionFetch } from '../http/index.js';
 
-export { loadUndici } from '../http/index.js';
+export type UndiciParts = Pick<typeof Undici, 'Agent' | 'ProxyAgent' | 'fetch'>;
+
+/**
+ * Loads undici at a proxied run's start: in the CLI bundle its own file beside the bundle
+ * (scripts/build-cli.mjs), from source the module next to this one.
+ */
+export async function loadUndici(): Promise<UndiciParts> {
+  const module = import.meta.url.endsWith('.mjs')
+    ? './undici-proxy.mjs'
+    : './undici-proxy-entry.js';
+  return (await import(module)) as UndiciParts;
+}
 
 export interface ProxyFetch {
   readonly fetch: SessionFetch;
