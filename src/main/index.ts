@@ -9,42 +9,31 @@
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  app,
-  Menu,
-  nativeImage,
-  powerMonitor,
-  protocol,
-  safeStorage,
-  session,
-  shell as electronShell,
-  Tray,
-} from 'electron';
+import { app, Menu, protocol, safeStorage, session, shell as electronShell } from 'electron';
 import { isUpdateError, type UpdateError } from '#core/errors.js';
-import { EVENT_NAMES, EVENTS, type EventName } from '#preload/ipc-contract.js';
 import { APP_ID } from './app-identity.js';
 import { APP_PRIVILEGED_SCHEME, APP_SCHEME, createAppProtocolHandler } from '#app/app-protocol.js';
-import { bridgeEvents, bridgeHandlers } from '#app/bridge-handlers.js';
+import { bridgeHandlers } from '#app/bridge-handlers.js';
 import { startDemoServer } from '#app/registry/demo-server.js';
 import { registerIpcHandlers } from './ipc-handlers.js';
-import { openLogFile } from '#app/log-file.js';
+import { openLogFile, type LogFile } from '#app/log-file.js';
 import { applyStartAtLogin } from './login-item.js';
 import { firstLaunchNotice } from './first-launch-notice.js';
-import { closeAction } from './launch-mode.js';
+import { closeAction, type LaunchPlan } from './launch-mode.js';
 import { createMainWindow } from './main-window.js';
-import { createNotificationCenter } from './notification-center.js';
+import { createNotificationCenter, type NotificationCenter } from './notification-center.js';
 import { attachAppLogin, proxyAwareNetFetch } from './net-fetcher.js';
 import { createProxyLogin } from './proxy-login.js';
 import { askInPromptWindow } from './proxy-prompt.js';
-import { openAppSession } from '#app/app-session.js';
+import { openAppSession, type AppSession } from '#app/app-session.js';
 import { openSessionPart, type LogLevel } from '#app/open-updater.js';
 import {
   createSecretStore,
   machineKeyStorageWords,
   sessionSeal,
+  type SecretStore,
 } from '#app/settings/secret-store.js';
 import { createSettingsService } from '#app/settings/settings-service.js';
-import { attachOsShutdown } from './os-shutdown.js';
 import { createAppSelfUpdate } from './app-self-update.js';
 import {
   decideLaunch,
@@ -52,16 +41,10 @@ import {
   MINIMISE_TO_BACKGROUND,
   tellWhereTheAppLives,
 } from './launch-wiring.js';
-import type { InstalledVerifyReport } from '../app/self-update/verified-copy.js';
+import type { InstalledVerifyReport } from '#app/self-update/verified-copy.js';
 import { memorySettings, openSettingsStore, type SettingsStore } from '#app/settings/settings.js';
-import {
-  closeShell,
-  emptyShell,
-  firstShow,
-  popUpTrayMenu,
-  refreshTray,
-  showWindow,
-} from './shell.js';
+import { closeShell, emptyShell, firstShow, refreshTray, showWindow } from './shell.js';
+import { attachShutdown, createTrayIcon, forwardEvents } from './shell-wiring.js';
 import { createTrayToggle } from './tray-toggle.js';
 import { attachWindowLifecycle } from './window-lifecycle.js';
 
@@ -94,28 +77,18 @@ async function openSettings(): Promise<{ settings: SettingsStore; refusal: Updat
   }
 }
 
-async function boot(): Promise<void> {
-  const log = openLogFile({ dir: app.getPath('logs') });
-  shell.log = log;
-  const plan = await decideLaunch();
-  shell.windowStyle = plan.windowStyle;
-  log.write(
-    'info',
-    `launch: ${plan.atLogin ? 'at login' : 'by the user'}, ${plan.windowStyle} window`,
-  );
-  // Notifications carry the app icon and open the window when clicked.
-  const notices = createNotificationCenter({
-    iconPath: join(resourcesDir, 'icon.png'),
-    open: () => showWindow(shell),
-  });
+/** Packaged builds have no menu; every permission is denied; the page comes from app://. */
+function secureSession(): void {
   // Packaged builds have no application menu, so no Reload / Toggle DevTools shortcuts.
   if (app.isPackaged) Menu.setApplicationMenu(null);
   // Deny every permission request (camera, notifications from the page, …).
   session.defaultSession.setPermissionRequestHandler((_wc, _perm, done) => done(false));
   session.defaultSession.setPermissionCheckHandler(() => false);
   protocol.handle(APP_SCHEME, createAppProtocolHandler({ rootDir: join(appDir, 'renderer') }));
+}
 
-  const { settings, refusal } = await openSettings();
+/** The machine key under safeStorage; one given in the environment is stored first. */
+function openSecrets(settings: SettingsStore): SecretStore {
   const secrets = createSecretStore(safeStorage, {
     get: () => settings.get('machineKeyCiphertext'),
     set: (value) => settings.set('machineKeyCiphertext', value),
@@ -123,7 +96,20 @@ async function boot(): Promise<void> {
   // Entry point only: the machine key may arrive in the environment, never in argv (ps).
   const envKey = process.env['UPDATER_MACHINE_KEY'];
   if (envKey !== undefined && envKey !== '') secrets.save(envKey);
+  return secrets;
+}
 
+/**
+ * Opens the one session of the run (Save in the settings restarts the core inside it), with
+ * proxy sign-in for the app's own requests and the self-update hook.
+ */
+async function openController(
+  log: LogFile,
+  notices: NotificationCenter,
+  settings: SettingsStore,
+  refusal: UpdateError | null,
+  secrets: SecretStore,
+): Promise<AppSession> {
   // A proxy that asks for a password is asked about in a prompt window, for the app's own
   // requests and for web contents alike (docs/DESKTOP.md "Proxy sign-in").
   const proxyLogin = createProxyLogin({
@@ -154,13 +140,10 @@ async function boot(): Promise<void> {
     // The system proxy, PAC, proxy sign-in and certificate store (docs/DESKTOP.md "Network").
     fetch: proxyAwareNetFetch(answerChallenge),
   };
-  // One session for the whole run: Save in the settings restarts the core inside it.
-  const c = await openAppSession(() =>
+  return openAppSession(() =>
     openSessionPart(openerDeps, {
       settings,
-      notify: (notice) => {
-        notices.show(notice);
-      },
+      notify: (notice) => notices.show(notice),
       log: (level, message) => log.write(level, message),
       openLog: async () => {
         // shell.openPath answers '' on success, else the reason.
@@ -169,7 +152,10 @@ async function boot(): Promise<void> {
       },
     }),
   );
-  shell.controller = c;
+}
+
+/** The window's operations answered by the controller, and start at login re-applied. */
+function wireSettings(c: AppSession, settings: SettingsStore, secrets: SecretStore): void {
   const settingsService = createSettingsService({
     store: settings,
     secrets,
@@ -182,16 +168,18 @@ async function boot(): Promise<void> {
   registerIpcHandlers(bridgeHandlers(c, settingsService), () =>
     shell.window === null || shell.window.isDestroyed() ? null : shell.window.webContents.id,
   );
-
   // On: re-applied at every start (an AppImage may have moved). Off (the default) touches
   // nothing; turning it off in the settings removes what was set.
   if (settings.get('startAtLogin')) {
     applyStartAtLogin(true, loginItemDeps()).catch((error: unknown) =>
-      log.write('warn', `start at login not applied: ${String(error)}`),
+      shell.log?.write('warn', `start at login not applied: ${String(error)}`),
     );
   }
+}
 
-  shell.window = createMainWindow({
+/** The window, its close rule (launch-mode.ts) and its OS shutdown handling. */
+function openWindow(plan: LaunchPlan): void {
+  const win = createMainWindow({
     preloadPath: join(appDir, 'preload', 'index.cjs'),
     onBlur: () => trayToggle.onBlur(),
     // Packaged builds: no DevTools (and no default menu with its shortcuts, see launch()).
@@ -199,56 +187,40 @@ async function boot(): Promise<void> {
     style: plan.windowStyle,
     iconPath: join(resourcesDir, 'icon.png'),
   });
-  attachWindowLifecycle(shell.window, {
+  shell.window = win;
+  attachWindowLifecycle(win, {
     closeAction: () => closeAction(plan.windowStyle, MINIMISE_TO_BACKGROUND),
     quit: () => app.quit(),
     isQuitting: () => shell.quitting,
     nowMs: () => Date.now(),
-    log: (level, message) => log.write(level, message),
+    log: (level, message) => shell.log?.write(level, message),
   });
-  // Shutdown or log-off: abort a pull, let a commit finish (bounded), release the lock.
-  const win = shell.window;
-  attachOsShutdown(
-    {
-      onSessionEnd: (listener) => {
-        // query-session-end comes first and leaves more time; session-end is the last word.
-        win.on('query-session-end', listener);
-        win.on('session-end', listener);
-      },
-      onPowerShutdown: (listener) =>
-        // Typed without arguments, but Electron passes an event whose preventDefault()
-        // delays the shutdown (powerMonitor docs).
-        powerMonitor.on('shutdown', (...args: unknown[]) => {
-          const event = args[0] as { preventDefault?: () => void } | undefined;
-          listener({ preventDefault: () => event?.preventDefault?.() });
-        }),
-    },
-    {
-      platform: process.platform,
-      close: shutdown,
-      markQuitting: () => {
-        shell.quitting = true;
-      },
-      exit: () => app.exit(0),
-      timers: {
-        setTimeout: (callback, ms) => setTimeout(callback, ms),
-        clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-      },
-      log: (level, message) => log.write(level, message),
-    },
+  attachShutdown(shell, win, shutdown, () => app.exit(0));
+}
+
+async function boot(): Promise<void> {
+  const log = openLogFile({ dir: app.getPath('logs') });
+  shell.log = log;
+  const plan = await decideLaunch();
+  shell.windowStyle = plan.windowStyle;
+  log.write(
+    'info',
+    `launch: ${plan.atLogin ? 'at login' : 'by the user'}, ${plan.windowStyle} window`,
   );
+  // Notifications carry the app icon and open the window when clicked.
+  const notices = createNotificationCenter({
+    iconPath: join(resourcesDir, 'icon.png'),
+    open: () => showWindow(shell),
+  });
+  secureSession();
+  const { settings, refusal } = await openSettings();
+  const secrets = openSecrets(settings);
+  const c = await openController(log, notices, settings, refusal, secrets);
+  shell.controller = c;
+  wireSettings(c, settings, secrets);
+  openWindow(plan);
   if (plan.windowStyle === 'tray') {
-    // macOS draws template images in the menu bar's own colour; Windows picks the size for
-    // its scaling from a multi-size .ico.
-    const trayIcon =
-      process.platform === 'darwin'
-        ? 'trayTemplate.png'
-        : process.platform === 'win32'
-          ? 'tray.ico'
-          : 'tray.png';
-    shell.tray = new Tray(nativeImage.createFromPath(join(resourcesDir, trayIcon)));
-    shell.tray.on('click', () => trayToggle.onTrayClick());
-    shell.tray.on('right-click', () => popUpTrayMenu(shell));
+    createTrayIcon(shell, resourcesDir, () => trayToggle.onTrayClick());
   }
   // A launch by hand shows the window; one at login stays in the tray (launch-mode.ts).
   firstShow(shell, plan.firstShow);
@@ -256,14 +228,7 @@ async function boot(): Promise<void> {
     notices.show(firstLaunchNotice(process.platform, plan.windowStyle === 'tray')),
   ).catch((error: unknown) => log.write('warn', `first-launch notice: ${String(error)}`));
   // Every push event of the contract goes to the window; a status change also to the tray.
-  const events = bridgeEvents(c);
-  const forward = <K extends EventName>(name: K): void => {
-    events[name]((payload) => {
-      const win = shell.window;
-      if (win !== null && !win.isDestroyed()) win.webContents.send(EVENTS[name].channel, payload);
-    });
-  };
-  for (const name of EVENT_NAMES) forward(name);
+  forwardEvents(shell, c);
   c.onStatus(() => refreshTray(shell));
   // The controller remembers the choice in the settings (open-updater.ts).
   shell.setPaused = (paused) => c.setPaused(paused);
