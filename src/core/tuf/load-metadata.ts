@@ -56,37 +56,35 @@ async function tryStored<T>(
  * recovers from a fast-forward attack.
  */
 export async function loadRoot(ctx: WorkflowContext): Promise<void> {
-  const first = ctx.trusted.root.signed;
-  const lower = first.version + 1;
-  let version = lower;
-  for (; version < lower + ctx.config.maxRootRotations; version += 1) {
+  const lower = ctx.trusted.root.signed.version + 1;
+  const upper = lower + ctx.config.maxRootRotations;
+  for (let version = lower; version < upper; version += 1) {
     let bytes: Uint8Array;
     try {
       bytes = await fetchMetadata(ctx, `${version}.root.json`, ctx.config.rootMaxBytes);
     } catch (error) {
-      if (isTufError(error, 'NOT_FOUND')) break;
+      if (isTufError(error, 'NOT_FOUND')) return;
       throw error;
     }
-    ctx.trusted.updateRoot(bytes);
+    const before = ctx.trusted.root.signed;
+    const after = ctx.trusted.updateRoot(bytes).signed;
     await ctx.store.write('root', bytes);
+    // Checked at each step, so a later root failing cannot hide a rotation already trusted.
+    if (
+      rotated(before.roles.timestamp, after.roles.timestamp) ||
+      rotated(before.roles.snapshot, after.roles.snapshot)
+    ) {
+      await ctx.store.remove('timestamp');
+      await ctx.store.remove('snapshot');
+    }
   }
-  const final = ctx.trusted.root.signed;
-  if (
-    rotated(first.roles.timestamp, final.roles.timestamp) ||
-    rotated(first.roles.snapshot, final.roles.snapshot)
-  ) {
-    await ctx.store.remove('timestamp');
-    await ctx.store.remove('snapshot');
-  }
-  if (version === lower + ctx.config.maxRootRotations) {
-    throw new TufError(
-      'TOO_MANY_ROOT_ROTATIONS',
-      `more than ${ctx.config.maxRootRotations} new roots`,
-      {
-        trusted: final.version,
-      },
-    );
-  }
+  throw new TufError(
+    'TOO_MANY_ROOT_ROTATIONS',
+    `more than ${ctx.config.maxRootRotations} new roots`,
+    {
+      trusted: ctx.trusted.root.signed.version,
+    },
+  );
 }
 
 function rotated(before: RoleKeys, after: RoleKeys): boolean {

@@ -114,6 +114,18 @@ describe('root update loop (TUF spec §5.3)', () => {
     expect(repo.store.files.has('snapshot')).toBe(false);
   });
 
+  it('deletes the stored timestamp and snapshot on a rotation even when a later root fails', async () => {
+    const repo = new SimRepo();
+    await (await repo.client()).refresh();
+    repo.rotateRoot(() => (repo.keys.snapshot = [newKey()]));
+    repo.rootVersion = 4; // served as 3.root.json: refused
+    repo.serve('3.root.json', signed(repo.rootBody(), repo.keys.root));
+    await expect((await repo.client()).refresh()).rejects.toMatchObject({ code: 'BAD_VERSION' });
+    expect(repo.store.version('root')).toBe(2);
+    expect(repo.store.files.has('timestamp')).toBe(false);
+    expect(repo.store.files.has('snapshot')).toBe(false);
+  });
+
   it('refuses a stored root signed by none of its own keys (KEY_RETIRED)', async () => {
     const repo = new SimRepo();
     const body = repo.rootBody();
