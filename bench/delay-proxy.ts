@@ -46,7 +46,8 @@ export interface DelayProxyStats {
   /**
    * Turns of the conversation: client bytes that arrived after the server had spoken on
    * their connection (or first on it). For HTTP/1.1 that is one per request sent alone, one
-   * per batch of pipelined requests written at once: the round trips a client waited for.
+   * per batch of pipelined requests written at once: the round trips a client waited for,
+   * unless it writes again while answers are still arriving (each such write counts one).
    */
   readonly turns: number;
 }
