@@ -1,12 +1,10 @@
 /**
- * Spike: the CPU of fetching COUNT small files from loopback nginx with (a) the updater's
- * fetcher (createUndiciFetcher, 4 connections; D=1 no pipelining, D=n undici's `pipelining: n`
- * with n GETs outstanding per connection), each body consumed, against (b) a raw HTTP/1.1
- * pipelined client: 4 `net` sockets, up to D requests outstanding on each, requests issued in
- * the same tick written in one socket write, a minimal strict response parser (status line,
- * headers up to 16 KiB, Content-Length body), what the hand-written client in src/node/http was
- * (docs/UPDATER.md §8, One HTTP stack). Rounds interleave; medians and ratios (to a, D=1) come
- * from one run.
+ * Spike: the CPU of fetching COUNT small files from loopback nginx with
+ * (a) today's createHttpFetcher, 4 GETs at a time, each body consumed, against (b) a raw
+ * HTTP/1.1 pipelined client: 4 `net` sockets, up to D requests outstanding on each, requests
+ * issued in the same tick written in one socket write, a minimal strict response parser
+ * (status line, headers up to 16 KiB, Content-Length body). Rounds interleave; medians and
+ * ratios (b / a) come from one run.
  *
  *   COUNT=10000 SIZE=4096 ROUNDS=5 DEPTHS=4,8 npx tsx bench/pipeline-spike.ts
  */
@@ -15,7 +13,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createUndiciFetcher } from '#node/http/undici-fetcher.js';
+import { createHttpFetcher } from '#node/http/http-fetcher.js';
 import { startNginx } from '#test/nginx.js';
 import { envInt } from './updater-kit.js';
 
@@ -256,14 +254,8 @@ async function main(): Promise<void> {
   const port = Number(new URL(nginx.baseUrl).port);
   const host = `127.0.0.1:${port}`;
   try {
-    // The fetcher as the CLI builds it (src/node/create-updater.ts): `depth` GETs outstanding per
-    // connection, undici's `pipelining` set to match (1: none).
-    const a = (depth: number) => async (): Promise<void> => {
-      const fetcher = createUndiciFetcher({
-        connectTimeoutMs: 10_000,
-        connections: CONNECTIONS,
-        pipelining: depth,
-      });
+    const a = async (): Promise<void> => {
+      const fetcher = createHttpFetcher({ connectTimeoutMs: 10_000 });
       const signal = new AbortController().signal;
       const headers = { 'accept-encoding': 'identity', 'user-agent': 'spike/1' };
       let next = 0;
@@ -277,8 +269,7 @@ async function main(): Promise<void> {
           bytes += n;
         }
       };
-      await Promise.all(Array.from({ length: CONNECTIONS * depth }, worker));
-      await fetcher.close();
+      await Promise.all(Array.from({ length: CONNECTIONS }, worker));
       if (bytes !== COUNT * SIZE) throw new Error(`bytes ${bytes}`);
     };
     const b = (depth: number) => async (): Promise<void> => {
@@ -298,12 +289,10 @@ async function main(): Promise<void> {
       if (bytes !== COUNT * SIZE) throw new Error(`bytes ${bytes}`);
     };
     const contenders: [string, () => Promise<void>][] = [
-      ['a undici D=1', a(1)],
-      ...DEPTHS.map((d): [string, () => Promise<void>] => [`a undici D=${d}`, a(d)]),
+      ['a node:http', a],
       ...DEPTHS.map((d): [string, () => Promise<void>] => [`b pipelined D=${d}`, b(d)]),
     ];
-    await a(1)(); // warm-up (JIT, nginx's open-file paths)
-    for (const d of DEPTHS) await a(d)();
+    await a(); // warm-up (JIT, nginx's open-file paths)
     for (const d of DEPTHS) await b(d)();
     const figures = new Map<string, Figure[]>(contenders.map(([n]) => [n, []]));
     for (let round = 0; round < ROUNDS; round++) {
@@ -314,7 +303,7 @@ async function main(): Promise<void> {
     }
     const median = (xs: number[]): number =>
       [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
-    const base = figures.get('a undici D=1')!;
+    const base = figures.get('a node:http')!;
     const baseCpu = median(base.map((f) => f.cpuMs));
     const baseWall = median(base.map((f) => f.wallMs));
     console.log(

@@ -107,20 +107,12 @@ export async function buildCli(options = {}) {
       entryPoints: [join(root, 'src/cli/serve.ts')],
       outfile: join(dirname(outfile), 'serve.mjs'),
     }),
-    // undici's Agent in its own bundle, loaded at a run's first request
-    // (src/node/http/undici-load.ts): a command that sends none never parses it
-    // (docs/UPDATER.md §5, Pipelined GETs).
+    // undici, for the proxy variables only (src/node/proxy/proxy-fetch.ts loads it at a proxied
+    // run's start): a run without a proxy never parses it (docs/UPDATER.md §7, Proxy).
     build({
       ...common,
-      entryPoints: [join(root, 'src/node/http/undici-entry.ts')],
+      entryPoints: [join(root, 'src/node/proxy/undici-entry.ts')],
       outfile: join(dirname(outfile), 'undici.mjs'),
-    }),
-    // The whole of undici (fetch, ProxyAgent), loaded by a run with a proxy variable only
-    // (src/node/proxy/proxy-fetch.ts, docs/UPDATER.md §7, Proxy).
-    build({
-      ...common,
-      entryPoints: [join(root, 'src/node/proxy/undici-proxy-entry.ts')],
-      outfile: join(dirname(outfile), 'undici-proxy.mjs'),
     }),
   ]);
   await writeFile(launcherOf(outfile), launcherSource(basename(outfile)));

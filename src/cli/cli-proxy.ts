@@ -1,7 +1,7 @@
 /**
  * The CLI's proxy from the environment (docs/UPDATER.md §7, Proxy): read once per run by
  * `check`, `update` and `serve` unless `--no-proxy` says not to. No proxy variable: undefined,
- * and the run keeps the undici fetcher (src/node/http/undici-fetcher.ts). A malformed proxy URL is
+ * and the run keeps the node:http fetcher without loading undici. A malformed proxy URL is
  * CONFIG_INVALID naming it (exit 2); a NO_PROXY entry it cannot read, or an ALL_PROXY of
  * another kind (SOCKS), is skipped with a warning.
  */

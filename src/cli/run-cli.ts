@@ -237,7 +237,7 @@ export async function runCli(argv: readonly string[], env: CliEnv, io: CliIo): P
         : { writebackEveryBytes: env.writebackEveryBytes }),
       ...(options.swap === undefined ? {} : { swap: options.swap }),
       ...(options.health === undefined ? {} : { health: options.health }),
-      // Through the environment's proxy (cli-proxy.ts); none set: the undici fetcher.
+      // Through the environment's proxy (cli-proxy.ts); none set: the node:http fetcher.
       ...(proxy === undefined ? {} : { fetch: proxy.fetch }),
     });
     if (bar !== undefined) updater.on(bar.listener);

@@ -1,5 +1,5 @@
 /**
- * The Node composition of the updater: undici fetcher (undici-fetcher.ts), file store, lock, real clock and timers,
+ * The Node composition of the updater: node:http fetcher (http-fetcher.ts), file store, lock, real clock and timers,
  * wired into the pure core. The state directory is locked for the updater's lifetime and any
  * commit a crash interrupted is finished before the first call.
  *
@@ -23,7 +23,7 @@ import { AnswerFile } from './store/index.js';
 import { chooseSwap, type SwapStrategy } from './store/index.js';
 import { FileStore } from './store/index.js';
 import { createFetchFetcher, type FetchLike } from './http/index.js';
-import { createUndiciFetcher, type UndiciFetcher } from './http/index.js';
+import { createHttpFetcher } from './http/index.js';
 import { commandProbe, functionProbe, type HealthFunction } from './health-probe.js';
 import { acquireLock } from './locks/index.js';
 import { gcPacer } from '#core/transfer/index.js';
@@ -42,13 +42,6 @@ export type NodeHealthOption =
   | { readonly mode: 'command'; readonly command: string; readonly timeoutMs?: number }
   | { readonly mode: 'function'; readonly check: HealthFunction; readonly timeoutMs?: number }
   | { readonly mode: 'confirm'; readonly timeoutMs?: number };
-
-/**
- * Whole-file GETs a connection of the default fetcher carries at once: the depth the pull keeps
- * outstanding per connection (src/core/transfer/pull.ts PIPELINE_DEPTH; docs/UPDATER.md §5,
- * Pipelined GETs).
- */
-const PIPELINING = 4;
 
 /** The longest deadline accepted (a week): longer is a typo, not a plan. */
 const MAX_HEALTH_TIMEOUT_MS = 7 * 86_400_000;
@@ -100,7 +93,7 @@ export interface NodeUpdaterOptions {
   readonly health?: NodeHealthOption;
   /**
    * Sends every request through this fetch (the tray app: Electron's net.fetch, so the system
-   * proxy and certificate store apply; docs/DESKTOP.md "Network"). Default: undici.
+   * proxy and certificate store apply; docs/DESKTOP.md "Network"). Default: node:http(s).
    */
   readonly fetch?: FetchLike;
   /**
@@ -161,9 +154,8 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
     await lock.release();
     throw error;
   }
-  const { fetcher, own } = fetcherFor(options, limits);
   const loop = createUpdateLoop({
-    fetcher,
+    fetcher: fetcherFor(options, limits),
     // A run that only moves the last-run times writes a small record (state-touch.ts).
     store: withTouchRecord(store, paths),
     clock: options.clock ?? systemClock,
@@ -187,7 +179,6 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
       if (closed) return;
       closed = true;
       await loop.close();
-      await own?.close();
       await lock.release();
     },
   };
@@ -220,26 +211,20 @@ function openStore(options: NodeUpdaterOptions): Promise<FileStore> {
   });
 }
 
-/** The undici fetcher (closed with the updater), or the given fetch behind the fetch fetcher. */
-function fetcherFor(
-  options: NodeUpdaterOptions,
-  limits: Limits,
-): { readonly fetcher: Fetcher; readonly own: UndiciFetcher | undefined } {
+/** The node:http(s) fetcher, or the given fetch behind the fetch fetcher. */
+function fetcherFor(options: NodeUpdaterOptions, limits: Limits): Fetcher {
   if (options.fetch === undefined) {
-    const own = createUndiciFetcher({
+    return createHttpFetcher({
       connectTimeoutMs: limits.connectTimeoutMs,
-      connections: limits.parallel,
-      pipelining: PIPELINING,
+      pipelineConnections: limits.parallel,
       ...(options.ca === undefined ? {} : { ca: options.ca }),
     });
-    return { fetcher: own, own };
   }
-  const fetcher = createFetchFetcher({
+  return createFetchFetcher({
     fetch: options.fetch,
     // Connect (through a proxy too), then the same idle rule the body has.
     headersTimeoutMs: limits.connectTimeoutMs + limits.stallTimeoutMs,
   });
-  return { fetcher, own: undefined };
 }
 
 /** The chunk delta ports over the state directory's blobs (docs/UPDATER.md §9). */

@@ -11,6 +11,8 @@
 // Aliased: the CLI bundle's banner declares `createRequire` (scripts/build-cli.mjs).
 import { createRequire as requireFrom } from 'node:module';
 import type * as ChildProcess from 'node:child_process';
+import type * as Https from 'node:https';
+import type * as Tls from 'node:tls';
 import type * as Vm from 'node:vm';
 import type * as WorkerThreads from 'node:worker_threads';
 import type * as Zlib from 'node:zlib';
@@ -27,6 +29,12 @@ export const childProcess = (): typeof ChildProcess =>
 
 /** `node:vm`, loaded at the first call. */
 export const vm = (): typeof Vm => load('node:vm') as typeof Vm;
+
+/** `node:https`, loaded at the first https request of the node:http path. */
+export const https = (): typeof Https => load('node:https') as typeof Https;
+
+/** `node:tls`, loaded at the first pipelined https connection. */
+export const tls = (): typeof Tls => load('node:tls') as typeof Tls;
 
 /** `node:zlib`, loaded at the first gzip answer. */
 export const zlib = (): typeof Zlib => load('node:zlib') as typeof Zlib;

@@ -11,7 +11,7 @@ import { planChunked, type ChunkedPlan } from '#core/chunks/fetch-index.js';
 import { resolveLimits } from '#core/limits.js';
 import type { SourceFailure } from '#core/chunks/range-fetch.js';
 import { FileChunkStore } from '#node/blobs/chunk-store.js';
-import { createUndiciFetcher } from '#node/http/undici-fetcher.js';
+import { createHttpFetcher } from '#node/http/http-fetcher.js';
 import { systemClock, systemRandom, systemTimers } from '#node/node-ports.js';
 import { BLOB_MTIME_S } from '#node/blobs/intact-blob.js';
 import type { ManifestArtifact } from '#protocol/manifest.js';
@@ -71,7 +71,7 @@ export async function runChunked(options: {
   const base = new URL(options.baseUrl);
   const ctx = {
     http: {
-      fetcher: createUndiciFetcher({ connectTimeoutMs: limits.connectTimeoutMs }),
+      fetcher: createHttpFetcher({ connectTimeoutMs: limits.connectTimeoutMs }),
       clock: systemClock,
       timers: systemTimers,
       limits,

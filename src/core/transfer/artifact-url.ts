@@ -12,7 +12,7 @@ import { resolveArtifactUrl } from '#protocol/manifest.js';
 const PLAIN_RELATIVE = /^[A-Za-z0-9._~%-][A-Za-z0-9._~%/-]*$/;
 /**
  * A dot segment ('.', '..', or their %2e forms) the parser would resolve away, in a relative
- * path.
+ * path or in an absolute path with its query (the node fetcher's request-target.ts).
  */
 export const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:[/?]|$)/i;
 

@@ -25,7 +25,8 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /**
  * `extra` of a GET that adds no header (an artifact from byte 0): such a GET reuses one frozen
- * headers object per context and origin side instead of building one per request
+ * headers object per context and origin side instead of building one per request, and a
+ * fetcher may remember what it derived from that object (pipeline-pool.ts `requestText`)
  * (docs/UPDATER.md §8, "Many small artifacts").
  */
 export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});

@@ -4,7 +4,7 @@
  * through Chromium's network stack with the system proxy, PAC, proxy authentication and the
  * OS certificate store (docs/DESKTOP.md "Network"). Electron-free: the function is injected.
  *
- * As the undici fetcher (undici-fetcher.ts): one GET, no redirect followed (`redirect: 'manual'`; the core alone
+ * As the node:http fetcher (http-fetcher.ts): one GET, no redirect followed (`redirect: 'manual'`; the core alone
  * decides where the machine key may go), no status is an error, the body streamed as it
  * arrives and never buffered here; network failures are UpdateErrors (NETWORK, ABORTED).
  *

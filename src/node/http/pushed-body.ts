@@ -1,10 +1,11 @@
 /**
  * A response body as the Fetcher port's async iterable (src/core/ports.ts FetchResponse.body),
- * fed by undici's parser through our dispatch handler (undici-exchange.ts). Why not a stream
- * and `for await`: node's stream iterator builds an end-of-stream watch, a promise chain and
- * several listeners per response, and at 10,000 small artifacts that cost more than reading
- * the bytes (docs/UPDATER.md §8, "One HTTP stack"); here a chunk is handed straight to a
- * waiting reader.
+ * fed by whoever reads the socket: node:http's response events (response-body.ts) or a
+ * pipelined connection cutting answers by their Content-Length (pipeline-connection.ts).
+ * Why not `for await` over a stream: node's stream iterator builds an end-of-stream watch, a
+ * promise chain and several listeners per response, and at 10,000 small artifacts that cost
+ * more than reading the bytes (docs/UPDATER.md §8, "Many small artifacts"); here a chunk is
+ * handed straight to a waiting reader.
  *
  * Back-pressure: chunks that arrive while nobody waits are held, and past HOLD_BYTES the source
  * is paused until the reader takes them, so memory stays bounded however fast the server sends

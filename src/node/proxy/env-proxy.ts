@@ -91,7 +91,7 @@ export function parseProxyUrl(variable: string, value: string): ProxyServer {
 
 /**
  * The proxy settings of the environment; null when no proxy variable is set (the run then is
- * exactly as without this feature: the undici fetcher, no proxy).
+ * exactly as without this feature: node:http, no undici).
  */
 export function proxySettings(env: ProxyEnvironment): ProxySettings | null {
   const warnings: string[] = [];

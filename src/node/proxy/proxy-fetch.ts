@@ -12,25 +12,23 @@ import type * as Undici from 'undici';
 import { UpdateError } from '#core/errors.js';
 import { safeUrl } from '#core/transfer/index.js';
 import { proxyFor, type ProxyServer, type ProxySettings } from './env-proxy.js';
-import { causes, reasonCode, type SessionFetch } from '../http/index.js';
+import type { SessionFetch } from '../http/index.js';
 
 export type UndiciParts = Pick<typeof Undici, 'Agent' | 'ProxyAgent' | 'fetch'>;
-
-/**
- * Loads undici at a proxied run's start: in the CLI bundle its own file beside the bundle
- * (scripts/build-cli.mjs), from source the module next to this one.
- */
-export async function loadUndici(): Promise<UndiciParts> {
-  const module = import.meta.url.endsWith('.mjs')
-    ? './undici-proxy.mjs'
-    : './undici-proxy-entry.js';
-  return (await import(module)) as UndiciParts;
-}
 
 export interface ProxyFetch {
   readonly fetch: SessionFetch;
   /** Drops the proxy's and the direct connections (after the last request). */
   close(): Promise<void>;
+}
+
+/**
+ * Loads undici at the first proxied run: in the CLI bundle its own file beside the bundle
+ * (scripts/build-cli.mjs), from source the module next to this one.
+ */
+export async function loadUndici(): Promise<UndiciParts> {
+  const module = import.meta.url.endsWith('.mjs') ? './undici.mjs' : './undici-entry.js';
+  return (await import(module)) as UndiciParts;
 }
 
 function describe(server: ProxyServer): string {
@@ -50,6 +48,20 @@ function refusedAuth(server: ProxyServer, url: string, cause?: unknown): UpdateE
     `${describe(server)} refused the request: 407 Proxy Authentication Required (${authHint(server)})`,
     { cause, details: { url: safeUrl(url), proxy: server.origin, status: 407 } },
   );
+}
+
+/** The messages and codes along an error's cause chain (undici nests the reason 1-3 deep). */
+function causes(error: unknown): { messages: string[]; codes: string[] } {
+  const messages: string[] = [];
+  const codes: string[] = [];
+  let at: unknown = error;
+  for (let depth = 0; depth < 6 && typeof at === 'object' && at !== null; depth++) {
+    const { message, code, cause } = at as { message?: unknown; code?: unknown; cause?: unknown };
+    if (typeof message === 'string') messages.push(message);
+    if (typeof code === 'string') codes.push(code);
+    at = cause;
+  }
+  return { messages, codes };
 }
 
 /** A failed request that went to the proxy, said as such. */
@@ -94,12 +106,12 @@ export function proxyError(server: ProxyServer, url: string, error: unknown): Up
 }
 
 /**
- * A direct request of a proxied run that failed: as the undici fetcher says it
+ * A direct request of a proxied run that failed: as the node:http fetcher says it
  * (network-error.ts), the errno and the URL, not undici's bare "fetch failed".
  */
 export function directError(url: string, error: unknown): UpdateError {
   const { messages, codes } = causes(error);
-  const code = reasonCode(codes);
+  const code = codes.find((c) => !c.startsWith('UND_ERR')) ?? codes[0] ?? 'ERR';
   return new UpdateError('NETWORK', `${code}: ${messages.at(-1) ?? 'request failed'}`, {
     cause: error,
     transient: true,

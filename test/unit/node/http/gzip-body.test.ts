@@ -1,5 +1,5 @@
 /**
- * The fetch port's `acceptGzip` in both Node adapters (src/node/http/gzip-body.ts, undici-fetcher.ts,
+ * The fetch port's `acceptGzip` in both Node adapters (src/node/http/gzip-body.ts, http-fetcher.ts,
  * fetch-fetcher.ts; docs/PROTOCOL.md §2.7.6, Content coding), against a real server: gzip asked
  * for, inflated as it streams, wire bytes counted as sent; a stream that does not inflate is
  * CONTENT_ENCODING; an endless gzip bomb stops at the core's cap.
@@ -12,7 +12,7 @@ import { fetchManifest } from '#core/trust/fetch-manifest.js';
 import { DEFAULT_LIMITS } from '#core/limits.js';
 import type { Fetcher } from '#core/ports.js';
 import { createFetchFetcher } from '#node/http/fetch-fetcher.js';
-import { createUndiciFetcher } from '#node/http/undici-fetcher.js';
+import { createHttpFetcher } from '#node/http/http-fetcher.js';
 import { readAll, useLoopbackServer } from '#test/loopback-server.js';
 
 const { serve } = useLoopbackServer();
@@ -22,7 +22,7 @@ const CODED = gzipSync(ANSWER);
 const signal = (): AbortSignal => new AbortController().signal;
 
 const adapters: [string, Fetcher][] = [
-  ['undici fetcher', createUndiciFetcher({ connectTimeoutMs: 2000 })],
+  ['http fetcher', createHttpFetcher({ connectTimeoutMs: 2000 })],
   [
     'fetch fetcher',
     createFetchFetcher({ fetch: (url, init) => fetch(url, init), headersTimeoutMs: 2000 }),

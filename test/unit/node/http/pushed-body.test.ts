@@ -1,7 +1,6 @@
 /**
- * The body of an answer as undici's parser hands it on (src/node/http/pushed-body.ts): chunks
- * handed on in order, back-pressure on the connection past 64 KiB held, an early exit abandons
- * the connection.
+ * The body of a pipelined answer (src/node/http/pushed-body.ts): chunks handed on in order,
+ * back-pressure on the connection past 64 KiB held, an early exit abandons the connection.
  */
 import { describe, expect, it } from 'vitest';
 import { UpdateError } from '#core/errors.js';

@@ -1,14 +1,15 @@
 /**
- * The undici fetcher over TLS (src/node/http/undici-fetcher.ts, docs/UPDATER.md §5, "Pipelined
+ * Pipelined GETs over TLS (src/node/http/pipeline-connection.ts, docs/UPDATER.md §5, "Pipelined
  * GETs"): an `https:` origin's small-artifact GETs share a verified TLS connection, the
- * certificate is checked against the fetcher's trust anchors (`ca`) and the host name, SNI
- * names a host but never an IP, and a later connection resumes the origin's session.
+ * certificate is checked against the fetcher's trust anchors and the host name exactly as
+ * node:https checks it, SNI names a host but never an IP, and a later connection resumes the
+ * origin's session.
  */
 import type { AddressInfo, Socket } from 'node:net';
 import { createServer, type Server, type TLSSocket } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FetchResponse } from '#core/ports.js';
-import { createUndiciFetcher } from '#node/http/undici-fetcher.js';
+import { createHttpFetcher } from '#node/http/http-fetcher.js';
 import { readAll } from '#test/loopback-server.js';
 import { makeTestPki, type TestPki } from '#test/tls-cert.js';
 
@@ -88,7 +89,7 @@ async function tlsServer(
 
 const pki = makeTestPki();
 const fetcher = (ca: string = pki.caPem) =>
-  createUndiciFetcher({ connectTimeoutMs: 5000, connections: 1, pipelining: 4, ca });
+  createHttpFetcher({ connectTimeoutMs: 5000, pipelineConnections: 1, ca });
 const get = (f: ReturnType<typeof fetcher>, url: string): Promise<FetchResponse> =>
   f.get(url, { headers: { 'user-agent': 't' }, signal: new AbortController().signal });
 const text = async (response: Promise<FetchResponse>): Promise<string> =>

@@ -1,14 +1,15 @@
 /**
- * Pipelined GETs through the undici fetcher (src/node/http/undici-fetcher.ts, docs/UPDATER.md
- * §5, "Pipelined GETs") against a scripted loopback TCP server: answers in order, a head or
- * body split anywhere, a close or `Connection: close` mid-pipeline, answers of every framing
- * and status, an over-long head, an abort of a queued request. Over TLS:
- * undici-fetcher-tls.test.ts.
+ * Pipelined GETs through the node fetcher (src/node/http/pipeline-pool.ts, pipeline-connection.ts)
+ * against a scripted loopback TCP server: answers in order, a head or body split anywhere, a
+ * close or `Connection: close` mid-pipeline, odd answers going back to node:http, an over-long
+ * head, an abort of a queued request (docs/UPDATER.md §5, "Pipelined GETs"). Over TLS:
+ * pipeline-tls.test.ts.
  */
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FetchResponse } from '#core/ports.js';
-import { createUndiciFetcher } from '#node/http/undici-fetcher.js';
+import { createHttpFetcher } from '#node/http/http-fetcher.js';
+import { requestText } from '#node/http/pipeline-pool.js';
 import { readAll } from '#test/loopback-server.js';
 
 interface Conn {
@@ -60,8 +61,7 @@ async function rawServer(onRequest: OnRequest): Promise<{ base: string; seen: st
 const ok = (body: string, extra = ''): string =>
   `HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\n${extra}\r\n${body}`;
 
-const fetcher = () =>
-  createUndiciFetcher({ connectTimeoutMs: 2000, connections: 1, pipelining: 4 });
+const fetcher = () => createHttpFetcher({ connectTimeoutMs: 2000, pipelineConnections: 1 });
 const get = (f: ReturnType<typeof fetcher>, url: string, signal = new AbortController().signal) =>
   f.get(url, { headers: { 'user-agent': 't' }, signal });
 const text = async (response: Promise<FetchResponse>): Promise<string> =>
@@ -101,20 +101,15 @@ describe('pipelined GETs', () => {
     expect(split).toBe(stream.length);
   });
 
-  it('fails the head of a pipeline the server cut, transient, and keeps the origin usable', async () => {
+  it('re-sends the unanswered GETs on a new connection when the server closes mid-pipeline', async () => {
     const { base, seen } = await rawServer((conn, path) => {
       if (conn.index > 0) conn.socket.write(ok(`again${path}`));
       else if (conn.paths.length === 2) conn.socket.end(ok('first'));
     });
     const f = fetcher();
-    const first = text(get(f, `${base}/1`));
-    const second = text(get(f, `${base}/2`));
-    expect(await first).toBe('first');
-    // undici fails the GET at the head of a pipeline an abrupt close cut (the core retries a
-    // transient failure, src/core/transfer/retry.ts) and sends the ones behind it again.
-    await expect(second).rejects.toMatchObject({ code: 'NETWORK', transient: true });
-    expect(await text(get(f, `${base}/3`))).toBe('again/3');
-    expect(seen).toEqual(['/1', '/2', '/3']);
+    const bodies = await Promise.all([text(get(f, `${base}/1`)), text(get(f, `${base}/2`))]);
+    expect(bodies).toEqual(['first', 'again/2']);
+    expect(seen).toEqual(['/1', '/2', '/2']);
   });
 
   it('sends nothing more on a connection answered with Connection: close', async () => {
@@ -129,7 +124,7 @@ describe('pipelined GETs', () => {
     expect(seen).toEqual(['/1', '/2', '/2']);
   });
 
-  it('reads a chunked answer, one without a length and any other status, each asked once', async () => {
+  it('gives a chunked answer, one without a length and any other status to node:http', async () => {
     const answers: Record<string, string> = {
       '/chunked': 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n',
       '/missing': 'HTTP/1.1 404 Not Found\r\nContent-Length: 4\r\n\r\nnope',
@@ -143,19 +138,27 @@ describe('pipelined GETs', () => {
     const missing = await get(f, `${base}/missing`);
     expect([missing.status, await readAll(missing.body)]).toEqual([404, 'nope']);
     expect(await text(get(f, `${base}/unframed`))).toBe('to the end');
-    expect(seen).toEqual(['/chunked', '/missing', '/unframed']);
+    // Each asked twice: once pipelined, once by node:http.
+    expect(seen).toEqual([
+      '/chunked',
+      '/chunked',
+      '/missing',
+      '/missing',
+      '/unframed',
+      '/unframed',
+    ]);
   });
 
-  it('takes no byte past a Content-Length as body: what follows is the next head, or a failure', async () => {
-    const { base, seen } = await rawServer((conn) => {
-      if (conn.paths.length === 2) conn.socket.write(`${ok('abc')}XYZ not a status line\r\n\r\n`);
+  it('takes no byte past a Content-Length as body: what follows is the next head, or odd', async () => {
+    const { base, seen } = await rawServer((conn, path) => {
+      if (conn.index > 0) conn.socket.write(ok(`again${path}`));
+      else if (conn.paths.length === 2)
+        conn.socket.write(`${ok('abc')}XYZ not a status line\r\n\r\n`);
     });
     const f = fetcher();
-    const first = text(get(f, `${base}/1`));
-    const second = text(get(f, `${base}/2`));
-    expect(await first).toBe('abc');
-    await expect(second).rejects.toMatchObject({ code: 'NETWORK', transient: true });
-    expect(seen).toEqual(['/1', '/2']);
+    const bodies = await Promise.all([text(get(f, `${base}/1`)), text(get(f, `${base}/2`))]);
+    expect(bodies).toEqual(['abc', 'again/2']);
+    expect(seen).toEqual(['/1', '/2', '/2']);
   });
 
   it('fails an over-long head with a clear NETWORK error', async () => {
@@ -167,7 +170,7 @@ describe('pipelined GETs', () => {
     await expect(get(fetcher(), `${base}/big`)).rejects.toMatchObject({
       code: 'NETWORK',
       transient: true,
-      message: expect.stringMatching(/UND_ERR_HEADERS_OVERFLOW/) as unknown,
+      message: expect.stringMatching(/response head over 16384 bytes/) as unknown,
     });
   });
 
@@ -197,14 +200,39 @@ describe('pipelined GETs', () => {
     });
   });
 
-  it('pipelines http and https, never a URL with user info nor without pipelining', () => {
+  it('pipelines http and https, and leaves user info and unpooled fetchers to node:http', () => {
     const f = fetcher();
     expect(f.pipelines?.('https://127.0.0.1:1/x')).toBe(true);
-    expect(f.pipelines?.('http://127.0.0.1:1/x')).toBe(true);
     expect(f.pipelines?.('http://u:p@127.0.0.1:1/x')).toBe(false);
-    expect(f.pipelines?.('ftp://127.0.0.1:1/x')).toBe(false);
-    expect(createUndiciFetcher({ connectTimeoutMs: 1 }).pipelines?.('http://127.0.0.1:1/x')).toBe(
+    expect(f.pipelines?.('https://u:p@127.0.0.1:1/x')).toBe(false);
+    expect(createHttpFetcher({ connectTimeoutMs: 1 }).pipelines?.('http://127.0.0.1:1/x')).toBe(
       false,
     );
+  });
+});
+
+describe('requestText', () => {
+  it('writes the header lines of a frozen headers object once and reuses them', () => {
+    const headers = Object.freeze({ 'user-agent': 't', authorization: 'Bearer k' });
+    const first = requestText('/a', 'h:1', headers);
+    expect(first).toBe(
+      'GET /a HTTP/1.1\r\nHost: h:1\r\nuser-agent: t\r\nauthorization: Bearer k\r\n' +
+        'Connection: keep-alive\r\n\r\n',
+    );
+    expect(requestText('/b', 'h:1', headers)).toBe(first?.replace('/a', '/b'));
+  });
+
+  it('refuses a header it does not send, frozen or not, every time', () => {
+    const frozen = Object.freeze({ range: 'bytes=1-' });
+    expect(requestText('/a', 'h', frozen)).toBeUndefined();
+    expect(requestText('/a', 'h', frozen)).toBeUndefined();
+    expect(requestText('/a', 'h', { 'x-bad': 'a\r\nb' })).toBeUndefined();
+  });
+
+  it('reads an unfrozen headers object afresh at each call', () => {
+    const headers: Record<string, string> = { 'user-agent': 't' };
+    expect(requestText('/a', 'h', headers)).toContain('user-agent: t\r\n');
+    headers['user-agent'] = 'u';
+    expect(requestText('/a', 'h', headers)).toContain('user-agent: u\r\n');
   });
 });
