@@ -17,7 +17,12 @@ import { Faults } from '../dev/faults.js';
 import { RequestLog } from '../dev/request-log.js';
 import { clientErrorHandler } from '../http/client-error.js';
 import { installErrorHandlers, mapError } from '../http/error-handler.js';
-import { rawFirstServerFactory, type RawHandler } from '../http/raw-first-server.js';
+import {
+  rawFirstServerFactory,
+  type RawHandler,
+  type ServerParts,
+} from '../http/raw-first-server.js';
+import { NOSNIFF } from '../http/request-guard.js';
 import { RouteTable } from '../http/route-table.js';
 import { sendError } from '../http/send-error.js';
 import { createLogger, logEachRequest } from '../platform/logger.js';
@@ -70,7 +75,8 @@ export async function buildApp(
   // Filled once the modules exist; off with --dev (docs/ARCHITECTURE.md §Server, raw fast path).
   const rawHandlers: RawHandler[] = [];
   const logger = createLogger(options.logLevel, deps.logStream);
-  const app = createFastify(options, logger, rawHandlers);
+  const parts: ServerParts = { guard: undefined };
+  const app = createFastify(options, logger, rawHandlers, parts);
 
   const clock = new ServerClock(deps.now);
   const faults = new Faults();
@@ -153,9 +159,11 @@ function createFastify(
   options: ServerOptions,
   logger: FastifyBaseLogger,
   rawHandlers: readonly RawHandler[],
+  parts: ServerParts,
 ): FastifyInstance {
   const app = Fastify({
-    ...(options.dev ? {} : { serverFactory: rawFirstServerFactory(rawHandlers) }),
+    // Always our server: the socket limits hold with --dev too (docs/SERVER.md §Limits).
+    serverFactory: rawFirstServerFactory(rawHandlers, options, parts),
     loggerInstance: logger,
     // Fastify's two lines per request are replaced by one cheap line (logger.ts).
     logController: new LogController({ disableRequestLogging: true }),
@@ -169,6 +177,11 @@ function createFastify(
       const mapped = mapError(error);
       void sendError(reply, mapped.status, mapped.code, mapped.message);
     },
+  });
+  // The raw server sets it too; this hook covers app.inject() (docs/SECURITY.md §9).
+  app.addHook('onRequest', (_request, reply, done) => {
+    void reply.header(NOSNIFF[0], NOSNIFF[1]);
+    done();
   });
   const routes = new RouteTable();
   routes.install(app);
