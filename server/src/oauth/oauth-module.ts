@@ -10,6 +10,7 @@
  *   await app.register(async (s) => oauth.register(s));
  *   const { code, code_verifier } = oauth.api.mintCode({ client_id: 'desktop-app' });
  */
+import { OAUTH_PATHS } from './discovery.js';
 import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../compose/context.js';
 import { ConfigError } from '../config/server-config.js';
@@ -31,6 +32,19 @@ import { installOAuthScope } from './oauth-http.js';
 import { oauthLimitsOf } from './oauth-limits.js';
 import type { OAuthState } from './oauth-state.js';
 import { createOAuthState } from './oauth-state.js';
+import type { LimitedRoutes } from '../http/rate-limits.js';
+
+/** Client-secret, code, token and password guessing is slowed (docs/SERVER.md §Rate limits). */
+const LIMITED_ROUTES: LimitedRoutes = {
+  every: [],
+  failures: [
+    OAUTH_PATHS.token,
+    OAUTH_PATHS.revoke,
+    OAUTH_PATHS.introspect,
+    OAUTH_PATHS.userinfo,
+    OAUTH_PATHS.login,
+  ],
+};
 
 /** In-process controls, exposed on startServer()'s handle as `oauth`. */
 export interface OAuthApi {
@@ -112,6 +126,7 @@ export async function createOAuthModule(ctx: ServerContext): Promise<ServerModul
       state.grants.clear();
       state.logins.clear();
     },
+    limitedRoutes: LIMITED_ROUTES,
     describe: () => ({ qa_client_secret: qaClientSecret }),
     api: {
       mintCode: (input) => mintCode(state, input),
