@@ -18,12 +18,13 @@ import { envelopeFromJson, type KeySet } from '#protocol';
 import type { ServerContext } from '../compose/context.js';
 import { useLenientJson } from '../http/json-body.js';
 import type { ServerModule } from '../compose/module.js';
-import { registerDemoKeyMint } from './routes/demo-key-mint.js';
+import type { LimitedRoutes } from '../http/rate-limits.js';
+import { MINT_PATH, registerDemoKeyMint } from './routes/demo-key-mint.js';
 import { registerDevReleases } from './routes/dev-releases.js';
 import { registerDevSubscriptions } from './routes/dev-subscriptions.js';
-import { registerUpdatesArtifact } from './routes/updates-artifact.js';
+import { ARTIFACT_ROUTE, registerUpdatesArtifact } from './routes/updates-artifact.js';
 import { registerUpdatesKeys } from './routes/updates-keys.js';
-import { registerUpdatesManifest } from './routes/updates-manifest.js';
+import { MANIFEST_PATH, registerUpdatesManifest } from './routes/updates-manifest.js';
 import { makeDataDir } from '../platform/data-dir.js';
 import { BlobStore } from '../store/blob-store.js';
 import { migrateFormatOne } from './format-one-migration.js';
@@ -36,7 +37,12 @@ import {
   type SubscriptionStatus,
 } from './machine-keys.js';
 import { ManifestAnswers } from './manifest-answers.js';
-import { Publisher, type PublishInput, type PublishResult } from './publish/publisher.js';
+import {
+  Publisher,
+  PUBLISH_LOCK_FILE,
+  type PublishInput,
+  type PublishResult,
+} from './publish/publisher.js';
 import { verifyRelease } from './publish/release-bundle.js';
 import { ReleaseStore, type Release } from './publish/release-store.js';
 import {
@@ -124,7 +130,10 @@ export async function openUpdateState(
     blobs,
     clock: ctx.clock,
     freshen,
+    lockPath: join(ctx.dataDir, PUBLISH_LOCK_FILE),
   });
+  // What a killed publish left (docs/SERVER.md §One publisher at a time).
+  const swept = await publisher.sweepAfterCrash();
   if (releases.highestVersion === undefined && trust.release !== undefined) {
     await publisher.publish({ registry_version: INITIAL_VERSION, artifacts: [] });
   }
@@ -151,12 +160,21 @@ export async function openUpdateState(
     freshness.setSigners([trust.freshness]);
     return trust;
   };
-  return { trust: () => trust, releases, blobs, publisher, freshness, answers, reloadKeys };
+  return { trust: () => trust, releases, blobs, publisher, freshness, answers, reloadKeys, swept };
 }
+
+/** Mint floods and machine-key guessing are slowed (docs/SERVER.md §Rate limits). */
+const LIMITED_ROUTES: LimitedRoutes = {
+  every: [MINT_PATH],
+  failures: [MANIFEST_PATH, ARTIFACT_ROUTE],
+};
 
 export async function createUpdatesModule(ctx: ServerContext): Promise<ServerModule<UpdatesApi>> {
   const state = await openUpdateState(ctx);
-  const { releases, blobs, publisher, freshness, answers } = state;
+  const { releases, blobs, publisher, freshness, answers, swept } = state;
+  if (swept !== undefined && swept.blobs + swept.temps > 0) {
+    ctx.log.warn({ swept }, 'removed the files an interrupted publish left');
+  }
   const keys = new MachineKeys(ctx.dataDir, ctx.clock, ctx.random);
   await keys.load();
   const onError = (what: string) => (error: unknown) => {
@@ -169,6 +187,7 @@ export async function createUpdatesModule(ctx: ServerContext): Promise<ServerMod
 
   return {
     name: 'updates',
+    limitedRoutes: LIMITED_ROUTES,
     register(app) {
       void app.register((scope, _opts, done) => {
         useLenientJson(scope);
