@@ -5,10 +5,10 @@
  * server clock; inactive or expired ones are refused with SUBSCRIPTION_INACTIVE.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ServerClock } from '../platform/clock.js';
 import { HttpError } from '../http/http-error.js';
+import { fieldOf, readStateJson, stateFileError } from '../platform/state-file.js';
 import type { RandomSource } from '../platform/random.js';
 import { writeJsonAtomic } from '#shared/atomic-file.js';
 import { parseBearer } from './bearer.js';
@@ -62,16 +62,17 @@ export class MachineKeys {
     this.#file = join(dataDir, MACHINES_FILE);
   }
 
-  /** Loads machines.json if present. */
+  /** Loads machines.json if present; a corrupt one is named with what the operator can do. */
   async load(): Promise<void> {
-    let text: string;
-    try {
-      text = await readFile(this.#file, 'utf8');
-    } catch {
-      return;
+    const remedy =
+      'restore it from a backup, or move it away to start with no machine keys (every key minted so far is then refused)';
+    const parsed = await readStateJson(this.#file, remedy);
+    if (parsed === undefined) return;
+    const machines = fieldOf(parsed, 'machines');
+    if (!Array.isArray(machines)) {
+      throw stateFileError(this.#file, 'does not hold {"machines": [...]}', remedy);
     }
-    const parsed = JSON.parse(text) as { machines?: MachineRecord[] };
-    for (const m of parsed.machines ?? []) this.#add(m);
+    for (const m of machines as MachineRecord[]) this.#add(m);
   }
 
   /** Creates a machine key; the caller sees it once. */
