@@ -24,6 +24,10 @@ const HTTP_CODES = [
   'UNKNOWN_FIELD',
   'NOT_FOUND',
   'METHOD_NOT_ALLOWED',
+  'DUPLICATE_HOST',
+  'SERVER_BUSY',
+  'RATE_LIMITED',
+  'INSUFFICIENT_STORAGE',
   'INTERNAL',
 ] as const;
 
@@ -76,6 +80,7 @@ const UPDATES_CODES = [
   'ARTIFACT_MISMATCH',
   'RELEASE_KEY_MISSING',
   'RELEASE_CHANGING',
+  'PUBLISH_IN_PROGRESS',
 ] as const;
 
 /** The test-control API under /api/dev/* (docs/PROTOCOL.md §6). */
@@ -173,6 +178,7 @@ const START_CODES = [
   'CLIENT_REGISTRATION_INVALID',
   'CONFIG_INVALID',
   'NODE_KEY_MISSING',
+  'STATE_FILE_INVALID',
   'FAILED',
 ] as const;
 

@@ -50,7 +50,11 @@ export function isAllowedHost(value: string | undefined, listen: ListenAddress):
   if (value === undefined) return false;
   const parsed = parseHostHeader(value);
   if (parsed === null || parsed.port !== listen.port) return false;
-  if (isLoopback(listen.host)) return LOOPBACK_NAMES.has(parsed.name);
+  // A loopback listener answers to the loopback names and to its own address (127.0.0.2 is
+  // what `serve --listen 127.0.0.2` prints; docs/SECURITY.md §6).
+  if (isLoopback(listen.host)) {
+    return LOOPBACK_NAMES.has(parsed.name) || parsed.name === urlHostOf(listen.host).toLowerCase();
+  }
   if (listen.host === '0.0.0.0' || listen.host === '::') {
     const bare = parsed.name.replace(/^\[|\]$/g, '');
     return isIP(bare) !== 0;

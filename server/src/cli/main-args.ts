@@ -52,6 +52,14 @@ Server options:
   --log-level L            fatal|error|warn|info|debug|trace|silent (default info)
   --max-body-bytes N       request body limit (default 16384)
   --freshness-lifetime-s N freshness statement lifetime, re-signed at half (default 86400)
+  --headers-timeout-ms N   a request head must arrive within N ms (default 10000)
+  --request-timeout-ms N   the whole request, body included, within N ms (default 30000)
+  --keep-alive-timeout-ms N  an idle kept-alive connection is closed after N ms (default 5000)
+  --idle-timeout-ms N      a socket silent both ways is closed after N ms (default 60000)
+  --max-connections N      open connections at most (default 1000; fewer if the open-files
+                           limit minus --fd-reserve is lower)
+  --fd-reserve N           file descriptors kept for the server's own files (default 128)
+  --rate-limit N|off       limited requests per minute and client address (default 600)
   --help                   print this help
 
 Keys (docs/PROTOCOL.md §2.7.8): publish signs with DIR/release-key.json when it is there, else
@@ -104,6 +112,13 @@ const SERVER_OPTIONS: OptionSpec = {
   'log-level': { type: 'string' },
   'max-body-bytes': { type: 'string' },
   'freshness-lifetime-s': { type: 'string' },
+  'headers-timeout-ms': { type: 'string' },
+  'request-timeout-ms': { type: 'string' },
+  'keep-alive-timeout-ms': { type: 'string' },
+  'idle-timeout-ms': { type: 'string' },
+  'max-connections': { type: 'string' },
+  'fd-reserve': { type: 'string' },
+  'rate-limit': { type: 'string' },
 };
 const PUBLISH_OPTIONS: OptionSpec = {
   'data-dir': { type: 'string' },
@@ -159,6 +174,7 @@ export function parseArgs(argv: readonly string[]): Command {
   if ((s = v('--freshness-lifetime-s')) !== undefined) {
     o.freshnessLifetimeS = int('--freshness-lifetime-s', s, 60, 31_536_000);
   }
+  Object.assign(o, parseLimitFlags(v));
   refuseLeftovers(flags, rest);
   return { kind: 'serve', options: o };
 }
@@ -196,4 +212,31 @@ function parsePublish(argv: readonly string[]): Command {
     expiresInS: expires === undefined ? undefined : int('--expires-in-s', expires, 1, 366 * 86400),
     init,
   };
+}
+
+/** The socket limits and the rate limit (docs/SERVER.md §Limits). */
+function parseLimitFlags(v: (name: string) => string | undefined): Partial<ServerOptions> {
+  const o: { -readonly [K in keyof ServerOptions]?: ServerOptions[K] } = {};
+  const DAY_MS = 86_400_000;
+  let s: string | undefined;
+  if ((s = v('--headers-timeout-ms')) !== undefined) {
+    o.headersTimeoutMs = int('--headers-timeout-ms', s, 100, DAY_MS);
+  }
+  if ((s = v('--request-timeout-ms')) !== undefined) {
+    o.requestTimeoutMs = int('--request-timeout-ms', s, 100, DAY_MS);
+  }
+  if ((s = v('--keep-alive-timeout-ms')) !== undefined) {
+    o.keepAliveTimeoutMs = int('--keep-alive-timeout-ms', s, 100, DAY_MS);
+  }
+  if ((s = v('--idle-timeout-ms')) !== undefined) {
+    o.idleTimeoutMs = int('--idle-timeout-ms', s, 100, DAY_MS);
+  }
+  if ((s = v('--max-connections')) !== undefined) {
+    o.maxConnections = int('--max-connections', s, 1, 1_000_000);
+  }
+  if ((s = v('--fd-reserve')) !== undefined) o.fdReserve = int('--fd-reserve', s, 0, 1_000_000);
+  if ((s = v('--rate-limit')) !== undefined) {
+    o.rateLimitPerMinute = s === 'off' ? 0 : int('--rate-limit', s, 1, 1_000_000_000);
+  }
+  return o;
 }

@@ -10,14 +10,20 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { DestinationStream } from 'pino';
 import { ServerClock } from '../platform/clock.js';
 import { optionsWithConfig, placeNodeKey, seedState } from '../config/apply-config.js';
-import { loadConfig } from '../config/load-config.js';
+import { loadConfig, type LoadedConfig } from '../config/load-config.js';
 import type { ServerContext } from './context.js';
 import { makeDataDir } from '../platform/data-dir.js';
 import { Faults } from '../dev/faults.js';
 import { RequestLog } from '../dev/request-log.js';
 import { clientErrorHandler } from '../http/client-error.js';
 import { installErrorHandlers, mapError } from '../http/error-handler.js';
-import { rawFirstServerFactory, type RawHandler } from '../http/raw-first-server.js';
+import {
+  rawFirstServerFactory,
+  type RawHandler,
+  type ServerParts,
+} from '../http/raw-first-server.js';
+import { installRateLimits, type LimitedRoutes } from '../http/rate-limits.js';
+import { NOSNIFF } from '../http/request-guard.js';
 import { RouteTable } from '../http/route-table.js';
 import { sendError } from '../http/send-error.js';
 import { createLogger, logEachRequest } from '../platform/logger.js';
@@ -55,6 +61,19 @@ export function resolveOptions(options: Partial<ServerOptions>): ServerOptions {
   return merged as unknown as ServerOptions;
 }
 
+/** The parts of the app that exist before the modules (createFrame). */
+interface Frame {
+  readonly app: FastifyInstance;
+  readonly ctx: ServerContext;
+  readonly clock: ServerClock;
+  readonly faults: Faults;
+  readonly requests: RequestLog;
+  /** Filled once the modules exist; off with --dev (docs/ARCHITECTURE.md §Server). */
+  readonly rawHandlers: RawHandler[];
+  readonly parts: ServerParts;
+  readonly setBaseUrl: (url: string) => void;
+}
+
 /**
  * Builds the app. Without `dataDir` a fresh temporary directory is used and removed on close.
  * @example const { app } = await buildApp({ dev: true, logLevel: 'silent' });
@@ -67,11 +86,42 @@ export async function buildApp(
   const config = await loadConfig(partial.config);
   const options = resolveOptions(optionsWithConfig(partial, config.config));
   const { dataDir, ownDir } = await openDataDir(options.dataDir);
-  // Filled once the modules exist; off with --dev (docs/ARCHITECTURE.md §Server, raw fast path).
+  const frame = createFrame(options, config, dataDir, deps);
+  const { app, ctx, clock, faults, requests } = frame;
+  const list: ServerModule[] = [];
+  app.addHook('onClose', async () => {
+    for (const m of list) await m.close?.();
+    if (ownDir) await rm(dataDir, { recursive: true, force: true });
+  });
+  let modules: Modules | undefined;
+  const reset = async (): Promise<void> => {
+    clock.reset();
+    faults.clear();
+    requests.clear();
+    for (const m of list) await m.reset();
+    if (modules !== undefined) await seedState(config, modules);
+  };
+  try {
+    modules = await startModules(frame, list, reset);
+  } catch (error) {
+    // A module that cannot start (bad node key, foreign release) must not leak a temp dir.
+    await app.close();
+    throw error;
+  }
+  return { app, ctx, modules, faults, requests, clock, reset, setBaseUrl: frame.setBaseUrl };
+}
+
+/** Fastify, the clock, faults, request log and the context the modules get. */
+function createFrame(
+  options: ServerOptions,
+  config: LoadedConfig,
+  dataDir: string,
+  deps: BuildDeps,
+): Frame {
   const rawHandlers: RawHandler[] = [];
   const logger = createLogger(options.logLevel, deps.logStream);
-  const app = createFastify(options, logger, rawHandlers);
-
+  const parts: ServerParts = { guard: undefined };
+  const app = createFastify(options, logger, rawHandlers, parts);
   const clock = new ServerClock(deps.now);
   const faults = new Faults();
   const requests = new RequestLog(clock);
@@ -80,7 +130,6 @@ export async function buildApp(
     requests.install(app);
   }
   logEachRequest(app, logger);
-
   let baseUrl = '';
   const ctx: ServerContext = {
     options: { ...options, dataDir },
@@ -91,50 +140,48 @@ export async function buildApp(
     log: app.log,
     baseUrl: () => baseUrl,
   };
-  const list: ServerModule[] = [];
-  app.addHook('onClose', async () => {
-    for (const m of list) await m.close?.();
-    if (ownDir) await rm(dataDir, { recursive: true, force: true });
-  });
-  const reset = async (): Promise<void> => {
-    clock.reset();
-    faults.clear();
-    requests.clear();
-    for (const m of list) await m.reset();
-    await seedState(config, modules);
+  const setBaseUrl = (url: string): void => {
+    baseUrl = url;
   };
+  return { app, ctx, clock, faults, requests, rawHandlers, parts, setBaseUrl };
+}
 
-  let modules: Modules;
-  try {
-    await placeNodeKey(config, dataDir, options.nodeKeyFile);
-    modules = await createModules(ctx);
-    list.push(...(Object.values(modules) as ServerModule[]));
-    await seedState(config, modules);
-    registerHealthz(app, clock);
-    for (const m of list) await m.register(app);
-    if (options.dev) {
-      registerDevRoutes(app, { clock, faults, requests, reset });
-      for (const m of list) await m.registerDev?.(app);
-    } else {
-      for (const m of list) if (m.handleRaw !== undefined) rawHandlers.push(m.handleRaw);
-    }
-  } catch (error) {
-    // A module that cannot start (bad node key, foreign release) must not leak a temp dir.
-    await app.close();
-    throw error;
+/**
+ * Creates the modules (into `list`), seeds the config's state, installs the rate limits
+ * (before any route, so every scope inherits them) and registers the routes.
+ */
+async function startModules(
+  frame: Frame,
+  list: ServerModule[],
+  reset: () => Promise<void>,
+): Promise<Modules> {
+  const { app, ctx, clock, faults, requests, parts } = frame;
+  const { config, options } = ctx;
+  await placeNodeKey(config, ctx.dataDir, options.nodeKeyFile);
+  const modules = await createModules(ctx);
+  list.push(...(Object.values(modules) as ServerModule[]));
+  await seedState(config, modules);
+  const limits = await installRateLimits(app, options.rateLimitPerMinute, limitedRoutes(list));
+  registerHealthz(app, clock);
+  for (const m of list) await m.register(app);
+  if (options.dev) {
+    const counters = (): Record<string, unknown> => ({
+      rate_limits: limits(),
+      connections: parts.guard?.counters ?? null,
+    });
+    registerDevRoutes(app, { clock, faults, requests, reset, counters });
+    for (const m of list) await m.registerDev?.(app);
+  } else {
+    for (const m of list) if (m.handleRaw !== undefined) frame.rawHandlers.push(m.handleRaw);
   }
+  return modules;
+}
 
+/** Every module's rate-limited routes, together. */
+function limitedRoutes(list: readonly ServerModule[]): LimitedRoutes {
   return {
-    app,
-    ctx,
-    modules,
-    faults,
-    requests,
-    clock,
-    reset,
-    setBaseUrl: (url) => {
-      baseUrl = url;
-    },
+    every: list.flatMap((m) => m.limitedRoutes?.every ?? []),
+    failures: list.flatMap((m) => m.limitedRoutes?.failures ?? []),
   };
 }
 
@@ -153,9 +200,11 @@ function createFastify(
   options: ServerOptions,
   logger: FastifyBaseLogger,
   rawHandlers: readonly RawHandler[],
+  parts: ServerParts,
 ): FastifyInstance {
   const app = Fastify({
-    ...(options.dev ? {} : { serverFactory: rawFirstServerFactory(rawHandlers) }),
+    // Always our server: the socket limits hold with --dev too (docs/SERVER.md §Limits).
+    serverFactory: rawFirstServerFactory(rawHandlers, options, parts),
     loggerInstance: logger,
     // Fastify's two lines per request are replaced by one cheap line (logger.ts).
     logController: new LogController({ disableRequestLogging: true }),
@@ -169,6 +218,11 @@ function createFastify(
       const mapped = mapError(error);
       void sendError(reply, mapped.status, mapped.code, mapped.message);
     },
+  });
+  // The raw server sets it too; this hook covers app.inject() (docs/SECURITY.md §9).
+  app.addHook('onRequest', (_request, reply, done) => {
+    void reply.header(NOSNIFF[0], NOSNIFF[1]);
+    done();
   });
   const routes = new RouteTable();
   routes.install(app);

@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import type { LimitedRoutes } from '../http/rate-limits.js';
 
 export interface ServerModule<Api = unknown> {
   readonly name: string;
@@ -21,6 +22,8 @@ export interface ServerModule<Api = unknown> {
    * request; the same route stays registered in Fastify for app.inject() and dev runs.
    */
   readonly handleRaw?: (request: IncomingMessage, response: ServerResponse) => boolean;
+  /** Routes rate-limited per client address (docs/SERVER.md §Rate limits). */
+  readonly limitedRoutes?: LimitedRoutes;
   /** Fields added to the server's first stdout JSON line (e.g. qa_client_secret). */
   describe?(): Record<string, unknown>;
   /** In-process controls for QA, exposed on startServer()'s handle under `name`. */

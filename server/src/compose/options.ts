@@ -50,6 +50,23 @@ export interface ServerOptions {
    * (docs/PROTOCOL.md §2.7.3). 60 to 31,536,000.
    */
   readonly freshnessLifetimeS: number;
+  /** A request head must arrive within this after the connection opens or the last answer. */
+  readonly headersTimeoutMs: number;
+  /** The whole request, head and body, must arrive within this (a body trickle is closed). */
+  readonly requestTimeoutMs: number;
+  /** A kept-alive connection with no request in flight is closed after this. */
+  readonly keepAliveTimeoutMs: number;
+  /** A socket with no bytes in either direction for this long is closed. */
+  readonly idleTimeoutMs: number;
+  /** Open connections at most; beyond it an idle one is evicted or the new one refused. */
+  readonly maxConnections: number;
+  /** File descriptors kept free for the process's own files (the cap shrinks to leave them). */
+  readonly fdReserve: number;
+  /**
+   * Requests per minute and client address on the limited routes (mint; token, revocation and
+   * authentication failures); the whole minute may come as one burst. 0 turns the limit off.
+   */
+  readonly rateLimitPerMinute: number;
 }
 
 export const DEFAULT_OPTIONS: ServerOptions = {
@@ -69,4 +86,12 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   logLevel: 'info',
   maxBodyBytes: 16 * 1024,
   freshnessLifetimeS: 24 * 3600,
+  // docs/SERVER.md §Limits: what nginx and Go's net/http do, loose enough for any QA suite.
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  idleTimeoutMs: 60_000,
+  maxConnections: 1_000,
+  fdReserve: 128,
+  rateLimitPerMinute: 600,
 };

@@ -76,62 +76,13 @@ export function oauth(c: Checker, value: unknown): OAuthConfig {
   const out: { -readonly [K in keyof OAuthConfig]: OAuthConfig[K] } = {};
   if (o['clients'] !== undefined) {
     const seen = new Set<string>();
-    out.clients = c.list(o['clients'], '$.oauth.clients', CONFIG_LIMITS.clients).map((entry, i) => {
-      const path = `$.oauth.clients[${i}]`;
-      const reg = c.object(entry, path, REGISTRATION_FIELDS);
-      const id = c.string(reg['client_id'], `${path}.client_id`);
-      if (seen.has(id)) c.fail(`${path}.client_id`, `client ${id} is listed twice`);
-      seen.add(id);
-      for (const list of [
-        'redirect_uris',
-        'loopback_redirect_paths',
-        'scopes',
-        'post_logout_redirect_uris',
-      ]) {
-        if (reg[list] === undefined) continue;
-        c.list(reg[list], `${path}.${list}`, 100).forEach((v, j) => {
-          if (typeof v !== 'string') c.fail(`${path}.${list}[${j}]`, 'must be a string');
-        });
-      }
-      if (reg['client_secret'] !== undefined) {
-        const secret = c.string(reg['client_secret'], `${path}.client_secret`);
-        if (Buffer.byteLength(secret, 'utf8') < MIN_SECRET_BYTES) {
-          c.fail(
-            `${path}.client_secret`,
-            `must be at least ${MIN_SECRET_BYTES} bytes (HS256 key, RFC 7518 §3.2)`,
-          );
-        }
-      }
-      if (reg['require_redirect_uri_at_token'] !== undefined) {
-        c.boolean(reg['require_redirect_uri_at_token'], `${path}.require_redirect_uri_at_token`);
-      }
-      try {
-        toClient(reg as unknown as ClientRegistration);
-      } catch (error) {
-        c.fail(path, error instanceof Error ? error.message : String(error));
-      }
-      return reg as unknown as ClientRegistration;
-    });
+    const list = c.list(o['clients'], '$.oauth.clients', CONFIG_LIMITS.clients);
+    out.clients = list.map((entry, i) => oauthClient(c, entry, `$.oauth.clients[${i}]`, seen));
   }
   if (o['claims'] !== undefined) {
     const claims = c.object(o['claims'], '$.oauth.claims', ['clients', 'subjects']);
-    const sets = (key: 'clients' | 'subjects'): Record<string, Claims> | undefined => {
-      if (claims[key] === undefined) return undefined;
-      const path = `$.oauth.claims.${key}`;
-      const map = c.map(claims[key], path, CONFIG_LIMITS.claimSets);
-      const result: Record<string, Claims> = Object.create(null) as Record<string, Claims>;
-      for (const [name, set] of Object.entries(map)) {
-        if (key === 'subjects' && !SUBJECT.test(name)) {
-          c.fail(`${path}${member(name)}`, 'a subject is 1-255 visible ASCII characters');
-        }
-        const problem = claimsProblem(set);
-        if (problem !== undefined) c.fail(`${path}${member(name)}`, problem);
-        result[name] = set as Claims;
-      }
-      return result;
-    };
-    const byClient = sets('clients');
-    const bySubject = sets('subjects');
+    const byClient = claimSets(c, claims, 'clients');
+    const bySubject = claimSets(c, claims, 'subjects');
     out.claims = {
       ...(byClient === undefined ? {} : { clients: byClient }),
       ...(bySubject === undefined ? {} : { subjects: bySubject }),
@@ -140,6 +91,69 @@ export function oauth(c: Checker, value: unknown): OAuthConfig {
   if (o['login_page'] !== undefined)
     out.login_page = c.boolean(o['login_page'], '$.oauth.login_page');
   return out;
+}
+
+/** One entry of `$.oauth.clients`, checked field by field and then as a registration. */
+function oauthClient(
+  c: Checker,
+  entry: unknown,
+  path: string,
+  seen: Set<string>,
+): ClientRegistration {
+  const reg = c.object(entry, path, REGISTRATION_FIELDS);
+  const id = c.string(reg['client_id'], `${path}.client_id`);
+  if (seen.has(id)) c.fail(`${path}.client_id`, `client ${id} is listed twice`);
+  seen.add(id);
+  for (const list of [
+    'redirect_uris',
+    'loopback_redirect_paths',
+    'scopes',
+    'post_logout_redirect_uris',
+  ]) {
+    if (reg[list] === undefined) continue;
+    c.list(reg[list], `${path}.${list}`, 100).forEach((v, j) => {
+      if (typeof v !== 'string') c.fail(`${path}.${list}[${j}]`, 'must be a string');
+    });
+  }
+  if (reg['client_secret'] !== undefined) {
+    const secret = c.string(reg['client_secret'], `${path}.client_secret`);
+    if (Buffer.byteLength(secret, 'utf8') < MIN_SECRET_BYTES) {
+      c.fail(
+        `${path}.client_secret`,
+        `must be at least ${MIN_SECRET_BYTES} bytes (HS256 key, RFC 7518 §3.2)`,
+      );
+    }
+  }
+  if (reg['require_redirect_uri_at_token'] !== undefined) {
+    c.boolean(reg['require_redirect_uri_at_token'], `${path}.require_redirect_uri_at_token`);
+  }
+  try {
+    toClient(reg as unknown as ClientRegistration);
+  } catch (error) {
+    c.fail(path, error instanceof Error ? error.message : String(error));
+  }
+  return reg as unknown as ClientRegistration;
+}
+
+/** `$.oauth.claims.clients` or `.subjects`: claim sets by client id or subject. */
+function claimSets(
+  c: Checker,
+  claims: Record<string, unknown>,
+  key: 'clients' | 'subjects',
+): Record<string, Claims> | undefined {
+  if (claims[key] === undefined) return undefined;
+  const path = `$.oauth.claims.${key}`;
+  const map = c.map(claims[key], path, CONFIG_LIMITS.claimSets);
+  const result: Record<string, Claims> = Object.create(null) as Record<string, Claims>;
+  for (const [name, set] of Object.entries(map)) {
+    if (key === 'subjects' && !SUBJECT.test(name)) {
+      c.fail(`${path}${member(name)}`, 'a subject is 1-255 visible ASCII characters');
+    }
+    const problem = claimsProblem(set);
+    if (problem !== undefined) c.fail(`${path}${member(name)}`, problem);
+    result[name] = set as Claims;
+  }
+  return result;
 }
 
 export function machines(c: Checker, value: unknown): MachineConfig[] {

@@ -18,6 +18,9 @@ export interface LoadedConfig {
 
 export const NO_CONFIG: LoadedConfig = { config: {}, source: 'config' };
 
+/** A config file's size limit (docs/SERVER.md §Config file). */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+
 /** Loads and validates; throws ConfigError (CONFIG_INVALID) naming the first bad field. */
 export async function loadConfig(input: ServerConfig | string | undefined): Promise<LoadedConfig> {
   if (input === undefined) return NO_CONFIG;
@@ -27,22 +30,7 @@ export async function loadConfig(input: ServerConfig | string | undefined): Prom
   if (typeof input === 'string') {
     source = input;
     baseDir = dirname(resolve(input));
-    let text: string;
-    try {
-      text = await readRegularFile(input);
-    } catch (cause) {
-      const why = (cause as { code?: unknown }).code;
-      throw new ConfigError(
-        `${input}: cannot read the config file${typeof why === 'string' ? ` (${why})` : ''}`,
-        { cause },
-      );
-    }
-    try {
-      value = JSON.parse(text);
-    } catch (cause) {
-      const why = cause instanceof Error ? cause.message : String(cause);
-      throw new ConfigError(`${input}: not JSON (${why})`, { cause });
-    }
+    value = parseConfigText(await readConfigFile(input), input);
   }
   const config = validateConfig(value, source, baseDir);
   for (const [i, release] of (config.releases ?? []).entries()) {
@@ -60,4 +48,38 @@ export async function loadConfig(input: ServerConfig | string | undefined): Prom
     }
   }
   return { config, source };
+}
+
+/** The file's text, or CONFIG_INVALID with the reason (missing, not a file, too large). */
+async function readConfigFile(path: string): Promise<string> {
+  try {
+    return await readRegularFile(path, MAX_CONFIG_BYTES);
+  } catch (cause) {
+    const why = (cause as { code?: unknown }).code;
+    const reason =
+      why === 'EFBIG'
+        ? `it is larger than ${MAX_CONFIG_BYTES} bytes (1 MiB), the most a config may have`
+        : why === 'ENOENT'
+          ? 'no such file'
+          : why === 'ENOTREG'
+            ? 'not a regular file'
+            : cause instanceof Error
+              ? cause.message
+              : String(cause);
+    throw new ConfigError(
+      `${path}: cannot read the config file (${typeof why === 'string' ? `${why}: ` : ''}${reason})`,
+      { cause },
+    );
+  }
+}
+
+/** Parses the JSON; a leading UTF-8 byte order mark (as some editors write) is accepted. */
+export function parseConfigText(text: string, path: string): unknown {
+  const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  try {
+    return JSON.parse(body);
+  } catch (cause) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    throw new ConfigError(`${path}: not JSON (${why})`, { cause });
+  }
 }

@@ -23,6 +23,7 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n` +
         'Content-Type: application/json\r\n' +
+        'X-Content-Type-Options: nosniff\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
         'Connection: close\r\n\r\n' +
         body,

@@ -33,8 +33,28 @@ const FASTIFY_CODES: Readonly<Record<string, Omit<Mapped, 'message'>>> = {
 
 const INTERNAL: Mapped = { status: 500, code: 'INTERNAL', message: 'internal error' };
 
+/** A full disk or an exhausted quota (docs/SERVER.md §Faults): the operator can free space. */
+const NO_SPACE: Mapped = {
+  status: 507,
+  code: 'INSUFFICIENT_STORAGE',
+  message: "the server's disk is full: nothing was stored; retry once space is freed",
+};
+const NO_SPACE_ERRNOS = new Set(['ENOSPC', 'EDQUOT']);
+
+/** True when `error` or a cause below it (at most 5 deep) is a full-disk errno. */
+export function isNoSpace(error: unknown): boolean {
+  let e: unknown = error;
+  for (let depth = 0; depth < 5 && typeof e === 'object' && e !== null; depth += 1) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && NO_SPACE_ERRNOS.has(code)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** Maps any thrown value to a status, code and client-safe message. */
 export function mapError(error: unknown): Mapped {
+  if (isNoSpace(error)) return NO_SPACE;
   if (isServerError(error)) {
     // A refusal without a client status (a start-up error) reaching a route is a bug.
     if (error.statusCode >= 500) return INTERNAL;
@@ -63,7 +83,8 @@ function clientMessage(e: Partial<FastifyError>, code: ServerErrorCode): string 
 export function installErrorHandlers(app: FastifyInstance, routes: RouteTable): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const mapped = mapError(error);
-    if (mapped.status >= 500) request.log.error({ err: error }, 'unexpected error');
+    if (mapped.status === 507) request.log.error({ err: error }, 'the disk is full');
+    else if (mapped.status >= 500) request.log.error({ err: error }, 'unexpected error');
     if (reply.sent || reply.raw.headersSent) {
       // Nothing can be answered any more; cut the connection so the client sees a failure.
       reply.raw.destroy();

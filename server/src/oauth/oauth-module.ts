@@ -10,6 +10,7 @@
  *   await app.register(async (s) => oauth.register(s));
  *   const { code, code_verifier } = oauth.api.mintCode({ client_id: 'desktop-app' });
  */
+import { OAUTH_PATHS } from './discovery.js';
 import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../compose/context.js';
 import { ConfigError } from '../config/server-config.js';
@@ -31,6 +32,19 @@ import { installOAuthScope } from './oauth-http.js';
 import { oauthLimitsOf } from './oauth-limits.js';
 import type { OAuthState } from './oauth-state.js';
 import { createOAuthState } from './oauth-state.js';
+import type { LimitedRoutes } from '../http/rate-limits.js';
+
+/** Client-secret, code, token and password guessing is slowed (docs/SERVER.md §Rate limits). */
+const LIMITED_ROUTES: LimitedRoutes = {
+  every: [],
+  failures: [
+    OAUTH_PATHS.token,
+    OAUTH_PATHS.revoke,
+    OAUTH_PATHS.introspect,
+    OAUTH_PATHS.userinfo,
+    OAUTH_PATHS.login,
+  ],
+};
 
 /** In-process controls, exposed on startServer()'s handle as `oauth`. */
 export interface OAuthApi {
@@ -60,18 +74,13 @@ function claimsPolicy(ctx: ServerContext): ClaimsPolicy {
 }
 
 /** Builds the OAuth module; refuses to start on a bad clients file or a short secret. */
-export async function createOAuthModule(ctx: ServerContext): Promise<ServerModule<OAuthApi>> {
-  // Only used under app.inject() before the port is known; a listening server has a base URL.
-  const issuer = (): string => ctx.options.issuer ?? (ctx.baseUrl() || 'http://localhost');
+/**
+ * Registers the default clients, the --clients-file's and the config's, and checks that every
+ * client the config's claims name exists. Returns the secret of qa-web in force (the config
+ * may redefine it; the first stdout line reports it).
+ */
+async function registerClients(ctx: ServerContext, state: OAuthState): Promise<string> {
   const oauthConfig = ctx.config.config.oauth ?? {};
-  const state = createOAuthState({
-    clock: ctx.clock,
-    random: ctx.random,
-    issuer,
-    limits: oauthLimitsOf(ctx.config.config),
-    claims: claimsPolicy(ctx),
-    loginPage: oauthConfig.login_page ?? true,
-  });
   const defaultSecret = ctx.options.qaClientSecret ?? ctx.random.token(32);
   for (const reg of defaultRegistrations(defaultSecret)) state.clients.register(reg);
   if (ctx.options.clientsFile !== undefined) {
@@ -85,8 +94,22 @@ export async function createOAuthModule(ctx: ServerContext): Promise<ServerModul
       );
     }
   }
-  // The config may redefine qa-web; the first stdout line reports the secret in force.
-  const qaClientSecret = state.clients.get('qa-web')?.secret ?? defaultSecret;
+  return state.clients.get('qa-web')?.secret ?? defaultSecret;
+}
+
+export async function createOAuthModule(ctx: ServerContext): Promise<ServerModule<OAuthApi>> {
+  // Only used under app.inject() before the port is known; a listening server has a base URL.
+  const issuer = (): string => ctx.options.issuer ?? (ctx.baseUrl() || 'http://localhost');
+  const oauthConfig = ctx.config.config.oauth ?? {};
+  const state = createOAuthState({
+    clock: ctx.clock,
+    random: ctx.random,
+    issuer,
+    limits: oauthLimitsOf(ctx.config.config),
+    claims: claimsPolicy(ctx),
+    loginPage: oauthConfig.login_page ?? true,
+  });
+  const qaClientSecret = await registerClients(ctx, state);
   const scoped = (app: FastifyInstance, routes: (scope: FastifyInstance) => void): void => {
     void app.register((scope, _opts, done) => {
       installOAuthScope(scope, state.limits.bodyLimitBytes);
@@ -112,6 +135,7 @@ export async function createOAuthModule(ctx: ServerContext): Promise<ServerModul
       state.grants.clear();
       state.logins.clear();
     },
+    limitedRoutes: LIMITED_ROUTES,
     describe: () => ({ qa_client_secret: qaClientSecret }),
     api: {
       mintCode: (input) => mintCode(state, input),

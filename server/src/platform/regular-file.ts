@@ -17,13 +17,33 @@ export class NotRegularFileError extends Error {
   }
 }
 
-/** The file's text (UTF-8); a missing file fails with Node's own ENOENT error. */
-export async function readRegularFile(path: string): Promise<string> {
+/** What readRegularFile throws for a file over its `maxBytes`: `code` EFBIG. */
+export class FileTooLargeError extends Error {
+  override readonly name = 'FileTooLargeError';
+  readonly code = 'EFBIG';
+  constructor(
+    readonly path: string,
+    readonly size: number,
+    readonly maxBytes: number,
+  ) {
+    super(`${path} is ${size} bytes, over the ${maxBytes} it may have`);
+  }
+}
+
+/**
+ * The file's text (UTF-8); a missing file fails with Node's own ENOENT error. With `maxBytes`
+ * a larger file is refused before it is read (a config of hundreds of MB cost a GB of memory).
+ */
+export async function readRegularFile(path: string, maxBytes?: number): Promise<string> {
   // Windows has neither the flag nor FIFOs that block an open.
   const nonBlocking = process.platform === 'win32' ? 0 : constants.O_NONBLOCK;
   const handle = await open(path, constants.O_RDONLY | nonBlocking);
   try {
-    if (!(await handle.stat()).isFile()) throw new NotRegularFileError(path);
+    const info = await handle.stat();
+    if (!info.isFile()) throw new NotRegularFileError(path);
+    if (maxBytes !== undefined && info.size > maxBytes) {
+      throw new FileTooLargeError(path, info.size, maxBytes);
+    }
     return await handle.readFile('utf8');
   } finally {
     await handle.close();

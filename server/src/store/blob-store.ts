@@ -28,6 +28,8 @@ export interface ChunkIndexBlobs {
 export interface PutOptions {
   /** Build and store a chunk index when the blob has at least this many bytes. */
   readonly chunkIndexMinBytes?: number;
+  /** Told every digest stored, the chunk index's and list's too, as soon as it is in place. */
+  readonly onStored?: (sha256: string) => void;
 }
 
 export class BlobStore {
@@ -105,13 +107,15 @@ export class BlobStore {
     await mkdir(join(this.root, sha256.slice(0, 2)), { recursive: true });
     // Same digest, same bytes: renaming over an existing blob is harmless.
     await commitTemp(temp, target);
+    options.onStored?.(sha256);
     if (built === undefined || size < (minBytes ?? 0)) return { sha256, size };
     // The index and list are blobs like any other, served by the same route (§2.4).
-    const index = await this.putBytes(built.indexBytes);
+    const stored = options.onStored === undefined ? {} : { onStored: options.onStored };
+    const index = await this.putBytes(built.indexBytes, stored);
     if (built.listBytes.length === 0) {
       return { sha256, size, chunkIndex: { sha256: index.sha256, size: index.size } };
     }
-    const list = await this.putBytes(built.listBytes);
+    const list = await this.putBytes(built.listBytes, stored);
     return {
       sha256,
       size,

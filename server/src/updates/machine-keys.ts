@@ -5,12 +5,11 @@
  * server clock; inactive or expired ones are refused with SUBSCRIPTION_INACTIVE.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ServerClock } from '../platform/clock.js';
 import { HttpError } from '../http/http-error.js';
+import { RecordJournal } from '../platform/record-journal.js';
 import type { RandomSource } from '../platform/random.js';
-import { writeJsonAtomic } from '#shared/atomic-file.js';
 import { parseBearer } from './bearer.js';
 
 export const SUBSCRIPTION_DAYS = 30;
@@ -50,28 +49,27 @@ const CHALLENGE = { headers: { 'www-authenticate': 'Bearer realm="updates"' } };
 export class MachineKeys {
   readonly #byDigest = new Map<string, MachineRecord>();
   readonly #byId = new Map<string, MachineRecord>();
-  readonly #file: string;
-  #queued: Promise<void> | undefined;
-  #last: Promise<void> = Promise.resolve();
+  readonly #journal: RecordJournal<MachineRecord>;
 
   constructor(
     dataDir: string,
     private readonly clock: ServerClock,
     private readonly random: RandomSource,
   ) {
-    this.#file = join(dataDir, MACHINES_FILE);
+    // One appended line per change, not a rewrite of every record (docs/SERVER.md §Data directory).
+    this.#journal = new RecordJournal<MachineRecord>({
+      snapshot: join(dataDir, MACHINES_FILE),
+      member: 'machines',
+      idOf: (r) => r.machine_id,
+      remedy:
+        'restore it from a backup, or move it away to start with no machine keys (every key minted so far is then refused)',
+    });
   }
 
-  /** Loads machines.json if present. */
+  /** Loads machines.json and its journal; a corrupt one is named with what to do. */
   async load(): Promise<void> {
-    let text: string;
-    try {
-      text = await readFile(this.#file, 'utf8');
-    } catch {
-      return;
-    }
-    const parsed = JSON.parse(text) as { machines?: MachineRecord[] };
-    for (const m of parsed.machines ?? []) this.#add(m);
+    await this.#journal.load();
+    for (const m of this.#journal.records.values()) this.#add(m);
   }
 
   /** Creates a machine key; the caller sees it once. */
@@ -90,7 +88,7 @@ export class MachineKeys {
       expires_at: status === 'active' ? new Date(now + SUBSCRIPTION_MS).toISOString() : null,
     };
     this.#add(record);
-    await this.#save();
+    await this.#journal.put(record);
     return {
       machine_key,
       machine_id: record.machine_id,
@@ -112,11 +110,14 @@ export class MachineKeys {
   }): Promise<MachineRecord> {
     const digest = digestOf(fixed.machineKey);
     const now = this.clock.now();
+    const replaced: Promise<void>[] = [];
     for (const old of [this.#byDigest.get(digest), this.#byId.get(fixed.machineId)]) {
       if (old === undefined) continue;
       this.#byDigest.delete(old.key_sha256);
       this.#byId.delete(old.machine_id);
+      if (old.machine_id !== fixed.machineId) replaced.push(this.#journal.delete(old.machine_id));
     }
+    await Promise.all(replaced);
     if (this.#byId.size >= MAX_MACHINES) {
       throw new HttpError(429, 'MACHINE_LIMIT_REACHED', `at most ${MAX_MACHINES} machine keys`);
     }
@@ -132,7 +133,7 @@ export class MachineKeys {
           : (fixed.expiresAt ?? new Date(now + SUBSCRIPTION_MS).toISOString()),
     };
     this.#add(record);
-    await this.#save();
+    await this.#journal.put(record);
     return { ...record };
   }
 
@@ -143,7 +144,7 @@ export class MachineKeys {
     record.status = status;
     record.expires_at =
       status === 'active' ? new Date(this.clock.now() + SUBSCRIPTION_MS).toISOString() : null;
-    await this.#save();
+    await this.#journal.put(record);
     return { ...record };
   }
 
@@ -181,23 +182,11 @@ export class MachineKeys {
   async clear(): Promise<void> {
     this.#byDigest.clear();
     this.#byId.clear();
-    await this.#save();
+    await this.#journal.clear();
   }
 
   #add(record: MachineRecord): void {
     this.#byDigest.set(record.key_sha256, record);
     this.#byId.set(record.machine_id, record);
-  }
-
-  // Writes are serialised and coalesced: at most one write runs and one waits.
-  #save(): Promise<void> {
-    if (this.#queued !== undefined) return this.#queued;
-    const run = this.#last.then(async () => {
-      this.#queued = undefined;
-      await writeJsonAtomic(this.#file, { version: 1, machines: [...this.#byId.values()] }, 0o600);
-    });
-    this.#queued = run;
-    this.#last = run.catch(() => undefined);
-    return run;
   }
 }

@@ -18,12 +18,13 @@ import { envelopeFromJson, type KeySet } from '#protocol';
 import type { ServerContext } from '../compose/context.js';
 import { useLenientJson } from '../http/json-body.js';
 import type { ServerModule } from '../compose/module.js';
-import { registerDemoKeyMint } from './routes/demo-key-mint.js';
+import type { LimitedRoutes } from '../http/rate-limits.js';
+import { MINT_PATH, registerDemoKeyMint } from './routes/demo-key-mint.js';
 import { registerDevReleases } from './routes/dev-releases.js';
 import { registerDevSubscriptions } from './routes/dev-subscriptions.js';
-import { registerUpdatesArtifact } from './routes/updates-artifact.js';
+import { ARTIFACT_ROUTE, registerUpdatesArtifact } from './routes/updates-artifact.js';
 import { registerUpdatesKeys } from './routes/updates-keys.js';
-import { registerUpdatesManifest } from './routes/updates-manifest.js';
+import { MANIFEST_PATH, registerUpdatesManifest } from './routes/updates-manifest.js';
 import { makeDataDir } from '../platform/data-dir.js';
 import { BlobStore } from '../store/blob-store.js';
 import { migrateFormatOne } from './format-one-migration.js';
@@ -36,7 +37,12 @@ import {
   type SubscriptionStatus,
 } from './machine-keys.js';
 import { ManifestAnswers } from './manifest-answers.js';
-import { Publisher, type PublishInput, type PublishResult } from './publish/publisher.js';
+import {
+  Publisher,
+  PUBLISH_LOCK_FILE,
+  type PublishInput,
+  type PublishResult,
+} from './publish/publisher.js';
 import { verifyRelease } from './publish/release-bundle.js';
 import { ReleaseStore, type Release } from './publish/release-store.js';
 import {
@@ -73,6 +79,11 @@ export interface UpdatesApi {
 
 type StateContext = Pick<ServerContext, 'dataDir' | 'options' | 'clock' | 'random'>;
 
+/** The keys in force; a rotation replaces `current` (keyReloader). */
+interface TrustHolder {
+  current: TrustKeys;
+}
+
 /**
  * Opens (or initialises, or migrates from format 1) the data directory's update state.
  * `newRoot: false` refuses to initialise a directory with a new node key (publish without
@@ -87,76 +98,98 @@ export async function openUpdateState(
     await refuseNewRoot(ctx.dataDir, ctx.options.nodeKeyFile);
   }
   await makeDataDir(ctx.dataDir);
-  let trust = await openTrustKeys(ctx.dataDir, ctx.options.nodeKeyFile, ctx.random);
-  const verify = (envelope: Parameters<typeof verifyRelease>[0]): void => {
-    verifyRelease(envelope, trust.chain.newest as NonNullable<typeof trust.chain.newest>);
+  const held: TrustHolder = {
+    current: await openTrustKeys(ctx.dataDir, ctx.options.nodeKeyFile, ctx.random),
   };
-  const releases = new ReleaseStore(ctx.dataDir, verify);
-  // The current release must verify under a new key set before that key set is used.
-  const servableUnder = (next: TrustKeys): void => {
+  const releases = await openReleases(ctx.dataDir, held);
+  const blobs = new BlobStore(join(ctx.dataDir, BLOBS_DIR));
+  const freshness = await FreshnessSigner.open(
+    ctx.dataDir,
+    [held.current.freshness],
+    () => ctx.clock.now(),
+    ctx.options.freshnessLifetimeS,
+  );
+  const answers = new ManifestAnswers(() => held.current.chain, releases, freshness);
+  const publisher = new Publisher({
+    keys: () => held.current,
+    releases,
+    blobs,
+    clock: ctx.clock,
+    freshen: async () => {
+      const signed = await answers.statement();
+      if (signed === undefined) throw new Error('no release to vouch for');
+      const { sequence, issued_at, expires_at } = signed.statement;
+      return { sequence, issued_at, expires_at };
+    },
+    lockPath: join(ctx.dataDir, PUBLISH_LOCK_FILE),
+  });
+  // What a killed publish left (docs/SERVER.md §One publisher at a time).
+  const swept = await publisher.sweepAfterCrash();
+  if (releases.highestVersion === undefined && held.current.release !== undefined) {
+    await publisher.publish({ registry_version: INITIAL_VERSION, artifacts: [] });
+  }
+  const reloadKeys = keyReloader(ctx, held, releases, freshness);
+  const trust = (): TrustKeys => held.current;
+  return { trust, releases, blobs, publisher, freshness, answers, reloadKeys, swept };
+}
+
+/** The release store, loaded and verified under the keys held; format 1 releases migrated. */
+async function openReleases(dataDir: string, held: TrustHolder): Promise<ReleaseStore> {
+  const verify = (envelope: Parameters<typeof verifyRelease>[0]): void => {
+    verifyRelease(envelope, held.current.chain.newest as NonNullable<TrustKeys['chain']['newest']>);
+  };
+  const releases = new ReleaseStore(dataDir, verify);
+  const formatOne = await releases.load();
+  if (formatOne.length > 0) {
+    await migrateFormatOne(formatOne, held.current, releases);
+    await releases.load();
+  }
+  return releases;
+}
+
+/**
+ * Re-reads the chain and the key files after a rotation (rotate-keys on this directory).
+ * All or nothing: until the new chain and the keys held agree, the old ones stay in use, and
+ * the current release must verify under a new key set before that key set is used.
+ */
+function keyReloader(
+  ctx: StateContext,
+  held: TrustHolder,
+  releases: ReleaseStore,
+  freshness: FreshnessSigner,
+): () => Promise<TrustKeys> {
+  return async () => {
+    const chain = new KeyChainStore(ctx.dataDir);
+    await chain.load();
+    const newest = chain.newest;
+    const version = held.current.chain.newest?.version ?? 0;
+    if (newest === undefined || newest.version <= version) return held.current;
+    await promotePending(ctx.dataDir, newest, ctx.random);
+    const rootFile = ctx.options.nodeKeyFile ?? join(ctx.dataDir, NODE_KEY_FILE);
+    const fixedRoot = ctx.options.nodeKeyFile !== undefined;
+    const next = await keysOf(chain, ctx.dataDir, rootFile, fixedRoot, ctx.random);
     const current = releases.current;
     if (current !== undefined) {
       verifyRelease(envelopeFromJson(current.envelope, 'release'), next.chain.newest as KeySet);
     }
+    held.current = next;
+    freshness.setSigners([next.freshness]);
+    return next;
   };
-  const formatOne = await releases.load();
-  if (formatOne.length > 0) {
-    await migrateFormatOne(formatOne, trust, releases);
-    await releases.load();
-  }
-  const blobs = new BlobStore(join(ctx.dataDir, BLOBS_DIR));
-  const freshness = await FreshnessSigner.open(
-    ctx.dataDir,
-    [trust.freshness],
-    () => ctx.clock.now(),
-    ctx.options.freshnessLifetimeS,
-  );
-  const answers = new ManifestAnswers(() => trust.chain, releases, freshness);
-  const freshen = async () => {
-    const signed = await answers.statement();
-    if (signed === undefined) throw new Error('no release to vouch for');
-    const { sequence, issued_at, expires_at } = signed.statement;
-    return { sequence, issued_at, expires_at };
-  };
-  const publisher = new Publisher({
-    keys: () => trust,
-    releases,
-    blobs,
-    clock: ctx.clock,
-    freshen,
-  });
-  if (releases.highestVersion === undefined && trust.release !== undefined) {
-    await publisher.publish({ registry_version: INITIAL_VERSION, artifacts: [] });
-  }
-  /**
-   * Re-reads the chain and the key files after a rotation (rotate-keys on this directory).
-   * All or nothing: until the new chain and the keys held agree, the old ones stay in use.
-   */
-  const reloadKeys = async (): Promise<TrustKeys> => {
-    const chain = new KeyChainStore(ctx.dataDir);
-    await chain.load();
-    const newest = chain.newest;
-    if (newest === undefined || newest.version <= (trust.chain.newest?.version ?? 0)) return trust;
-    await promotePending(ctx.dataDir, newest, ctx.random);
-    const rootFile = ctx.options.nodeKeyFile ?? join(ctx.dataDir, NODE_KEY_FILE);
-    const next = await keysOf(
-      chain,
-      ctx.dataDir,
-      rootFile,
-      ctx.options.nodeKeyFile !== undefined,
-      ctx.random,
-    );
-    servableUnder(next);
-    trust = next;
-    freshness.setSigners([trust.freshness]);
-    return trust;
-  };
-  return { trust: () => trust, releases, blobs, publisher, freshness, answers, reloadKeys };
 }
+
+/** Mint floods and machine-key guessing are slowed (docs/SERVER.md §Rate limits). */
+const LIMITED_ROUTES: LimitedRoutes = {
+  every: [MINT_PATH],
+  failures: [MANIFEST_PATH, ARTIFACT_ROUTE],
+};
 
 export async function createUpdatesModule(ctx: ServerContext): Promise<ServerModule<UpdatesApi>> {
   const state = await openUpdateState(ctx);
-  const { releases, blobs, publisher, freshness, answers } = state;
+  const { releases, blobs, publisher, freshness, answers, swept } = state;
+  if (swept !== undefined && swept.blobs + swept.temps > 0) {
+    ctx.log.warn({ swept }, 'removed the files an interrupted publish left');
+  }
   const keys = new MachineKeys(ctx.dataDir, ctx.clock, ctx.random);
   await keys.load();
   const onError = (what: string) => (error: unknown) => {
@@ -169,6 +202,7 @@ export async function createUpdatesModule(ctx: ServerContext): Promise<ServerMod
 
   return {
     name: 'updates',
+    limitedRoutes: LIMITED_ROUTES,
     register(app) {
       void app.register((scope, _opts, done) => {
         useLenientJson(scope);

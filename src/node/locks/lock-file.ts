@@ -18,7 +18,13 @@ import { link, open, unlink } from 'node:fs/promises';
 import { UpdateError } from '#core/errors.js';
 import { tempPathFor } from '#shared/atomic-file.js';
 import { errno, io } from '../fs/index.js';
-import { judgeHolder, ownRecord, parseRecord, type Judgement } from './lock-record.js';
+import {
+  judgeHolder,
+  lacksOwnerFacts,
+  ownRecord,
+  parseRecord,
+  type Judgement,
+} from './lock-record.js';
 import { systemOsFacts, type OsFacts } from './os-facts.js';
 import { lstatNoLink, readNoFollow } from '../fs/index.js';
 
@@ -78,14 +84,19 @@ async function judgeFile(
   if (bytes === undefined) return undefined; // gone since
   const text = bytes === null ? '' : bytes.toString('utf8');
   const record = parseRecord(text);
-  if (record !== undefined) return { text, judgement: judgeHolder(record, facts) };
-  // Empty, torn or unreadable: a creator may be writing it; stale only once old enough.
+  // A bare PID that is gone is stale at once; one that exists may be anyone's (pid 1).
+  if (record !== undefined && !(lacksOwnerFacts(record) && facts.processExists(record.pid))) {
+    return { text, judgement: judgeHolder(record, facts) };
+  }
+  // Empty, torn, unreadable, or a bare PID that no owner check can judge: a creator may be
+  // writing it; stale only once old enough (docs/UPDATER.md §8).
   const info = await lstatNoLink(path).catch(() => undefined);
   if (info === undefined) return undefined;
   const ageMs = Math.abs(facts.nowMs() - info.mtimeMs);
+  const what = record === undefined ? 'unreadable' : `pid ${record.pid} without start or boot time`;
   return ageMs >= UNREADABLE_STALE_MS
-    ? { text, judgement: { held: false, why: 'unreadable and old' } }
-    : { text, judgement: { held: true, why: 'being written (unreadable, recent)' } };
+    ? { text, judgement: { held: false, why: `${what}, and old` } }
+    : { text, judgement: { held: true, why: `${what}, recent (being written?)` } };
 }
 
 /** File systems without hard links answer link(2) with one of these. */

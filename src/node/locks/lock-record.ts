@@ -87,6 +87,17 @@ export function parseRecord(text: string): LockRecord | undefined {
   return record;
 }
 
+/**
+ * True when the record has a PID but nothing to tell its holder from a later owner of that
+ * PID: no start time, no boot id, no boot time (a bare "1" line). PID 1 and other long-lived
+ * PIDs always exist, so such a lock would be held for ever; it is judged by its age instead.
+ */
+export function lacksOwnerFacts(record: LockRecord): boolean {
+  return (
+    record.startTime === undefined && record.bootId === undefined && record.bootTimeMs === undefined
+  );
+}
+
 /** Whether `record`'s holder may still be alive, as far as this machine can tell. */
 export function judgeHolder(record: LockRecord, facts: OsFacts): Judgement {
   if (record.host !== undefined && record.host !== facts.hostname()) {

@@ -21,6 +21,14 @@ describe('Host check (DNS rebinding)', () => {
     }
   });
 
+  it('with --listen 127.0.0.2, answers to its own printed address and the loopback names', () => {
+    const other = { host: '127.0.0.2', port: 4000 };
+    expect(isAllowedHost('127.0.0.2:4000', other)).toBe(true);
+    expect(isAllowedHost('localhost:4000', other)).toBe(true);
+    expect(isAllowedHost('127.0.0.3:4000', other)).toBe(false);
+    expect(isAllowedHost('evil.example:4000', other)).toBe(false);
+  });
+
   it('refuses a DNS name re-pointed at 127.0.0.1 (the rebinding attack)', () => {
     expect(isAllowedHost('evil.example:4000', LOOPBACK)).toBe(false);
     expect(isAllowedHost('127.0.0.1.nip.io:4000', LOOPBACK)).toBe(false);

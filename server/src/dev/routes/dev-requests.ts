@@ -1,6 +1,7 @@
 /**
  * GET /api/dev/requests[?since=SEQ&limit=N]: the request log, secrets redacted.
- * DELETE /api/dev/requests clears it.
+ * DELETE /api/dev/requests clears it. `counters` beside it: the rate limits' refusals and
+ * counted failures, the connection cap's evictions and refusals (docs/SERVER.md §Rate limits).
  */
 import type { FastifyInstance } from 'fastify';
 import { MAX_ENTRIES, type RequestLog } from '../request-log.js';
@@ -14,12 +15,16 @@ function intParam(value: unknown, name: string, fallback: number, max: number): 
   return Number(value);
 }
 
-export function registerDevRequests(scope: FastifyInstance, log: RequestLog): void {
+export function registerDevRequests(
+  scope: FastifyInstance,
+  log: RequestLog,
+  counters: () => Record<string, unknown> = () => ({}),
+): void {
   scope.get('/api/dev/requests', (request) => {
     const query = request.query as Record<string, unknown>;
     const since = intParam(query['since'], 'since', 0, Number.MAX_SAFE_INTEGER);
     const limit = intParam(query['limit'], 'limit', MAX_ENTRIES, MAX_ENTRIES);
-    return { ok: true, requests: log.list(since, limit) };
+    return { ok: true, requests: log.list(since, limit), counters: counters() };
   });
   scope.delete('/api/dev/requests', () => {
     log.clear();

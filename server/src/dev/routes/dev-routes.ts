@@ -17,6 +17,8 @@ export interface DevControls {
   readonly faults: Faults;
   readonly requests: RequestLog;
   readonly reset: () => Promise<void>;
+  /** Rate-limit and connection counters, shown beside the request log. */
+  readonly counters: () => Record<string, unknown>;
 }
 
 export function registerDevRoutes(app: FastifyInstance, controls: DevControls): void {
@@ -24,7 +26,7 @@ export function registerDevRoutes(app: FastifyInstance, controls: DevControls): 
     useLenientJson(scope);
     registerDevReset(scope, controls.reset);
     registerDevClock(scope, controls.clock);
-    registerDevRequests(scope, controls.requests);
+    registerDevRequests(scope, controls.requests, controls.counters);
     registerDevFaults(scope, controls.faults);
     done();
   });

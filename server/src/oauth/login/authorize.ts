@@ -25,17 +25,71 @@ export type AuthorizeOutcome =
     }
   | { readonly kind: 'refuse'; readonly error: OAuthError };
 
+/** The query's parameters (empty values omitted, RFC 6749 §3.1) and the names repeated. */
+function readQuery(query: string): { params: Map<string, string>; repeated: Set<string> } {
+  const params = new Map<string, string>();
+  const repeated = new Set<string>();
+  for (const [k, v] of new URLSearchParams(query)) {
+    if (params.has(k)) repeated.add(k);
+    if (v !== '') params.set(k, v);
+  }
+  return { params, repeated };
+}
+
+/** The refusals that are redirected: repeats, response_type, an overlong state. */
+function checkRequest(
+  state: OAuthState,
+  params: ReadonlyMap<string, string>,
+  repeated: ReadonlySet<string>,
+  stateParam: string | undefined,
+): void {
+  if (repeated.size > 0) {
+    throw invalidRequest('DUPLICATE_PARAMETER', 'a parameter is repeated (RFC 6749 §3.1)');
+  }
+  const responseType = params.get('response_type');
+  if (responseType === undefined) {
+    throw invalidRequest('PARAMETER_MISSING', 'response_type is required');
+  }
+  if (responseType !== 'code') {
+    const msg = 'only response_type=code is supported';
+    throw new OAuthError('unsupported_response_type', 'RESPONSE_TYPE_UNSUPPORTED', msg);
+  }
+  if (stateParam !== undefined && stateParam.length > state.limits.maxParamChars) {
+    throw invalidRequest('PARAMETER_MALFORMED', 'state is too long');
+  }
+}
+
+/** Holds a valid request for the login page. */
+function holdForLogin(
+  state: OAuthState,
+  browser: string | undefined,
+  request: { clientId: string; redirectUri: string; stateParam: string | undefined },
+  binding: ReturnType<typeof toCodeBinding>,
+): AuthorizeOutcome {
+  const value = state.logins.browserValue(browser);
+  const { clientId, redirectUri } = request;
+  const loginId = state.logins.add(
+    {
+      clientId,
+      redirectUri,
+      state: request.stateParam,
+      scope: binding.scope,
+      nonce: binding.nonce,
+      codeChallenge: binding.codeChallenge,
+      codeChallengeMethod: binding.codeChallenge === undefined ? undefined : 'S256',
+    },
+    value,
+    state.clock.now(),
+  );
+  return { kind: 'login', loginId, browser: value, clientId, redirectUri, scope: binding.scope };
+}
+
 /**
  * Handles the raw query string of an authorization request; `browser` is the login cookie the
  * browser sent, if any. Never throws.
  */
 export function authorize(state: OAuthState, query: string, browser?: string): AuthorizeOutcome {
-  const params = new Map<string, string>();
-  const repeated = new Set<string>();
-  for (const [k, v] of new URLSearchParams(query)) {
-    if (params.has(k)) repeated.add(k);
-    if (v !== '') params.set(k, v); // RFC 6749 §3.1: empty means omitted
-  }
+  const { params, repeated } = readQuery(query);
   let redirectUri: string;
   try {
     if (repeated.has('client_id') || repeated.has('redirect_uri')) {
@@ -45,20 +99,7 @@ export function authorize(state: OAuthState, query: string, browser?: string): A
     redirectUri = requireRedirect(client, params.get('redirect_uri'));
     const stateParam = repeated.has('state') ? undefined : params.get('state');
     try {
-      if (repeated.size > 0) {
-        throw invalidRequest('DUPLICATE_PARAMETER', 'a parameter is repeated (RFC 6749 §3.1)');
-      }
-      const responseType = params.get('response_type');
-      if (responseType === undefined) {
-        throw invalidRequest('PARAMETER_MISSING', 'response_type is required');
-      }
-      if (responseType !== 'code') {
-        const msg = 'only response_type=code is supported';
-        throw new OAuthError('unsupported_response_type', 'RESPONSE_TYPE_UNSUPPORTED', msg);
-      }
-      if (stateParam !== undefined && stateParam.length > state.limits.maxParamChars) {
-        throw invalidRequest('PARAMETER_MALFORMED', 'state is too long');
-      }
+      checkRequest(state, params, repeated, stateParam);
       const subject = params.get('login_hint');
       const binding = toCodeBinding(state, client, redirectUri, {
         scope: params.get('scope'),
@@ -68,28 +109,12 @@ export function authorize(state: OAuthState, query: string, browser?: string): A
         codeChallengeMethod: params.get('code_challenge_method'),
       });
       if (subject === undefined && state.loginPage) {
-        const value = state.logins.browserValue(browser);
-        const loginId = state.logins.add(
-          {
-            clientId: client.id,
-            redirectUri,
-            state: stateParam,
-            scope: binding.scope,
-            nonce: binding.nonce,
-            codeChallenge: binding.codeChallenge,
-            codeChallengeMethod: binding.codeChallenge === undefined ? undefined : 'S256',
-          },
-          value,
-          state.clock.now(),
+        return holdForLogin(
+          state,
+          browser,
+          { clientId: client.id, redirectUri, stateParam },
+          binding,
         );
-        return {
-          kind: 'login',
-          loginId,
-          browser: value,
-          clientId: client.id,
-          redirectUri,
-          scope: binding.scope,
-        };
       }
       const { code } = state.codes.issue(binding, state.clock.now());
       return redirect(redirectUri, { code, state: stateParam, iss: state.issuer() });

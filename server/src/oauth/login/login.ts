@@ -31,27 +31,38 @@ export type LoginOutcome =
   | { readonly kind: 'refuse'; readonly error: OAuthError };
 
 /** Handles the posted form; `browser` is the binding cookie the browser sent. Never throws. */
+type HeldLogin = Exclude<ReturnType<OAuthState['logins']['find']>, 'unknown' | 'not-bound'>;
+
+/** The held request the form names, posted from the browser it was shown in. */
+function findLogin(
+  state: OAuthState,
+  params: OAuthParams,
+  browser: string | undefined,
+): { id: string; found: HeldLogin } {
+  const loginId = optionalString(params, 'login_id');
+  const found = state.logins.find(loginId, browser, state.clock.now());
+  if (found === 'unknown') {
+    throw invalidRequest(
+      'LOGIN_REQUEST_UNKNOWN',
+      'the login request is unknown, used or expired: start again at the authorization endpoint',
+    );
+  }
+  if (found === 'not-bound') {
+    throw invalidRequest(
+      'LOGIN_NOT_BOUND',
+      'the login form was not posted from the browser it was shown in',
+    );
+  }
+  return { id: loginId as string, found };
+}
+
 export function completeLogin(
   state: OAuthState,
   params: OAuthParams,
   browser: string | undefined,
 ): LoginOutcome {
   try {
-    const loginId = optionalString(params, 'login_id');
-    const found = state.logins.find(loginId, browser, state.clock.now());
-    if (found === 'unknown') {
-      throw invalidRequest(
-        'LOGIN_REQUEST_UNKNOWN',
-        'the login request is unknown, used or expired: start again at the authorization endpoint',
-      );
-    }
-    if (found === 'not-bound') {
-      throw invalidRequest(
-        'LOGIN_NOT_BOUND',
-        'the login form was not posted from the browser it was shown in',
-      );
-    }
-    const id = loginId as string;
+    const { id, found } = findLogin(state, params, browser);
     const action = optionalString(params, 'action');
     if (action !== 'approve' && action !== 'deny') {
       throw invalidRequest('PARAMETER_MALFORMED', 'action must be approve or deny');

@@ -4,7 +4,6 @@
  * injected clock, with a sequence that only grows and is written to `freshness.json` before a
  * statement carrying it is served; and a statement per nonce request, signed on the spot.
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   encodeFreshness,
@@ -15,6 +14,7 @@ import {
   type Signer,
 } from '#protocol';
 import { writeJsonAtomic } from '#shared/atomic-file.js';
+import { fieldOf, readStateJson, stateFileError } from '../../platform/state-file.js';
 
 export const FRESHNESS_FILE = 'freshness.json';
 export const DEFAULT_FRESHNESS_LIFETIME_S = 24 * 3600;
@@ -155,16 +155,13 @@ export class FreshnessSigner {
 }
 
 async function readSequence(file: string): Promise<number> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
-    throw error;
-  }
-  const sequence = (JSON.parse(text) as { sequence?: unknown }).sequence;
+  const remedy =
+    'restore it from a backup, or write {"sequence": N} with N at least the highest sequence clients have seen (a lower one is refused by them as a rollback)';
+  const parsed = await readStateJson(file, remedy);
+  if (parsed === undefined) return 0;
+  const sequence = fieldOf(parsed, 'sequence');
   if (typeof sequence !== 'number' || !Number.isSafeInteger(sequence) || sequence < 0) {
-    throw new Error(`${file} does not hold a sequence`);
+    throw stateFileError(file, 'does not hold {"sequence": <integer 0 or more>}', remedy);
   }
   return sequence;
 }

@@ -52,8 +52,9 @@ export class KeyChainStore {
     const links: DsseEnvelope[] = [];
     for (const [i, version] of versions.entries()) {
       if (version !== i + 1) throw new KeyChainError(`key set ${i + 1} is missing in ${this.dir}`);
-      const text = await readFile(join(this.dir, `${version}.json`), 'utf8');
-      links.push(dsseOf(text, `key set ${version}`));
+      const path = join(this.dir, `${version}.json`);
+      const text = await readFile(path, 'utf8');
+      links.push(dsseOf(text, `key set ${version} (${path})`, KEY_SET_REMEDY));
     }
     const sets = verifyChain(links);
     this.#links = links;
@@ -116,14 +117,19 @@ function verifyChain(links: readonly DsseEnvelope[]): KeySet[] {
   }
 }
 
+const KEY_SET_REMEDY =
+  'restore the file from a backup of the data directory, or from the machine that ran rotate-keys';
+
 /** A DSSE envelope read from a file: checked structurally, kept as the exact three fields. */
-export function dsseOf(text: string, what: string): DsseEnvelope {
+export function dsseOf(text: string, what: string, remedy?: string): DsseEnvelope {
   let json: unknown;
   try {
     json = JSON.parse(text);
     envelopeFromJson(json, what, MAX_LINK_SIGNATURES);
   } catch (cause) {
-    throw new KeyChainError(`${what} is not an envelope`, { cause });
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    const then = remedy === undefined ? '' : `; ${remedy}`;
+    throw new KeyChainError(`${what} is not an envelope (${reason})${then}`, { cause });
   }
   const { payloadType, payload, signatures } = json as DsseEnvelope;
   return { payloadType, payload, signatures };

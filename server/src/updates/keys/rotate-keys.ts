@@ -70,6 +70,39 @@ async function mustHold(file: string, random: RandomSource): Promise<HeldKey> {
 }
 
 /** Writes key set N+1; refuses one that would leave the current release unverifiable. */
+/** The next key set: roles given anew replace the current ones, the rest carry over. */
+function nextPayload(
+  options: RotateKeysOptions,
+  current: NonNullable<KeyChainStore['newest']>,
+  newRoots: readonly HeldKey[],
+  release: HeldKey | undefined,
+  freshness: HeldKey | undefined,
+): KeySetPayload {
+  const role = (keys: string[], threshold: number | undefined, was: Role): RolePayload => ({
+    threshold: threshold ?? Math.min(was.threshold, keys.length),
+    keys,
+  });
+  const releaseKeys =
+    release !== undefined
+      ? [release.hex]
+      : options.releasePubkeys.length > 0
+        ? [...options.releasePubkeys]
+        : hexOf(current.release);
+  return {
+    version: current.version + 1,
+    root: role(
+      newRoots.length > 0 ? newRoots.map((k) => k.hex) : hexOf(current.root),
+      options.rootThreshold,
+      current.root,
+    ),
+    release: role(releaseKeys, options.releaseThreshold, current.release),
+    freshness:
+      freshness === undefined
+        ? rolePayload(current.freshness)
+        : role([freshness.hex], 1, current.freshness),
+  };
+}
+
 export async function rotateKeys(
   options: RotateKeysOptions,
   random: RandomSource,
@@ -93,29 +126,7 @@ export async function rotateKeys(
   };
   const release = options.newReleaseKey ? await generate(RELEASE_KEY_FILE) : undefined;
   const freshness = options.newFreshnessKey ? await generate(FRESHNESS_KEY_FILE) : undefined;
-  const role = (keys: string[], threshold: number | undefined, was: Role): RolePayload => ({
-    threshold: threshold ?? Math.min(was.threshold, keys.length),
-    keys,
-  });
-  const releaseKeys =
-    release !== undefined
-      ? [release.hex]
-      : options.releasePubkeys.length > 0
-        ? [...options.releasePubkeys]
-        : hexOf(current.release);
-  const payload: KeySetPayload = {
-    version: current.version + 1,
-    root: role(
-      newRoots.length > 0 ? newRoots.map((k) => k.hex) : hexOf(current.root),
-      options.rootThreshold,
-      current.root,
-    ),
-    release: role(releaseKeys, options.releaseThreshold, current.release),
-    freshness:
-      freshness === undefined
-        ? rolePayload(current.freshness)
-        : role([freshness.hex], 1, current.freshness),
-  };
+  const payload = nextPayload(options, current, newRoots, release, freshness);
   let bytes: Uint8Array;
   try {
     bytes = encodeKeySet(payload);

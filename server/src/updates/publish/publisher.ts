@@ -32,6 +32,11 @@ import {
 } from './release-builder.js';
 import { releaseOf, type Release, type ReleaseStore } from './release-store.js';
 import type { TrustKeys } from '../keys/trust-keys.js';
+import { LockHeld, takeLock } from '../../platform/dir-lock.js';
+import { referencedDigests, sweep, type SweepResult } from './blob-sweep.js';
+
+/** The data directory's publish lock (docs/SERVER.md §One publisher at a time). */
+export const PUBLISH_LOCK_FILE = 'publish.lock';
 
 export { checkArtifactBaseUrl, type PublishArtifact } from './release-builder.js';
 export { DEFAULT_EXPIRES_IN_S, MAX_EXPIRES_IN_S } from '../format-one-envelope.js';
@@ -80,10 +85,14 @@ export interface PublisherDeps {
   readonly clock: ServerClock;
   /** Signs the freshness statement over the newly current release. */
   readonly freshen: () => Promise<Freshened>;
+  /** The lock file every publisher of this data directory takes. */
+  readonly lockPath: string;
 }
 
 export class Publisher {
   #chain: Promise<unknown> = Promise.resolve();
+  /** Digests the publish in flight stored (removed again if it fails). */
+  #stored = new Set<string>();
 
   constructor(private readonly deps: PublisherDeps) {}
 
@@ -106,7 +115,73 @@ export class Publisher {
     return run;
   }
 
+  /**
+   * One publisher at a time across processes: the lock is taken, the stored releases are
+   * re-read (another process may have published), and only then is the version checked, so
+   * exactly one of two racing publishes is acknowledged and the other is refused.
+   */
   async #publish(input: PublishInput): Promise<PublishResult> {
+    const release = await this.#lock();
+    this.#stored = new Set();
+    try {
+      await this.deps.releases.load();
+      return await this.#publishLocked(input);
+    } catch (error) {
+      await this.#dropOrphans();
+      throw error;
+    } finally {
+      await release();
+    }
+  }
+
+  /**
+   * Start-up: removes the temporary files and unreferenced blobs an earlier crash left, under
+   * the lock; undefined when another process is publishing (its files are in flight).
+   */
+  async sweepAfterCrash(): Promise<SweepResult | undefined> {
+    let release: () => Promise<void>;
+    try {
+      release = await takeLock(this.deps.lockPath);
+    } catch (error) {
+      if (error instanceof LockHeld) return undefined;
+      throw error;
+    }
+    try {
+      const { releases, blobs } = this.deps;
+      const keep = await referencedDigests([releases.dir, releases.legacyDir]);
+      return await sweep(blobs.root, keep, { tempDirs: [releases.dir, releases.legacyDir] });
+    } finally {
+      await release();
+    }
+  }
+
+  async #lock(): Promise<() => Promise<void>> {
+    try {
+      return await takeLock(this.deps.lockPath);
+    } catch (error) {
+      if (!(error instanceof LockHeld)) throw error;
+      const by = error.owner === undefined ? '' : ` (pid ${error.owner.pid})`;
+      throw new HttpError(
+        409,
+        'PUBLISH_IN_PROGRESS',
+        `another publish of this data directory is in progress${by}; retry once it has finished`,
+      );
+    }
+  }
+
+  /** After a failed publish: its blobs that no stored release names go (best effort). */
+  async #dropOrphans(): Promise<void> {
+    if (this.#stored.size === 0) return;
+    const { releases, blobs } = this.deps;
+    try {
+      const keep = await referencedDigests([releases.dir, releases.legacyDir]);
+      await sweep(blobs.root, keep, { only: this.#stored });
+    } catch {
+      // An unreadable release keeps every blob: the start-up sweep tries again.
+    }
+  }
+
+  async #publishLocked(input: PublishInput): Promise<PublishResult> {
     const expiresInS = input.expires_in_s ?? DEFAULT_EXPIRES_IN_S;
     if (!Number.isSafeInteger(expiresInS) || expiresInS < 1 || expiresInS > MAX_EXPIRES_IN_S) {
       invalid('INVALID_EXPIRY', `expires_in_s must be an integer from 1 to ${MAX_EXPIRES_IN_S}`);
@@ -176,8 +251,12 @@ export class Publisher {
   }
 
   #put(a: PublishArtifact): Promise<BlobInfo> {
-    // Large artifacts get their chunk index in the same pass (docs/PROTOCOL.md §2.6).
-    const options = { chunkIndexMinBytes: CHUNK_INDEX_MIN_BYTES };
+    // Large artifacts get their chunk index in the same pass (docs/PROTOCOL.md §2.6); every
+    // digest stored is noted at once, so a failure half-way still knows what to remove.
+    const options = {
+      chunkIndexMinBytes: CHUNK_INDEX_MIN_BYTES,
+      onStored: (sha256: string) => this.#stored.add(sha256),
+    };
     return 'content' in a
       ? this.deps.blobs.putBytes(a.content, options)
       : this.deps.blobs.putFile(a.path, options);

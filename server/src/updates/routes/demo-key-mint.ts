@@ -11,6 +11,8 @@ import { MAX_LABEL_CHARS, type MachineKeys, type SubscriptionStatus } from '../m
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** Validates the mint body; unknown fields are refused rather than guessed at. */
+export const MINT_PATH = '/api/demo-key/mint';
+
 export function parseMintBody(body: unknown): { status: SubscriptionStatus; label: string | null } {
   const o = bodyObject(body);
   for (const key of Object.keys(o)) {
@@ -41,7 +43,7 @@ export function parseMintBody(body: unknown): { status: SubscriptionStatus; labe
 }
 
 export function registerDemoKeyMint(scope: FastifyInstance, keys: MachineKeys): void {
-  scope.post('/api/demo-key/mint', async (request, reply) => {
+  scope.post(MINT_PATH, async (request, reply) => {
     const { status, label } = parseMintBody(request.body);
     const minted = await keys.mint(status, label);
     void reply.header('cache-control', 'no-store');

@@ -23,6 +23,8 @@ import type { ManifestAnswers } from '../manifest-answers.js';
 export const GZIP_MIN_BYTES = 1024;
 
 /** The request's nonce: absent, or exactly one of 16 to 64 base64url characters. */
+export const MANIFEST_PATH = '/api/updates/manifest';
+
 export function nonceOf(query: unknown): string | undefined {
   const value = (query as Record<string, unknown> | undefined)?.['nonce'];
   if (value === undefined) return undefined;
@@ -41,7 +43,7 @@ export function registerUpdatesManifest(
   keys: MachineKeys,
   answers: ManifestAnswers,
 ): void {
-  scope.get('/api/updates/manifest', async (request, reply) => {
+  scope.get(MANIFEST_PATH, async (request, reply) => {
     keys.authenticate(request.headers.authorization);
     const nonce = nonceOf(request.query);
     const answer = await answers.answerFor(nonce);

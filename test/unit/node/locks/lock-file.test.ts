@@ -326,6 +326,20 @@ describe('an empty or unreadable lock is held until old enough to be stale', () 
     });
   }
 
+  it('a bare "1" line (pid 1 is always alive): LOCKED while recent, taken over once old', async () => {
+    const path = join(await dirs.make(), 'lock');
+    await writeFile(path, '1\n');
+    const m = linux();
+    m.live.add(1);
+    const written = (await stat(path)).mtimeMs;
+    m.nowMs = written + 50;
+    await expect(acquireLock(path, { facts: factsOf(m, 200) })).rejects.toMatchObject({
+      code: 'LOCKED',
+    });
+    m.nowMs = written + UNREADABLE_STALE_MS + 1;
+    await (await acquireLock(path, { facts: factsOf(m, 200) })).release();
+  });
+
   it('an old garbage lock on disk is taken over with the real clock', async () => {
     const path = join(await dirs.make(), 'lock');
     await writeFile(path, 'garbage');

@@ -1,0 +1,89 @@
+/**
+ * Rate limits per client address (docs/SERVER.md §Rate limits), on @fastify/rate-limit's
+ * in-memory store: the routes that mint count every request; the routes that check a
+ * credential (token, revocation, introspection, manifest, artifact) count only their failures
+ * (400, 401, 403), so a legitimate client is never slowed by its own successes while key and
+ * secret guessing is. A whole minute's quota may come as one burst; past it the answer is
+ * `429 RATE_LIMITED` with `Retry-After`. `perMinute` 0 installs nothing.
+ */
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sendError } from './send-error.js';
+
+/** Which routes (Fastify URL patterns) are limited, and how. */
+export interface LimitedRoutes {
+  /** Every request counts. */
+  readonly every: readonly string[];
+  /** Only answers with a FAILURE_STATUS count; a request is refused once the quota is used. */
+  readonly failures: readonly string[];
+}
+
+export interface RateLimitCounters {
+  /** Requests answered 429 on `every` routes. */
+  readonly limited_every: number;
+  /** Requests answered 429 on `failures` routes. */
+  readonly limited_failures: number;
+  /** Failures counted against their address. */
+  readonly failures_counted: number;
+}
+
+const FAILURE_STATUSES = new Set([400, 401, 403]);
+const WINDOW_MS = 60_000;
+
+type Check = ReturnType<FastifyInstance['createRateLimit']>;
+
+/** Installs the limits on `app` (before any route) and returns their live counters. */
+export async function installRateLimits(
+  app: FastifyInstance,
+  perMinute: number,
+  routes: LimitedRoutes,
+): Promise<() => RateLimitCounters> {
+  const counters = { limited_every: 0, limited_failures: 0, failures_counted: 0 };
+  if (perMinute === 0) return () => ({ ...counters });
+  await app.register(rateLimit, { global: false });
+  const every = app.createRateLimit({ max: perMinute, timeWindow: WINDOW_MS });
+  const failures = app.createRateLimit({ max: perMinute, timeWindow: WINDOW_MS });
+  const everySet = new Set(routes.every);
+  const failureSet = new Set(routes.failures);
+
+  app.addHook('onRequest', async (request, reply) => {
+    const url = request.routeOptions.url ?? '';
+    if (everySet.has(url)) {
+      const state = await every(request);
+      if (!state.isAllowed && state.isExceeded) {
+        counters.limited_every += 1;
+        return refuse(reply, state.ttlInSeconds);
+      }
+    } else if (failureSet.has(url)) {
+      // A peek: the quota is used once `perMinute` failures are counted.
+      const state = await failures(request, { increment: false });
+      if (!state.isAllowed && state.remaining === 0) {
+        counters.limited_failures += 1;
+        return refuse(reply, state.ttlInSeconds);
+      }
+    }
+    return undefined;
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    if (!failureSet.has(request.routeOptions.url ?? '')) return;
+    if (!FAILURE_STATUSES.has(reply.statusCode)) return;
+    counters.failures_counted += 1;
+    await count(failures, request);
+  });
+  return () => ({ ...counters });
+}
+
+async function count(check: Check, request: FastifyRequest): Promise<void> {
+  await check(request);
+}
+
+function refuse(reply: FastifyReply, retryAfterS: number): FastifyReply {
+  const seconds = Math.max(1, retryAfterS);
+  return sendError(
+    reply,
+    429,
+    'RATE_LIMITED',
+    `too many requests from this address; retry in ${seconds} s`,
+    { 'retry-after': String(seconds) },
+  );
+}

@@ -1,0 +1,89 @@
+import { createServer, request, type Server } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConnectionGuard } from '#server/http/connection-guard.js';
+
+let server: Server | undefined;
+const sockets: Socket[] = [];
+afterEach(async () => {
+  for (const s of sockets.splice(0)) s.destroy();
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
+  server = undefined;
+});
+
+/** A server whose handler never answers, so each request keeps its socket busy. */
+let requests = 0;
+async function stuckServer(cap: number): Promise<{ port: number; guard: ConnectionGuard }> {
+  const guard = new ConnectionGuard(cap);
+  requests = 0;
+  server = createServer(() => {
+    requests += 1;
+  });
+  guard.attach(server);
+  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+  return { port: (server.address() as AddressInfo).port, guard };
+}
+
+function send(port: number, text: string): Promise<{ socket: Socket; reply: Promise<string> }> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(text);
+      let got = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (c: string) => (got += c));
+      const reply = new Promise<string>((done) => socket.on('close', () => done(got)));
+      resolve({ socket, reply });
+    });
+    socket.on('error', () => undefined);
+    sockets.push(socket);
+  });
+}
+
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !check(); i += 1) await new Promise((r) => setTimeout(r, 10));
+  expect(check()).toBe(true);
+}
+
+describe('ConnectionGuard (docs/SERVER.md §Limits)', () => {
+  it('refuses a newcomer with 503 SERVER_BUSY when every socket is being answered', async () => {
+    const { port, guard } = await stuckServer(2);
+    await send(port, 'GET /a HTTP/1.1\r\nHost: x\r\n\r\n');
+    await send(port, 'GET /b HTTP/1.1\r\nHost: x\r\n\r\n');
+    await until(() => requests === 2);
+    const third = await send(port, 'GET /c HTTP/1.1\r\nHost: x\r\n\r\n');
+    const text = await third.reply;
+    expect(text).toMatch(/^HTTP\/1\.1 503 /);
+    expect(text).toContain('Retry-After: 1');
+    expect(text).toContain('"code":"SERVER_BUSY"');
+    expect(guard.counters).toEqual({ evicted: 0, refused: 1 });
+  });
+
+  it('evicts a socket still receiving its body before refusing anyone', async () => {
+    const { port, guard } = await stuckServer(2);
+    await send(port, 'GET /a HTTP/1.1\r\nHost: x\r\n\r\n');
+    const trickle = await send(
+      port,
+      'POST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nabc',
+    );
+    await until(() => requests === 2);
+    await send(port, 'GET /c HTTP/1.1\r\nHost: x\r\n\r\n');
+    await trickle.reply;
+    expect(guard.counters).toEqual({ evicted: 1, refused: 0 });
+  });
+
+  it('lets a request through under the cap', async () => {
+    const guard = new ConnectionGuard(4);
+    server = createServer((_q, r) => r.end('ok'));
+    guard.attach(server);
+    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const status = await new Promise<number>((resolve) => {
+      request({ port, host: '127.0.0.1', path: '/' }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      }).end();
+    });
+    expect(status).toBe(200);
+  });
+});
