@@ -67,38 +67,50 @@ function usage(message: string): never {
   throw new UpdateError('CONFIG_INVALID', message);
 }
 
-/** Parses argv (without node and script) plus the environment the entry point passes in. */
-export function parseCli(argv: readonly string[], envMachineKey: string | undefined): CliOptions {
-  let parsed;
+const OPTIONS = {
+  'base-url': { type: 'string' },
+  'machine-key': { type: 'string' },
+  pubkey: { type: 'string', multiple: true },
+  dir: { type: 'string' },
+  json: { type: 'boolean' },
+  'machine-key-file': { type: 'string' },
+  'require-nonce': { type: 'boolean' },
+  'no-proxy': { type: 'boolean' },
+  swap: { type: 'string' },
+  health: { type: 'string' },
+  'health-cmd': { type: 'string' },
+  'health-timeout-s': { type: 'string' },
+  ...Object.fromEntries(Object.keys(LIMIT_FLAGS).map((k) => [k, { type: 'string' as const }])),
+} as const;
+
+/** The flags and the one command, or CONFIG_INVALID naming the nearest known option. */
+function readArgs(argv: readonly string[]) {
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        'base-url': { type: 'string' },
-        'machine-key': { type: 'string' },
-        pubkey: { type: 'string', multiple: true },
-        dir: { type: 'string' },
-        json: { type: 'boolean' },
-        'machine-key-file': { type: 'string' },
-        'require-nonce': { type: 'boolean' },
-        'no-proxy': { type: 'boolean' },
-        swap: { type: 'string' },
-        health: { type: 'string' },
-        'health-cmd': { type: 'string' },
-        'health-timeout-s': { type: 'string' },
-        ...Object.fromEntries(
-          Object.keys(LIMIT_FLAGS).map((k) => [k, { type: 'string' as const }]),
-        ),
-      },
-    });
+    return parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: OPTIONS });
   } catch (error) {
     // The options it knows are those its usage lists: a typo is answered with the nearest.
     const near = unknownOptionMessage(error, USAGE.match(/--[a-z][a-z-]*/g) ?? []);
-    usage(near ?? (error instanceof Error ? error.message : 'bad arguments'));
+    return usage(near ?? (error instanceof Error ? error.message : 'bad arguments'));
   }
-  const { values, positionals } = parsed;
+}
+
+/** The limit flags given, as a partial Limits; each must be a non-negative integer. */
+function limitsOf(values: Readonly<Record<string, unknown>>): Record<string, number> {
+  const limits: Record<string, number> = {};
+  for (const [flag, key] of Object.entries(LIMIT_FLAGS)) {
+    const raw = values[flag];
+    if (raw === undefined) continue;
+    if (typeof raw !== 'string' || !/^\d{1,16}$/.test(raw)) {
+      usage(`--${flag} must be a non-negative integer`);
+    }
+    limits[key] = Number(raw);
+  }
+  return limits;
+}
+
+/** Parses argv (without node and script) plus the environment the entry point passes in. */
+export function parseCli(argv: readonly string[], envMachineKey: string | undefined): CliOptions {
+  const { values, positionals } = readArgs(argv);
   if (positionals.length !== 1) usage('exactly one command is required');
   const command = positionals[0] as Command;
   if (!COMMANDS.includes(command)) usage(`unknown command ${positionals[0]}`);
@@ -113,15 +125,6 @@ export function parseCli(argv: readonly string[], envMachineKey: string | undefi
   if (network && machineKey === '') {
     usage('a machine key is required: --machine-key-file PATH or env UPDATER_MACHINE_KEY');
   }
-  const limits: Record<string, number> = {};
-  for (const [flag, key] of Object.entries(LIMIT_FLAGS)) {
-    const raw = (values as Record<string, unknown>)[flag];
-    if (raw === undefined) continue;
-    if (typeof raw !== 'string' || !/^\d{1,16}$/.test(raw)) {
-      usage(`--${flag} must be a non-negative integer`);
-    }
-    limits[key] = Number(raw);
-  }
   const swap = values.swap;
   if (swap !== undefined && !isSwapStrategy(swap)) usage('--swap must be symlink or pointer');
   const health = healthOption(values);
@@ -133,7 +136,7 @@ export function parseCli(argv: readonly string[], envMachineKey: string | undefi
     dir,
     json: values.json === true,
     requireNonce: values['require-nonce'] === true,
-    limits,
+    limits: limitsOf(values),
     noProxy: values['no-proxy'] === true,
     ...(swap === undefined ? {} : { swap }),
     ...(health === undefined ? {} : { health }),
