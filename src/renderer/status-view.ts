@@ -183,12 +183,19 @@ export const BRIDGE_ERROR: ErrorView = {
   kind: 'local',
 };
 
-/** The status to show when a bridge call failed: the last one known, idle, with BRIDGE. */
+/** The status to show when a bridge call failed: the last one known, failed, with BRIDGE. */
 export function withBridgeError(status: AppStatus | null): AppStatus {
   const base: AppStatus = status ?? {
     registryLabel: '',
     installedVersion: null,
     phase: 'idle',
+    state: 'idle',
+    targetVersion: null,
+    headline: '',
+    notice: null,
+    kept: null,
+    offer: null,
+    skippedVersion: null,
     progress: null,
     lastCheckAtMs: null,
     nextCheckAtMs: null,
@@ -197,5 +204,13 @@ export function withBridgeError(status: AppStatus | null): AppStatus {
     lastUpdate: null,
     canRollBack: false,
   };
-  return { ...base, phase: 'idle', progress: null, lastError: BRIDGE_ERROR };
+  return {
+    ...base,
+    phase: 'idle',
+    state: 'failed',
+    headline: 'The window lost touch with the updater.',
+    notice: null,
+    progress: null,
+    lastError: BRIDGE_ERROR,
+  };
 }
