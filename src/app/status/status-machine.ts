@@ -46,6 +46,21 @@ export type AppEvent =
 
 export type StatusEvent = UpdateEvent | AppEvent;
 
+const APP_EVENTS: ReadonlySet<string> = new Set<AppEvent['type']>([
+  'offered',
+  'cancelled',
+  'rolled-back',
+  'failed',
+  'paused',
+  'verifying',
+  'skipped-by-user',
+]);
+
+/** True for the core's own events (as opposed to the app's). */
+export function isCoreEvent(event: StatusEvent): event is UpdateEvent {
+  return !APP_EVENTS.has(event.type);
+}
+
 /** What a transition decides; `settle` fills in the rest (the cleared fields, the words). */
 interface Next {
   readonly state: StatusState;

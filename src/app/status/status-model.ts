@@ -9,7 +9,7 @@ import { describeError } from './refusal-words.js';
 import { reduceStatus, type StatusEvent } from './status-machine.js';
 import { headlineFor } from './status-words.js';
 
-export type { AppEvent, StatusEvent } from './status-machine.js';
+export { isCoreEvent, type AppEvent, type StatusEvent } from './status-machine.js';
 
 /** The status before anything is known. */
 export function initialStatus(registryLabel: string): AppStatus {
