@@ -92,3 +92,15 @@ export function formatDuration(ms: number): string {
   const rest = minutes % 60;
   return rest === 0 ? `${hours} h` : `${hours} h ${rest} min`;
 }
+
+/**
+ * The next check as a live countdown: "in 45 s" under two minutes (refreshed every second),
+ * "due now" once passed, else as relativeTime. `none` for null.
+ */
+export function countdown(atMs: number | null, nowMs: number, none: string): string {
+  if (atMs === null) return none;
+  const seconds = Math.ceil((atMs - nowMs) / 1000);
+  if (seconds <= 0) return 'due now';
+  if (seconds < 120) return `in ${seconds} s`;
+  return relativeTime(atMs, nowMs, none);
+}
