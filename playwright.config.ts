@@ -26,6 +26,8 @@ export default defineConfig({
   testDir: 'test/e2e',
   outputDir: 'test-results/playwright-artifacts',
   globalSetup: './test/e2e/global-setup',
+  // package.json "imports" names for Playwright's loader (see the file).
+  tsconfig: './test/e2e/tsconfig.playwright.json',
   fullyParallel: false,
   workers: 1,
   retries: 0,
