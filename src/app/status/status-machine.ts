@@ -305,12 +305,15 @@ function settle(status: AppStatus, next: Next): AppStatus {
     phase: STATE_PHASE[state],
     targetVersion: next.targetVersion ?? null,
   };
-  return {
-    ...merged,
-    headline: headlineFor(state, {
-      installedVersion: merged.installedVersion,
-      targetVersion: merged.targetVersion,
-      skippedVersion: merged.skippedVersion,
-    }),
-  };
+  return { ...merged, headline: headlineOf(merged) };
+}
+
+/** The headline of a status, from its state and facts. */
+export function headlineOf(status: AppStatus): string {
+  return headlineFor(status.state, {
+    installedVersion: status.installedVersion,
+    targetVersion: status.targetVersion,
+    skippedVersion: status.skippedVersion,
+    errorKind: status.lastError?.kind ?? null,
+  });
 }

@@ -6,7 +6,7 @@
 import type { UpdaterStatus } from '#core/updater-api.js';
 import type { AppStatus } from '#preload/ipc-contract.js';
 import { describeError } from './refusal-words.js';
-import { reduceStatus, type StatusEvent } from './status-machine.js';
+import { headlineOf, reduceStatus, type StatusEvent } from './status-machine.js';
 import { headlineFor } from './status-words.js';
 
 export { isCoreEvent, type AppEvent, type StatusEvent } from './status-machine.js';
@@ -59,14 +59,7 @@ export function applyCoreStatus(status: AppStatus, core: UpdaterStatus): AppStat
   if (status.state === 'idle' && error !== null && error.code !== 'ABORTED') {
     return reduceStatus(facts, { type: 'failed', error: describeError(error.code, error.message) });
   }
-  return {
-    ...facts,
-    headline: headlineFor(facts.state, {
-      installedVersion: facts.installedVersion,
-      targetVersion: facts.targetVersion,
-      skippedVersion: facts.skippedVersion,
-    }),
-  };
+  return { ...facts, headline: headlineOf(facts) };
 }
 
 /**

@@ -3,13 +3,22 @@
  * "Updates"), as refusal-words.ts is for errors: a rollback reads as a rollback, a first
  * install as an install, and a cancel the user chose as neutral news, never as a warning.
  */
-import type { StatusNotice, StatusState } from '#preload/ipc-contract.js';
+import type { ErrorKind, StatusNotice, StatusState } from '#preload/ipc-contract.js';
 
 /** What a headline needs besides the state. */
 export interface HeadlineFacts {
   readonly installedVersion: string | null;
   readonly targetVersion: string | null;
   readonly skippedVersion: string | null;
+  /** The kind of the failure, in state 'failed'. */
+  readonly errorKind?: ErrorKind | null;
+}
+
+function failedHeadline(target: string | null, kind: ErrorKind | null): string {
+  if (target !== null) return `The update to ${target} stopped.`;
+  if (kind === 'security') return 'The last update was refused for your safety.';
+  if (kind === 'network') return 'The last check could not reach the registry.';
+  return 'The last check failed.';
 }
 
 /** The card's one sentence for a state. */
@@ -45,7 +54,7 @@ export function headlineFor(state: StatusState, facts: HeadlineFacts): string {
     case 'paused':
       return 'Automatic updates are paused.';
     case 'failed':
-      return target === null ? 'The last check failed.' : `The update to ${target} stopped.`;
+      return failedHeadline(target, facts.errorKind ?? null);
   }
 }
 
