@@ -57,7 +57,11 @@ function wireStatus(api: BridgeApi): void {
     void api.checkNow().then(refresh, bridgeFailed);
   };
   el.checkNow.addEventListener('click', () => check(el.checkNow));
-  el.retry.addEventListener('click', () => check(el.retry));
+  el.retry.addEventListener('click', () => {
+    // Retry hides with the error box: focus moves first, so it never falls to <body>.
+    el.checkNow.focus();
+    check(el.retry);
+  });
   wireStatusActions(
     api,
     el,
