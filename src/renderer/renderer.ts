@@ -78,6 +78,7 @@ function main(): void {
     state: document.getElementById('activity-state') as HTMLElement,
     window: document.getElementById('activity-window') as HTMLElement,
     asOf: document.getElementById('activity-as-of') as HTMLElement,
+    scale: document.getElementById('activity-scale') as HTMLElement,
   };
   startActivityWidget({ doc: document, elements: activity, load: () => api.getActivity() });
 

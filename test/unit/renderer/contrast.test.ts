@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const CSS = readFileSync(resolve(import.meta.dirname, '#renderer/styles.css'), 'utf8');
+const CSS = readFileSync(resolve(import.meta.dirname, '../../../src/renderer/styles.css'), 'utf8');
 
 function variables(block: string): Map<string, string> {
   const found = new Map<string, string>();
