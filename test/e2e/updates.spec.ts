@@ -11,6 +11,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { startHarness, type Harness } from '#test/test-bridge.js';
 import { expectNoAxeViolations } from './axe.js';
 import { saveScreenshot } from './screenshots.js';
+import { expectFocusNeverOnBody, shootViewports, watchFocus } from './viewports.js';
 
 let harness: Harness | undefined;
 
@@ -87,6 +88,7 @@ test('after an update: "Updated from X to Y" with the time; Roll back and Verify
   page,
 }) => {
   harness = await startHarness();
+  await watchFocus(page);
   await open(harness, page);
   await install(harness, page, '1.0.0', { 'a.txt': 'one\n' });
   await expect(page.locator('#last-update')).toHaveText(
@@ -148,10 +150,12 @@ test('after an update: "Updated from X to Y" with the time; Roll back and Verify
   await expect(checkNow).toBeFocused();
   await expectNoAxeViolations(page, 'skipped');
   await saveScreenshot(page, 'updates-skipped');
+  await shootViewports(page, 'rollback-skipped');
 
   // A newer version ends the skip.
   await install(harness, page, '1.2.0', { 'a.txt': 'three\n' });
   await expect(page.locator('#action-result')).toHaveText('Updated from 1.0.0 to 1.2.0.');
+  await expectFocusNeverOnBody(page);
 });
 
 test('Open log asks the app to open its log file', async ({ page }) => {
