@@ -41,8 +41,10 @@ export interface AppControllerDeps {
    * verified partial bytes) and reopens it. Omitted: Cancel is refused.
    */
   readonly reopen?: () => Promise<UpdaterApi>;
-  /** Opens the log file in the system's viewer. Omitted: Open log is refused. */
+  /** Opens the log file in the system's viewer. Omitted: Open log says where the log is. */
   readonly openLog?: () => Promise<void>;
+  /** Where the log goes when there is no file to open ("in the terminal that runs …"). */
+  readonly logLocation?: string;
   /** Remembers the pause choice (the settings file). */
   readonly persistPaused?: (paused: boolean) => void;
   /** Clock for the download speed (default Date.now). */
@@ -156,6 +158,7 @@ function optional(deps: AppControllerDeps) {
   return {
     ...(deps.reopen === undefined ? {} : { reopen: deps.reopen }),
     ...(deps.openLog === undefined ? {} : { openLog: deps.openLog }),
+    ...(deps.logLocation === undefined ? {} : { logLocation: deps.logLocation }),
     ...(deps.log === undefined ? {} : { log: deps.log }),
   };
 }

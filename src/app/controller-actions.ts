@@ -22,6 +22,7 @@ export interface ActionContext {
   readonly isClosed: () => boolean;
   readonly reopen?: () => Promise<UpdaterApi>;
   readonly openLog?: () => Promise<void>;
+  readonly logLocation?: string;
   readonly log?: (message: string) => void;
   readonly nowMs: () => number;
 }
@@ -93,7 +94,12 @@ export function createControllerActions(ctx: ActionContext): ControllerActions {
   }
 
   async function openLog(): Promise<ActionResult> {
-    if (ctx.openLog === undefined) return failed(null, 'This window cannot open the log file.');
+    if (ctx.openLog === undefined) {
+      // Nothing failed: there is no file to open here, so say where the log is instead of
+      // advising to open it (docs/DESKTOP.md §Web window).
+      const where = ctx.logLocation ?? 'kept by the program that opened this window';
+      return { ok: true, words: `This window has no log file to open: the log is ${where}.` };
+    }
     try {
       await ctx.openLog();
       return { ok: true, words: 'The log file is open in your viewer.' };

@@ -274,6 +274,20 @@ describe('Roll back, Verify, Open log, pause', () => {
     });
   });
 
+  it('with no log file to open (the web window), says where the log is, without contradiction', async () => {
+    const app = createAppController({
+      updater: hangingUpdater(),
+      registryLabel: 'r',
+      fetchActivity: () => Promise.resolve({ state: 'offline', message: 'x' }),
+      logLocation: 'printed in the terminal that runs `updater serve`',
+    });
+    await expect(app.openLog()).resolves.toEqual({
+      ok: true,
+      words:
+        'This window has no log file to open: the log is printed in the terminal that runs `updater serve`.',
+    });
+  });
+
   it('remembers pause and resume in the settings', () => {
     const { app, persisted, schedulerCalls } = setup(hangingUpdater());
     app.setPaused(true);
