@@ -81,34 +81,34 @@ export function createControllerActions(ctx: ActionContext): ControllerActions {
     }
   }
 
-  async function verify(): Promise<ActionResult> {
-    if (ctx.runner.inFlight() !== null) return busy('verify');
-    ctx.hub.dispatch({ type: 'verifying', running: true });
-    try {
-      return verifyResult(await ctx.updater().verify());
-    } catch (error) {
-      return failed(error, 'Verify stopped unexpectedly; see the log file.');
-    } finally {
-      ctx.hub.dispatch({ type: 'verifying', running: false });
-    }
-  }
+  return { cancel, rollBack, verify: () => verify(ctx), openLog: () => openLog(ctx) };
+}
 
-  async function openLog(): Promise<ActionResult> {
-    if (ctx.openLog === undefined) {
-      // Nothing failed: there is no file to open here, so say where the log is instead of
-      // advising to open it (docs/DESKTOP.md §Web window).
-      const where = ctx.logLocation ?? 'kept by the program that opened this window';
-      return { ok: true, words: `This window has no log file to open: the log is ${where}.` };
-    }
-    try {
-      await ctx.openLog();
-      return { ok: true, words: 'The log file is open in your viewer.' };
-    } catch (error) {
-      return failed(error, 'The log file could not be opened.');
-    }
+async function verify(ctx: ActionContext): Promise<ActionResult> {
+  if (ctx.runner.inFlight() !== null) return busy('verify');
+  ctx.hub.dispatch({ type: 'verifying', running: true });
+  try {
+    return verifyResult(await ctx.updater().verify());
+  } catch (error) {
+    return failed(error, 'Verify stopped unexpectedly; see the log file.');
+  } finally {
+    ctx.hub.dispatch({ type: 'verifying', running: false });
   }
+}
 
-  return { cancel, rollBack, verify, openLog };
+async function openLog(ctx: ActionContext): Promise<ActionResult> {
+  if (ctx.openLog === undefined) {
+    // Nothing failed: there is no file to open here, so say where the log is instead of
+    // advising to open it (docs/DESKTOP.md §Web window).
+    const where = ctx.logLocation ?? 'kept by the program that opened this window';
+    return { ok: true, words: `This window has no log file to open: the log is ${where}.` };
+  }
+  try {
+    await ctx.openLog();
+    return { ok: true, words: 'The log file is open in your viewer.' };
+  } catch (error) {
+    return failed(error, 'The log file could not be opened.');
+  }
 }
 
 function describe(error: unknown): string {

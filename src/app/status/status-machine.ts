@@ -5,8 +5,8 @@
  * stays beside a running download and a result line never outlives the state it was written
  * in. Pure: the controller owns the value and the clock.
  */
-import type { UpdateEvent } from '#core/events.js';
-import type { PlanSummary } from '#core/events.js';
+export { isCoreEvent, type AppEvent, type StatusEvent } from './status-events.js';
+import type { PlanSummary, UpdateEvent } from '#core/events.js';
 import type {
   AppStatus,
   ErrorView,
@@ -15,6 +15,7 @@ import type {
   UpdatePhase,
 } from '#preload/ipc-contract.js';
 import { describeError } from './refusal-words.js';
+import type { AppEvent, StatusEvent } from './status-events.js';
 import {
   appliedNotice,
   cancelledNotice,
@@ -24,42 +25,6 @@ import {
   rolledBackNotice,
   upToDateNotice,
 } from './status-words.js';
-
-/** What the app itself does, told to the machine like the core's events. */
-export type AppEvent =
-  | { readonly type: 'offered'; readonly plan: PlanSummary; readonly notes: string | null }
-  | {
-      readonly type: 'cancelled';
-      readonly targetVersion: string | null;
-      readonly keptBytes: number;
-    }
-  | {
-      readonly type: 'rolled-back';
-      readonly from: string | null;
-      readonly to: string | null;
-      readonly atMs: number;
-    }
-  | { readonly type: 'failed'; readonly error: ErrorView }
-  | { readonly type: 'paused'; readonly paused: boolean }
-  | { readonly type: 'verifying'; readonly running: boolean }
-  | { readonly type: 'skipped-by-user'; readonly version: string };
-
-export type StatusEvent = UpdateEvent | AppEvent;
-
-const APP_EVENTS: ReadonlySet<string> = new Set<AppEvent['type']>([
-  'offered',
-  'cancelled',
-  'rolled-back',
-  'failed',
-  'paused',
-  'verifying',
-  'skipped-by-user',
-]);
-
-/** True for the core's own events (as opposed to the app's). */
-export function isCoreEvent(event: StatusEvent): event is UpdateEvent {
-  return !APP_EVENTS.has(event.type);
-}
 
 /** What a transition decides; `settle` fills in the rest (the cleared fields, the words). */
 interface Next {
