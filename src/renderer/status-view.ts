@@ -137,6 +137,10 @@ function renderError(el: StatusElements, status: AppStatus): void {
 
 function renderProgress(el: StatusElements, status: AppStatus): void {
   const progress = status.progress;
+  // Cancel hides with its row when the download ends: focus moves on, never to <body>.
+  if (progress === null && el.progressRow.contains(el.progressRow.ownerDocument.activeElement)) {
+    el.checkNow.focus();
+  }
   el.progressRow.hidden = progress === null;
   if (progress !== null) {
     setText(el.progressTitle, progressTitle(progress));
