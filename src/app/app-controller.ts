@@ -5,15 +5,14 @@
  * to IPC, the tray and notifications, the web window to HTTP; the e2e test bridge wires the
  * very same controller to a browser page, so the e2e suite exercises this code for real.
  */
-import { isUpdateError } from '#core/errors.js';
 import type { UpdateEvent } from '#core/events.js';
 import type { UpdaterApi } from '#core/updater-api.js';
 import type { ActionResult, ActivityResult, AppStatus } from '#preload/ipc-contract.js';
-import { busy, failed, verifyResult } from './action-results.js';
+import { createControllerActions } from './controller-actions.js';
 import { createNotifier, type Notice } from './notifications.js';
-import { describeError } from './status/refusal-words.js';
-import { applyCoreStatus, applyEvent, initialStatus } from './status/status-model.js';
-import { createRateMeter } from './transfer-rate.js';
+import { createStatusHub, type StatusHub } from './status-hub.js';
+import { applyCoreStatus } from './status/status-model.js';
+import { createUpdateRunner } from './update-runner.js';
 
 /** The schedule of automatic checks (src/core/schedule/scheduler.ts behind an adapter). */
 export interface CheckScheduler {
@@ -42,8 +41,10 @@ export interface AppControllerDeps {
    * verified partial bytes) and reopens it. Omitted: Cancel is refused.
    */
   readonly reopen?: () => Promise<UpdaterApi>;
-  /** Opens the log file in the system's viewer. Omitted: Open log is refused. */
+  /** Opens the log file in the system's viewer. Omitted: Open log says where the log is. */
   readonly openLog?: () => Promise<void>;
+  /** Where the log goes when there is no file to open ("in the terminal that runs …"). */
+  readonly logLocation?: string;
   /** Remembers the pause choice (the settings file). */
   readonly persistPaused?: (paused: boolean) => void;
   /** Clock for the download speed (default Date.now). */
@@ -67,217 +68,145 @@ export interface AppController {
   close(): Promise<void>;
 }
 
-const UNEXPECTED = 'The update stopped unexpectedly; see the log file.';
+/** The parts the controller is made of, shared by its steps. */
+interface Parts {
+  readonly hub: StatusHub;
+  readonly scheduler: CheckScheduler | undefined;
+}
 
 /** Creates the controller; call start() once the window can listen. */
 export function createAppController(deps: AppControllerDeps): AppController {
-  let status = initialStatus(deps.registryLabel);
   let updater = deps.updater;
-  let inFlight: Promise<void> | null = null;
-  /** Set while Cancel closes and reopens the core: the aborted run is not a failure. */
   let cancelling: Promise<void> | null = null;
   let closed = false;
   const nowMs = deps.nowMs ?? (() => Date.now());
-  const listeners = new Set<(status: AppStatus) => void>();
-  const notifier = createNotifier();
-  const meter = createRateMeter();
-  const scheduler = deps.createScheduler?.(() => runOnce(true));
-
-  const withNextCheck = (next: AppStatus): AppStatus => ({
-    ...next,
-    nextCheckAtMs: next.paused ? null : (scheduler?.nextRunAtMs() ?? null),
+  const hub = createStatusHub({
+    registryLabel: deps.registryLabel,
+    nowMs,
+    nextRunAtMs: () => scheduler?.nextRunAtMs() ?? null,
   });
-  const publish = (next: AppStatus): void => {
-    status = withNextCheck(next);
-    for (const listener of listeners) listener(status);
-  };
-
-  const onEvent = (event: UpdateEvent): void => {
-    const target = status.progress?.targetVersion ?? null;
-    let next = applyEvent(status, event);
-    if (event.type === 'progress' && next.progress !== null) {
-      meter.add(event.bytes, nowMs());
-      next = {
-        ...next,
-        progress: {
-          ...next.progress,
-          bytesPerSecond: meter.bytesPerSecond(),
-          remainingMs: meter.remainingMs(event.total),
-        },
-      };
-    }
-    publish(next);
-    const notice = notifier.noticeFor(event, target);
-    if (notice !== null) deps.notify?.(notice);
-  };
-  let unsubscribe = updater.on(onEvent);
-
-  async function refreshFromCore(): Promise<void> {
+  const refresh = async (): Promise<void> => {
     if (cancelling !== null) return; // the core is being closed and reopened
     try {
-      publish(applyCoreStatus(status, await updater.status()));
+      hub.publish(applyCoreStatus(hub.current(), await updater.status()));
     } catch (error) {
       deps.log?.(`status read failed: ${describe(error)}`);
     }
-  }
+  };
+  const runner = createUpdateRunner({
+    updater: () => updater,
+    hub,
+    cancelling: () => cancelling,
+    refresh,
+    ...(deps.log === undefined ? {} : { log: deps.log }),
+  });
+  // Built after the hub and the runner it drives; the hub asks it only once running.
+  const scheduler = deps.createScheduler?.(() => runner.run(true));
+  const onEvent = eventForwarder(deps, hub, (event) => runner.holds(event));
+  let unsubscribe = updater.on(onEvent);
+  const actions = createControllerActions({
+    hub,
+    runner,
+    updater: () => updater,
+    replaceUpdater(next) {
+      unsubscribe();
+      updater = next;
+      unsubscribe = updater.on(onEvent);
+    },
+    setCancelling(next) {
+      cancelling = next;
+    },
+    refresh,
+    isClosed: () => closed,
+    nowMs,
+    ...optional(deps),
+  });
+  const parts: Parts = { hub, scheduler };
+  return {
+    ...actions,
+    ...lifecycle(parts, deps, {
+      run: (rethrow) => runner.run(rethrow),
+      refresh,
+      isClosed: () => closed,
+      close: async () => {
+        closed = true;
+        unsubscribe();
+        await cancelling;
+        await updater.close();
+      },
+    }),
+  };
+}
 
-  function runOnce(rethrow: boolean): Promise<void> {
-    if (inFlight === null) {
-      inFlight = (async () => {
-        if (cancelling !== null) await cancelling;
-        try {
-          await updater.update();
-        } finally {
-          await refreshFromCore();
-        }
-      })().finally(() => {
-        inFlight = null;
-      });
-    }
-    const run = inFlight;
-    return run.catch((error: unknown) => {
-      // Cancelled on purpose: the next automatic check comes after the normal interval.
-      if (cancelling !== null) return;
-      recordFailure(error);
-      // The scheduler needs the failure (and its Retry-After) to back off.
-      if (rethrow) throw error;
-    });
-  }
+/** Tells the hub each core event, and the notifier the ones worth a notification. */
+function eventForwarder(
+  deps: AppControllerDeps,
+  hub: StatusHub,
+  held: (event: UpdateEvent) => boolean,
+): (event: UpdateEvent) => void {
+  const notifier = createNotifier();
+  return (event) => {
+    if (held(event)) return;
+    const target = hub.current().progress?.targetVersion ?? null;
+    hub.dispatch(event);
+    const notice = notifier.noticeFor(event, target);
+    if (notice !== null) deps.notify?.(notice);
+  };
+}
 
-  function recordFailure(error: unknown): void {
-    if (isUpdateError(error)) {
-      // The core has already emitted an 'error' event; keep its code in the status anyway.
-      const lastError = describeError(error.code, error.message);
-      publish({ ...status, phase: 'idle', progress: null, lastError });
-      return;
-    }
-    deps.log?.(`update failed unexpectedly: ${describe(error)}`);
-    publish({
-      ...status,
-      phase: 'idle',
-      progress: null,
-      lastError: { ...describeError('IO', UNEXPECTED), words: UNEXPECTED },
-    });
-  }
+function optional(deps: AppControllerDeps) {
+  return {
+    ...(deps.reopen === undefined ? {} : { reopen: deps.reopen }),
+    ...(deps.openLog === undefined ? {} : { openLog: deps.openLog }),
+    ...(deps.logLocation === undefined ? {} : { logLocation: deps.logLocation }),
+    ...(deps.log === undefined ? {} : { log: deps.log }),
+  };
+}
 
+interface LifecycleHooks {
+  readonly run: (rethrow: boolean) => Promise<void>;
+  readonly refresh: () => Promise<void>;
+  readonly isClosed: () => boolean;
+  readonly close: () => Promise<void>;
+}
+
+/** Status reads, Check now, pause and the start and end of the controller. */
+function lifecycle(
+  { hub, scheduler }: Parts,
+  deps: AppControllerDeps,
+  hooks: LifecycleHooks,
+): Omit<AppController, 'cancel' | 'rollBack' | 'verify' | 'openLog'> {
   const setPaused = (paused: boolean): void => {
-    if (paused === status.paused || closed) return;
+    if (paused === hub.current().paused || hooks.isClosed()) return;
     if (paused) scheduler?.stop();
     else scheduler?.start();
     deps.persistPaused?.(paused);
-    publish({ ...status, paused });
+    hub.dispatch({ type: 'paused', paused });
   };
-
-  async function cancel(): Promise<ActionResult> {
-    const run = inFlight;
-    if (run === null || closed) return { ok: true, words: 'No update is running.' };
-    if (deps.reopen === undefined) {
-      return failed(null, 'This window cannot cancel an update; it ends on its own.');
-    }
-    const reopen = deps.reopen;
-    const target = status.progress?.targetVersion ?? null;
-    let done: () => void = () => undefined;
-    cancelling = new Promise<void>((resolve) => (done = resolve));
-    try {
-      // close() aborts the run in flight and keeps the verified partial bytes.
-      await updater.close();
-      await run.catch(() => undefined);
-      unsubscribe();
-      updater = await reopen();
-      unsubscribe = updater.on(onEvent);
-    } catch (error) {
-      deps.log?.(`reopening after cancel failed: ${describe(error)}`);
-      return failed(error, 'The updater could not be reopened after cancelling.');
-    } finally {
-      cancelling = null;
-      done();
-    }
-    await refreshFromCore();
-    const words =
-      target === null ? 'The update was cancelled.' : `The update to ${target} was cancelled.`;
-    publish({
-      ...status,
-      phase: 'idle',
-      progress: null,
-      lastError: { ...describeError('ABORTED', words), words },
-    });
-    return { ok: true, words };
-  }
-
-  async function rollBack(): Promise<ActionResult> {
-    if (inFlight !== null) return busy('roll back');
-    const from = status.installedVersion;
-    try {
-      const result = await updater.rollback();
-      await refreshFromCore();
-      // Otherwise the next automatic check would install the newer version again.
-      setPaused(true);
-      const to = result.version ?? 'nothing installed';
-      publish({ ...status, lastUpdate: { fromVersion: from, toVersion: to, atMs: nowMs() } });
-      return {
-        ok: true,
-        words: `Rolled back from ${from ?? 'nothing'} to ${to}. Automatic updates are paused so it stays; resume them to get the newer version again.`,
-      };
-    } catch (error) {
-      return failed(error, 'Roll back stopped unexpectedly; see the log file.');
-    }
-  }
-
-  async function verify(): Promise<ActionResult> {
-    if (inFlight !== null) return busy('verify');
-    try {
-      return verifyResult(await updater.verify());
-    } catch (error) {
-      return failed(error, 'Verify stopped unexpectedly; see the log file.');
-    }
-  }
-
-  async function openLog(): Promise<ActionResult> {
-    if (deps.openLog === undefined) return failed(null, 'This window cannot open the log file.');
-    try {
-      await deps.openLog();
-      return { ok: true, words: 'The log file is open in your viewer.' };
-    } catch (error) {
-      return failed(error, 'The log file could not be opened.');
-    }
-  }
-
   return {
     // Computed on read: the scheduler plans its next run after a run's last event.
-    getStatus: () => withNextCheck(status),
+    getStatus: () => hub.current(),
     async checkNow() {
-      if (closed) return;
+      if (hooks.isClosed()) return;
       // Through the scheduler when it runs, so a manual check also re-plans the next one;
-      // the scheduler swallows the failure (recorded in the status by runOnce).
-      if (scheduler !== undefined && !status.paused) await scheduler.runNow();
-      else await runOnce(false);
-      publish(status);
+      // the scheduler swallows the failure (recorded in the status by the runner).
+      if (scheduler !== undefined && !hub.current().paused) await scheduler.runNow();
+      else await hooks.run(false);
+      hub.publish(hub.current());
     },
     getActivity: () => deps.fetchActivity(),
-    onStatus(listener) {
-      listeners.add(listener);
-      return () => {
-        listeners.delete(listener);
-      };
-    },
+    onStatus: (listener) => hub.listen(listener),
     setPaused,
-    cancel,
-    rollBack,
-    verify,
-    openLog,
     async start() {
-      await refreshFromCore();
-      if (!status.paused) scheduler?.start();
-      publish(status);
+      await hooks.refresh();
+      if (!hub.current().paused) scheduler?.start();
+      hub.publish(hub.current());
     },
     async close() {
-      if (closed) return;
-      closed = true;
+      if (hooks.isClosed()) return;
       scheduler?.stop();
-      unsubscribe();
-      listeners.clear();
-      await cancelling;
-      await updater.close();
+      hub.clear();
+      await hooks.close();
     },
   };
 }

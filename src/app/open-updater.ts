@@ -142,6 +142,8 @@ export interface AppControllerWiring {
   readonly log: (level: LogLevel, message: string) => void;
   /** Opens the log file in the system's viewer (the tray app; the web window has none). */
   readonly openLog?: () => Promise<void>;
+  /** Where the log goes when there is no file to open (the web window: the terminal). */
+  readonly logLocation?: string;
 }
 
 /**
@@ -181,6 +183,7 @@ export function controllerFor(opened: OpenedUpdater, wiring: AppControllerWiring
     persistPaused: (paused) => wiring.settings.set('paused', paused),
     ...(opened.reopen === null ? {} : { reopen: opened.reopen }),
     ...(wiring.openLog === undefined ? {} : { openLog: wiring.openLog }),
+    ...(wiring.logLocation === undefined ? {} : { logLocation: wiring.logLocation }),
   });
 }
 

@@ -8,9 +8,10 @@
  * "Widget").
  */
 import type { ActivityResult } from '#preload/ipc-contract.js';
-import { updateRows } from './activity-rows.js';
+import { wireRowKeys } from './activity-keys.js';
+import { sharedPeak, updateRows } from './activity-rows.js';
 import { setText } from './dom-text.js';
-import { clockTime, windowWords } from './format.js';
+import { clockTime, formatCompact, windowWords } from './format.js';
 
 export const ACTIVITY_REFRESH_MS = 3_000;
 export const ACTIVITY_ROWS = 10;
@@ -18,10 +19,12 @@ export const ACTIVITY_ROWS = 10;
 export interface ActivityElements {
   readonly list: HTMLOListElement;
   readonly state: HTMLElement;
-  /** "last 60 units, about 47 s" */
+  /** "state changes per machine, last 60 units ≈ 47 s" */
   readonly window: HTMLElement;
   /** "as of 14:03:12" */
   readonly asOf: HTMLElement;
+  /** The trend column's heading with the one scale of every sparkline. */
+  readonly scale: HTMLElement;
 }
 
 export interface ActivityWidgetOptions {
@@ -31,22 +34,20 @@ export interface ActivityWidgetOptions {
   readonly refreshMs?: number;
 }
 
-/** Starts the widget; returns a stop function. */
-export function startActivityWidget(options: ActivityWidgetOptions): () => void {
-  const { doc, elements } = options;
-  const refreshMs = options.refreshMs ?? ACTIVITY_REFRESH_MS;
-  const locale = doc.documentElement.lang || 'en';
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let loading = false;
-  let stopped = false;
-  /** The time of the ranking on screen ('' before the first one). */
-  let shownAsOf: string | null = null;
+interface RankingView {
+  render(result: ActivityResult): void;
+  showLoading(): void;
+  showStale(kind: 'offline' | 'error', text: string): void;
+}
 
+/** Writes results into the widget; remembers the time of the ranking on screen. */
+function createRankingView(doc: Document, elements: ActivityElements, locale: string): RankingView {
+  /** The time of the ranking on screen ('' when it had none, null before the first one). */
+  let shownAsOf: string | null = null;
   const showState = (kind: string, text: string): void => {
     elements.state.dataset['state'] = kind;
     setText(elements.state, text); // aria-live: only real changes are announced
   };
-
   /** Keeps the rows but marks them as not current: dimmed, and said so in words. */
   const showStale = (kind: 'offline' | 'error', text: string): void => {
     const kept =
@@ -58,50 +59,67 @@ export function startActivityWidget(options: ActivityWidgetOptions): () => void 
     showState(kind, `${text}${kept}`);
     elements.list.dataset['stale'] = 'true';
   };
-
   const render = (result: ActivityResult): void => {
-    if (result.state === 'offline') {
-      showStale('offline', `Offline: ${result.message}`);
-      return;
-    }
+    if (result.state === 'offline') return showStale('offline', `Offline: ${result.message}`);
     if (result.state === 'error') {
-      showStale('error', `The ranking could not be loaded (${result.code}).`);
-      return;
+      return showStale('error', `The ranking could not be loaded (${result.code}).`);
     }
     shownAsOf = clockTime(result.generatedAt, locale);
     setText(elements.window, windowWords(result.windowUnits, result.unitMs));
     setText(elements.asOf, shownAsOf === '' ? '' : `as of ${shownAsOf}`);
     elements.list.dataset['stale'] = 'false';
-    if (result.machines.length === 0) {
-      showState('empty', 'No public machine has been active in this window yet.');
-      updateRows(doc, elements.list, [], locale);
-      return;
-    }
-    showState('ok', '');
-    updateRows(doc, elements.list, result.machines.slice(0, ACTIVITY_ROWS), locale);
+    const shown = result.machines.slice(0, ACTIVITY_ROWS);
+    showState(
+      shown.length === 0 ? 'empty' : 'ok',
+      shown.length === 0 ? 'No public machine has been active in this window yet.' : '',
+    );
+    updateRows(doc, elements.list, shown, locale);
+    const peak = sharedPeak(shown);
+    elements.scale.hidden = peak === 0;
+    setText(
+      elements.scale,
+      `Trends share one scale: 0 to ${formatCompact(peak, locale)} per bucket`,
+    );
   };
+  return {
+    render,
+    showStale,
+    showLoading: () => {
+      if (shownAsOf === null) showState('loading', 'Loading the ranking…');
+    },
+  };
+}
+
+/** Starts the widget; returns a stop function. */
+export function startActivityWidget(options: ActivityWidgetOptions): () => void {
+  const { doc, elements } = options;
+  const refreshMs = options.refreshMs ?? ACTIVITY_REFRESH_MS;
+  // Numbers and times in the system's language (the words are English).
+  const view = createRankingView(doc, elements, doc.defaultView?.navigator.language ?? 'en');
+  wireRowKeys(doc, elements.list);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let loading = false;
+  let stopped = false;
 
   const tick = async (): Promise<void> => {
     if (stopped || loading || doc.visibilityState === 'hidden') return;
     loading = true;
-    if (shownAsOf === null) showState('loading', 'Loading the ranking…');
+    view.showLoading();
     try {
-      render(await options.load());
+      view.render(await options.load());
     } catch {
       // The bridge itself failed (main process gone): say so, keep the old rows.
-      showStale('error', 'The ranking could not be loaded (BRIDGE).');
+      view.showStale('error', 'The ranking could not be loaded (BRIDGE).');
     } finally {
       loading = false;
       schedule();
     }
   };
-
   const schedule = (): void => {
     clearTimeout(timer);
     if (stopped || doc.visibilityState === 'hidden') return;
     timer = setTimeout(() => void tick(), refreshMs);
   };
-
   const onVisibility = (): void => {
     if (doc.visibilityState === 'hidden') clearTimeout(timer);
     else void tick(); // Fresh data as soon as the window shows again.

@@ -42,15 +42,24 @@ export function formatCount(count: number, locale: string): string {
 }
 
 /**
- * The ranking's window in words, in units and in seconds from the registry's `unit_ms`:
- * "last 60 units, about 47 s" (docs/PROTOCOL.md "Time unit"). Long windows read in minutes.
+ * What the ranking counts and over what window, in plain words, the window in units and in
+ * seconds from the registry's `unit_ms` (docs/PROTOCOL.md "Time unit"):
+ * "state changes per machine, last 60 units ≈ 47 s". Long windows read in minutes.
  */
 export function windowWords(units: number, unitMs: number): string {
   const unitWord = units === 1 ? 'unit' : 'units';
-  if (!(unitMs > 0)) return `last ${units} ${unitWord}`;
+  const head = `state changes per machine, last ${units} ${unitWord}`;
+  if (!(unitMs > 0)) return head;
   const seconds = Math.round((units * unitMs) / 1000);
   const span = seconds < 120 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
-  return `last ${units} ${unitWord}, about ${span}`;
+  return `${head} ≈ ${span}`;
+}
+
+/** Short counts for a narrow column ("12M", "1.2K"); the exact figure goes in the label. */
+export function formatCompact(count: number, locale: string): string {
+  return new Intl.NumberFormat(locale, { notation: 'compact', maximumFractionDigits: 1 }).format(
+    count,
+  );
 }
 
 /**
@@ -91,4 +100,16 @@ export function formatDuration(ms: number): string {
   const hours = Math.floor(minutes / 60);
   const rest = minutes % 60;
   return rest === 0 ? `${hours} h` : `${hours} h ${rest} min`;
+}
+
+/**
+ * The next check as a live countdown: "in 45 s" under two minutes (refreshed every second),
+ * "due now" once passed, else as relativeTime. `none` for null.
+ */
+export function countdown(atMs: number | null, nowMs: number, none: string): string {
+  if (atMs === null) return none;
+  const seconds = Math.ceil((atMs - nowMs) / 1000);
+  if (seconds <= 0) return 'due now';
+  if (seconds < 120) return `in ${seconds} s`;
+  return relativeTime(atMs, nowMs, none);
 }

@@ -2,26 +2,39 @@
  * The window's entry point: wires the status card and the activity widget to the bridge.
  * Everything reaches the main process through `window.updater` (src/preload/index.ts).
  */
-import type { AppStatus } from '#preload/ipc-contract.js';
+import type { AppStatus, BridgeApi } from '#preload/ipc-contract.js';
 import { startActivityWidget, type ActivityElements } from './activity-widget.js';
 import { getApi } from './bridge.js';
+import { findConfirmElements } from './confirm-dialog.js';
 import { wireSettings } from './settings-view.js';
-import { wireStatusActions } from './status-actions.js';
-import { findStatusElements, renderStatus, withBridgeError } from './status-view.js';
+import { createResultLine, wireStatusActions } from './status-actions.js';
+import {
+  findStatusElements,
+  isUnavailable,
+  renderStatus,
+  setBusy,
+  withBridgeError,
+} from './status-view.js';
 
-/**
- * Relative times ("2 min ago") and the next planned check are refreshed at this pace (the
- * scheduler re-plans after automatic runs without an event of its own).
- */
-const CLOCK_REFRESH_MS = 15_000;
+/** The scheduler re-plans after automatic runs without an event of its own: re-read at this pace. */
+const STATUS_REFRESH_MS = 15_000;
+/** Relative times and the next check's countdown are redrawn every second (no bridge call). */
+const CLOCK_TICK_MS = 1_000;
 
-function main(): void {
-  const api = getApi();
-  const statusElements = findStatusElements(document);
+/** Numbers, dates and times follow the system's language (the text itself is English). */
+function systemLocale(): string {
+  return navigator.languages[0] ?? navigator.language;
+}
+
+function wireStatus(api: BridgeApi): void {
+  const el = findStatusElements(document);
+  const result = createResultLine(document.getElementById('action-result') as HTMLElement);
+  const locale = systemLocale();
   let current: AppStatus | null = null;
   const show = (status: AppStatus): void => {
     current = status;
-    renderStatus(statusElements, status, Date.now(), document.documentElement.lang || 'en');
+    renderStatus(el, status, Date.now(), locale);
+    result.render(status);
   };
   // The bridge itself failed (main process gone or refusing): say so with the BRIDGE code and
   // leave the button usable, rather than an unhandled rejection and a card stuck as it was.
@@ -31,30 +44,41 @@ function main(): void {
   api.onStatus(show);
   void refresh();
   setInterval(() => {
-    if (document.visibilityState !== 'visible') return;
-    if (current !== null) show(current);
-    void refresh();
-  }, CLOCK_REFRESH_MS);
+    if (document.visibilityState === 'visible' && current !== null) show(current);
+  }, CLOCK_TICK_MS);
+  setInterval(() => {
+    if (document.visibilityState === 'visible') void refresh();
+  }, STATUS_REFRESH_MS);
 
-  statusElements.checkNow.addEventListener('click', () => {
-    statusElements.checkNow.disabled = true;
+  const check = (button: HTMLButtonElement): void => {
+    if (isUnavailable(button)) return;
+    // The button keeps the focus while the run goes on; the status re-enables it.
+    setBusy(button, true);
     void api.checkNow().then(refresh, bridgeFailed);
+  };
+  el.checkNow.addEventListener('click', () => check(el.checkNow));
+  el.retry.addEventListener('click', () => {
+    // Retry hides with the error box: focus moves first, so it never falls to <body>.
+    el.checkNow.focus();
+    check(el.retry);
   });
   wireStatusActions(
     api,
-    statusElements,
-    {
-      openLog: document.getElementById('open-log') as HTMLButtonElement,
-      result: document.getElementById('action-result') as HTMLElement,
-    },
-    { confirm: (question) => window.confirm(question), refresh },
+    el,
+    { openLog: document.getElementById('open-log') as HTMLButtonElement },
+    { refresh, current: () => current, confirm: findConfirmElements(document), result },
   );
+}
 
+function main(): void {
+  const api = getApi();
+  wireStatus(api);
   const activity: ActivityElements = {
     list: document.getElementById('activity-list') as HTMLOListElement,
     state: document.getElementById('activity-state') as HTMLElement,
     window: document.getElementById('activity-window') as HTMLElement,
     asOf: document.getElementById('activity-as-of') as HTMLElement,
+    scale: document.getElementById('activity-scale') as HTMLElement,
   };
   startActivityWidget({ doc: document, elements: activity, load: () => api.getActivity() });
 

@@ -115,6 +115,23 @@ function clearProblems(doc: Document, el: SettingsElements): void {
   }
 }
 
+/**
+ * One line of the error summary, a link to its field (GOV.UK "Error summary" pattern): it moves
+ * focus to the field without navigating (the page stays where it is, no history entry).
+ */
+function problemItem(doc: Document, fieldId: string, words: string): HTMLLIElement {
+  const item = doc.createElement('li');
+  const link = doc.createElement('a');
+  link.href = `#${fieldId}`;
+  link.textContent = words;
+  link.addEventListener('click', (event) => {
+    event.preventDefault();
+    doc.getElementById(fieldId)?.focus();
+  });
+  item.append(link);
+  return item;
+}
+
 function showProblems(
   doc: Document,
   el: SettingsElements,
@@ -129,9 +146,7 @@ function showProblems(
       line.hidden = false;
       setText(line, problem.words);
     }
-    const item = doc.createElement('li');
-    item.textContent = problem.words;
-    el.problemList.append(item);
+    el.problemList.append(problemItem(doc, id, problem.words));
   }
   el.problems.hidden = false;
   // The summary takes focus, so a screen reader reads what to fix (WCAG 3.3.1).

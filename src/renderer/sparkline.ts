@@ -1,6 +1,7 @@
 /**
  * A row's sparkline: the machine's transitions per bucket over the window (docs/PROTOCOL.md §5,
- * `series=1`), drawn as an inline SVG polyline scaled to its own peak. Decorative
+ * `series=1`), drawn as an inline SVG polyline. Every row is drawn on one scale (the highest
+ * bucket of all rows, shown in the column's heading), so rows can be compared. Decorative
  * (aria-hidden): the row's spoken summary already says the count. Built through the DOM, with
  * attributes only (no style attribute, so the page's CSP `style-src 'self'` holds).
  */
@@ -17,10 +18,10 @@ const PAD = 1.5;
  * top (the series' peak). Empty for an empty series; one point is drawn as a flat line.
  * @example sparkPoints([0, 2, 1]) // "0,14.5 30,1.5 60,8"
  */
-export function sparkPoints(series: readonly number[]): string {
+export function sparkPoints(series: readonly number[], scale?: number): string {
   if (series.length === 0) return '';
   const values = series.length === 1 ? [series[0] ?? 0, series[0] ?? 0] : series;
-  const peak = Math.max(...values.map((v) => (Number.isFinite(v) && v > 0 ? v : 0)));
+  const peak = scale ?? seriesPeak(values);
   const step = SPARK_WIDTH / (values.length - 1);
   const span = SPARK_HEIGHT - 2 * PAD;
   return values
@@ -30,6 +31,11 @@ export function sparkPoints(series: readonly number[]): string {
       return `${round(i * step)},${round(y)}`;
     })
     .join(' ');
+}
+
+/** The highest finite, positive value of a series (0 for none). */
+export function seriesPeak(series: readonly number[]): number {
+  return series.reduce((m, v) => (Number.isFinite(v) && v > m ? v : m), 0);
 }
 
 function round(n: number): number {
@@ -49,9 +55,13 @@ export function createSparkline(doc: Document): SVGSVGElement {
 }
 
 /** Draws `series` (none: the row keeps an empty sparkline, as from a registry without series). */
-export function drawSparkline(svg: Element, series: readonly number[] | undefined): void {
+export function drawSparkline(
+  svg: Element,
+  series: readonly number[] | undefined,
+  scale?: number,
+): void {
   const line = svg.firstElementChild;
   if (line === null) return;
-  const points = sparkPoints(series ?? []);
+  const points = sparkPoints(series ?? [], scale);
   if (line.getAttribute('points') !== points) line.setAttribute('points', points);
 }

@@ -86,7 +86,12 @@ export async function openWebApp(options: WebAppOptions): Promise<WebApp> {
         log: options.log,
         ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
       },
-      { settings: options.settings, notify: options.notify, log: options.log },
+      {
+        settings: options.settings,
+        notify: options.notify,
+        log: options.log,
+        logLocation: 'printed in the terminal that runs `updater serve` (its standard error)',
+      },
     ),
   );
   const settings = createSettingsService({

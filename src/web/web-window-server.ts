@@ -35,6 +35,7 @@ import {
   urlHostOf,
   type ListenAddress,
 } from './web-access.js';
+import { refusalPage, wantsPage } from './refusal-page.js';
 import { WebRefusal } from './web-errors.js';
 
 export interface WebWindowOptions {
@@ -100,12 +101,14 @@ function send(res: ServerResponse, status: number, type: string, body: string | 
   res.end(body);
 }
 
-function refuse(res: ServerResponse, refusal: WebRefusal): void {
+function refuse(res: ServerResponse, refusal: WebRefusal, page = false): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  send(res, refusal.status, 'application/json; charset=utf-8', JSON.stringify(refusal));
+  // A person who opened the address sees words, a bridge call reads the error body.
+  if (page) send(res, refusal.status, 'text/html; charset=utf-8', refusalPage(refusal));
+  else send(res, refusal.status, 'application/json; charset=utf-8', JSON.stringify(refusal));
 }
 
 /** Reads a JSON body up to maxBytes; refuses more, and anything that is not JSON. */
@@ -249,7 +252,7 @@ export async function startWebWindow(options: WebWindowOptions): Promise<WebWind
       if (error instanceof WebRefusal) {
         // Drain what the client still sends, so the refusal is read rather than reset.
         req.resume();
-        refuse(res, error);
+        refuse(res, error, wantsPage(req));
         return;
       }
       const message = error instanceof Error ? error.message : String(error);

@@ -53,7 +53,8 @@ test('the status follows a real update with progress, then shows the installed v
   await saveScreenshot(page, 'desktop-status-downloading');
 
   await expect(page.locator('#installed-version')).toHaveText('2.1.0');
-  await expect(page.locator('#status-line')).toHaveText('Up to date.');
+  await expect(page.locator('#status-line')).toHaveText('You’re up to date (2.1.0).');
+  await expect(page.locator('#action-result')).toHaveText('Installed version 2.1.0.');
   await expect(page.locator('#progress-row')).toBeHidden();
   await expect(page.locator('#last-check')).toHaveText('just now');
   await expect(page.getByRole('button', { name: 'Check now' })).toBeEnabled();
@@ -85,8 +86,10 @@ test('a second Check now while up to date keeps the version and shows no error',
   // Keyboard use: the button is reachable and activates with Enter.
   await button.focus();
   await page.keyboard.press('Enter');
-  await expect(page.locator('#status-line')).toHaveText('Up to date.');
+  await expect(page.locator('#status-line')).toHaveText('You’re up to date (1.0.0).');
   await expect(page.locator('#error')).toBeHidden();
+  // The button that acted keeps the focus: it never falls to <body>.
+  await expect(button).toBeFocused();
 });
 
 test('the error state shows when the server stops', async ({ page }) => {

@@ -11,6 +11,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { startHarness, type Harness } from '#test/test-bridge.js';
 import { expectNoAxeViolations } from './axe.js';
 import { saveScreenshot } from './screenshots.js';
+import { expectFocusNeverOnBody, shootViewports, watchFocus } from './viewports.js';
 
 let harness: Harness | undefined;
 
@@ -59,13 +60,17 @@ test('while pulling: target version, percent and Cancel; cancelled, then resumed
   await saveScreenshot(page, 'updates-downloading');
 
   await cancel.click();
-  await expect(page.locator('#action-result')).toHaveText('The update to 2.1.0 was cancelled.');
-  await expect(page.locator('#status-line')).toHaveText('The update was cancelled.');
-  await expect(page.locator('#error')).toHaveAttribute('data-kind', 'cancelled');
-  await expect(page.locator('#error-advice')).toHaveText(
-    'What was downloaded is kept; the next check resumes from there.',
+  // A cancel the user chose is said once, as neutral news: no error box, no code.
+  await expect(page.locator('#action-result')).toHaveText(
+    // The bytes kept are named when some were verified (the outage spec proves that case).
+    /^The download of 2\.1\.0 was stopped\.( [\d.]+ kB are kept; the next check resumes from there\.)?$/,
   );
+  await expect(page.locator('#action-result')).toHaveAttribute('data-ok', 'true');
+  await expect(page.locator('#status-line')).toHaveText('Nothing installed yet.');
+  await expect(page.locator('#error')).toBeHidden();
   await expect(page.locator('#progress-row')).toBeHidden();
+  // Cancel hid with the progress row: focus moved to Check now, not to <body>.
+  await expect(page.getByRole('button', { name: 'Check now' })).toBeFocused();
   await expect(page.locator('#installed-version')).toHaveText('none yet');
   await expectNoAxeViolations(page, 'cancelled');
   await saveScreenshot(page, 'updates-cancelled');
@@ -74,16 +79,19 @@ test('while pulling: target version, percent and Cancel; cancelled, then resumed
   await page.getByRole('button', { name: 'Check now' }).click();
   await expect(page.locator('#installed-version')).toHaveText('2.1.0');
   await expect(page.locator('#error')).toBeHidden();
+  // The result line belongs to its state: the cancel is no longer shown beside the install.
+  await expect(page.locator('#action-result')).toHaveText('Installed version 2.1.0.');
 });
 
 test('after an update: "Updated from X to Y" with the time; Roll back and Verify', async ({
   page,
 }) => {
   harness = await startHarness();
+  await watchFocus(page);
   await open(harness, page);
   await install(harness, page, '1.0.0', { 'a.txt': 'one\n' });
   await expect(page.locator('#last-update')).toHaveText(
-    /^Updated from nothing to 1\.0\.0 at \d{1,2}:\d{2}:\d{2} [AP]M\.$/,
+    /^Installed 1\.0\.0 at \d{1,2}:\d{2}:\d{2} [AP]M\.$/,
   );
   await expect(page.locator('#roll-back')).toBeDisabled(); // nothing to go back to yet
   await install(harness, page, '1.1.0', { 'a.txt': 'two\n' });
@@ -106,32 +114,47 @@ test('after an update: "Updated from X to Y" with the time; Roll back and Verify
   await expectNoAxeViolations(page, 'verify drift');
   await saveScreenshot(page, 'updates-verify-drift');
 
-  // Roll back asks first; declining does nothing.
-  page.once('dialog', (dialog) => void dialog.dismiss());
-  await page.getByRole('button', { name: 'Roll back' }).click();
+  // Roll back asks first, in the window, naming both versions; Esc declines.
+  const rollBack = page.getByRole('button', { name: 'Roll back' });
+  await rollBack.click();
+  const dialog = page.getByRole('dialog', { name: 'Roll back from 1.1.0 to 1.0.0?' });
+  await expect(dialog).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Keep the current version' })).toBeFocused();
+  await expectNoAxeViolations(page, 'roll back dialog');
+  await saveScreenshot(page, 'updates-roll-back-dialog');
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  await expect(rollBack).toBeFocused();
   await expect(page.locator('#installed-version')).toHaveText('1.1.0');
-  page.once('dialog', (dialog) => {
-    expect(dialog.message()).toBe('Roll back from 1.1.0 to the previous version?');
-    void dialog.accept();
-  });
-  await page.getByRole('button', { name: 'Roll back' }).click();
+
+  await rollBack.click();
+  await dialog.getByRole('button', { name: 'Roll back' }).click();
   await expect(page.locator('#installed-version')).toHaveText('1.0.0');
+  await expect(page.locator('#status-line')).toHaveText('Rolled back to 1.0.0.');
   await expect(page.locator('#action-result')).toHaveText(
-    /^Rolled back from 1\.1\.0 to 1\.0\.0\. Automatic updates are paused so it stays/,
+    'Rolled back from 1.1.0 to 1.0.0. 1.1.0 is skipped until a newer version appears.',
   );
-  // Paused, so the next automatic check does not put 1.1.0 back; Resume is one press away.
-  await expect(page.getByRole('button', { name: 'Resume' })).toHaveAttribute(
-    'aria-pressed',
-    'true',
-  );
-  await expect(page.locator('#next-check')).toHaveText('paused');
+  await expect(page.locator('#last-update')).toHaveText(/^Rolled back from 1\.1\.0 to 1\.0\.0 at /);
+  await expect(rollBack).toBeFocused();
   await expectNoAxeViolations(page, 'rolled back');
   await saveScreenshot(page, 'updates-rolled-back');
-  await page.getByRole('button', { name: 'Resume' }).click();
-  await expect(page.getByRole('button', { name: 'Pause' })).toHaveAttribute(
-    'aria-pressed',
-    'false',
+
+  // Check now respects the skip and says so: 1.1.0 is not installed again.
+  const checkNow = page.getByRole('button', { name: 'Check now' });
+  await checkNow.click();
+  await expect(page.locator('#action-result')).toHaveText(
+    /^Version 1\.1\.0 is available but skipped because you rolled back from it\./,
   );
+  await expect(page.locator('#installed-version')).toHaveText('1.0.0');
+  await expect(checkNow).toBeFocused();
+  await expectNoAxeViolations(page, 'skipped');
+  await saveScreenshot(page, 'updates-skipped');
+  await shootViewports(page, 'rollback-skipped');
+
+  // A newer version ends the skip.
+  await install(harness, page, '1.2.0', { 'a.txt': 'three\n' });
+  await expect(page.locator('#action-result')).toHaveText('Updated from 1.0.0 to 1.2.0.');
+  await expectFocusNeverOnBody(page);
 });
 
 test('Open log asks the app to open its log file', async ({ page }) => {

@@ -93,7 +93,7 @@ test('the status follows a real update with progress, on serve’s own schedule'
   await expect(page.locator('#progress-row')).toBeVisible({ timeout: 25_000 });
   await saveScreenshot(page, 'web-window-downloading');
   await expect(page.locator('#installed-version')).toHaveText('2.1.0', { timeout: 25_000 });
-  await expect(page.locator('#status-line')).toHaveText('Up to date.');
+  await expect(page.locator('#status-line')).toHaveText('You’re up to date (2.1.0).');
   await expect(page.locator('#progress-row')).toBeHidden();
 
   // The whole run, in order, as the page showed it (not only what a poll happened to catch).
@@ -104,11 +104,11 @@ test('the status follows a real update with progress, on serve’s own schedule'
     ).progressSeen,
   }));
   // Checking and installing may pass between two paints; the rest is the story of the run.
-  const brief = new Set(['Checking for updates…', 'Installing the update…']);
+  const brief = new Set(['Checking for updates…', 'Installing version 2.1.0…']);
   expect(recorded.lines.filter((line) => !brief.has(line))).toEqual([
     'Nothing installed yet.',
     'Downloading version 2.1.0…',
-    'Up to date.',
+    'You’re up to date (2.1.0).',
   ]);
   const total = 256 * 1024 + 512 * 1024;
   const seen = recorded.seen;
@@ -119,6 +119,7 @@ test('the status follows a real update with progress, on serve’s own schedule'
   await page.getByRole('button', { name: 'Check now' }).click();
   await expect(page.locator('#last-check')).toHaveText('just now');
   await expect(page.locator('#installed-version')).toHaveText('2.1.0');
+  await expect(page.locator('#status-line')).toHaveText('You’re up to date (2.1.0).');
 });
 
 test('the widget matches the server’s ranking', async ({ page }) => {

@@ -47,7 +47,9 @@ test('the window is explained: units in seconds from unit_ms, and the time of th
   await page.clock.install(); // the page fetches once: its "as of" then stays put
   await open(page);
   await expect(rows(page)).toHaveCount(10);
-  await expect(page.locator('#activity-window')).toHaveText('last 60 units, about 47 s');
+  await expect(page.locator('#activity-window')).toHaveText(
+    'state changes per machine, last 60 units ≈ 47 s',
+  );
   const after = await generatedAt();
   // The page shows the generated_at of the answer it received, in its zone (UTC in
   // playwright.config.ts). A unit (783 ms) may pass between its fetch and ours, so any second
@@ -60,7 +62,7 @@ test('the window is explained: units in seconds from unit_ms, and the time of th
   // The counts carry a label, and the list's name says what the window is.
   await expect(page.locator('.activity-columns')).toContainText('Transitions');
   await expect(page.getByRole('list', { name: /Most active this time unit/ })).toHaveAccessibleName(
-    'Most active this time unit last 60 units, about 47 s',
+    'Most active this time unit state changes per machine, last 60 units ≈ 47 s',
   );
   await expectNoAxeViolations(page, 'ranking light');
   await saveScreenshot(page, 'widget-ranking-light');
@@ -69,14 +71,16 @@ test('the window is explained: units in seconds from unit_ms, and the time of th
   await saveScreenshot(page, 'widget-ranking-dark');
 });
 
-test('equal counts share a rank, and counts have thousands separators', async ({ page }) => {
+test('equal counts share a rank; counts are compact, the exact figure is spoken', async ({
+  page,
+}) => {
   addMachine(harness, 'm-a', 'alpha', 12_500);
   addMachine(harness, 'm-b', 'beta', 12_500);
   addMachine(harness, 'm-c', 'gamma', 980);
   await open(page);
   await expect(rows(page)).toHaveCount(3);
   await expect(page.locator('#activity-list .rank')).toHaveText(['1', '1', '3']);
-  await expect(page.locator('#activity-list .count')).toHaveText(['12,500', '12,500', '980']);
+  await expect(page.locator('#activity-list .count')).toHaveText(['12.5K', '12.5K', '980']);
   await expect(rows(page).first()).toHaveAttribute(
     'aria-label',
     'Rank 1, tied: \u2068alpha\u2069, 12,500 transitions',
@@ -85,6 +89,29 @@ test('equal counts share a rank, and counts have thousands separators', async ({
     'aria-label',
     'Rank 3: \u2068gamma\u2069, 980 transitions',
   );
+});
+
+test('the ranking is one Tab stop; arrows, Home and End move inside it', async ({ page }) => {
+  addMachine(harness, 'm-a', 'alpha', 30);
+  addMachine(harness, 'm-b', 'beta', 20);
+  addMachine(harness, 'm-c', 'gamma', 10);
+  await open(page);
+  await expect(rows(page)).toHaveCount(3);
+  const tabIndexes = () =>
+    rows(page).evaluateAll((li) => li.map((r) => (r as HTMLElement).tabIndex));
+  expect(await tabIndexes()).toEqual([0, -1, -1]);
+  await rows(page).first().focus();
+  await page.keyboard.press('ArrowDown');
+  await expect(rows(page).nth(1)).toBeFocused();
+  expect(await tabIndexes()).toEqual([-1, 0, -1]);
+  await page.keyboard.press('End');
+  await expect(rows(page).nth(2)).toBeFocused();
+  await page.keyboard.press('Home');
+  await expect(rows(page).first()).toBeFocused();
+  // One Tab leaves the list: the rows are not ten stops.
+  await page.keyboard.press('Tab');
+  await expect(rows(page).nth(1)).not.toBeFocused();
+  expect(await page.evaluate(() => document.activeElement?.closest('#activity-list'))).toBeNull();
 });
 
 test('a name carrying U+202E is isolated: it cannot reorder the row or its spoken label', async ({

@@ -1,11 +1,15 @@
 /**
- * Folds the core's UpdateEvents into the AppStatus the window and the tray show. Pure: the
+ * The AppStatus the window and the tray show: its first value, the core's events and the
+ * core's persisted status folded in (the transitions live in status-machine.ts). Pure: the
  * controller owns the current value and the clock.
  */
-import type { UpdateEvent } from '#core/events.js';
 import type { UpdaterStatus } from '#core/updater-api.js';
 import type { AppStatus } from '#preload/ipc-contract.js';
 import { describeError } from './refusal-words.js';
+import { headlineOf, reduceStatus, type StatusEvent } from './status-machine.js';
+import { headlineFor } from './status-words.js';
+
+export { isCoreEvent, type AppEvent, type StatusEvent } from './status-machine.js';
 
 /** The status before anything is known. */
 export function initialStatus(registryLabel: string): AppStatus {
@@ -13,6 +17,17 @@ export function initialStatus(registryLabel: string): AppStatus {
     registryLabel,
     installedVersion: null,
     phase: 'idle',
+    state: 'idle',
+    targetVersion: null,
+    headline: headlineFor('idle', {
+      installedVersion: null,
+      targetVersion: null,
+      skippedVersion: null,
+    }),
+    notice: null,
+    kept: null,
+    offer: null,
+    skippedVersion: null,
     progress: null,
     lastCheckAtMs: null,
     nextCheckAtMs: null,
@@ -23,96 +38,34 @@ export function initialStatus(registryLabel: string): AppStatus {
   };
 }
 
-/** Applies one core event. */
-export function applyEvent(status: AppStatus, event: UpdateEvent): AppStatus {
-  switch (event.type) {
-    case 'checking':
-      return { ...status, phase: 'checking', progress: null, lastCheckAtMs: event.atMs };
-    case 'up-to-date':
-      return {
-        ...status,
-        phase: 'idle',
-        progress: null,
-        installedVersion: event.version ?? status.installedVersion,
-        lastError: null,
-      };
-    case 'update-available':
-      return {
-        ...status,
-        phase: 'downloading',
-        progress: {
-          bytes: 0,
-          total: event.plan.bytesToFetch,
-          targetVersion: event.plan.toVersion,
-          bytesPerSecond: null,
-          remainingMs: null,
-        },
-      };
-    case 'progress':
-      // The last progress event of a run reaches the total; applying follows it.
-      return {
-        ...status,
-        phase: event.bytes >= event.total ? 'applying' : 'downloading',
-        progress: {
-          bytes: event.bytes,
-          total: event.total,
-          targetVersion: status.progress?.targetVersion ?? null,
-          bytesPerSecond: status.progress?.bytesPerSecond ?? null,
-          remainingMs: status.progress?.remainingMs ?? null,
-        },
-      };
-    case 'applied':
-      return {
-        ...status,
-        phase: 'idle',
-        progress: null,
-        installedVersion: event.version,
-        lastError: null,
-        lastUpdate: {
-          fromVersion: event.previousVersion,
-          toVersion: event.version,
-          atMs: event.atMs,
-        },
-        canRollBack: event.previousVersion !== null || status.canRollBack,
-      };
-    case 'probation':
-    case 'healthy':
-      return status;
-    case 'reverted':
-      return {
-        ...status,
-        phase: 'idle',
-        progress: null,
-        installedVersion: event.restoredVersion ?? status.installedVersion,
-        lastError: describeError('HEALTH_CHECK_FAILED', event.reason),
-        canRollBack: false,
-      };
-    case 'version-skipped':
-      return { ...status, phase: 'idle', progress: null };
-    case 'error':
-      return {
-        ...status,
-        phase: 'idle',
-        progress: null,
-        lastError: describeError(event.code, event.message),
-      };
-  }
+/** Applies one event of the core or of the app (docs/DESKTOP.md "Updates"). */
+export function applyEvent(status: AppStatus, event: StatusEvent): AppStatus {
+  return reduceStatus(status, event);
 }
 
-/** Merges the core's persisted status (read at start and after each run). */
+/**
+ * Merges the core's persisted status (read at start and after each run). The facts are the
+ * core's; the state is the machine's, except at start, when a failure the core recorded in an
+ * earlier session is the only news there is. A cancel is never shown as a failure.
+ */
 export function applyCoreStatus(status: AppStatus, core: UpdaterStatus): AppStatus {
-  return {
+  const facts: AppStatus = {
     ...status,
     installedVersion: core.installedVersion,
     lastCheckAtMs: core.lastCheckAtMs ?? status.lastCheckAtMs,
-    // The core is authoritative after a run: a success clears the error it recorded.
-    lastError:
-      core.lastError === null ? null : describeError(core.lastError.code, core.lastError.message),
     canRollBack: core.canRollBack,
   };
+  const error = core.lastError;
+  if (status.state === 'idle' && error !== null && error.code !== 'ABORTED') {
+    return reduceStatus(facts, { type: 'failed', error: describeError(error.code, error.message) });
+  }
+  return { ...facts, headline: headlineOf(facts) };
 }
 
-/** A one-line summary for the tray menu and tooltip. */
+/**
+ * A one-line summary for the tray menu and tooltip, short by design: the tray has no room for
+ * the card's headline (src/main/tray-menu.ts).
+ */
 export function statusLine(status: AppStatus): string {
   if (status.phase === 'checking') return 'Checking for updates…';
   if (status.phase === 'downloading' && status.progress !== null) {

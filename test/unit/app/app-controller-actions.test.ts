@@ -36,7 +36,9 @@ interface Fake extends UpdaterApi {
 }
 
 /** update() emits a plan, then hangs until close() aborts it (as the core does). */
-function hangingUpdater(options: { verify?: VerifyReport; rollback?: Error } = {}): Fake {
+function hangingUpdater(
+  options: { verify?: VerifyReport; rollback?: Error; checkTo?: string } = {},
+): Fake {
   const listeners = new Set<UpdateListener>();
   let abort: (error: Error) => void = () => undefined;
   const core: UpdaterStatus = {
@@ -56,7 +58,7 @@ function hangingUpdater(options: { verify?: VerifyReport; rollback?: Error } = {
     emit: (event) => {
       for (const l of listeners) l(event);
     },
-    check: () => Promise.resolve(PLAN),
+    check: () => Promise.resolve({ ...PLAN, toVersion: options.checkTo ?? PLAN.toVersion }),
     update() {
       fake.runs += 1;
       fake.emit({ type: 'checking', atMs: 1 });
@@ -127,18 +129,16 @@ describe('Cancel', () => {
     expect(app.getStatus()).toMatchObject({ phase: 'downloading' });
     await expect(app.cancel()).resolves.toEqual({
       ok: true,
-      words: 'The update to 2.0.0 was cancelled.',
+      words: 'The download of 2.0.0 was stopped.',
     });
     await running;
     expect(first.closed).toBe(1);
+    // A cancel the user chose is neutral news, not an error box.
     expect(app.getStatus()).toMatchObject({
-      phase: 'idle',
+      state: 'idle',
       progress: null,
-      lastError: {
-        code: 'ABORTED',
-        kind: 'cancelled',
-        words: 'The update to 2.0.0 was cancelled.',
-      },
+      lastError: null,
+      notice: { kind: 'cancelled', words: 'The download of 2.0.0 was stopped.' },
     });
     // The reopened core is the one used from now on.
     void app.checkNow();
@@ -177,19 +177,44 @@ describe('Cancel', () => {
 });
 
 describe('Roll back, Verify, Open log, pause', () => {
-  it('rolls back, says from and to, and pauses so the newer version is not reinstalled', async () => {
+  it('rolls back, says from and to, and skips the version it left', async () => {
     const { app, persisted } = setup(hangingUpdater(), { now: () => 5_000 });
     await app.start();
     const answer = await app.rollBack();
     expect(answer).toMatchObject({ ok: true });
-    expect(answer.ok && answer.words).toMatch(
-      /^Rolled back from 1\.0\.0 to 0\.9\.0\. Automatic updates are paused/,
+    expect(answer.ok && answer.words).toBe(
+      'Rolled back from 1.0.0 to 0.9.0. 1.0.0 is skipped until a newer version appears.',
     );
     expect(app.getStatus()).toMatchObject({
-      paused: true,
-      lastUpdate: { fromVersion: '1.0.0', toVersion: '0.9.0', atMs: 5_000 },
+      state: 'rolled-back',
+      skippedVersion: '1.0.0',
+      lastUpdate: { kind: 'rollback', fromVersion: '1.0.0', toVersion: '0.9.0', atMs: 5_000 },
     });
-    expect(persisted).toEqual([true]);
+    expect(persisted).toEqual([]);
+  });
+
+  it('Check now after a roll back does not install the skipped version, and says so', async () => {
+    const updater = hangingUpdater({ checkTo: '1.0.0' });
+    const { app } = setup(updater);
+    await app.start();
+    await app.rollBack();
+    await app.checkNow();
+    expect(updater.runs).toBe(0);
+    expect(app.getStatus()).toMatchObject({ state: 'up-to-date', notice: { kind: 'skipped' } });
+    expect(app.getStatus().notice?.words).toContain('Version 1.0.0 is available but skipped');
+  });
+
+  it('Check now after a roll back installs a newer version than the skipped one', async () => {
+    const updater = hangingUpdater({ checkTo: '2.0.0' });
+    const { app } = setup(updater, { reopen: () => Promise.resolve(hangingUpdater()) });
+    await app.start();
+    await app.rollBack();
+    void app.checkNow();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(updater.runs).toBe(1);
+    expect(app.getStatus()).toMatchObject({ state: 'downloading', skippedVersion: null });
+    await app.cancel();
+    await app.close();
   });
 
   it('NOTHING_TO_ROLL_BACK: a refused roll back comes back in plain words', async () => {
@@ -249,6 +274,20 @@ describe('Roll back, Verify, Open log, pause', () => {
     });
   });
 
+  it('with no log file to open (the web window), says where the log is, without contradiction', async () => {
+    const app = createAppController({
+      updater: hangingUpdater(),
+      registryLabel: 'r',
+      fetchActivity: () => Promise.resolve({ state: 'offline', message: 'x' }),
+      logLocation: 'printed in the terminal that runs `updater serve`',
+    });
+    await expect(app.openLog()).resolves.toEqual({
+      ok: true,
+      words:
+        'This window has no log file to open: the log is printed in the terminal that runs `updater serve`.',
+    });
+  });
+
   it('remembers pause and resume in the settings', () => {
     const { app, persisted, schedulerCalls } = setup(hangingUpdater());
     app.setPaused(true);
@@ -272,13 +311,44 @@ describe('progress', () => {
     updater.emit({ type: 'progress', bytes: 0, total: 1000, artifact: 'a.bin' });
     now = 1_000;
     updater.emit({ type: 'progress', bytes: 250, total: 1000, artifact: 'a.bin' });
-    expect(app.getStatus().progress).toEqual({
+    expect(app.getStatus().progress).toMatchObject({
       bytes: 250,
       total: 1000,
       targetVersion: '2.0.0',
+      artifact: 'a.bin',
       bytesPerSecond: 250,
-      remainingMs: 3_000,
+      remainingMs: null, // not stable yet
     });
+    for (const [t, bytes] of [
+      [2_000, 500],
+      [3_000, 750],
+    ] as const) {
+      now = t;
+      updater.emit({ type: 'progress', bytes, total: 1000, artifact: 'a.bin' });
+    }
+    expect(app.getStatus().progress).toMatchObject({ bytesPerSecond: 250, remainingMs: 1_000 });
+    await app.cancel();
+    await app.close();
+  });
+
+  it('restarts the speed on a new run: nothing measured across a cancel', async () => {
+    const first = hangingUpdater();
+    const second = hangingUpdater();
+    let now = 0;
+    const { app } = setup(first, { now: () => now, reopen: () => Promise.resolve(second) });
+    void app.checkNow();
+    await Promise.resolve();
+    first.emit({ type: 'progress', bytes: 0, total: 1000, artifact: 'a.bin' });
+    now = 1_000;
+    first.emit({ type: 'progress', bytes: 100, total: 1000, artifact: 'a.bin' });
+    await app.cancel();
+    now = 60_000;
+    void app.checkNow();
+    await new Promise((resolve) => setImmediate(resolve));
+    second.emit({ type: 'progress', bytes: 100, total: 1000, artifact: 'a.bin' });
+    now = 61_000;
+    second.emit({ type: 'progress', bytes: 400, total: 1000, artifact: 'a.bin' });
+    expect(app.getStatus().progress).toMatchObject({ bytesPerSecond: 300 });
     await app.cancel();
     await app.close();
   });

@@ -8,6 +8,8 @@ import {
   isolate,
   relativeTime,
   windowWords,
+  formatCompact,
+  countdown,
 } from '#renderer/format.js';
 
 const NOW = 1_000_000_000;
@@ -53,11 +55,13 @@ describe('ranking formatting', () => {
   });
 
   it('gives the window in units and in seconds from unit_ms', () => {
-    expect(windowWords(60, 47_000 / 60)).toBe('last 60 units, about 47 s');
-    expect(windowWords(1, 47_000 / 60)).toBe('last 1 unit, about 1 s');
-    expect(windowWords(3600, 47_000 / 60)).toBe('last 3600 units, about 47 min');
+    expect(windowWords(60, 47_000 / 60)).toBe('state changes per machine, last 60 units ≈ 47 s');
+    expect(windowWords(1, 47_000 / 60)).toBe('state changes per machine, last 1 unit ≈ 1 s');
+    expect(windowWords(3600, 47_000 / 60)).toBe(
+      'state changes per machine, last 3600 units ≈ 47 min',
+    );
     // A registry that sends no unit length: units only, no invented seconds.
-    expect(windowWords(60, 0)).toBe('last 60 units');
+    expect(windowWords(60, 0)).toBe('state changes per machine, last 60 units');
   });
 
   it('gives equal counts the same rank and skips the ranks they use up', () => {
@@ -73,5 +77,21 @@ describe('ranking formatting', () => {
   it('writes the time of day, or nothing for an unreadable timestamp', () => {
     expect(clockTime('2026-01-02T03:04:05Z', 'en-GB')).toMatch(/^\d{2}:\d{2}:\d{2}$/);
     expect(clockTime('not a time', 'en')).toBe('');
+  });
+});
+
+describe('compact counts and the countdown', () => {
+  it('shows compact counts ("12M") in the system language', () => {
+    expect(formatCompact(12_000_000, 'en-US')).toBe('12M');
+    expect(formatCompact(1_234, 'en-US')).toBe('1.2K');
+    expect(formatCompact(999, 'en-US')).toBe('999');
+  });
+
+  it('counts the next check down by the second under two minutes', () => {
+    expect(countdown(null, 0, 'not scheduled')).toBe('not scheduled');
+    expect(countdown(45_000, 0, 'x')).toBe('in 45 s');
+    expect(countdown(44_001, 0, 'x')).toBe('in 45 s');
+    expect(countdown(0, 1, 'x')).toBe('due now');
+    expect(countdown(600_000, 0, 'x')).toBe('in 10 min');
   });
 });

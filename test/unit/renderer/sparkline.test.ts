@@ -29,3 +29,13 @@ describe('sparkline points (docs/PROTOCOL.md §5 series)', () => {
     expect(ys.every((y) => y >= 0 && y <= SPARK_HEIGHT)).toBe(true);
   });
 });
+
+describe('one scale for every row', () => {
+  it('draws a row against the shared peak, not its own', () => {
+    const own = sparkPoints([0, 2]);
+    const shared = sparkPoints([0, 2], 4);
+    // Its own peak reaches the top; on a scale of 4 the same 2 reaches only halfway.
+    expect(own.split(' ')[1]).toBe('60,1.5');
+    expect(shared.split(' ')[1]).toBe('60,8');
+  });
+});
