@@ -24,6 +24,9 @@ import { registerDevSubscriptions } from './routes/dev-subscriptions.js';
 import { registerUpdatesArtifact } from './routes/updates-artifact.js';
 import { registerUpdatesKeys } from './routes/updates-keys.js';
 import { registerUpdatesManifest } from './routes/updates-manifest.js';
+import { registerTufMetadata } from './routes/tuf-metadata.js';
+import { registerTufTargets } from './routes/tuf-targets.js';
+import { TufRepository } from './tuf/tuf-repository.js';
 import { makeDataDir } from '../platform/data-dir.js';
 import { BlobStore } from '../store/blob-store.js';
 import { migrateFormatOne } from './format-one-migration.js';
@@ -151,12 +154,19 @@ export async function openUpdateState(
     freshness.setSigners([trust.freshness]);
     return trust;
   };
-  return { trust: () => trust, releases, blobs, publisher, freshness, answers, reloadKeys };
+  const tuf = await TufRepository.open({
+    dataDir: ctx.dataDir,
+    trust: () => trust,
+    current: () => releases.current,
+    now: () => ctx.clock.now(),
+    timestampLifetimeS: ctx.options.freshnessLifetimeS,
+  });
+  return { trust: () => trust, releases, blobs, publisher, freshness, answers, reloadKeys, tuf };
 }
 
 export async function createUpdatesModule(ctx: ServerContext): Promise<ServerModule<UpdatesApi>> {
   const state = await openUpdateState(ctx);
-  const { releases, blobs, publisher, freshness, answers } = state;
+  const { releases, blobs, publisher, freshness, answers, tuf } = state;
   const keys = new MachineKeys(ctx.dataDir, ctx.clock, ctx.random);
   await keys.load();
   const onError = (what: string) => (error: unknown) => {
@@ -176,6 +186,8 @@ export async function createUpdatesModule(ctx: ServerContext): Promise<ServerMod
         registerUpdatesManifest(scope, keys, answers);
         registerUpdatesKeys(scope, keys, answers);
         registerUpdatesArtifact(scope, keys, blobs);
+        registerTufMetadata(scope, keys, tuf);
+        registerTufTargets(scope, keys, blobs);
         done();
       });
     },

@@ -1,0 +1,118 @@
+/**
+ * The online roles (docs/PROTOCOL.md §TUF repository, Roles and keys): snapshot and timestamp,
+ * signed by the freshness key on the injected clock. Snapshot is re-signed when targets moves
+ * or half its lifetime is gone; timestamp when snapshot moves or half its lifetime is gone, as
+ * the freshness statement is (freshness-signer.ts). Versions only grow (TUF spec §5.4.3,
+ * §5.5.5): they continue from the files on disk after a restart.
+ */
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { tuf } from '#protocol';
+import { writeFileAtomic } from '#shared/atomic-file.js';
+import {
+  highestVersion,
+  readMetadata,
+  SNAPSHOT_LIFETIME_S,
+  TIMESTAMP_FILE,
+  versionedName,
+} from './tuf-layout.js';
+
+interface Signed {
+  readonly version: number;
+  readonly bytes: Uint8Array;
+  readonly issuedMs: number;
+  readonly expiresMs: number;
+  /** Snapshot: the targets version it names. Timestamp: the snapshot version. */
+  readonly names: number;
+}
+
+export class OnlineRoles {
+  #snapshot: Signed | undefined;
+  #timestamp: Signed | undefined;
+
+  private constructor(
+    private readonly dir: string,
+    private readonly now: () => number,
+    private readonly timestampLifetimeMs: number,
+    snapshot: Signed | undefined,
+    timestamp: Signed | undefined,
+  ) {
+    this.#snapshot = snapshot;
+    this.#timestamp = timestamp;
+  }
+
+  static async open(dir: string, now: () => number, timestampLifetimeS: number) {
+    const lifetimeMs = timestampLifetimeS * 1000;
+    const snapshotVersion = await highestVersion(dir, 'snapshot');
+    const snapshotBytes =
+      snapshotVersion === 0
+        ? undefined
+        : await readMetadata(dir, versionedName(snapshotVersion, 'snapshot'));
+    const timestampBytes = await readMetadata(dir, TIMESTAMP_FILE);
+    const snapshot = snapshotBytes && loaded(snapshotBytes, 'snapshot', SNAPSHOT_LIFETIME_S * 1000);
+    const timestamp = timestampBytes && loaded(timestampBytes, 'timestamp', lifetimeMs);
+    return new OnlineRoles(dir, now, lifetimeMs, snapshot, timestamp);
+  }
+
+  /** Timestamp bytes naming a snapshot that names `targetsVersion`, fresh on the clock. */
+  async current(targetsVersion: number, signer: tuf.TufSigner): Promise<Uint8Array> {
+    const nowMs = this.now();
+    let snapshot = this.#snapshot;
+    if (snapshot === undefined || snapshot.names !== targetsVersion || stale(snapshot, nowMs)) {
+      const version = (snapshot?.version ?? 0) + 1;
+      const expiresMs = nowMs + SNAPSHOT_LIFETIME_S * 1000;
+      const signed = tuf.buildSnapshot({ version, expiresMs }, targetsVersion);
+      const bytes = tuf.signMetadata(signed, [signer]);
+      await writeFileAtomic(join(this.dir, versionedName(version, 'snapshot')), bytes);
+      snapshot = { version, bytes, issuedMs: nowMs, expiresMs, names: targetsVersion };
+      this.#snapshot = snapshot;
+    }
+    let timestamp = this.#timestamp;
+    if (
+      timestamp === undefined ||
+      timestamp.names !== snapshot.version ||
+      stale(timestamp, nowMs)
+    ) {
+      const version = (timestamp?.version ?? 0) + 1;
+      const expiresMs = nowMs + this.timestampLifetimeMs;
+      const ref = {
+        version: snapshot.version,
+        length: snapshot.bytes.length,
+        sha256: createHash('sha256').update(snapshot.bytes).digest('hex'),
+      };
+      const bytes = tuf.signMetadata(tuf.buildTimestamp({ version, expiresMs }, ref), [signer]);
+      await writeFileAtomic(join(this.dir, TIMESTAMP_FILE), bytes);
+      timestamp = { version, bytes, issuedMs: nowMs, expiresMs, names: snapshot.version };
+      this.#timestamp = timestamp;
+    }
+    return timestamp.bytes;
+  }
+}
+
+/** Half the lifetime gone: re-sign (docs/PROTOCOL.md §2.7.3, the same rule as freshness). */
+function stale(signed: Signed, nowMs: number): boolean {
+  return nowMs >= signed.issuedMs + (signed.expiresMs - signed.issuedMs) / 2;
+}
+
+/** A stored file; its issue time is taken as `expires - lifetime` (not stored in TUF). */
+function loaded(bytes: Uint8Array, type: 'snapshot' | 'timestamp', lifetimeMs: number): Signed {
+  if (type === 'snapshot') {
+    const { signed } = tuf.parseEnvelope(bytes, 'snapshot');
+    const names = signed.meta.get('targets.json')?.version ?? 0;
+    return {
+      version: signed.version,
+      bytes,
+      issuedMs: signed.expiresMs - lifetimeMs,
+      expiresMs: signed.expiresMs,
+      names,
+    };
+  }
+  const { signed } = tuf.parseEnvelope(bytes, 'timestamp');
+  return {
+    version: signed.version,
+    bytes,
+    issuedMs: signed.expiresMs - lifetimeMs,
+    expiresMs: signed.expiresMs,
+    names: signed.snapshotMeta.version,
+  };
+}
