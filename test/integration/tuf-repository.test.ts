@@ -3,10 +3,12 @@
  * tuf-js as the independent client: it refreshes from the live routes behind the machine key,
  * downloads a target by its consistent-snapshot name and reads the product's custom fields.
  */
-import { readFile } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '#server/compose/start-server.js';
+import { createRandom } from '#server/platform/random.js';
+import { rotateKeys } from '#server/updates/keys/rotate-keys.js';
 import { tufJsClient } from '#test/tuf-js-client.js';
 import { tempDirs } from '#test/updater-harness.js';
 
@@ -68,4 +70,80 @@ describe('the TUF repository read by tuf-js', () => {
     expect(res.status).toBe(401);
     expect(((await res.json()) as { code: string }).code).toBe('MISSING_MACHINE_KEY');
   });
+
+  it('follows a root rotation: root 2 signed by the old and the new root, the old key gone', async () => {
+    const dir = await dirs.make('tuf-js-rotation-');
+    const client = await tufJsClient({
+      dir,
+      trustedRoot: await rootOne(),
+      metadataBaseUrl: base(),
+      targetBaseUrl: `${base()}/targets`,
+      machineKey,
+    });
+    await client.updater.refresh();
+    const before = await fetch(`${server.url}/api/updates/manifest`, {
+      headers: { authorization: `Bearer ${machineKey}` },
+    });
+    // Format 1 rides at the top of the answer while the node key is online.
+    expect(await before.json()).toHaveProperty('payloadType');
+    const offline = await dirs.make('tuf-new-root-');
+    await rotateKeys(
+      {
+        dataDir: server.dataDir,
+        rootKeyFiles: [],
+        newRootKeyFiles: [join(offline, 'root-2.json')],
+        rootThreshold: undefined,
+        releasePubkeys: [],
+        newReleaseKey: false,
+        releaseThreshold: undefined,
+        newFreshnessKey: true,
+      },
+      createRandom(undefined),
+    );
+    // No retired root key stays in the data directory (TUF spec §6.1).
+    await expect(access(join(server.dataDir, 'node-key.json'))).rejects.toThrow();
+    // The server reloads the key set it watches; tuf-js then walks 1 -> 2.
+    await waitFor(async () => (await get('2.root.json')).status === 200);
+    await waitFor(async () => {
+      const ts = JSON.parse(await (await get('timestamp.json')).text()) as {
+        signatures: { keyid: string }[];
+      };
+      const root2 = JSON.parse(await (await get('2.root.json')).text()) as {
+        signed: { roles: { timestamp: { keyids: string[] } } };
+      };
+      return root2.signed.roles.timestamp.keyids.includes(ts.signatures[0]?.keyid ?? '');
+    });
+    const after = await tufJsClient({
+      dir,
+      trustedRoot: await readFile(join(client.metadataDir, 'root.json')),
+      metadataBaseUrl: base(),
+      targetBaseUrl: `${base()}/targets`,
+      machineKey,
+    });
+    await after.updater.refresh();
+    const trusted = JSON.parse(await readFile(join(dir, 'metadata', 'root.json'), 'utf8')) as {
+      signed: { version: number };
+    };
+    expect(trusted.signed.version).toBe(2);
+    expect(await after.updater.getTargetInfo('bin/app.bin')).toBeDefined();
+    // Format 1 is gone with the node key: the answer carries no format 1 envelope.
+    const answer = await fetch(`${server.url}/api/updates/manifest`, {
+      headers: { authorization: `Bearer ${machineKey}` },
+    });
+    const body = (await answer.json()) as Record<string, unknown>;
+    expect(body).not.toHaveProperty('payloadType');
+    expect(body).toHaveProperty('release');
+  });
 });
+
+function get(name: string): Promise<Response> {
+  return fetch(`${base()}/${name}`, { headers: { authorization: `Bearer ${machineKey}` } });
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('timed out waiting for the server');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -24,6 +24,8 @@ interface Signed {
   readonly expiresMs: number;
   /** Snapshot: the targets version it names. Timestamp: the snapshot version. */
   readonly names: number;
+  /** The keyid that signed it: a rotated online key re-signs at once (TUF spec §5.3.11). */
+  readonly keyid: string;
 }
 
 export class OnlineRoles {
@@ -57,35 +59,49 @@ export class OnlineRoles {
   /** Timestamp bytes naming a snapshot that names `targetsVersion`, fresh on the clock. */
   async current(targetsVersion: number, signer: tuf.TufSigner): Promise<Uint8Array> {
     const nowMs = this.now();
-    let snapshot = this.#snapshot;
-    if (snapshot === undefined || snapshot.names !== targetsVersion || stale(snapshot, nowMs)) {
-      const version = (snapshot?.version ?? 0) + 1;
-      const expiresMs = nowMs + SNAPSHOT_LIFETIME_S * 1000;
-      const signed = tuf.buildSnapshot({ version, expiresMs }, targetsVersion);
-      const bytes = tuf.signMetadata(signed, [signer]);
-      await writeFileAtomic(join(this.dir, versionedName(version, 'snapshot')), bytes);
-      snapshot = { version, bytes, issuedMs: nowMs, expiresMs, names: targetsVersion };
-      this.#snapshot = snapshot;
-    }
-    let timestamp = this.#timestamp;
-    if (
-      timestamp === undefined ||
-      timestamp.names !== snapshot.version ||
-      stale(timestamp, nowMs)
-    ) {
-      const version = (timestamp?.version ?? 0) + 1;
-      const expiresMs = nowMs + this.timestampLifetimeMs;
-      const ref = {
-        version: snapshot.version,
-        length: snapshot.bytes.length,
-        sha256: createHash('sha256').update(snapshot.bytes).digest('hex'),
-      };
-      const bytes = tuf.signMetadata(tuf.buildTimestamp({ version, expiresMs }, ref), [signer]);
-      await writeFileAtomic(join(this.dir, TIMESTAMP_FILE), bytes);
-      timestamp = { version, bytes, issuedMs: nowMs, expiresMs, names: snapshot.version };
-      this.#timestamp = timestamp;
-    }
+    const keyid = tuf.tufKeyId(signer.publicHex);
+    const keep = (held: Signed | undefined, names: number): held is Signed =>
+      held !== undefined && held.names === names && held.keyid === keyid && !stale(held, nowMs);
+    const snapshot = keep(this.#snapshot, targetsVersion)
+      ? this.#snapshot
+      : await this.#signSnapshot(targetsVersion, signer, nowMs);
+    const timestamp = keep(this.#timestamp, snapshot.version)
+      ? this.#timestamp
+      : await this.#signTimestamp(snapshot, signer, nowMs);
     return timestamp.bytes;
+  }
+
+  async #signSnapshot(targetsVersion: number, signer: tuf.TufSigner, nowMs: number) {
+    const version = (this.#snapshot?.version ?? 0) + 1;
+    const expiresMs = nowMs + SNAPSHOT_LIFETIME_S * 1000;
+    const signed = tuf.buildSnapshot({ version, expiresMs }, targetsVersion);
+    const bytes = tuf.signMetadata(signed, [signer]);
+    await writeFileAtomic(join(this.dir, versionedName(version, 'snapshot')), bytes);
+    const keyid = tuf.tufKeyId(signer.publicHex);
+    this.#snapshot = { version, bytes, issuedMs: nowMs, expiresMs, names: targetsVersion, keyid };
+    return this.#snapshot;
+  }
+
+  async #signTimestamp(snapshot: Signed, signer: tuf.TufSigner, nowMs: number) {
+    const version = (this.#timestamp?.version ?? 0) + 1;
+    const expiresMs = nowMs + this.timestampLifetimeMs;
+    const ref = {
+      version: snapshot.version,
+      length: snapshot.bytes.length,
+      sha256: createHash('sha256').update(snapshot.bytes).digest('hex'),
+    };
+    const bytes = tuf.signMetadata(tuf.buildTimestamp({ version, expiresMs }, ref), [signer]);
+    await writeFileAtomic(join(this.dir, TIMESTAMP_FILE), bytes);
+    const keyid = tuf.tufKeyId(signer.publicHex);
+    this.#timestamp = {
+      version,
+      bytes,
+      issuedMs: nowMs,
+      expiresMs,
+      names: snapshot.version,
+      keyid,
+    };
+    return this.#timestamp;
   }
 }
 
@@ -96,23 +112,24 @@ function stale(signed: Signed, nowMs: number): boolean {
 
 /** A stored file; its issue time is taken as `expires - lifetime` (not stored in TUF). */
 function loaded(bytes: Uint8Array, type: 'snapshot' | 'timestamp', lifetimeMs: number): Signed {
+  const keyid = (envelope: { signatures: readonly { keyid: string }[] }) =>
+    envelope.signatures[0]?.keyid ?? '';
   if (type === 'snapshot') {
-    const { signed } = tuf.parseEnvelope(bytes, 'snapshot');
-    const names = signed.meta.get('targets.json')?.version ?? 0;
-    return {
-      version: signed.version,
-      bytes,
-      issuedMs: signed.expiresMs - lifetimeMs,
-      expiresMs: signed.expiresMs,
-      names,
-    };
+    const envelope = tuf.parseEnvelope(bytes, 'snapshot');
+    const { version, expiresMs, meta } = envelope.signed;
+    const names = meta.get('targets.json')?.version ?? 0;
+    const issuedMs = expiresMs - lifetimeMs;
+    return { version, bytes, issuedMs, expiresMs, names, keyid: keyid(envelope) };
   }
-  const { signed } = tuf.parseEnvelope(bytes, 'timestamp');
+  const envelope = tuf.parseEnvelope(bytes, 'timestamp');
+  const { version, expiresMs, snapshotMeta } = envelope.signed;
+  const issuedMs = expiresMs - lifetimeMs;
   return {
-    version: signed.version,
+    version,
     bytes,
-    issuedMs: signed.expiresMs - lifetimeMs,
-    expiresMs: signed.expiresMs,
-    names: signed.snapshotMeta.version,
+    issuedMs,
+    expiresMs,
+    names: snapshotMeta.version,
+    keyid: keyid(envelope),
   };
 }

@@ -95,7 +95,9 @@ export class TufRepository {
       const bytes = (await readMetadata(this.dir, versionedName(latest, 'targets'))) as Buffer;
       const summary = targetsSummary(bytes);
       const halfGone = nowMs >= summary.expiresMs - (TARGETS_LIFETIME_S * 1000) / 2;
-      if (summary.registryVersion === release.manifest.registry_version && !halfGone) {
+      // A rotated targets key re-signs at once: root N+1 may no longer trust the old one.
+      const sameKey = summary.keyids.includes(tuf.tufKeyId(trust.release.hex));
+      if (summary.registryVersion === release.manifest.registry_version && !halfGone && sameKey) {
         return latest;
       }
     }

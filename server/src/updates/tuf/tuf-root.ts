@@ -5,11 +5,12 @@
  * key; root N+1 by the threshold of root N and of root N+1 (TUF spec §5.3.4), written by
  * `rotate-keys` with the same keys that sign key set N+1.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tuf, type KeySet, type KeySetPayload, type Role } from '#protocol';
 import { writeFileAtomic } from '#shared/atomic-file.js';
-import { ROOT_LIFETIME_S, TUF_DIR, versionedName } from './tuf-layout.js';
+import { NODE_KEY_FILE } from '../keys/node-key.js';
+import { highestVersion, ROOT_LIFETIME_S, TUF_DIR, versionedName } from './tuf-layout.js';
 
 /** A key the caller holds: hex public key and a signing function. */
 export interface HexSigner {
@@ -53,4 +54,41 @@ export async function writeRoot(
   await mkdir(dir, { recursive: true });
   const bytes = tuf.signMetadata(rootFor(keySet, nowMs), signers.map(toTufSigner));
   await writeFileAtomic(join(dir, versionedName(keySet.version, 'root')), bytes);
+}
+
+/**
+ * The TUF side of `rotate-keys` (TUF spec §5.3.4, §6.1): root N (when the repository never
+ * signed it: key set N predates it) and root N+1, signed by the old root keys and the new
+ * ones together, so a client checks root N+1 against both thresholds.
+ */
+export async function writeRotatedRoots(
+  dataDir: string,
+  rotation: {
+    readonly current: KeySet;
+    readonly next: KeySetPayload;
+    readonly oldSigners: readonly HexSigner[];
+    readonly newSigners: readonly HexSigner[];
+  },
+  nowMs: number,
+): Promise<void> {
+  const dir = join(dataDir, TUF_DIR);
+  const { current, next, oldSigners, newSigners } = rotation;
+  if ((await highestVersion(dir, 'root')) < current.version) {
+    await writeRoot(dataDir, current, oldSigners, nowMs);
+  }
+  await writeRoot(dataDir, next, [...oldSigners, ...newSigners], nowMs);
+}
+
+/**
+ * After a root rotation the data directory keeps no retired root key (TUF spec §6.1: root keys
+ * live offline): a node key file there whose key the new root dropped is removed.
+ */
+export async function removeRetiredRootKey(
+  dataDir: string,
+  nextRoot: readonly string[],
+  held: HexSigner | undefined,
+): Promise<boolean> {
+  if (held === undefined || nextRoot.includes(held.hex)) return false;
+  await rm(join(dataDir, NODE_KEY_FILE), { force: true });
+  return true;
 }

@@ -43,7 +43,11 @@ export function targetsFor(
 }
 
 /** `registry_version` and `expires` of stored targets metadata (the repository wrote it). */
-export function targetsSummary(bytes: Uint8Array): { registryVersion: string; expiresMs: number } {
+export function targetsSummary(bytes: Uint8Array): {
+  registryVersion: string;
+  expiresMs: number;
+  keyids: readonly string[];
+} {
   const envelope = tuf.parseEnvelope(bytes, 'targets');
   const custom = tuf.parseStrictJson(envelope.signedBytes) as tuf.JsonObject;
   const product = custom['custom'];
@@ -51,5 +55,6 @@ export function targetsSummary(bytes: Uint8Array): { registryVersion: string; ex
     tuf.isJsonObject(product) && typeof product['registry_version'] === 'string'
       ? product['registry_version']
       : '';
-  return { registryVersion, expiresMs: envelope.signed.expiresMs };
+  const keyids = envelope.signatures.map((s) => s.keyid);
+  return { registryVersion, expiresMs: envelope.signed.expiresMs, keyids };
 }
