@@ -23,7 +23,7 @@ export { UsageError } from './cli-flags.js';
 export const USAGE = `Usage:
   npm run server -- [options]
   npm run server -- publish --data-dir DIR --version X.Y.Z [--node-key FILE] [--init]
-                    [--artifact-base-url URL] [--expires-in-s N] FOLDER
+                    [--artifact-base-url URL] [--expires-in-s N] [--static-out OUT] FOLDER
   npm run server -- publish --data-dir DIR --bundle FILE [--expires-in-s N] FOLDER
   npm run server -- sign-release --release-key FILE... --version X.Y.Z
                     [--artifact-base-url URL] --out FILE FOLDER
@@ -73,6 +73,8 @@ export type Command =
       readonly expiresInS: number | undefined;
       /** --init: a DIR without keys may be given a new node key. */
       readonly init: boolean;
+      /** --static-out DIR: also write the TUF repository as a plain tree there. */
+      readonly staticOut: string | undefined;
     }
   | TrustCommand;
 
@@ -102,6 +104,7 @@ const PUBLISH_OPTIONS: OptionSpec = {
   'expires-in-s': { type: 'string' },
   bundle: { type: 'string' },
   init: { type: 'boolean' },
+  'static-out': { type: 'string' },
 };
 
 /** Parses the command line (without node and script). Throws UsageError on bad input. */
@@ -160,6 +163,7 @@ function parsePublish(argv: readonly string[]): Command {
   const base = take(flags, '--artifact-base-url');
   const expires = take(flags, '--expires-in-s');
   const init = take(flags, '--init') !== undefined;
+  const staticOut = take(flags, '--static-out');
   const folder = rest.shift();
   refuseLeftovers(flags, rest);
   if (dataDir === undefined || dataDir === '') throw new UsageError('publish needs --data-dir DIR');
@@ -183,5 +187,6 @@ function parsePublish(argv: readonly string[]): Command {
     artifactBaseUrl: base === undefined ? undefined : httpUrl('--artifact-base-url', base),
     expiresInS: expires === undefined ? undefined : int('--expires-in-s', expires, 1, 366 * 86400),
     init,
+    staticOut: staticOut === undefined ? undefined : nonEmpty('--static-out', staticOut),
   };
 }

@@ -10,6 +10,7 @@ import type { DestinationStream } from 'pino';
 import { ServerClock } from '../platform/clock.js';
 import { parseArgs, USAGE, UsageError, type Command } from './main-args.js';
 import { listFolder } from '../updates/publish/publish-folder.js';
+import { writeStaticTree } from '../updates/tuf/static-tree.js';
 import { readBundleFile } from '../updates/publish/release-bundle.js';
 import { NodeKeyMissingError } from '../updates/keys/trust-keys.js';
 import { openUpdateState } from '../updates/updates-module.js';
@@ -114,6 +115,11 @@ async function publish(command: Extract<Command, { kind: 'publish' }>): Promise<
             : { artifact_base_url: command.artifactBaseUrl }),
         },
   );
+  // The TUF repository as a plain tree (docs/PROTOCOL.md §TUF repository, Static tree).
+  const tree =
+    command.staticOut === undefined
+      ? undefined
+      : await writeStaticTree(state.tuf, state.blobs, command.staticOut);
   process.stdout.write(
     `${JSON.stringify({
       ok: true,
@@ -123,6 +129,7 @@ async function publish(command: Extract<Command, { kind: 'publish' }>): Promise<
       release_sha256: result.release_sha256,
       sequence: result.sequence,
       expires_at: result.expires_at,
+      ...(tree === undefined ? {} : { static_out: tree }),
     })}\n`,
   );
 }
