@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '#server/compose/start-server.js';
 import { createRandom } from '#server/platform/random.js';
 import { rotateKeys } from '#server/updates/keys/rotate-keys.js';
+import { ownTufClient } from '#test/own-tuf-client.js';
 import { tufJsClient } from '#test/tuf-js-client.js';
 import { tempDirs } from '#test/updater-harness.js';
 
@@ -63,6 +64,20 @@ describe('the TUF repository read by tuf-js', () => {
     expect(client.fetcher.urls.some((u) => /\/targets\/bin\/[0-9a-f]{64}\.app\.bin$/.test(u))).toBe(
       true,
     );
+  });
+
+  it('is read by our own TUF client (src/core/tuf) too', async () => {
+    const own = await ownTufClient({
+      dir: await dirs.make('own-tuf-live-'),
+      trustedRoot: await rootOne(),
+      metadataBaseUrl: base(),
+      machineKey,
+    });
+    const info = await own.updater.requireTargetInfo('bin/app.bin');
+    const bytes = await own.updater.downloadTarget(info, `${base()}/targets`);
+    expect(new TextDecoder().decode(bytes)).toBe('the application, version 1.2.0\n');
+    expect(info.custom).toBeUndefined();
+    expect(own.updater.trusted.root.signed.consistentSnapshot).toBe(true);
   });
 
   it('refuses metadata without the machine key', async () => {
@@ -126,6 +141,14 @@ describe('the TUF repository read by tuf-js', () => {
     };
     expect(trusted.signed.version).toBe(2);
     expect(await after.updater.getTargetInfo('bin/app.bin')).toBeDefined();
+    const own = await ownTufClient({
+      dir: await dirs.make('own-tuf-rotation-'),
+      trustedRoot: await rootOne(),
+      metadataBaseUrl: base(),
+      machineKey,
+    });
+    await own.updater.refresh();
+    expect(own.updater.trusted.root.signed.version).toBe(2);
     // Format 1 is gone with the node key: the answer carries no format 1 envelope.
     const answer = await fetch(`${server.url}/api/updates/manifest`, {
       headers: { authorization: `Bearer ${machineKey}` },

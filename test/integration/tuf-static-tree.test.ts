@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '#test/server-harness.js';
 import { serveStaticFiles } from '#test/static-files.js';
+import { ownTufClient } from '#test/own-tuf-client.js';
 import { tufJsClient } from '#test/tuf-js-client.js';
 import { tempDirs } from '#test/updater-harness.js';
 
@@ -64,6 +65,14 @@ describe('publish --static-out', () => {
       expect(files.requested.some((p) => /^\/targets\/lib\/[0-9a-f]{64}\.core\.bin$/.test(p))).toBe(
         true,
       );
+      const own = await ownTufClient({
+        dir: await dirs.make('tuf-static-own-'),
+        trustedRoot: await readFile(join(out, '1.root.json')),
+        metadataBaseUrl: files.baseUrl,
+      });
+      const app = await own.updater.requireTargetInfo('app.bin');
+      const appBytes = await own.updater.downloadTarget(app, `${files.baseUrl}/targets`);
+      expect(new TextDecoder().decode(appBytes)).toBe('app bytes, version 2.0.0\n');
     } finally {
       await files.close();
     }
