@@ -3,12 +3,15 @@
  * with our own strict parser and verifies under the threshold it names, and @tufjs/models (an
  * independent implementation) verifies the same signatures.
  */
-import { Metadata, MetadataKind } from '@tufjs/models';
+import { Metadata, MetadataKind, type Root } from '@tufjs/models';
 import { describe, expect, it } from 'vitest';
 import { tuf } from '#protocol';
 import { newKey } from '#test/trust-kit.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00.900Z');
+type ModelsJson = Parameters<typeof Root.fromJSON>[0];
+const modelsRoot = (bytes: Uint8Array) =>
+  Metadata.fromJSON(MetadataKind.Root, JSON.parse(new TextDecoder().decode(bytes)) as ModelsJson);
 const signer = (key: ReturnType<typeof newKey>): tuf.TufSigner => ({
   publicHex: key.hex,
   sign: key.sign,
@@ -47,13 +50,10 @@ describe('TUF metadata we sign', () => {
   });
 
   it('verifies in @tufjs/models, and one signature short of the threshold does not', () => {
-    const metadata = Metadata.fromJSON(
-      MetadataKind.Root,
-      JSON.parse(new TextDecoder().decode(bytes)),
-    );
+    const metadata = modelsRoot(bytes);
     expect(() => metadata.verifyDelegate('root', metadata)).not.toThrow();
     const short = tuf.signMetadata(signed, [signer(root[0]!)]);
-    const one = Metadata.fromJSON(MetadataKind.Root, JSON.parse(new TextDecoder().decode(short)));
+    const one = modelsRoot(short);
     expect(() => one.verifyDelegate('root', one)).toThrow();
   });
 
