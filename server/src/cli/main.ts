@@ -9,8 +9,10 @@
 import type { DestinationStream } from 'pino';
 import { ServerClock } from '../platform/clock.js';
 import { parseArgs, USAGE, UsageError, type Command } from './main-args.js';
+import { readFile } from 'node:fs/promises';
 import { listFolder } from '../updates/publish/publish-folder.js';
 import { writeStaticTree } from '../updates/tuf/static-tree.js';
+import { installTargets } from '../updates/tuf/offline-targets.js';
 import { readBundleFile } from '../updates/publish/release-bundle.js';
 import { NodeKeyMissingError } from '../updates/keys/trust-keys.js';
 import { openUpdateState } from '../updates/updates-module.js';
@@ -115,6 +117,11 @@ async function publish(command: Extract<Command, { kind: 'publish' }>): Promise<
             : { artifact_base_url: command.artifactBaseUrl }),
         },
   );
+  // Targets signed offline for this release (docs/PROTOCOL.md §TUF repository).
+  if (command.tufTargets !== undefined) {
+    const bytes = await readFile(command.tufTargets);
+    await installTargets(command.dataDir, bytes, result.registry_version);
+  }
   // The TUF repository as a plain tree (docs/PROTOCOL.md §TUF repository, Static tree).
   const tree =
     command.staticOut === undefined
