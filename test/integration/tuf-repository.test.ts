@@ -80,6 +80,24 @@ describe('the TUF repository read by tuf-js', () => {
     expect(own.updater.trusted.root.signed.consistentSnapshot).toBe(true);
   });
 
+  it('answers 404 for names that are not repository files', async () => {
+    for (const name of [
+      '0.root.json',
+      'root.json',
+      'snapshot.json',
+      '1.mirrors.json',
+      '99.root.json',
+    ]) {
+      const res = await get(name);
+      expect(res.status, name).toBe(404);
+      expect(((await res.json()) as { code: string }).code).toBe('NOT_FOUND');
+    }
+    const target = await get(`targets/${'0'.repeat(64)}.app.bin`);
+    expect(target.status).toBe(404);
+    expect(((await target.json()) as { code: string }).code).toBe('ARTIFACT_NOT_FOUND');
+    expect((await get('targets/app.bin')).status).toBe(404);
+  });
+
   it('refuses metadata without the machine key', async () => {
     const res = await fetch(`${base()}/timestamp.json`);
     expect(res.status).toBe(401);
