@@ -80,6 +80,17 @@ describe('the TUF repository read by tuf-js', () => {
     expect(own.updater.trusted.root.signed.consistentSnapshot).toBe(true);
   });
 
+  it('re-signs the timestamp on the injected clock once half its lifetime is gone', async () => {
+    const versionOf = async () =>
+      (JSON.parse(await (await get('timestamp.json')).text()) as { signed: { version: number } })
+        .signed.version;
+    const before = await versionOf();
+    server.clock.advance(11 * 3_600_000);
+    expect(await versionOf()).toBe(before);
+    server.clock.advance(2 * 3_600_000);
+    expect(await versionOf()).toBe(before + 1);
+  });
+
   it('answers 404 for names that are not repository files', async () => {
     for (const name of [
       '0.root.json',
