@@ -72,7 +72,9 @@ export class OnlineRoles {
   }
 
   async #signSnapshot(targetsVersion: number, signer: tuf.TufSigner, nowMs: number) {
-    const version = (this.#snapshot?.version ?? 0) + 1;
+    // Another writer on this directory (a publish process) may have signed a higher one.
+    const onDisk = await highestVersion(this.dir, 'snapshot');
+    const version = Math.max(this.#snapshot?.version ?? 0, onDisk) + 1;
     const expiresMs = nowMs + SNAPSHOT_LIFETIME_S * 1000;
     const signed = tuf.buildSnapshot({ version, expiresMs }, targetsVersion);
     const bytes = tuf.signMetadata(signed, [signer]);
@@ -82,8 +84,18 @@ export class OnlineRoles {
     return this.#snapshot;
   }
 
+  async #timestampOnDisk(): Promise<number> {
+    const bytes = await readMetadata(this.dir, TIMESTAMP_FILE);
+    if (bytes === undefined) return 0;
+    try {
+      return tuf.parseEnvelope(bytes, 'timestamp').signed.version;
+    } catch {
+      return 0;
+    }
+  }
+
   async #signTimestamp(snapshot: Signed, signer: tuf.TufSigner, nowMs: number) {
-    const version = (this.#timestamp?.version ?? 0) + 1;
+    const version = Math.max(this.#timestamp?.version ?? 0, await this.#timestampOnDisk()) + 1;
     const expiresMs = nowMs + this.timestampLifetimeMs;
     const ref = {
       version: snapshot.version,

@@ -69,4 +69,14 @@ describe('OnlineRoles', () => {
     const ts = timestampOf(await (await open()).current(1, signer));
     expect(ts.signed.version).toBe(2);
   });
+
+  it('never reuses a version another writer on the directory signed', async () => {
+    const a = await open();
+    await a.current(1, signer);
+    const b = await open();
+    await b.current(2, signer);
+    const ts = timestampOf(await a.current(3, signer));
+    expect(ts.signed.version).toBe(3);
+    expect(ts.signed.snapshotMeta.version).toBe(3);
+  });
 });
