@@ -11,6 +11,7 @@
  *   releases/<ver>.json    release envelopes, exactly as signed
  *   legacy/<ver>.json      format 1 envelopes for clients that predate format 2
  *   blobs/<aa>/<sha256>    content-addressed artifacts
+ *   tuf/                   the TUF repository (docs/PROTOCOL.md §TUF repository)
  */
 import { watch } from 'node:fs';
 import { join } from 'node:path';
