@@ -20,3 +20,4 @@ export * from './release.js';
 export * from './role-signatures.js';
 export * from './server-error-code.js';
 export * from './trust-error.js';
+export * as tuf from './tuf/index.js';

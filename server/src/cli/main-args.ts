@@ -25,11 +25,14 @@ export const USAGE = `Usage:
   npm run server -- [options]
   npm run server -- init DIR
   npm run server -- publish --data-dir DIR --version X.Y.Z [--node-key FILE] [--init]
-                    [--artifact-base-url URL] [--expires-in-s N] FOLDER
-  npm run server -- publish --data-dir DIR --bundle FILE [--expires-in-s N] FOLDER
+                    [--artifact-base-url URL] [--expires-in-s N] [--static-out OUT] FOLDER
+  npm run server -- publish --data-dir DIR --bundle FILE [--expires-in-s N]
+                    [--tuf-targets FILE] [--static-out OUT] FOLDER
   npm run server -- sign-release --release-key FILE... --version X.Y.Z
-                    [--artifact-base-url URL] --out FILE FOLDER
+                    [--artifact-base-url URL] --out FILE
+                    [--tuf-targets FILE --tuf-targets-version N] FOLDER
   npm run server -- sign-release --release-key FILE... --bundle FILE [--out FILE]
+                    [--tuf-targets FILE]
   npm run server -- rotate-keys --data-dir DIR [--root-key FILE...] [--new-root-key FILE...]
                     [--root-threshold K] [--release-pubkey HEX...] [--new-release-key]
                     [--release-threshold K] [--new-freshness-key]
@@ -91,6 +94,10 @@ export type Command =
       readonly expiresInS: number | undefined;
       /** --init: a DIR without keys may be given a new node key. */
       readonly init: boolean;
+      /** --static-out DIR: also write the TUF repository as a plain tree there. */
+      readonly staticOut: string | undefined;
+      /** --tuf-targets FILE: install TUF targets signed offline for this release. */
+      readonly tufTargets: string | undefined;
     }
   | TrustCommand
   | InitCommand;
@@ -128,6 +135,8 @@ const PUBLISH_OPTIONS: OptionSpec = {
   'expires-in-s': { type: 'string' },
   bundle: { type: 'string' },
   init: { type: 'boolean' },
+  'static-out': { type: 'string' },
+  'tuf-targets': { type: 'string' },
 };
 
 /** Parses the command line (without node and script). Throws UsageError on bad input. */
@@ -188,6 +197,8 @@ function parsePublish(argv: readonly string[]): Command {
   const base = take(flags, '--artifact-base-url');
   const expires = take(flags, '--expires-in-s');
   const init = take(flags, '--init') !== undefined;
+  const staticOut = take(flags, '--static-out');
+  const tufTargets = take(flags, '--tuf-targets');
   const folder = rest.shift();
   refuseLeftovers(flags, rest);
   if (dataDir === undefined || dataDir === '') throw new UsageError('publish needs --data-dir DIR');
@@ -211,6 +222,8 @@ function parsePublish(argv: readonly string[]): Command {
     artifactBaseUrl: base === undefined ? undefined : httpUrl('--artifact-base-url', base),
     expiresInS: expires === undefined ? undefined : int('--expires-in-s', expires, 1, 366 * 86400),
     init,
+    staticOut: staticOut === undefined ? undefined : nonEmpty('--static-out', staticOut),
+    tufTargets: tufTargets === undefined ? undefined : nonEmpty('--tuf-targets', tufTargets),
   };
 }
 

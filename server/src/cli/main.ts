@@ -8,9 +8,12 @@
  */
 import type { DestinationStream } from 'pino';
 import { ServerClock } from '../platform/clock.js';
+import { readFile } from 'node:fs/promises';
 import { parseArgs, usageFor, UsageError, type Command } from './main-args.js';
 import { runInit } from './init-command.js';
 import { listFolder } from '../updates/publish/publish-folder.js';
+import { writeStaticTree } from '../updates/tuf/static-tree.js';
+import { installTargets } from '../updates/tuf/offline-targets.js';
 import { readBundleFile } from '../updates/publish/release-bundle.js';
 import { NodeKeyMissingError } from '../updates/keys/trust-keys.js';
 import { openUpdateState } from '../updates/updates-module.js';
@@ -115,6 +118,16 @@ async function publish(command: Extract<Command, { kind: 'publish' }>): Promise<
             : { artifact_base_url: command.artifactBaseUrl }),
         },
   );
+  // Targets signed offline for this release (docs/PROTOCOL.md §TUF repository).
+  if (command.tufTargets !== undefined) {
+    const bytes = await readFile(command.tufTargets);
+    await installTargets(command.dataDir, bytes, result.registry_version);
+  }
+  // The TUF repository as a plain tree (docs/PROTOCOL.md §TUF repository, Static tree).
+  const tree =
+    command.staticOut === undefined
+      ? undefined
+      : await writeStaticTree(state.tuf, state.blobs, command.staticOut);
   process.stdout.write(
     `${JSON.stringify({
       ok: true,
@@ -124,6 +137,7 @@ async function publish(command: Extract<Command, { kind: 'publish' }>): Promise<
       release_sha256: result.release_sha256,
       sequence: result.sequence,
       expires_at: result.expires_at,
+      ...(tree === undefined ? {} : { static_out: tree }),
     })}\n`,
   );
 }

@@ -13,6 +13,10 @@ export type TrustCommand =
       readonly bundle: string | undefined;
       readonly out: string | undefined;
       readonly artifactBaseUrl: string | undefined;
+      /** --tuf-targets FILE: also sign (or co-sign) TUF targets there. */
+      readonly tufTargets: string | undefined;
+      /** --tuf-targets-version N: sign a new targets version N (else co-sign FILE). */
+      readonly tufTargetsVersion: number | undefined;
     }
   | {
       readonly kind: 'rotate-keys';
@@ -32,6 +36,8 @@ const SIGN_RELEASE_OPTIONS = {
   bundle: { type: 'string' },
   out: { type: 'string' },
   'artifact-base-url': { type: 'string' },
+  'tuf-targets': { type: 'string' },
+  'tuf-targets-version': { type: 'string' },
 } as const;
 
 const ROTATE_KEYS_OPTIONS = {
@@ -63,9 +69,14 @@ function parseSignRelease(argv: readonly string[]): TrustCommand {
   const bundle = take(flags, '--bundle');
   const out = take(flags, '--out');
   const base = take(flags, '--artifact-base-url');
+  const tufTargets = take(flags, '--tuf-targets');
+  const tufVersion = take(flags, '--tuf-targets-version');
   const folder = bundle === undefined ? rest.shift() : undefined;
   refuseLeftovers(flags, rest);
   if (releaseKeyFiles.length === 0) throw new UsageError('sign-release needs --release-key FILE');
+  if (tufVersion !== undefined && tufTargets === undefined) {
+    throw new UsageError('--tuf-targets-version needs --tuf-targets FILE');
+  }
   if (bundle === undefined) {
     if (version === undefined)
       throw new UsageError('sign-release needs --version X.Y.Z (or --bundle FILE)');
@@ -84,6 +95,11 @@ function parseSignRelease(argv: readonly string[]): TrustCommand {
     bundle: bundle === undefined ? undefined : nonEmpty('--bundle', bundle),
     out: out === undefined ? undefined : nonEmpty('--out', out),
     artifactBaseUrl: base === undefined ? undefined : httpUrl('--artifact-base-url', base),
+    tufTargets: tufTargets === undefined ? undefined : nonEmpty('--tuf-targets', tufTargets),
+    tufTargetsVersion:
+      tufVersion === undefined
+        ? undefined
+        : int('--tuf-targets-version', tufVersion, 1, Number.MAX_SAFE_INTEGER),
   };
 }
 

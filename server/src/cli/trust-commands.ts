@@ -6,12 +6,30 @@ import { createRandom } from '../platform/random.js';
 import type { TrustCommand } from './trust-args.js';
 import { rotateKeys } from '../updates/keys/rotate-keys.js';
 import { signRelease } from '../updates/publish/sign-release.js';
+import { signTargetsFile } from '../updates/tuf/targets-command.js';
 
 export async function runTrustCommand(command: TrustCommand): Promise<void> {
   const random = createRandom(undefined);
-  const result =
-    command.kind === 'sign-release'
-      ? await signRelease(command, random)
-      : await rotateKeys(command, random);
-  process.stdout.write(`${JSON.stringify(result)}\n`);
+  if (command.kind === 'rotate-keys') {
+    process.stdout.write(`${JSON.stringify(await rotateKeys(command, random))}\n`);
+    return;
+  }
+  const result = await signRelease(command, random);
+  // TUF targets for the same release (docs/PROTOCOL.md §TUF repository, Roles and keys).
+  const tufTargets =
+    command.tufTargets === undefined
+      ? undefined
+      : await signTargetsFile(
+          {
+            releaseKeyFiles: command.releaseKeyFiles,
+            bundleFile: result.out,
+            targetsFile: command.tufTargets,
+            version: command.tufTargetsVersion,
+          },
+          random,
+          Date.now(),
+        );
+  process.stdout.write(
+    `${JSON.stringify({ ...result, ...(tufTargets === undefined ? {} : { tuf_targets: tufTargets }) })}\n`,
+  );
 }

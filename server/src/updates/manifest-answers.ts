@@ -12,6 +12,7 @@ import { HttpError } from '../http/http-error.js';
 import { GzipFrame } from './gzip-frame.js';
 import type { KeyChainStore } from './keys/key-chain-store.js';
 import type { Release, ReleaseStore } from './publish/release-store.js';
+import { rootNeverRotated } from './tuf/format-one-gate.js';
 
 /**
  * zlib level of the gzip answer (bench/manifest-gzip.ts, docs/PROTOCOL.md §2.7.6, Content
@@ -149,7 +150,10 @@ export class ManifestAnswers {
     const { head, tail } = answerFrame({
       keys: chain.answerLinks,
       release: release.envelope,
-      ...(release.legacy === undefined ? {} : { legacy: legacyOf(release.legacy) }),
+      // Format 1 only while the root never rotated (docs/PROTOCOL.md §TUF repository).
+      ...(release.legacy === undefined || !rootNeverRotated(chain.first, chain.newest)
+        ? {}
+        : { legacy: legacyOf(release.legacy) }),
     });
     const frame = { release, keysVersion, head: Buffer.from(head), tail: Buffer.from(tail) };
     this.#frame = frame;

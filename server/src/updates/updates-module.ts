@@ -11,6 +11,7 @@
  *   releases/<ver>.json    release envelopes, exactly as signed
  *   legacy/<ver>.json      format 1 envelopes for clients that predate format 2
  *   blobs/<aa>/<sha256>    content-addressed artifacts
+ *   tuf/                   the TUF repository (docs/PROTOCOL.md §TUF repository)
  */
 import { watch } from 'node:fs';
 import { join } from 'node:path';
@@ -25,6 +26,9 @@ import { registerDevSubscriptions } from './routes/dev-subscriptions.js';
 import { ARTIFACT_ROUTE, registerUpdatesArtifact } from './routes/updates-artifact.js';
 import { registerUpdatesKeys } from './routes/updates-keys.js';
 import { MANIFEST_PATH, registerUpdatesManifest } from './routes/updates-manifest.js';
+import { registerTufMetadata } from './routes/tuf-metadata.js';
+import { registerTufTargets } from './routes/tuf-targets.js';
+import { TufRepository } from './tuf/tuf-repository.js';
 import { makeDataDir } from '../platform/data-dir.js';
 import { BlobStore } from '../store/blob-store.js';
 import { migrateFormatOne } from './format-one-migration.js';
@@ -130,7 +134,15 @@ export async function openUpdateState(
   }
   const reloadKeys = keyReloader(ctx, held, releases, freshness);
   const trust = (): TrustKeys => held.current;
-  return { trust, releases, blobs, publisher, freshness, answers, reloadKeys, swept };
+  // The TUF repository over the same keys and releases (docs/PROTOCOL.md §TUF repository).
+  const tuf = await TufRepository.open({
+    dataDir: ctx.dataDir,
+    trust,
+    current: () => releases.current,
+    now: () => ctx.clock.now(),
+    timestampLifetimeS: ctx.options.freshnessLifetimeS,
+  });
+  return { trust, releases, blobs, publisher, freshness, answers, reloadKeys, swept, tuf };
 }
 
 /** The release store, loaded and verified under the keys held; format 1 releases migrated. */
@@ -186,7 +198,7 @@ const LIMITED_ROUTES: LimitedRoutes = {
 
 export async function createUpdatesModule(ctx: ServerContext): Promise<ServerModule<UpdatesApi>> {
   const state = await openUpdateState(ctx);
-  const { releases, blobs, publisher, freshness, answers, swept } = state;
+  const { releases, blobs, publisher, freshness, answers, swept, tuf } = state;
   if (swept !== undefined && swept.blobs + swept.temps > 0) {
     ctx.log.warn({ swept }, 'removed the files an interrupted publish left');
   }
@@ -210,6 +222,8 @@ export async function createUpdatesModule(ctx: ServerContext): Promise<ServerMod
         registerUpdatesManifest(scope, keys, answers);
         registerUpdatesKeys(scope, keys, answers);
         registerUpdatesArtifact(scope, keys, blobs);
+        registerTufMetadata(scope, keys, tuf);
+        registerTufTargets(scope, keys, blobs);
         done();
       });
     },

@@ -36,3 +36,16 @@ export { parseEnvelope, type RoleType } from './envelope.js';
 export { isSupportedKey, verifySignature } from './key-verify.js';
 export { countValidSignatures, requireThreshold } from './threshold.js';
 export { requireHashes, requireLength, requireLengthAndHashes, sha256Hex } from './hashes.js';
+export { addSignatures, ed25519KeyObject, signMetadata, tufKeyId, type TufSigner } from './sign.js';
+export {
+  buildRoot,
+  buildSnapshot,
+  buildTargets,
+  buildTimestamp,
+  formatExpires,
+  SPEC_VERSION,
+  type RoleSpec,
+  type RootSpec,
+  type SnapshotRef,
+  type TargetSpec,
+} from './build.js';

@@ -27,6 +27,7 @@ import type { RandomSource } from '../../platform/random.js';
 import { KeyChainError, KeyChainStore } from './key-chain-store.js';
 import { NODE_KEY_FILE } from './node-key.js';
 import { verifyRelease } from '../publish/release-bundle.js';
+import { removeRetiredRootKey, writeRotatedRoots } from '../tuf/tuf-root.js';
 import { releaseOf, ReleaseStore } from '../publish/release-store.js';
 import {
   FRESHNESS_KEY_FILE,
@@ -144,6 +145,11 @@ export async function rotateKeys(
     throw error;
   }
   for (const { from, to } of pending) await renameIfThere(from, to);
+  // The TUF roots after the key set they mirror (docs/PROTOCOL.md §TUF repository).
+  const rotation = { current, next: payload, oldSigners: signers, newSigners: newRoots };
+  await writeRotatedRoots(dataDir, rotation, Date.now());
+  const dataDirRoot = await heldKey(dataDir, join(dataDir, NODE_KEY_FILE), random, false);
+  await removeRetiredRootKey(dataDir, payload.root.keys, dataDirRoot);
   return {
     ok: true,
     version: payload.version,

@@ -21,6 +21,7 @@ import type { RandomSource } from '../../platform/random.js';
 import { errorClass } from '../../server-error.js';
 import { KEYS_DIR, KeyChainError, KeyChainStore } from './key-chain-store.js';
 import { loadNodeKey, NODE_KEY_FILE } from './node-key.js';
+import { rootNeverRotated } from '../tuf/format-one-gate.js';
 
 export const RELEASE_KEY_FILE = 'release-key.json';
 export const FRESHNESS_KEY_FILE = 'freshness-key.json';
@@ -160,7 +161,11 @@ export async function keysOf(
   return {
     chain,
     // Old clients pin key set 1's root: only that key can sign format 1 envelopes for them.
-    root: root !== undefined && inRole(first.root, root) ? root : undefined,
+    // And only while the root never rotated (docs/PROTOCOL.md §TUF repository).
+    root:
+      root !== undefined && inRole(first.root, root) && rootNeverRotated(first, newest)
+        ? root
+        : undefined,
     release,
     freshness,
     nodePubkeyHex: (first.root.keys[0] as { hex: string }).hex,

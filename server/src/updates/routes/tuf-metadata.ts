@@ -1,0 +1,33 @@
+/**
+ * GET /api/updates/tuf/{name}: the TUF repository's metadata by consistent-snapshot name
+ * (docs/PROTOCOL.md §TUF repository, Paths): `N.root.json`, `timestamp.json`,
+ * `N.snapshot.json`, `N.targets.json`. Same bearer and subscription rule as the manifest,
+ * checked first. `timestamp.json` changes in place, so it is never cached; versioned names
+ * never change once written.
+ */
+import type { FastifyInstance } from 'fastify';
+import { HttpError } from '../../http/http-error.js';
+import type { MachineKeys } from '../machine-keys.js';
+import { TIMESTAMP_FILE } from '../tuf/tuf-layout.js';
+import type { TufRepository } from '../tuf/tuf-repository.js';
+
+export const TUF_ROUTE_PREFIX = '/api/updates/tuf';
+
+export function registerTufMetadata(
+  scope: FastifyInstance,
+  keys: MachineKeys,
+  repository: TufRepository,
+): void {
+  scope.get(`${TUF_ROUTE_PREFIX}/:name`, async (request, reply) => {
+    keys.authenticate(request.headers.authorization);
+    const { name } = request.params as { name: string };
+    const bytes = await repository.file(name);
+    if (bytes === undefined) throw new HttpError(404, 'NOT_FOUND', `no metadata ${name}`);
+    reply.header(
+      'cache-control',
+      name === TIMESTAMP_FILE ? 'no-store' : 'private, max-age=31536000, immutable',
+    );
+    reply.type('application/json; charset=utf-8');
+    return reply.send(Buffer.from(bytes));
+  });
+}

@@ -1,0 +1,109 @@
+/**
+ * The companion server as a TUF 1.0 repository (docs/PROTOCOL.md §TUF repository): root from
+ * the key chain (tuf-root.ts), targets from the current release when the release key is held
+ * (tuf-targets.ts; otherwise `sign-release` writes them offline), snapshot and timestamp online
+ * (tuf-online.ts). Every read first brings the repository up to date on the injected clock;
+ * updates run one at a time.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { tuf } from '#protocol';
+import { writeFileAtomic } from '#shared/atomic-file.js';
+import type { TrustKeys } from '../keys/trust-keys.js';
+import type { Release } from '../publish/release-store.js';
+import {
+  highestVersion,
+  isMetadataName,
+  readMetadata,
+  TARGETS_LIFETIME_S,
+  TIMESTAMP_FILE,
+  TUF_DIR,
+  versionedName,
+} from './tuf-layout.js';
+import { OnlineRoles } from './tuf-online.js';
+import { toTufSigner, writeRoot } from './tuf-root.js';
+import { targetsFor, targetsSummary } from './tuf-targets.js';
+
+export interface TufRepositoryDeps {
+  readonly dataDir: string;
+  readonly trust: () => TrustKeys;
+  readonly current: () => Release | undefined;
+  readonly now: () => number;
+  readonly timestampLifetimeS: number;
+}
+
+export class TufRepository {
+  #queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    private readonly deps: TufRepositoryDeps,
+    readonly dir: string,
+    private readonly online: OnlineRoles,
+  ) {}
+
+  static async open(deps: TufRepositoryDeps): Promise<TufRepository> {
+    const dir = join(deps.dataDir, TUF_DIR);
+    await mkdir(dir, { recursive: true });
+    return new TufRepository(
+      deps,
+      dir,
+      await OnlineRoles.open(dir, deps.now, deps.timestampLifetimeS),
+    );
+  }
+
+  /**
+   * The bytes of a metadata file by its repository name, or undefined (an unknown name, or no
+   * repository yet: no root signed or nothing published).
+   */
+  async file(name: string): Promise<Uint8Array | undefined> {
+    if (!isMetadataName(name)) return undefined;
+    const timestamp = await this.update();
+    if (timestamp === undefined) return undefined;
+    if (name === TIMESTAMP_FILE) return timestamp;
+    return readMetadata(this.dir, name);
+  }
+
+  /** Brings root 1, targets, snapshot and timestamp up to date; the timestamp bytes. */
+  update(): Promise<Uint8Array | undefined> {
+    const run = this.#queue.then(() => this.#update());
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #update(): Promise<Uint8Array | undefined> {
+    const trust = this.deps.trust();
+    if ((await highestVersion(this.dir, 'root')) === 0) {
+      const first = trust.chain.first;
+      // Root 1 is key set 1 signed by the node key (the interface's node_pubkey).
+      if (first === undefined || trust.root === undefined || first.root.threshold !== 1) {
+        return undefined;
+      }
+      await writeRoot(this.deps.dataDir, first, [trust.root], this.deps.now());
+    }
+    const targetsVersion = await this.#syncTargets(trust);
+    if (targetsVersion === 0) return undefined;
+    return this.online.current(targetsVersion, toTufSigner(trust.freshness));
+  }
+
+  /** Signs targets N+1 when the release moved or half its lifetime is gone and the key is here. */
+  async #syncTargets(trust: TrustKeys): Promise<number> {
+    const latest = await highestVersion(this.dir, 'targets');
+    const release = this.deps.current();
+    if (release === undefined || trust.release === undefined) return latest;
+    const nowMs = this.deps.now();
+    if (latest > 0) {
+      const bytes = (await readMetadata(this.dir, versionedName(latest, 'targets'))) as Buffer;
+      const summary = targetsSummary(bytes);
+      const halfGone = nowMs >= summary.expiresMs - (TARGETS_LIFETIME_S * 1000) / 2;
+      // A rotated targets key re-signs at once: root N+1 may no longer trust the old one.
+      const sameKey = summary.keyids.includes(tuf.tufKeyId(trust.release.hex));
+      if (summary.registryVersion === release.manifest.registry_version && !halfGone && sameKey) {
+        return latest;
+      }
+    }
+    const signed = targetsFor(release.manifest, latest + 1, nowMs);
+    const bytes = tuf.signMetadata(signed, [toTufSigner(trust.release)]);
+    await writeFileAtomic(join(this.dir, versionedName(latest + 1, 'targets')), bytes);
+    return latest + 1;
+  }
+}

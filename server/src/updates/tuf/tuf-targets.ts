@@ -1,0 +1,60 @@
+/**
+ * Targets metadata from a release (docs/PROTOCOL.md §TUF repository, Custom fields): each
+ * artifact is a target by its name with `length` and `hashes.sha256` (TUF spec §4.5), its
+ * product fields (the chunk index reference) in the target's `custom`; `registry_version`
+ * is in the targets metadata's own `custom`.
+ */
+import { tuf, type ManifestArtifact } from '#protocol';
+import { TARGETS_LIFETIME_S } from './tuf-layout.js';
+
+/** What targets metadata vouches for: a release's version and artifacts. */
+export interface TargetsContent {
+  readonly registry_version: string;
+  readonly artifacts: readonly ManifestArtifact[];
+}
+
+/** The product fields of one artifact: everything but where today's manifest points. */
+function customOf(artifact: ManifestArtifact): tuf.JsonObject | undefined {
+  if (artifact.chunk_index === undefined) return undefined;
+  return { chunk_index: { ...artifact.chunk_index } as unknown as tuf.JsonObject };
+}
+
+export function targetsFor(
+  content: TargetsContent,
+  version: number,
+  nowMs: number,
+): tuf.JsonObject {
+  return tuf.buildTargets(
+    {
+      version,
+      expiresMs: nowMs + TARGETS_LIFETIME_S * 1000,
+      custom: { registry_version: content.registry_version },
+    },
+    content.artifacts.map((a) => {
+      const custom = customOf(a);
+      return {
+        path: a.name,
+        length: a.size,
+        sha256: a.sha256,
+        ...(custom === undefined ? {} : { custom }),
+      };
+    }),
+  );
+}
+
+/** `registry_version` and `expires` of stored targets metadata (the repository wrote it). */
+export function targetsSummary(bytes: Uint8Array): {
+  registryVersion: string;
+  expiresMs: number;
+  keyids: readonly string[];
+} {
+  const envelope = tuf.parseEnvelope(bytes, 'targets');
+  const custom = tuf.parseStrictJson(envelope.signedBytes) as tuf.JsonObject;
+  const product = custom['custom'];
+  const registryVersion =
+    tuf.isJsonObject(product) && typeof product['registry_version'] === 'string'
+      ? product['registry_version']
+      : '';
+  const keyids = envelope.signatures.map((s) => s.keyid);
+  return { registryVersion, expiresMs: envelope.signed.expiresMs, keyids };
+}
