@@ -12,7 +12,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isUpdateError, UpdateError } from '#core/errors.js';
-import type { UpdaterApi } from '#core/updater-api.js';
+import type { UpdaterApi, VerifyReport } from '#core/updater-api.js';
 import { createNodeUpdater } from '#node/create-updater.js';
 import type { SessionFetch } from '#node/http/index.js';
 import { fetchActivity } from './activity-client.js';
@@ -46,6 +46,11 @@ export interface OpenUpdaterDeps {
    * node:http fetcher and the global fetch.
    */
   readonly fetch?: SessionFetch;
+  /**
+   * Told after the core applied a release, with the install's state directory and its verify:
+   * the app's own installers among the targets update the app (docs/RELEASING.md).
+   */
+  readonly afterApplied?: (stateDir: string, verify: () => Promise<VerifyReport>) => Promise<void>;
 }
 
 /** The core the app runs, and what the window and the tray say about it. */
@@ -104,15 +109,25 @@ export async function openUpdater(deps: OpenUpdaterDeps): Promise<OpenedUpdater>
     demo = registry.demo;
     const requireNonce = deps.settings.get('requireNonce');
     deps.log('info', `registry: ${registry.label}`);
-    const open = (): Promise<UpdaterApi> =>
-      createNodeUpdater({
+    const dir = join(deps.userDataDir, registry.demo === null ? 'install' : 'demo-install');
+    const open = async (): Promise<UpdaterApi> => {
+      const updater = await createNodeUpdater({
         baseUrl: registry.baseUrl,
         machineKey: registry.machineKey,
         pubkeys: [...registry.pubkeys],
         requireNonce,
-        dir: join(deps.userDataDir, registry.demo === null ? 'install' : 'demo-install'),
+        dir,
         ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
       });
+      // Every core opened (the first, and each after a Cancel) hands its applied releases on.
+      const after = deps.afterApplied;
+      if (after !== undefined) {
+        updater.on((e) => {
+          if (e.type === 'applied') void after(dir, () => updater.verify());
+        });
+      }
+      return updater;
+    };
     const updater = await open();
     return {
       updater,
