@@ -95,7 +95,7 @@ const webServerBoundary = {
             'The web window runs without Electron (docs/DESKTOP.md §Web window); use the Electron-free modules.',
         },
         {
-          group: ['**/server/**'],
+          group: ['**/server/**', '\\#server/**'],
           message:
             'The web window reaches the demo registry through src/app/registry/demo-server.ts.',
         },

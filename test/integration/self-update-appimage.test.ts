@@ -11,9 +11,9 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { nodeHandOverOps } from '../../src/app/self-update/hand-over-ops.js';
-import type { HandOverOps } from '../../src/app/self-update/hand-over.js';
-import { runSelfUpdate, type SelfUpdateDeps } from '../../src/app/self-update/self-update.js';
+import { nodeHandOverOps } from '#app/self-update/hand-over-ops.js';
+import type { HandOverOps } from '#app/self-update/hand-over.js';
+import { runSelfUpdate, type SelfUpdateDeps } from '#app/self-update/self-update.js';
 import { createNodeUpdater, resolveCurrentSet, type UpdaterApi } from '#node/index.js';
 import { startServer } from '#server/compose/start-server.js';
 

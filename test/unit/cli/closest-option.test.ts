@@ -4,8 +4,8 @@
  * (scripts/closest-option.mjs), which must agree.
  */
 import { describe, expect, it } from 'vitest';
-import { parseCli } from '../../../src/cli/args.js';
-import { closestOption, editDistance } from '../../../src/cli/closest-option.js';
+import { parseCli } from '#cli/args.js';
+import { closestOption, editDistance } from '#cli/closest-option.js';
 import * as script from '../../../scripts/closest-option.mjs';
 
 describe('editDistance', () => {

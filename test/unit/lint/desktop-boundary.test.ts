@@ -26,14 +26,12 @@ describe('main process reaches the server through one seam (src/main/**)', () =>
   const MAIN_FILE = 'src/main/boundary-probe.ts';
 
   it('refuses an import of the server from any other file of src/main', async () => {
-    const code = use(
-      `import { startServer as x } from '../../server/src/compose/start-server.js';`,
-    );
+    const code = use(`import { startServer as x } from '#server/compose/start-server.js';`);
     expect(await restrictedImports(MAIN_FILE, code)).toEqual(['no-restricted-imports']);
   });
 
   it('refuses a type-only import of the server too', async () => {
-    const code = `import type { RunningServer } from '../../server/src/compose/start-server.js';\nexport type R = RunningServer;\n`;
+    const code = `import type { RunningServer } from '#server/compose/start-server.js';\nexport type R = RunningServer;\n`;
     expect(await restrictedImports(MAIN_FILE, code)).toEqual(['no-restricted-imports']);
   });
 
@@ -54,9 +52,7 @@ describe('main process reaches the server through one seam (src/main/**)', () =>
   });
 
   it('allows the seam, src/app/registry/demo-server.ts', async () => {
-    const code = use(
-      `import { startServer as x } from '../../server/src/compose/start-server.js';`,
-    );
+    const code = use(`import { startServer as x } from '#server/compose/start-server.js';`);
     expect(await restrictedImports('src/app/registry/demo-server.ts', code)).toEqual([]);
   });
 
@@ -80,11 +76,7 @@ describe('the web window runs without Electron (src/web/**, the web bridge)', ()
   });
 
   it('refuses the Electron composition root and the server from src/web', async () => {
-    for (const path of [
-      '../main/index.js',
-      '../main/shell.js',
-      '../../server/src/compose/app.js',
-    ]) {
+    for (const path of ['../main/index.js', '../main/shell.js', '#server/compose/app.js']) {
       const code = use(`import { y as x } from '${path}';`);
       expect(await restrictedImports('src/web/probe.ts', code), path).toEqual([
         'no-restricted-imports',
@@ -137,7 +129,7 @@ describe('renderer imports only types from the preload (src/renderer/**)', () =>
     ['the app layer by import name', '#app/app-controller.js'],
     ['a value import of the preload by import name', '#preload/ipc-contract.js'],
     ['the Node adapters', '../node/create-updater.js'],
-    ['the server', '../../server/src/compose/start-server.js'],
+    ['the server', '#server/compose/start-server.js'],
   ];
   for (const [what, path] of refused) {
     it(`refuses ${what}`, async () => {

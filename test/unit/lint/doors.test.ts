@@ -26,7 +26,7 @@ describe('groups are entered through their index.ts', () => {
     ['another core group', 'src/core/schedule/probe.ts', '../trust/verify.js'],
     ['a top-level core module', 'src/core/probe.ts', './chunks/sweep.js'],
     ['the app layer, into a Node group', 'src/app/probe.ts', '#node/store/file-store.js'],
-    ['the server package', 'packages/server/src/probe.ts', '../../../src/core/trust/verify.js'],
+    ['the server package', 'packages/server/src/probe.ts', '#core/trust/verify.js'],
   ];
   for (const [who, file, spec] of refused) {
     it(`refuses ${who} reaching inside a group (${spec})`, async () => {

@@ -28,7 +28,7 @@ describe('server boundary (server/src/**)', () => {
     ['the Node adapters', '#node/store/file-store.js'],
     ['the Electron main process', '#main/index.js'],
     ['a test helper', '#test/server-harness.js'],
-    ['a nested path under src/shared', '../../../src/shared/deep/x.js'],
+    ['a nested path under src/shared', '#shared/deep/x.js'],
   ];
   for (const [what, path] of refused) {
     it(`refuses an import of ${what}`, async () => {

@@ -5,7 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import type { NetRequestFactory } from '../../../src/main/net-request-fetch.js';
+import type { NetRequestFactory } from '#main/net-request-fetch.js';
 
 /** Chromium's per-session HTTP auth cache for the proxy. */
 export interface AuthCache {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { firstLaunchNotice, tellOnce } from '../../../src/main/first-launch-notice.js';
+import { firstLaunchNotice, tellOnce } from '#main/first-launch-notice.js';
 
 describe('first-launch notice', () => {
   it('says where the app lives on each desktop', () => {

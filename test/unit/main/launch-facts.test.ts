@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readLaunchPlan, type LaunchFactsDeps } from '../../../src/main/launch-facts.js';
+import { readLaunchPlan, type LaunchFactsDeps } from '#main/launch-facts.js';
 
 function deps(over: Partial<LaunchFactsDeps>): LaunchFactsDeps & { probes: number } {
   const d = {

@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  closeAction,
-  HIDDEN_ARGUMENT,
-  launchedAtLogin,
-  launchPlan,
-} from '../../../src/main/launch-mode.js';
+import { closeAction, HIDDEN_ARGUMENT, launchedAtLogin, launchPlan } from '#main/launch-mode.js';
 
 const byHand = { argv: ['/opt/verified-updater'], wasOpenedAtLogin: false };
 const byLoginArg = { argv: ['/opt/verified-updater', HIDDEN_ARGUMENT], wasOpenedAtLogin: false };

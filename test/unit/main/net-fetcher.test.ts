@@ -9,8 +9,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startForwardProxy, type ForwardProxy } from '#test/forward-proxy.js';
-import type { NetRequestFactory } from '../../../src/main/net-request-fetch.js';
-import type { Challenge } from '../../../src/main/proxy-login.js';
+import type { NetRequestFactory } from '#main/net-request-fetch.js';
+import type { Challenge } from '#main/proxy-login.js';
 
 const h = vi.hoisted(() => ({
   request: undefined as undefined | NetRequestFactory,
@@ -27,10 +27,10 @@ vi.mock('electron', () => ({
   },
 }));
 
-const { proxyAwareNetFetch, attachAppLogin } = await import('../../../src/main/net-fetcher.js');
+const { proxyAwareNetFetch, attachAppLogin } = await import('#main/net-fetcher.js');
 const { createFetchFetcher } = await import('#node/http/fetch-fetcher.js');
 const { fetchActivity } = await import('#app/activity-client.js');
-const { createProxyLogin } = await import('../../../src/main/proxy-login.js');
+const { createProxyLogin } = await import('#main/proxy-login.js');
 const { chromiumLike } = await import('./chromium-request-stand-in.js');
 
 let registry: Server;

@@ -8,9 +8,9 @@ import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startForwardProxy, type ForwardProxy } from '#test/forward-proxy.js';
 import { useLoopbackServer } from '#test/loopback-server.js';
-import { createNetRequestFetch, type NetRequestLike } from '../../../src/main/net-request-fetch.js';
+import { createNetRequestFetch, type NetRequestLike } from '#main/net-request-fetch.js';
 import { chromiumLike, type AuthCache } from './chromium-request-stand-in.js';
-import { createProxyLogin, type Credential, type Question } from '../../../src/main/proxy-login.js';
+import { createProxyLogin, type Credential, type Question } from '#main/proxy-login.js';
 
 const loopback = useLoopbackServer();
 let proxy: ForwardProxy | undefined;

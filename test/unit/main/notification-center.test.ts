@@ -29,7 +29,7 @@ vi.mock('electron', () => ({
   },
 }));
 
-import { createNotificationCenter } from '../../../src/main/notification-center.js';
+import { createNotificationCenter } from '#main/notification-center.js';
 
 beforeEach(() => {
   h.made.length = 0;

@@ -5,7 +5,7 @@ import {
   type Challenge,
   type Credential,
   type Question,
-} from '../../../src/main/proxy-login.js';
+} from '#main/proxy-login.js';
 
 const proxy: Challenge = {
   isProxy: true,

@@ -5,7 +5,7 @@ import {
   promptPage,
   promptUrl,
   readAnswer,
-} from '../../../src/main/proxy-prompt-page.js';
+} from '#main/proxy-prompt-page.js';
 
 const question = { proxy: 'proxy.corp:3128', realm: 'office', refused: false };
 

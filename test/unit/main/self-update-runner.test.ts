@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { selfUpdateNotice } from '../../../src/main/self-update-runner.js';
+import { selfUpdateNotice } from '#main/self-update-runner.js';
 
 describe('self-update notices', () => {
   it('tells a .deb user where the verified package is and the command', () => {

@@ -1,15 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import {
-  isGnomeDesktop,
-  needsWatcherProbe,
-  trayAvailable,
-} from '../../../src/main/tray-availability.js';
+import { isGnomeDesktop, needsWatcherProbe, trayAvailable } from '#main/tray-availability.js';
 import {
   parseNameHasOwner,
   probeStatusNotifierWatcher,
   PROBE_COMMAND,
   WATCHER_BUS_NAME,
-} from '../../../src/main/status-notifier-probe.js';
+} from '#main/status-notifier-probe.js';
 
 describe('tray availability', () => {
   it('always has a tray on macOS and Windows', () => {

@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 vi.mock('electron', () => ({}));
 
 import type { MenuItemConstructorOptions } from 'electron';
-import { trayMenuTemplate, trayTooltip, type TrayActions } from '../../../src/main/tray-menu.js';
+import { trayMenuTemplate, trayTooltip, type TrayActions } from '#main/tray-menu.js';
 import { initialStatus } from '#app/status/status-model.js';
 import type { AppStatus, ProgressView } from '#preload/ipc-contract.js';
 

@@ -1,7 +1,7 @@
 /** Closing a normal window (no tray): minimise to the background, or quit (launch-mode.ts). */
 import { describe, expect, it } from 'vitest';
-import { closeAction } from '../../../src/main/launch-mode.js';
-import { attachWindowLifecycle } from '../../../src/main/window-lifecycle.js';
+import { closeAction } from '#main/launch-mode.js';
+import { attachWindowLifecycle } from '#main/window-lifecycle.js';
 
 function setup(minimiseToBackground: boolean, style: 'tray' | 'normal' = 'normal') {
   const calls: string[] = [];

@@ -7,6 +7,7 @@ import {
   type FreshnessStatement,
 } from '#protocol/freshness.js';
 import { ProtocolError } from '#protocol/protocol-error.js';
+import { codeOf as codeOfAny } from '#test/expect-code.js';
 
 const statement: FreshnessStatement = {
   release_sha256: 'a'.repeat(64),
@@ -17,14 +18,11 @@ const statement: FreshnessStatement = {
 };
 const bytesOf = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value));
 
-function codeOf(value: unknown): string | undefined {
-  try {
-    parseFreshness(value instanceof Uint8Array ? value : bytesOf(value));
-  } catch (error) {
-    return error instanceof ProtocolError ? error.code : 'NOT_A_PROTOCOL_ERROR';
-  }
-  return undefined;
-}
+const codeOf = (value: unknown): string | undefined =>
+  codeOfAny(
+    () => parseFreshness(value instanceof Uint8Array ? value : bytesOf(value)),
+    ProtocolError,
+  );
 
 describe('parseFreshness / encodeFreshness', () => {
   it('round-trips and gives the times in epoch ms', () => {

@@ -7,6 +7,7 @@ import {
   type Manifest,
 } from '#protocol/manifest.js';
 import { ProtocolError } from '#protocol/protocol-error.js';
+import { codeOf as codeOfAny } from '#test/expect-code.js';
 
 const sha = (c: string): string => c.repeat(64);
 const ref: ChunkIndexRef = {
@@ -31,14 +32,8 @@ const manifestWith = (chunkIndex: unknown): Record<string, unknown> => ({
 });
 const bytesOf = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value));
 
-function codeOf(chunkIndex: unknown): string | undefined {
-  try {
-    parseManifest(bytesOf(manifestWith(chunkIndex)));
-  } catch (error) {
-    return error instanceof ProtocolError ? error.code : 'NOT_A_PROTOCOL_ERROR';
-  }
-  return undefined;
-}
+const codeOf = (chunkIndex: unknown): string | undefined =>
+  codeOfAny(() => parseManifest(bytesOf(manifestWith(chunkIndex))), ProtocolError);
 
 describe('artifact entry chunk_index (docs/PROTOCOL.md §2.6)', () => {
   it('round-trips through encodeManifest and parseManifest', () => {

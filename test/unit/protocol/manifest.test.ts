@@ -11,6 +11,7 @@ import {
   type ManifestArtifact,
 } from '#protocol/manifest.js';
 import { ProtocolError } from '#protocol/protocol-error.js';
+import { codeOf as codeOfAny } from '#test/expect-code.js';
 
 const sha = (c: string): string => c.repeat(64);
 const art = (name: string, extra: Partial<ManifestArtifact> = {}): ManifestArtifact => ({
@@ -28,14 +29,11 @@ const base: Manifest = {
 };
 const bytesOf = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value));
 
-function codeOf(value: unknown): string | undefined {
-  try {
-    parseManifest(value instanceof Uint8Array ? value : bytesOf(value));
-  } catch (error) {
-    return error instanceof ProtocolError ? error.code : 'NOT_A_PROTOCOL_ERROR';
-  }
-  return undefined;
-}
+const codeOf = (value: unknown): string | undefined =>
+  codeOfAny(
+    () => parseManifest(value instanceof Uint8Array ? value : bytesOf(value)),
+    ProtocolError,
+  );
 
 describe('parseManifest', () => {
   it('round-trips encodeManifest and reports the timestamps in epoch ms', () => {

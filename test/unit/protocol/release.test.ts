@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ProtocolError } from '#protocol/protocol-error.js';
 import { encodeRelease, parseRelease, releaseDigest, type Release } from '#protocol/release.js';
+import { codeOf as codeOfAny } from '#test/expect-code.js';
 
 const sha = (c: string): string => c.repeat(64);
 const release: Release = {
@@ -19,14 +20,11 @@ const release: Release = {
 };
 const bytesOf = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value));
 
-function codeOf(value: unknown): string | undefined {
-  try {
-    parseRelease(value instanceof Uint8Array ? value : bytesOf(value));
-  } catch (error) {
-    return error instanceof ProtocolError ? error.code : 'NOT_A_PROTOCOL_ERROR';
-  }
-  return undefined;
-}
+const codeOf = (value: unknown): string | undefined =>
+  codeOfAny(
+    () => parseRelease(value instanceof Uint8Array ? value : bytesOf(value)),
+    ProtocolError,
+  );
 
 describe('parseRelease / encodeRelease', () => {
   it('round-trips, keeping the signed chunk_index of an entry', () => {

@@ -4,9 +4,9 @@ import {
   parseAppTarget,
   selectAppUpdate,
   type RunningApp,
-} from '../../../../src/app/self-update/app-target.js';
-import { macBundleOf, runningInstall } from '../../../../src/app/self-update/running-install.js';
-import { parseSelfUpdateMode } from '../../../../src/app/self-update/self-update-mode.js';
+} from '#app/self-update/app-target.js';
+import { macBundleOf, runningInstall } from '#app/self-update/running-install.js';
+import { parseSelfUpdateMode } from '#app/self-update/self-update-mode.js';
 
 const linux: RunningApp = { version: '1.0.0', platform: 'linux', arch: 'x64', kind: 'appimage' };
 const img = (v: string, dir = 'app/linux-x64') =>

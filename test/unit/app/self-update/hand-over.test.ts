@@ -1,11 +1,6 @@
 /** The hand-over of each platform, with the platform's operations injected. */
 import { describe, expect, it } from 'vitest';
-import {
-  copyPathFor,
-  handOver,
-  shellQuote,
-  type HandOverOps,
-} from '../../../../src/app/self-update/hand-over.js';
+import { copyPathFor, handOver, shellQuote, type HandOverOps } from '#app/self-update/hand-over.js';
 
 function fakeOps(fail: Partial<Record<keyof HandOverOps, number>> = {}) {
   const calls: string[] = [];

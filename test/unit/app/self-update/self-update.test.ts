@@ -8,8 +8,8 @@ import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { HandOverOps } from '../../../../src/app/self-update/hand-over.js';
-import { runSelfUpdate, type SelfUpdateDeps } from '../../../../src/app/self-update/self-update.js';
+import type { HandOverOps } from '#app/self-update/hand-over.js';
+import { runSelfUpdate, type SelfUpdateDeps } from '#app/self-update/self-update.js';
 
 const roots: string[] = [];
 afterEach(async () => {

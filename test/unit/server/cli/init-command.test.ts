@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { INIT_CONFIG, parseInitCommand, runInit } from '../../../../server/src/cli/init-command.js';
+import { INIT_CONFIG, parseInitCommand, runInit } from '#server/cli/init-command.js';
 import { parseArgs } from '#server/cli/main-args.js';
 import { validateConfig } from '#server/config/server-config.js';
 import { startServer } from '#server/compose/start-server.js';
