@@ -56,7 +56,10 @@ describe('app:// protocol', () => {
   });
 
   it('the header CSP is the page meta CSP (one policy, two places)', async () => {
-    const html = await readFile(resolve(import.meta.dirname, '../../../src/renderer/index.html'), 'utf8');
+    const html = await readFile(
+      resolve(import.meta.dirname, '../../../src/renderer/index.html'),
+      'utf8',
+    );
     const meta = /http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(html)?.[1];
     expect(meta).toBe(CONTENT_SECURITY_POLICY);
     // 'self' is the web window's bridge; in Electron app:// has no Fetch API (docs/SECURITY.md §6).
