@@ -59,45 +59,18 @@ function listenError(error: unknown, options: ServeOptions): string | null {
   return null;
 }
 
-/** Runs `updater serve` (argv after the word serve) and resolves to its exit code. */
-export async function runServe(argv: readonly string[], env: ServeEnv, io: CliIo): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    io.stdout(`${SERVE_USAGE}\n`);
-    return 0;
-  }
-  const fail = (code: string, message: string): number => {
-    io.stderr(`error ${code}: ${message}\n`);
-    return code === 'CONFIG_INVALID' ? 2 : 1;
-  };
-  let options: ServeOptions;
+type Fail = (code: string, message: string) => number;
+
+/** The web app of `serve`, or the exit code of why it could not start. */
+async function startApp(
+  options: ServeOptions,
+  env: ServeEnv,
+  proxy: ProxyFetch | undefined,
+  log: (level: string, message: string) => void,
+  fail: Fail,
+): Promise<WebApp | number> {
   try {
-    options = parseServeArgs(argv, {
-      machineKey: env.machineKey,
-      defaultDataDir: defaultDataDir(
-        env.platform ?? process.platform,
-        env.environment ?? process.env,
-        homedir(),
-      ),
-    });
-  } catch (error) {
-    io.stderr(`${SERVE_USAGE}\n`);
-    return fail('CONFIG_INVALID', error instanceof Error ? error.message : 'bad arguments');
-  }
-  const log = (level: string, message: string): void => io.stderr(`${level} ${message}\n`);
-  let proxy: ProxyFetch | undefined;
-  try {
-    // The core's requests, the demo key and the ranking alike (docs/UPDATER.md §7, Proxy).
-    if (!options.noProxy)
-      proxy = await openCliProxy(env.environment ?? {}, options.baseUrl, (m) => log('warn', m));
-  } catch (error) {
-    // Its own code: a malformed variable is CONFIG_INVALID, a proxy bundle that will not load
-    // (a broken install) is not.
-    const refusal = toUpdateError(error);
-    return fail(refusal.code, refusal.message);
-  }
-  let app: WebApp;
-  try {
-    app = await openWebApp({
+    return await openWebApp({
       listen: { host: options.listen, port: options.port },
       dataDir: options.dataDir,
       settings: memorySettings({
@@ -123,6 +96,51 @@ export async function runServe(argv: readonly string[], env: ServeEnv, io: CliIo
     if (isUpdateError(error)) return fail(error.code, error.message);
     return fail('IO', error instanceof Error ? error.message : String(error));
   }
+}
+
+/** The environment's proxy for every request of the window, or the exit code of a refusal. */
+async function serveProxy(
+  options: ServeOptions,
+  env: ServeEnv,
+  log: (level: string, message: string) => void,
+  fail: Fail,
+): Promise<ProxyFetch | undefined | number> {
+  if (options.noProxy) return undefined;
+  try {
+    // The core's requests, the demo key and the ranking alike (docs/UPDATER.md §7, Proxy).
+    return await openCliProxy(env.environment ?? {}, options.baseUrl, (m) => log('warn', m));
+  } catch (error) {
+    // Its own code: a malformed variable is CONFIG_INVALID, a proxy bundle that will not load
+    // (a broken install) is not.
+    const refusal = toUpdateError(error);
+    return fail(refusal.code, refusal.message);
+  }
+}
+
+/** Runs `updater serve` (argv after the word serve) and resolves to its exit code. */
+export async function runServe(argv: readonly string[], env: ServeEnv, io: CliIo): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.stdout(`${SERVE_USAGE}\n`);
+    return 0;
+  }
+  const fail: Fail = (code, message) => {
+    io.stderr(`error ${code}: ${message}\n`);
+    return code === 'CONFIG_INVALID' ? 2 : 1;
+  };
+  let options: ServeOptions;
+  try {
+    const platform = env.platform ?? process.platform;
+    const defaults = defaultDataDir(platform, env.environment ?? process.env, homedir());
+    options = parseServeArgs(argv, { machineKey: env.machineKey, defaultDataDir: defaults });
+  } catch (error) {
+    io.stderr(`${SERVE_USAGE}\n`);
+    return fail('CONFIG_INVALID', error instanceof Error ? error.message : 'bad arguments');
+  }
+  const log = (level: string, message: string): void => io.stderr(`${level} ${message}\n`);
+  const proxy = await serveProxy(options, env, log, fail);
+  if (typeof proxy === 'number') return proxy;
+  const app = await startApp(options, env, proxy, log, fail);
+  if (typeof app === 'number') return app;
   io.stdout(`${JSON.stringify({ url: app.window.url })}\n`);
   io.stderr(
     `serving the updater window (${app.registryLabel}); open the address above. Ctrl+C stops.\n`,
