@@ -85,14 +85,7 @@ export function createAppController(deps: AppControllerDeps): AppController {
     nowMs,
     nextRunAtMs: () => scheduler?.nextRunAtMs() ?? null,
   });
-  const refresh = async (): Promise<void> => {
-    if (cancelling !== null) return; // the core is being closed and reopened
-    try {
-      hub.publish(applyCoreStatus(hub.current(), await updater.status()));
-    } catch (error) {
-      deps.log?.(`status read failed: ${describe(error)}`);
-    }
-  };
+  const refresh = statusRefresher(hub, () => (cancelling === null ? updater : null), deps.log);
   const runner = createUpdateRunner({
     updater: () => updater,
     hub,
@@ -135,6 +128,23 @@ export function createAppController(deps: AppControllerDeps): AppController {
         await updater.close();
       },
     }),
+  };
+}
+
+/** Reads the core's status into the hub; skipped while the core is closed and reopened. */
+function statusRefresher(
+  hub: StatusHub,
+  current: () => UpdaterApi | null,
+  log: ((line: string) => void) | undefined,
+): () => Promise<void> {
+  return async () => {
+    const updater = current();
+    if (updater === null) return; // the core is being closed and reopened
+    try {
+      hub.publish(applyCoreStatus(hub.current(), await updater.status()));
+    } catch (error) {
+      log?.(`status read failed: ${describe(error)}`);
+    }
   };
 }
 

@@ -72,6 +72,24 @@ export function proxyName(challenge: Challenge): string {
   return `${challenge.host}:${challenge.port}`;
 }
 
+/** Asks the user once; keeps the answer sealed for the session, or remembers a cancel. */
+async function askAndKeep(
+  deps: ProxyLoginDeps,
+  state: ProxyState,
+  question: Question,
+): Promise<Credential | null> {
+  state.asks += 1;
+  const answer = await deps.ask(question);
+  if (answer === null) {
+    state.gaveUp = true;
+    deps.report('info', `proxy ${question.proxy}: sign-in cancelled by the user`);
+    return null;
+  }
+  state.sealed = { username: answer.username, password: deps.seal.seal(answer.password) };
+  state.sent = true;
+  return answer;
+}
+
 export function createProxyLogin(deps: ProxyLoginDeps): ProxyLogin {
   const proxies = new Map<string, ProxyState>();
   const stateOf = (name: string): ProxyState => {
@@ -83,18 +101,8 @@ export function createProxyLogin(deps: ProxyLoginDeps): ProxyLogin {
     return state;
   };
 
-  const askUser = async (state: ProxyState, question: Question): Promise<Credential | null> => {
-    state.asks += 1;
-    const answer = await deps.ask(question);
-    if (answer === null) {
-      state.gaveUp = true;
-      deps.report('info', `proxy ${question.proxy}: sign-in cancelled by the user`);
-      return null;
-    }
-    state.sealed = { username: answer.username, password: deps.seal.seal(answer.password) };
-    state.sent = true;
-    return answer;
-  };
+  const askUser = (state: ProxyState, question: Question): Promise<Credential | null> =>
+    askAndKeep(deps, state, question);
 
   const answer = (challenge: Challenge): Promise<Credential | null> => {
     const name = proxyName(challenge);
