@@ -3,7 +3,7 @@
  * a missing value or a malformed number is a usage error (exit 2, CONFIG_INVALID).
  */
 import { parseArgs } from 'node:util';
-import { unknownOptionMessage } from './closest-option.js';
+import { unknownOptionMessage } from '#shared/closest-option.js';
 import { UpdateError } from '#core/errors.js';
 import type { Limits } from '#core/limits.js';
 import { machineKeyOf } from './machine-key-file.js';

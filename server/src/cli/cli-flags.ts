@@ -5,6 +5,7 @@
  */
 import { parseArgs as parseArgv } from 'node:util';
 import { errorClass } from '../server-error.js';
+import { closestOption } from '#shared/closest-option.js';
 
 /** A command line that cannot be run: main.ts prints it with the usage and exits 2. */
 export const UsageError = errorClass('UsageError', 'USAGE');
@@ -68,7 +69,16 @@ export function scan(
     }
     const name = `--${token.name}`;
     const spec = Object.hasOwn(options, token.name) ? options[token.name] : undefined;
-    if (spec === undefined) throw new UsageError(`unknown option ${name}`);
+    if (spec === undefined) {
+      // A typo is answered with the nearest known flag (src/shared/closest-option.ts).
+      const near = closestOption(
+        name,
+        Object.keys(options).map((o) => `--${o}`),
+      );
+      throw new UsageError(
+        `unknown option ${name}${near === undefined ? '' : ` (did you mean ${near}?)`}`,
+      );
+    }
     let value: string;
     if (spec.type === 'boolean') {
       if (token.inlineValue === true) throw new UsageError(`${name} takes no value`);

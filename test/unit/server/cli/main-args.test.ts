@@ -107,6 +107,8 @@ describe('parseArgs: the refusals say what is wrong (node:util parseArgs tokens)
     [['--port', '-1'], '--port expects an integer from 0 to 65535, got "-1"'],
     [['--host', ''], '--host needs an address'],
     [['publish', '--port', '1'], 'unknown option --port'],
+    [['--prot', '1'], 'unknown option --prot (did you mean --port?)'],
+    [['--devv'], 'unknown option --devv (did you mean --dev?)'],
   ];
   for (const [argv, message] of messages) {
     it(`${argv.join(' ')} -> ${message}`, () => {

@@ -1,6 +1,6 @@
 /**
  * The known option nearest to a mistyped one, by edit distance, so a usage error names both
- * (docs/UPDATER.md §7). The `npm start` twin is scripts/closest-option.mjs (plain JavaScript,
+ * (docs/UPDATER.md §7; the companion server's flags too, docs/SERVER.md). The `npm start` twin is scripts/closest-option.mjs (plain JavaScript,
  * run before anything is built).
  */
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseCli } from '#cli/args.js';
-import { closestOption, editDistance } from '#cli/closest-option.js';
+import { closestOption, editDistance } from '#shared/closest-option.js';
 import * as script from '../../../scripts/closest-option.mjs';
 
 describe('editDistance', () => {
