@@ -9,8 +9,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { _electron as electron, expect, test } from '@playwright/test';
-import { buildApp } from '../../scripts/build-app.mjs';
-import { electronBinary } from '../../scripts/start.mjs';
+import { buildApp } from '#scripts/build-app.mjs';
+import { electronBinary } from '#scripts/start.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 // Found as `npm start` finds it (path.txt, or ELECTRON_OVERRIDE_DIST_PATH); never downloads.

@@ -15,7 +15,7 @@ import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { findNginx, missingToolMessage } from '../../scripts/test-tools.mjs';
+import { findNginx, missingToolMessage } from '#scripts/test-tools.mjs';
 
 const START_POLLS = 100;
 const POLL_MS = 50;

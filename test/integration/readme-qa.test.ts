@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findChromium } from '../../scripts/test-tools.mjs';
+import { findChromium } from '#scripts/test-tools.mjs';
 import { sectionBlocks, type CodeBlock } from '../helpers/readme-blocks.js';
 import { spawnServer } from '#test/server-harness.js';
 

@@ -15,8 +15,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PACKAGE_DIR } from '../../scripts/build-server-package.mjs';
-import { findChromium } from '../../scripts/test-tools.mjs';
+import { PACKAGE_DIR } from '#scripts/build-server-package.mjs';
+import { findChromium } from '#scripts/test-tools.mjs';
 import { spawnServer, waitStopped } from '#test/server-harness.js';
 
 const root = resolve(import.meta.dirname, '../..');

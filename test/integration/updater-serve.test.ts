@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../scripts/build-app.mjs';
+import { buildApp } from '#scripts/build-app.mjs';
 import { startServer, type RunningServer } from '#server/compose/start-server.js';
 import { runCli, type CliIo } from '#cli/run-cli.js';
 import { STOP_SIGNALS } from '#cli/serve.js';

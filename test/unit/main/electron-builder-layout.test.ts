@@ -30,7 +30,7 @@ import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as ElectronBuilder from 'electron-builder';
-import { buildApp } from '../../../scripts/build-app.mjs';
+import { buildApp } from '#scripts/build-app.mjs';
 import { parseShippedRegistry } from '#app/registry/shipped-registry.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');

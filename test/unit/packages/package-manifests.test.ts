@@ -6,8 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PACKAGE_DOCS } from '../../../scripts/build-server-package.mjs';
-import { UPDATER_PACKAGE_DOCS } from '../../../scripts/build-updater-package.mjs';
+import { PACKAGE_DOCS } from '#scripts/build-server-package.mjs';
+import { UPDATER_PACKAGE_DOCS } from '#scripts/build-updater-package.mjs';
 
 const root = resolve(import.meta.dirname, '../../..');
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCli, inputsFileOf, isStale } from '../../../scripts/build-cli.mjs';
+import { buildCli, inputsFileOf, isStale } from '#scripts/build-cli.mjs';
 
 const root = resolve(import.meta.dirname, '../../..');
 const run = promisify(execFile);

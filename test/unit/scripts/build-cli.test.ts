@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCli, CLI_THREADPOOL_SIZE, launcherOf } from '../../../scripts/build-cli.mjs';
+import { buildCli, CLI_THREADPOOL_SIZE, launcherOf } from '#scripts/build-cli.mjs';
 
 const run = promisify(execFile);
 let dir: string;

@@ -8,8 +8,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { summarize, summaryLines } from '../../../scripts/ci-summary.mjs';
-import { PHASES, runTests } from '../../../scripts/run-tests.mjs';
+import { summarize, summaryLines } from '#scripts/ci-summary.mjs';
+import { PHASES, runTests } from '#scripts/run-tests.mjs';
 
 const VITEST = {
   numPassedTests: 10,

@@ -8,13 +8,13 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp } from '../../../scripts/build-app.mjs';
+import { buildApp } from '#scripts/build-app.mjs';
 import {
   browserOpener,
   electronBinary,
   launchArgs,
   startOptions,
-} from '../../../scripts/start.mjs';
+} from '#scripts/start.mjs';
 
 const root = resolve(import.meta.dirname, '../../..');
 

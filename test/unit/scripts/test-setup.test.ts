@@ -11,8 +11,8 @@ import {
   planSetup,
   POLICY_RC_D,
   runSetup,
-} from '../../../scripts/test-setup.mjs';
-import type { Probe } from '../../../scripts/test-tools.mjs';
+} from '#scripts/test-setup.mjs';
+import type { Probe } from '#scripts/test-tools.mjs';
 
 const PW_CHROME = '/home/dev/.cache/ms-playwright/chromium-1255/chrome-linux64/chrome';
 const DEBIAN_12 = 'ID=debian\nVERSION_ID="12"\n';
@@ -332,7 +332,7 @@ describe('the README command and CI run the set-up first', () => {
       scripts: Record<string, string>;
     };
     expect(pkg.scripts['test']).toBe('node scripts/run-tests.mjs');
-    const { PHASES } = await import('../../../scripts/run-tests.mjs');
+    const { PHASES } = await import('#scripts/run-tests.mjs');
     expect(PHASES[0]?.argv.slice(1)).toEqual(['scripts/test-setup.mjs']);
     const ci = await readFile(new URL('.ci/run', root), 'utf8');
     expect(ci).toMatch(/^npm test$/m);

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseCli } from '#cli/args.js';
 import { closestOption, editDistance } from '#shared/closest-option.js';
-import * as script from '../../../scripts/closest-option.mjs';
+import * as script from '#scripts/closest-option.mjs';
 
 describe('editDistance', () => {
   it.each([
