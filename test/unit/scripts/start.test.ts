@@ -9,12 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '#scripts/build-app.mjs';
-import {
-  browserOpener,
-  electronBinary,
-  launchArgs,
-  startOptions,
-} from '#scripts/start.mjs';
+import { browserOpener, electronBinary, launchArgs, startOptions } from '#scripts/start.mjs';
 
 const root = resolve(import.meta.dirname, '../../..');
 
