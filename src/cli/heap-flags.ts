@@ -5,12 +5,12 @@
  * takes effect:
  *
  * - `--semi-space-growth-factor=1`: the young generation stays at its initial size instead of
- *   doubling up to 2 x 16 MiB. A pull allocates little that lives, and the garbage of each
- *   artifact (request, response, promises) is gone by the next scavenge; 32 MiB of young
+ *   doubling (docs/UPDATER.md §10.6). A pull allocates little that lives, and the garbage of each
+ *   artifact (request, response, promises) is gone by the next scavenge; a grown young
  *   generation was RSS held for nothing.
  * - `--heap-growing-percent=50`: after a full GC the old generation may grow by half of what
  *   lived, not up to four times it, so objects that outlived two scavenges while in flight
- *   (10,000 small downloads) are collected at about 1.5 x the live heap rather than piling up.
+ *   (many small downloads) are collected soon rather than piling up (docs/UPDATER.md §10.6).
  *
  * Only `update` pulls, so only `update` gets them: the other commands (a `check`, `status`,
  * `verify`, the long-running `serve`) keep V8's defaults, whose large young generation lets a

@@ -56,8 +56,8 @@ function interruptSignal(argv: readonly string[]): AbortSignal | undefined {
 
 /**
  * The young-generation GC of read-buffer-gc.ts, set up at its first call: exposing it creates a
- * V8 context (3-10 ms), which a run that writes no partial file (a no-op) never needs
- * (docs/UPDATER.md §3, No-op runs).
+ * V8 context (docs/UPDATER.md §10.6), which a run that writes no partial file (a no-op) never
+ * needs (docs/UPDATER.md §3, No-op runs).
  */
 function lazyMinorGc(): () => void {
   let collect: (() => void) | undefined | null = null;

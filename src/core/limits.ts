@@ -45,8 +45,7 @@ const MANIFEST_SLACK_BYTES = 3 * 1024 * 1024;
 
 /**
  * The manifest byte limit that lets `maxArtifacts` entries fit: 8 MiB for the default 10,000
- * (a measured 10,000-entry envelope is 2.44 MiB), still small enough that an endless
- * manifest costs little.
+ * (docs/UPDATER.md §10.7), still small enough that an endless manifest costs little.
  */
 export function manifestBytesFor(maxArtifacts: number): number {
   return Math.max(

@@ -22,9 +22,9 @@ export const SIGNATURE_BYTES = 64;
 
 /**
  * Verifies `signature` over `message` under `publicKey`. Never throws: malformed input is `false`.
- * Accepts exactly what `verifyEd25519Portable` accepts, in about 0.1 ms instead of a cold ~200 ms
- * (docs/PROTOCOL.md §2.5, Ed25519 verification): node's OpenSSL says yes first, and only a no
- * is asked again of the portable verifier.
+ * Accepts exactly what `verifyEd25519Portable` accepts, much faster (docs/PROTOCOL.md §2.5,
+ * Ed25519 verification): node's OpenSSL says yes first, and only a no is asked again of the
+ * portable verifier.
  *
  * Why a native yes is a portable yes: OpenSSL checks S < L, decodes A, and compares the
  * canonical encoding of [S]B - [k]A with R's bytes (k hashed from the bytes as received, as in
@@ -132,8 +132,9 @@ export function generateKeyPair(): { secretKey: Uint8Array; publicKey: Uint8Arra
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
 /**
- * Signs with node's native Ed25519 (OpenSSL): about 15x faster than the portable path, for a
- * server that signs one freshness statement per nonce request (docs/PROTOCOL.md §2.7.6).
+ * Signs with node's native Ed25519 (OpenSSL), much faster than the portable path
+ * (docs/PROTOCOL.md §2.5, Ed25519 verification), for a server that signs one freshness
+ * statement per nonce request (docs/PROTOCOL.md §2.7.6).
  * RFC 8032 signing is deterministic, so the signatures are byte-identical to `signEd25519`'s
  * (proven by the RFC 8032 vectors); verification stays strict in `verifyEd25519`.
  */

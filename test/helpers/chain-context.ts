@@ -4,6 +4,7 @@
  * the server's error handlers, which answer every refusal (docs/ARCHITECTURE.md §Server).
  */
 import Fastify, { type FastifyInstance } from 'fastify';
+import { CHECK_ONLY_AJV } from '#server/http/route-schema.js';
 import { pino } from 'pino';
 import { ServerClock } from '#server/platform/clock.js';
 import type { ServerContext } from '#server/compose/context.js';
@@ -52,7 +53,8 @@ export async function chainHarness(
 ): Promise<ChainHarness> {
   const ctx = chainContext(options, startMs);
   const module = await createChainModule(ctx);
-  const app = Fastify({ logger: false });
+  // As buildApp: declared route shapes are checked, never rewritten (route-schema.ts).
+  const app = Fastify({ logger: false, ajv: CHECK_ONLY_AJV });
   const routes = new RouteTable();
   routes.install(app);
   installErrorHandlers(app, routes);

@@ -25,6 +25,7 @@ import {
 import { installRateLimits, type LimitedRoutes } from '../http/rate-limits.js';
 import { NOSNIFF } from '../http/request-guard.js';
 import { RouteTable } from '../http/route-table.js';
+import { CHECK_ONLY_AJV } from '../http/route-schema.js';
 import { sendError } from '../http/send-error.js';
 import { createLogger, logEachRequest } from '../platform/logger.js';
 import type { ServerModule } from './module.js';
@@ -212,6 +213,7 @@ function createFastify(
     // request.log is the app logger; our request line carries method, URL and status.
     childLoggerFactory: (logger) => logger,
     bodyLimit: options.maxBodyBytes,
+    ajv: CHECK_ONLY_AJV,
     clientErrorHandler,
     // Errors raised before routing (an undecodable URL) bypass setErrorHandler.
     frameworkErrors: (error, _request, reply) => {

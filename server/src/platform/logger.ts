@@ -45,8 +45,8 @@ export function createLogger(level: string, stream?: DestinationStream): Logger 
  * One line per request at info (method, redacted URL, status, ms); nothing above info.
  * The line is written by a child logger without pino's redaction: its four fields are built
  * here, the URL already through redactUrl, so no credential can reach it, and path redaction
- * (wildcards included) costs about 3x the rest of the line on every request, which made the
- * default flags cost 7-36 % of the token endpoint's CPU (bench/oauth-token.ts).
+ * (wildcards included) cost more than the rest of the line on every request
+ * (docs/SERVER.md §Figures behind the code).
  */
 export function logEachRequest(app: FastifyInstance, logger: Logger): void {
   if (!logger.isLevelEnabled('info')) return; // --log-level warn drops it (benchmarks)

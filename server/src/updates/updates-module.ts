@@ -16,6 +16,7 @@
 import { watch } from 'node:fs';
 import { join } from 'node:path';
 import { envelopeFromJson, type KeySet } from '#protocol';
+import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../compose/context.js';
 import { useLenientJson } from '../http/json-body.js';
 import type { ServerModule } from '../compose/module.js';
@@ -196,9 +197,50 @@ const LIMITED_ROUTES: LimitedRoutes = {
   failures: [MANIFEST_PATH, ARTIFACT_ROUTE],
 };
 
+type UpdateState = Awaited<ReturnType<typeof openUpdateState>>;
+
+/** The public routes, in one scope with the lenient JSON body policy. */
+function registerRoutes(app: FastifyInstance, keys: MachineKeys, state: UpdateState): void {
+  const { answers, blobs, tuf } = state;
+  void app.register((scope, _opts, done) => {
+    useLenientJson(scope);
+    registerDemoKeyMint(scope, keys);
+    registerUpdatesManifest(scope, keys, answers);
+    registerUpdatesKeys(scope, keys, answers);
+    registerUpdatesArtifact(scope, keys, blobs);
+    registerTufMetadata(scope, keys, tuf);
+    registerTufTargets(scope, keys, blobs);
+    done();
+  });
+}
+
+/** The dev routes (only with --dev). */
+function registerDevRoutes(app: FastifyInstance, keys: MachineKeys, state: UpdateState): void {
+  void app.register((scope, _opts, done) => {
+    useLenientJson(scope);
+    registerDevReleases(scope, state.publisher);
+    registerDevSubscriptions(scope, keys);
+    done();
+  });
+}
+
+/** Forgets machines, releases and blobs; a signed empty release follows where one was. */
+async function resetUpdates(keys: MachineKeys, state: UpdateState): Promise<void> {
+  await keys.clear();
+  // In the publish queue: a publish in flight finishes first, one issued now runs after.
+  // The key chain and the freshness sequence stay: clients keep their trust.
+  await state.publisher.exclusive(async (publishNow) => {
+    await state.releases.clear();
+    await state.blobs.clear();
+    if (state.trust().release !== undefined) {
+      await publishNow({ registry_version: INITIAL_VERSION, artifacts: [] });
+    }
+  });
+}
+
 export async function createUpdatesModule(ctx: ServerContext): Promise<ServerModule<UpdatesApi>> {
   const state = await openUpdateState(ctx);
-  const { releases, blobs, publisher, freshness, answers, swept, tuf } = state;
+  const { releases, publisher, freshness, swept } = state;
   if (swept !== undefined && swept.blobs + swept.temps > 0) {
     ctx.log.warn({ swept }, 'removed the files an interrupted publish left');
   }
@@ -215,42 +257,13 @@ export async function createUpdatesModule(ctx: ServerContext): Promise<ServerMod
   return {
     name: 'updates',
     limitedRoutes: LIMITED_ROUTES,
-    register(app) {
-      void app.register((scope, _opts, done) => {
-        useLenientJson(scope);
-        registerDemoKeyMint(scope, keys);
-        registerUpdatesManifest(scope, keys, answers);
-        registerUpdatesKeys(scope, keys, answers);
-        registerUpdatesArtifact(scope, keys, blobs);
-        registerTufMetadata(scope, keys, tuf);
-        registerTufTargets(scope, keys, blobs);
-        done();
-      });
-    },
-    registerDev(app) {
-      void app.register((scope, _opts, done) => {
-        useLenientJson(scope);
-        registerDevReleases(scope, publisher);
-        registerDevSubscriptions(scope, keys);
-        done();
-      });
-    },
+    register: (app) => registerRoutes(app, keys, state),
+    registerDev: (app) => registerDevRoutes(app, keys, state),
     close() {
       watcher.close();
       keysWatcher.close();
     },
-    async reset() {
-      await keys.clear();
-      // In the publish queue: a publish in flight finishes first, one issued now runs after.
-      // The key chain and the freshness sequence stay: clients keep their trust.
-      await publisher.exclusive(async (publishNow) => {
-        await releases.clear();
-        await blobs.clear();
-        if (state.trust().release !== undefined) {
-          await publishNow({ registry_version: INITIAL_VERSION, artifacts: [] });
-        }
-      });
-    },
+    reset: () => resetUpdates(keys, state),
     // QA harnesses read where the state lives (e.g. to check a temporary dir is removed).
     describe: () => ({ data_dir: ctx.dataDir }),
     api: {

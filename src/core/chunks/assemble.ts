@@ -35,8 +35,8 @@ export async function applyChunked(
     hooks.onHave(have);
   };
   // Paced on fetched bytes only: they arrive in fresh buffers of the HTTP parser, while the
-  // copy of held chunks reuses its buffers and leaves little garbage (§9.1 Memory); a minor GC
-  // per MiB copied cost a 512 MiB delta about 0.1 s of CPU for nothing.
+  // copy of held chunks reuses its buffers and leaves little garbage (§9.1 Memory), so a minor
+  // GC per MiB copied would cost CPU for nothing (docs/UPDATER.md §10.8).
   const paceGc = ctx.collectGarbage === undefined ? undefined : gcPacer(ctx.collectGarbage);
   const fetchPut = async (op: SingleOp, bytes: Uint8Array) => {
     await put(op.offset, bytes, singleChunk(op));

@@ -37,9 +37,7 @@ const HAS_BLOB_PARALLEL = 16;
  * a body is written (docs/UPDATER.md §8, "Many small artifacts").
  */
 const PIPELINE_DEPTH = 4;
-// Eight for blobs up to 16 KiB halved the socket writes of a 10,000 x 4 KiB pull and cut its
-// CPU by 2-7 %, but kept twice the requests' objects alive across each young-generation GC:
-// 11 % more bytes promoted and 1.8-3.0 MiB more peak RSS, which has no margin to give (§8).
+// Not eight: that saves CPU on tiny blobs but costs peak RSS (docs/UPDATER.md §10.5).
 /**
  * Only blobs up to this size take the extra slots: a GET queued behind others on a connection
  * waits for their bodies under its own stall watch (§5), which small bodies keep short.

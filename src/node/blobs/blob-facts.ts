@@ -26,7 +26,7 @@ export { verifiedDirOf } from './facts-book.js';
 
 /**
  * `blobs/<sha256>`: a digest (64 hex digits, checked at parse) under the store's own directory
- * path, so nothing is left for path.join to normalise (it was ~6 µs a call, several per blob).
+ * path, so nothing is left for path.join to normalise (docs/UPDATER.md §10.1).
  */
 export function blobPath(blobDir: string, sha256: string): string {
   return `${blobDir}${sep}${sha256}`;

@@ -1,7 +1,7 @@
 /**
  * Absence without a negative lstat per blob (docs/UPDATER.md §3, Durability): a fresh install
- * of 10,000 artifacts asked `hasBlob` twice per artifact (accept, then plan), each a failed
- * lstat of ~7 µs on the main thread, where one listing of blobs/ answers all of them.
+ * asks `hasBlob` twice per artifact (accept, then plan), each a failed lstat on the main
+ * thread, where one listing of blobs/ answers all of them (docs/UPDATER.md §10.1).
  *
  * A digest is absent when the facts book does not know it and the listing did not name it.
  * Only an absence is decided here; a digest that may be held still goes through `trustBlob`
@@ -15,13 +15,13 @@
  *   that was not checked; the cost of a stale listing is a download;
  * - a name that disappears after the listing is found absent by `trustBlob`'s lstat.
  * The listing is taken once per run (`forget` at each state read) and only when the lookups
- * pay for it: it costs about 1.5 µs per entry, a negative lstat about 7 µs, so it waits for
- * a fifth as many lookups as the book has blobs (none on a fresh install).
+ * pay for it: an entry listed costs a fraction of a negative lstat, so it waits for a fifth as
+ * many lookups as the book has blobs (none on a fresh install; docs/UPDATER.md §10.1).
  */
 import { readdir } from 'node:fs/promises';
 import { factsBookOf } from './facts-book.js';
 
-/** Lookups per blob held before a listing pays (see above: ~7 µs vs ~1.5 µs per entry). */
+/** Lookups per blob held before a listing pays (docs/UPDATER.md §10.1). */
 export const LOOKUPS_PER_LISTED_BLOB = 1 / 5;
 
 export class BlobListing {

@@ -36,9 +36,9 @@ export interface BlobSealerOptions {
 const SEAL_WINDOW = 32;
 
 /**
- * Small blobs per syncfs batch, and their bytes (docs/UPDATER.md §3, Durability). A sync costs
- * about 5 ms on an idle disk, run by the pull's one shell (sync-coprocess.ts: no fork of this
- * process per batch), so 256 blobs make a 10,000-blob pull 40 syncs; each blob of an open batch
+ * Small blobs per syncfs batch, and their bytes (docs/UPDATER.md §3, Durability). A sync is
+ * run by the pull's one shell (sync-coprocess.ts: no fork of this process per batch), and 256
+ * blobs a batch keep a large pull to few syncs (docs/UPDATER.md §10.3); each blob of an open batch
  * holds a descriptor, and at most two batches are open (one syncing, one filling): about 512,
  * well under the limit Node raises the soft limit to at start.
  */

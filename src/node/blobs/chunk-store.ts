@@ -122,7 +122,7 @@ export class FileChunkStore implements ChunkStore {
   }
 
   async readBlob(sha256: string, offset: number, into: Uint8Array): Promise<Uint8Array> {
-    // One open per blob and assembly, not per 1 MiB copied (about 0.4 ms each, 512 per 512 MiB).
+    // One open per blob and assembly, not per 1 MiB copied (docs/UPDATER.md §10.2).
     let handle = this.readers.get(sha256);
     if (handle === undefined) {
       if (this.readers.size >= MAX_OPEN_READERS) await this.closeReads();

@@ -19,9 +19,8 @@ import type { PartialBlobOptions, PartialPaths } from './partial-types.js';
 
 /**
  * Signed size from which a partial is hashed and appended by the worker thread. Why 4 MiB: a
- * thread is not worth starting for less, and on a machine with a core to spare the worker cut
- * a 512 MiB pull from 1.40-1.51x to 0.95-1.23x the time of `curl | tee | openssl`; on a loaded
- * machine it gains nothing (docs/UPDATER.md §3, Throughput of one large artifact). It goes
+ * thread is not worth starting for less, and it pays only with a core to spare
+ * (docs/UPDATER.md §10.4; §3, Throughput of one large artifact). It goes
  * with GC_EVERY_BYTES of 1 MiB (src/core/transfer/gc-pacer.ts), which buys back the worker's isolate.
  */
 export const OFFLOAD_MIN_BYTES = 4 * 1024 * 1024;

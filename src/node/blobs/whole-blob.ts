@@ -20,9 +20,8 @@ const openFile = promisify(open);
 
 /**
  * From this size on, a blob's exclusive create runs on libuv's pool instead of the main
- * thread. A create's cost is the file system's: a few microseconds on most, but it can wait on
- * the disk (this bench machine's ext4 without a journal while earlier blobs are written back:
- * 0.16 ms per create on 1,000 x 64 KiB), and the main thread is what the pull is short of. At
+ * thread. A create's cost is the file system's: small on most, but it can wait on the disk
+ * (docs/UPDATER.md §10.2), and the main thread is what the pull is short of. At
  * this size the round trip is small beside the blob's own receive, hash and write; below it,
  * the round trip and the lost batching of the next requests cost more than they save
  * (docs/UPDATER.md §8, item (9)).

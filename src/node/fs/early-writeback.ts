@@ -16,10 +16,10 @@
  */
 
 /**
- * Bytes appended between two early syncs, on Linux, where it was measured; elsewhere none
- * (Infinity). On macOS libuv's fdatasync is F_FULLFSYNC, a flush of the drive's whole cache,
- * and on Windows it is FlushFileBuffers: neither was measured, and the final fsync alone is
- * what every platform had before.
+ * Bytes appended between two early syncs, on Linux; elsewhere none (Infinity): on macOS
+ * libuv's fdatasync is F_FULLFSYNC, a flush of the drive's whole cache, and on Windows it is
+ * FlushFileBuffers, and the final fsync alone is what every platform had before
+ * (docs/UPDATER.md §10.3).
  */
 export const WRITEBACK_EVERY_BYTES = process.platform === 'linux' ? 64 * 1024 * 1024 : Infinity;
 

@@ -98,8 +98,8 @@ export function extraStateDirs(paths: StateDirPaths): { chunks: string; verified
 
 /**
  * Directories whose entries are listed at open: none may be a link. Both hold a few entries
- * (installed and previous). blobs/, partial/ and verified/ may hold thousands (listing 20,000
- * costs about 100 ms): their entries are checked where they are used instead (blob-facts.ts,
+ * (installed and previous). blobs/, partial/ and verified/ may hold thousands, too many to list
+ * at every open (docs/UPDATER.md §10.1): their entries are checked where they are used instead (blob-facts.ts,
  * partial-blob.ts, chunked-partial.ts).
  */
 function scannedDirs(paths: StateDirPaths): string[] {

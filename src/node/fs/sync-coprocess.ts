@@ -1,8 +1,8 @@
 /**
  * The `sync -f DIR` of each syncfs batch (fs-sync.ts) run by one long-lived `/bin/sh` per store
- * instead of a fork of node per batch (docs/UPDATER.md §3, Durability). Forking node (~100 MB
- * mapped) cost its main thread about 4 ms per batch; the shell is forked once, and forks
- * each `sync` from a process of a few hundred kilobytes.
+ * instead of a fork of node per batch (docs/UPDATER.md §3, Durability). Forking node, a large
+ * process, stalled its main thread at every batch (docs/UPDATER.md §10.3); the shell is forked
+ * once, and forks each `sync` from a small process.
  *
  * No shell injection: the script is a constant; the command and its arguments reach it as
  * data, one per line on its stdin (a count, the file, then each argument), and it runs them as

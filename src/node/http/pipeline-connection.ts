@@ -6,15 +6,16 @@
  * an abort or early exit of a request whose answer others queue behind) ends the connection,
  * and its owner (pipeline-pool.ts) re-sends the unanswered GETs, which are idempotent.
  */
-import { connect, isIP, type Socket } from 'node:net';
-import type { ConnectionOptions } from 'node:tls';
+import type { Socket } from 'node:net';
 import type { UpdateError } from '#core/errors.js';
 import type { FetchInit, FetchResponse } from '#core/ports.js';
 import { headerOf } from './header-of.js';
-import { tls } from '../lazy-builtin.js';
 import { errnoError, networkError } from './network-error.js';
 import { PushedBody } from './pushed-body.js';
 import { HEAD_CAP_BYTES, parsePlainHead } from './pipeline-head.js';
+import { openSocket, readyEvent, type ConnectionTarget } from './pipeline-socket.js';
+
+export type { ConnectionTarget } from './pipeline-socket.js';
 
 /** One GET on its way through the pool. */
 export interface PipeRequest {
@@ -51,26 +52,6 @@ export interface ConnectionOwner {
   proven(): void;
 }
 
-export interface ConnectionTarget {
-  readonly hostname: string;
-  readonly port: number;
-  readonly connectTimeoutMs: number;
-  /**
-   * An `https:` origin: TLS with node's defaults, as node:https's agent sets them up (the
-   * certificate verified against the trust store and the host name; SNI with the host name,
-   * never with an IP literal, RFC 6066 §3), plus `tls` (trust anchors of the fetcher's owner)
-   * and a session to resume.
-   */
-  readonly secure?: {
-    readonly tls: Pick<ConnectionOptions, 'ca'>;
-    readonly session: Buffer | undefined;
-    /** A session ticket the server sent, for the origin's next connection. */
-    readonly onSession: (session: Buffer) => void;
-    /** A socket error: the origin drops its session, as node:https's agent does (§5). */
-    readonly onFailure: () => void;
-  };
-}
-
 const CRLFCRLF = Buffer.from('\r\n\r\n');
 
 /**
@@ -102,30 +83,15 @@ export class PipelineConnection {
     target: ConnectionTarget,
     private readonly owner: ConnectionOwner,
   ) {
-    const secure = target.secure;
-    if (secure === undefined) {
-      this.socket = connect({ host: target.hostname, port: target.port, noDelay: true });
-    } else {
-      this.socket = tls().connect({
-        ...secure.tls,
-        host: target.hostname,
-        port: target.port,
-        ...(isIP(target.hostname) === 0 ? { servername: target.hostname } : {}),
-        ...(secure.session === undefined ? {} : { session: secure.session }),
-      });
-      this.socket.setNoDelay(true);
-      this.socket.on('session', secure.onSession);
-      this.socket.once('error', secure.onFailure);
-    }
+    this.socket = openSocket(target);
     this.timer = setTimeout(() => {
       this.end(
         errnoError('ETIMEDOUT', `no connection within ${target.connectTimeoutMs} ms`),
         'network',
       );
     }, target.connectTimeoutMs);
-    // Connected means ready for requests: for TLS, once the handshake (and the certificate
-    // check) is done, so a refused certificate fails the queued GETs instead of re-sending them.
-    this.socket.once(secure === undefined ? 'connect' : 'secureConnect', () => {
+    // Connected means ready for requests (readyEvent: after the TLS handshake).
+    this.socket.once(readyEvent(target), () => {
       this.connected = true;
       clearTimeout(this.timer);
       this.timer = undefined;

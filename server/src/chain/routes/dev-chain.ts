@@ -7,24 +7,55 @@
 import type { FastifyInstance } from 'fastify';
 import type { MachineResult, TransitionResult } from '../chain-state.js';
 import type { TransitionInput } from '../dev-input.js';
-import { parseMachineInput, parseTransitionInput } from '../dev-input.js';
+import { MAX_TRANSITIONS_PER_CALL, parseMachineInput, parseTransitionInput } from '../dev-input.js';
 import type { MachineInput } from '../machine-registry.js';
+import { declareShapes, refuseUndeclared } from '../../http/route-schema.js';
 
 export interface DevChainTarget {
   addMachine(input: MachineInput): MachineResult;
   addTransitions(input: TransitionInput): TransitionResult;
 }
 
+const MACHINE_SHAPES = declareShapes({
+  body: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['id', 'name', 'visibility'],
+    properties: {
+      id: { type: 'string' },
+      name: { type: 'string' },
+      visibility: { enum: ['public', 'private'] },
+    },
+  },
+});
+
+const TRANSITION_SHAPES = declareShapes({
+  body: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['machine_id', 'count'],
+    properties: {
+      machine_id: { type: 'string' },
+      count: { type: 'integer', minimum: 1, maximum: MAX_TRANSITIONS_PER_CALL },
+      unit: { type: 'integer' },
+    },
+  },
+});
+
 /** Registers the chain's dev routes; a ChainError goes to the global error handler. */
 export function registerDevChain(app: FastifyInstance, target: DevChainTarget): void {
   // 201 when the machine is new, 200 when an existing one was updated (upsert).
-  app.post('/api/dev/machines', (request, reply) => {
-    const machine = target.addMachine(parseMachineInput(request.body));
+  app.post('/api/dev/machines', MACHINE_SHAPES, (request, reply) => {
+    const input = parseMachineInput(request.body);
+    refuseUndeclared(request);
+    const machine = target.addMachine(input);
     return reply.code(machine.created ? 201 : 200).send({ ok: true, machine });
   });
 
-  app.post('/api/dev/transitions', (request, reply) => {
-    const recorded = target.addTransitions(parseTransitionInput(request.body));
+  app.post('/api/dev/transitions', TRANSITION_SHAPES, (request, reply) => {
+    const input = parseTransitionInput(request.body);
+    refuseUndeclared(request);
+    const recorded = target.addTransitions(input);
     return reply.code(200).send({ ok: true, ...recorded });
   });
 }

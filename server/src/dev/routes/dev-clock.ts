@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { MAX_CLOCK_MS, type ServerClock } from '../../platform/clock.js';
 import { HttpError } from '../../http/http-error.js';
 import { bodyObject } from '../../http/json-body.js';
+import { declareShapes, optionalObject, refuseUndeclared } from '../../http/route-schema.js';
 
 /** Ten years: far enough for every expiry in the service, small enough to stay exact. */
 export const MAX_ADVANCE_MS = 10 * 365 * 24 * 3600 * 1000;
@@ -14,9 +15,16 @@ function clockBody(clock: ServerClock) {
   return { ok: true, now: new Date(clock.now()).toISOString(), offset_ms: clock.offsetMs };
 }
 
+const ADVANCE_SHAPES = declareShapes({
+  body: optionalObject(
+    { advance_ms: { type: 'integer', minimum: 0, maximum: MAX_ADVANCE_MS } },
+    false,
+  ),
+});
+
 export function registerDevClock(scope: FastifyInstance, clock: ServerClock): void {
   scope.get('/api/dev/clock', () => clockBody(clock));
-  scope.post('/api/dev/clock', (request) => {
+  scope.post('/api/dev/clock', ADVANCE_SHAPES, (request) => {
     const advance = bodyObject(request.body)['advance_ms'];
     if (
       typeof advance !== 'number' ||
@@ -34,6 +42,7 @@ export function registerDevClock(scope: FastifyInstance, clock: ServerClock): vo
       const limit = new Date(MAX_CLOCK_MS).toISOString();
       throw new HttpError(400, 'CLOCK_LIMIT', `advance_ms would move the clock past ${limit}`);
     }
+    refuseUndeclared(request);
     clock.advance(advance);
     return clockBody(clock);
   });

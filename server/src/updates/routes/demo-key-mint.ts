@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { HttpError } from '../../http/http-error.js';
 import { bodyObject } from '../../http/json-body.js';
+import { declareShapes, optionalObject, refuseUndeclared } from '../../http/route-schema.js';
 import { MAX_LABEL_CHARS, type MachineKeys, type SubscriptionStatus } from '../machine-keys.js';
 
 // eslint-disable-next-line no-control-regex -- control characters are what a label may not hold
@@ -42,9 +43,25 @@ export function parseMintBody(body: unknown): { status: SubscriptionStatus; labe
   return { status, label };
 }
 
+const MINT_SHAPES = declareShapes({
+  body: optionalObject(
+    {
+      subscription: { enum: ['active', 'inactive'] },
+      label: {
+        type: 'string',
+        minLength: 1,
+        maxLength: MAX_LABEL_CHARS,
+        pattern: '^[^\\u0000-\\u001f\\u007f]*$',
+      },
+    },
+    true,
+  ),
+});
+
 export function registerDemoKeyMint(scope: FastifyInstance, keys: MachineKeys): void {
-  scope.post(MINT_PATH, async (request, reply) => {
+  scope.post(MINT_PATH, MINT_SHAPES, async (request, reply) => {
     const { status, label } = parseMintBody(request.body);
+    refuseUndeclared(request);
     const minted = await keys.mint(status, label);
     void reply.header('cache-control', 'no-store');
     return { ok: true, ...minted };

@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { decodeBase64Strict, type ServerErrorCode } from '#protocol';
 import { HttpError } from '../../http/http-error.js';
 import { bodyObject } from '../../http/json-body.js';
+import { declareShapes, refuseUndeclared } from '../../http/route-schema.js';
 import type { PublishArtifact, PublishInput, Publisher } from '../publish/publisher.js';
 
 export const DEV_RELEASE_MAX_BYTES = 32 * 1024 * 1024;
@@ -67,8 +68,33 @@ export function parseDevRelease(body: unknown): PublishInput {
   };
 }
 
+/** Which fields go together (a bundle or a version) is left to parseDevRelease. */
+const RELEASE_SHAPES = declareShapes({
+  body: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      bundle: {},
+      registry_version: { type: 'string' },
+      expires_in_s: { type: 'number' },
+      artifact_base_url: { type: 'string' },
+      artifacts: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['name', 'content_base64'],
+          properties: { name: { type: 'string' }, content_base64: { type: 'string' } },
+        },
+      },
+    },
+  },
+});
+
 export function registerDevReleases(scope: FastifyInstance, publisher: Publisher): void {
-  scope.post('/api/dev/releases', { bodyLimit: DEV_RELEASE_MAX_BYTES }, async (request) =>
-    publisher.publish(parseDevRelease(request.body)),
-  );
+  const options = { bodyLimit: DEV_RELEASE_MAX_BYTES, ...RELEASE_SHAPES };
+  scope.post('/api/dev/releases', options, async (request) => {
+    const input = parseDevRelease(request.body);
+    refuseUndeclared(request);
+    return publisher.publish(input);
+  });
 }

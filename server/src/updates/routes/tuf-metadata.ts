@@ -7,19 +7,26 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { HttpError } from '../../http/http-error.js';
+import { declareShapes, refuseUndeclared } from '../../http/route-schema.js';
 import type { MachineKeys } from '../machine-keys.js';
 import { TIMESTAMP_FILE } from '../tuf/tuf-layout.js';
 import type { TufRepository } from '../tuf/tuf-repository.js';
 
 export const TUF_ROUTE_PREFIX = '/api/updates/tuf';
 
+/** Any name is looked up; an unknown one is a 404 (docs/PROTOCOL.md §TUF repository). */
+const METADATA_SHAPES = declareShapes({
+  params: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+});
+
 export function registerTufMetadata(
   scope: FastifyInstance,
   keys: MachineKeys,
   repository: TufRepository,
 ): void {
-  scope.get(`${TUF_ROUTE_PREFIX}/:name`, async (request, reply) => {
+  scope.get(`${TUF_ROUTE_PREFIX}/:name`, METADATA_SHAPES, async (request, reply) => {
     keys.authenticate(request.headers.authorization);
+    refuseUndeclared(request);
     const { name } = request.params as { name: string };
     const bytes = await repository.file(name);
     if (bytes === undefined) throw new HttpError(404, 'NOT_FOUND', `no metadata ${name}`);

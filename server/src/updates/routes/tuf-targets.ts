@@ -8,23 +8,29 @@
 import { open } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import { HttpError } from '../../http/http-error.js';
+import { declareShapes, refuseUndeclared } from '../../http/route-schema.js';
 import type { BlobStore } from '../../store/blob-store.js';
 import type { MachineKeys } from '../machine-keys.js';
 import { parseTargetFileName } from '../tuf/tuf-layout.js';
 import { TUF_ROUTE_PREFIX } from './tuf-metadata.js';
+
+const TARGET_SHAPES = declareShapes({
+  params: { type: 'object', required: ['*'], properties: { '*': { type: 'string' } } },
+});
 
 export function registerTufTargets(
   scope: FastifyInstance,
   keys: MachineKeys,
   blobs: BlobStore,
 ): void {
-  scope.get(`${TUF_ROUTE_PREFIX}/targets/*`, async (request, reply) => {
+  scope.get(`${TUF_ROUTE_PREFIX}/targets/*`, TARGET_SHAPES, async (request, reply) => {
     keys.authenticate(request.headers.authorization);
     const name = (request.params as { '*': string })['*'];
     const target = parseTargetFileName(name);
     if (target === undefined) {
       throw new HttpError(404, 'ARTIFACT_NOT_FOUND', 'not a consistent-snapshot target name');
     }
+    refuseUndeclared(request);
     let handle;
     try {
       handle = await open(blobs.pathOf(target.sha256), 'r');

@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SHA256_HEX } from '#protocol';
 import { HttpError } from '../../http/http-error.js';
+import { declareShapes, refuseUndeclared } from '../../http/route-schema.js';
 import { decideRange, ifNoneMatchHits, ifRangeAllows } from '../byte-range.js';
 import type { MachineKeys } from '../machine-keys.js';
 import type { BlobStore } from '../../store/blob-store.js';
@@ -28,6 +29,12 @@ export function registerUpdatesArtifact(
     method: ['GET', 'HEAD'],
     url: ARTIFACT_ROUTE,
     exposeHeadRoute: false,
+    ...declareShapes({
+      params: {
+        type: 'object',
+        properties: { sha256: { type: 'string', pattern: SHA256_HEX.source } },
+      },
+    }),
     handler: (request, reply) => serveArtifact(request, reply, keys, blobs),
   });
 }
@@ -43,6 +50,7 @@ async function serveArtifact(
   if (!SHA256_HEX.test(sha256)) {
     throw new HttpError(400, 'BAD_DIGEST', 'the artifact id is 64 lowercase hex characters');
   }
+  refuseUndeclared(request);
   // Open first, then fstat the same descriptor: a concurrent reset cannot swap the file.
   // Plain descriptors (not FileHandle objects): this is the per-request hot path.
   let fd: number;

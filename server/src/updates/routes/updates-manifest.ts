@@ -9,10 +9,11 @@
  * on every answer (docs/PROTOCOL.md §2.7.6, Content coding).
  */
 import type { FastifyInstance } from 'fastify';
-import { isNonce } from '#protocol';
+import { isNonce, NONCE_PATTERN } from '#protocol';
 import { acceptsGzip } from '../../http/accept-encoding.js';
 import { entityTagOf, noneMatch } from '../../http/entity-tag.js';
 import { HttpError } from '../../http/http-error.js';
+import { declareShapes, refuseUndeclared } from '../../http/route-schema.js';
 import type { MachineKeys } from '../machine-keys.js';
 import type { ManifestAnswers } from '../manifest-answers.js';
 
@@ -38,14 +39,23 @@ export function nonceOf(query: unknown): string | undefined {
   return value;
 }
 
+/** Other query parameters are ignored, as they always were. */
+const MANIFEST_SHAPES = declareShapes({
+  querystring: {
+    type: 'object',
+    properties: { nonce: { type: 'string', pattern: NONCE_PATTERN.source } },
+  },
+});
+
 export function registerUpdatesManifest(
   scope: FastifyInstance,
   keys: MachineKeys,
   answers: ManifestAnswers,
 ): void {
-  scope.get(MANIFEST_PATH, async (request, reply) => {
+  scope.get(MANIFEST_PATH, MANIFEST_SHAPES, async (request, reply) => {
     keys.authenticate(request.headers.authorization);
     const nonce = nonceOf(request.query);
+    refuseUndeclared(request);
     const answer = await answers.answerFor(nonce);
     if (answer === undefined) throw new HttpError(404, 'NO_RELEASE', 'nothing is published');
     const gzip = answer.length >= GZIP_MIN_BYTES && acceptsGzip(request.headers['accept-encoding']);
