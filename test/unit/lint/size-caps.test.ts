@@ -14,7 +14,9 @@ const CAPS = ['max-lines', 'max-lines-per-function'] as const;
 async function capsFor(file: string): Promise<Linter.RulesRecord> {
   const config = (await new ESLint().calculateConfigForFile(file)) as Linter.Config;
   const rules = config.rules ?? {};
-  return Object.fromEntries(CAPS.filter((r) => rules[r] !== undefined).map((r) => [r, rules[r]]));
+  return Object.fromEntries(
+    CAPS.filter((r) => rules[r] !== undefined).map((r) => [r, rules[r] as Linter.RuleEntry]),
+  );
 }
 
 function fired(rules: Linter.RulesRecord, text: string): string[] {
