@@ -1,7 +1,8 @@
 /**
  * The two packages QA teams install (docs/SERVER.md §As a package): each builds itself when
- * packed, says where it comes from with addresses that resolve, and carries the docs its README
- * links to, so no link of the installed README points outside the package.
+ * packed, takes its repository and homepage from the root package.json when packed (never a
+ * made-up address of its own; docs/RELEASING.md §The npm packages), and carries the docs its
+ * README links to, so no link of the installed README points outside the package.
  */
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -31,18 +32,19 @@ describe.each(PACKAGES)('$name', ({ dir, name, docs }) => {
   const manifest = async (): Promise<Manifest> =>
     JSON.parse(await readFile(join(root, dir, 'package.json'), 'utf8')) as Manifest;
 
-  it('builds itself when packed (prepack)', async () => {
+  it('builds itself and takes its links from the root when packed (prepack), and puts its manifest back (postpack)', async () => {
     const { scripts } = await manifest();
-    expect(scripts?.['prepack']).toMatch(/^node \.\.\/\.\.\/scripts\/build-[a-z]+-package\.mjs$/);
+    expect(scripts?.['prepack']).toMatch(
+      /^node \.\.\/\.\.\/scripts\/build-[a-z]+-package\.mjs && node \.\.\/\.\.\/scripts\/package-links\.mjs stamp$/,
+    );
+    expect(scripts?.['postpack']).toBe('node ../../scripts/package-links.mjs restore');
   });
 
-  it('names an https homepage and its directory in the repository', async () => {
+  it('names no repository or homepage of its own: the root package.json is the one place', async () => {
     const pkg = await manifest();
     expect(pkg.name).toBe(name);
-    expect(new URL(pkg.homepage ?? '').protocol).toBe('https:');
-    expect(pkg.homepage).not.toMatch(/\.invalid\b/);
-    expect(pkg.repository).toMatchObject({ type: 'git', directory: dir });
-    expect(pkg.repository?.url).not.toMatch(/\.invalid\b/);
+    expect(pkg).not.toHaveProperty('repository');
+    expect(pkg).not.toHaveProperty('homepage');
   });
 
   it('ships its docs, and every relative link of its README is one of them', async () => {
