@@ -2,14 +2,14 @@
  * The Electron composition root (docs/DESKTOP.md §Layout). Only wiring lives here: every
  * decision is in a small module with its own unit tests (open-updater, app-controller,
  * tray-menu, tray-toggle, window-position, ipc-guard, first-run, secret-store, settings,
- * activity-client, log-file); what the running app holds is one `Shell` record (shell.ts).
+ * activity-client, log-file); what the running app holds is one `TrayApp` record (tray-app.ts).
  * Security: Electron's checklist (contextIsolation, sandbox, no nodeIntegration, the page on
  * our own app:// scheme with a strict CSP header and meta tag, navigation and new windows
  * denied, every IPC sender and argument checked, permissions denied).
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, Menu, protocol, safeStorage, session, shell as electronShell } from 'electron';
+import { app, Menu, protocol, safeStorage, session, shell } from 'electron';
 import { isUpdateError, type UpdateError } from '#core/errors.js';
 import { APP_ID } from './app-identity.js';
 import { APP_PRIVILEGED_SCHEME, APP_SCHEME, createAppProtocolHandler } from '#app/app-protocol.js';
@@ -43,8 +43,8 @@ import {
 } from './launch-wiring.js';
 import type { InstalledVerifyReport } from '#app/self-update/verified-copy.js';
 import { memorySettings, openSettingsStore, type SettingsStore } from '#app/settings/settings.js';
-import { closeShell, emptyShell, firstShow, refreshTray, showWindow } from './shell.js';
-import { attachShutdown, createTrayIcon, forwardEvents } from './shell-wiring.js';
+import { closeTrayApp, emptyTrayApp, firstShow, refreshTray, showWindow } from './tray-app.js';
+import { attachShutdown, createTrayIcon, forwardEvents } from './tray-app-wiring.js';
 import { createTrayToggle } from './tray-toggle.js';
 import { attachWindowLifecycle } from './window-lifecycle.js';
 
@@ -55,13 +55,13 @@ const resourcesDir = app.isPackaged
   ? join(process.resourcesPath, 'resources')
   : join(here, '..', '..', '..', 'resources');
 
-const shell = emptyShell();
+const trayApp = emptyTrayApp();
 /** Tray click and blur share one toggle, so the press that blurs the window does not reopen it. */
 const trayToggle = createTrayToggle({
   nowMs: () => Date.now(),
-  isVisible: () => shell.window?.isVisible() === true,
-  show: () => showWindow(shell),
-  hide: () => shell.window?.hide(),
+  isVisible: () => trayApp.window?.isVisible() === true,
+  show: () => showWindow(trayApp),
+  hide: () => trayApp.window?.hide(),
 });
 
 /** Opens the settings file; a refused file leaves in-memory defaults and the refusal. */
@@ -71,7 +71,7 @@ async function openSettings(): Promise<{ settings: SettingsStore; refusal: Updat
   } catch (error) {
     if (!isUpdateError(error)) throw error;
     const cause = error.cause instanceof Error ? error.cause.message : '';
-    shell.log?.write('error', `settings refused: ${error.message} ${cause}`);
+    trayApp.log?.write('error', `settings refused: ${error.message} ${cause}`);
     // Defaults in memory for this session; the refused file is left for the user to fix.
     return { settings: memorySettings(), refusal: error };
   }
@@ -147,7 +147,7 @@ async function openController(
       log: (level, message) => log.write(level, message),
       openLog: async () => {
         // shell.openPath answers '' on success, else the reason.
-        const problem = await electronShell.openPath(log.path);
+        const problem = await shell.openPath(log.path);
         if (problem !== '') throw new Error(problem);
       },
     }),
@@ -166,13 +166,13 @@ function wireSettings(c: AppSession, settings: SettingsStore, secrets: SecretSto
     registryLabel: () => c.label(),
   });
   registerIpcHandlers(bridgeHandlers(c, settingsService), () =>
-    shell.window === null || shell.window.isDestroyed() ? null : shell.window.webContents.id,
+    trayApp.window === null || trayApp.window.isDestroyed() ? null : trayApp.window.webContents.id,
   );
   // On: re-applied at every start (an AppImage may have moved). Off (the default) touches
   // nothing; turning it off in the settings removes what was set.
   if (settings.get('startAtLogin')) {
     applyStartAtLogin(true, loginItemDeps()).catch((error: unknown) =>
-      shell.log?.write('warn', `start at login not applied: ${String(error)}`),
+      trayApp.log?.write('warn', `start at login not applied: ${String(error)}`),
     );
   }
 }
@@ -187,22 +187,22 @@ function openWindow(plan: LaunchPlan): void {
     style: plan.windowStyle,
     iconPath: join(resourcesDir, 'icon.png'),
   });
-  shell.window = win;
+  trayApp.window = win;
   attachWindowLifecycle(win, {
     closeAction: () => closeAction(plan.windowStyle, MINIMISE_TO_BACKGROUND),
     quit: () => app.quit(),
-    isQuitting: () => shell.quitting,
+    isQuitting: () => trayApp.quitting,
     nowMs: () => Date.now(),
-    log: (level, message) => shell.log?.write(level, message),
+    log: (level, message) => trayApp.log?.write(level, message),
   });
-  attachShutdown(shell, win, shutdown, () => app.exit(0));
+  attachShutdown(trayApp, win, shutdown, () => app.exit(0));
 }
 
 async function boot(): Promise<void> {
   const log = openLogFile({ dir: app.getPath('logs') });
-  shell.log = log;
+  trayApp.log = log;
   const plan = await decideLaunch();
-  shell.windowStyle = plan.windowStyle;
+  trayApp.windowStyle = plan.windowStyle;
   log.write(
     'info',
     `launch: ${plan.atLogin ? 'at login' : 'by the user'}, ${plan.windowStyle} window`,
@@ -210,29 +210,29 @@ async function boot(): Promise<void> {
   // Notifications carry the app icon and open the window when clicked.
   const notices = createNotificationCenter({
     iconPath: join(resourcesDir, 'icon.png'),
-    open: () => showWindow(shell),
+    open: () => showWindow(trayApp),
   });
   secureSession();
   const { settings, refusal } = await openSettings();
   const secrets = openSecrets(settings);
   const c = await openController(log, notices, settings, refusal, secrets);
-  shell.controller = c;
+  trayApp.controller = c;
   wireSettings(c, settings, secrets);
   openWindow(plan);
   if (plan.windowStyle === 'tray') {
-    createTrayIcon(shell, resourcesDir, () => trayToggle.onTrayClick());
+    createTrayIcon(trayApp, resourcesDir, () => trayToggle.onTrayClick());
   }
   // A launch by hand shows the window; one at login stays in the tray (launch-mode.ts).
-  firstShow(shell, plan.firstShow);
+  firstShow(trayApp, plan.firstShow);
   tellWhereTheAppLives(() =>
     notices.show(firstLaunchNotice(process.platform, plan.windowStyle === 'tray')),
   ).catch((error: unknown) => log.write('warn', `first-launch notice: ${String(error)}`));
   // Every push event of the contract goes to the window; a status change also to the tray.
-  forwardEvents(shell, c);
-  c.onStatus(() => refreshTray(shell));
+  forwardEvents(trayApp, c);
+  c.onStatus(() => refreshTray(trayApp));
   // The controller remembers the choice in the settings (open-updater.ts).
-  shell.setPaused = (paused) => c.setPaused(paused);
-  refreshTray(shell);
+  trayApp.setPaused = (paused) => c.setPaused(paused);
+  refreshTray(trayApp);
   await c.start();
 }
 
@@ -243,7 +243,7 @@ let closing: Promise<void> | null = null;
  * many ways the app is asked to quit (quit, OS shutdown).
  */
 export function shutdown(): Promise<void> {
-  closing ??= closeShell(shell);
+  closing ??= closeTrayApp(trayApp);
   return closing;
 }
 
@@ -259,9 +259,9 @@ function launch(): Promise<void> {
     app.quit();
     return Promise.resolve();
   }
-  app.on('second-instance', () => showWindow(shell));
+  app.on('second-instance', () => showWindow(trayApp));
   // macOS: a relaunch from Finder or the Dock while running shows the window.
-  app.on('activate', () => showWindow(shell));
+  app.on('activate', () => showWindow(trayApp));
   // A tray app keeps running with its window hidden.
   app.on('window-all-closed', () => undefined);
   // Quit waits for the core to release its lock and the demo server to close.
@@ -269,7 +269,7 @@ function launch(): Promise<void> {
   app.on('before-quit', (event) => {
     if (quitting) return;
     quitting = true;
-    shell.quitting = true;
+    trayApp.quitting = true;
     event.preventDefault();
     void shutdown().finally(() => app.quit());
   });
@@ -278,7 +278,7 @@ function launch(): Promise<void> {
     .then(boot)
     .catch((error: unknown) => {
       const message = isUpdateError(error) ? `${error.code}: ${error.message}` : String(error);
-      shell.log?.write('error', `startup failed: ${message}`);
+      trayApp.log?.write('error', `startup failed: ${message}`);
       console.error(`Verified Updater could not start: ${message}`);
       app.exit(1);
     });

@@ -4,7 +4,7 @@
  * or not; a no-op `check` or `update` starts no worker thread, no child process and no V8
  * context, so it no longer pays for `node:worker_threads`, `node:child_process` and `node:vm`
  * (docs/UPDATER.md §3, No-op runs; §7). An `http:` registry loads neither `node:https` nor
- * `node:tls` (about 3.5 MiB of RSS and a few milliseconds of start), and a run that receives
+ * `node:tls` (RSS and start time, docs/UPDATER.md §10.6), and a run that receives
  * no gzip answer (a 304) no `node:zlib`. `require` is synchronous, so a caller such as a
  * constructor needs no `await`; a built-in is loaded once and then cached by Node.
  */

@@ -119,3 +119,9 @@ export async function desktopTokens(h: OAuthHarness, nonce?: string): Promise<To
   if (res.statusCode !== 200) throw new Error(`token request failed: ${res.body}`);
   return res.json<TokenSet>();
 }
+
+/** A fresh harness and the desktop app's token set in it: `beforeEach(async () => ({ h, t } = await harnessWithTokens()))`. */
+export async function harnessWithTokens(): Promise<{ h: OAuthHarness; t: TokenSet }> {
+  const h = await oauthHarness();
+  return { h, t: await desktopTokens(h) };
+}

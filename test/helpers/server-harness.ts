@@ -32,6 +32,15 @@ export async function mintKey(
 
 export const bearer = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` });
 
+/** A test app and an active machine key in it: `({ built, key } = await appWithKey(...))`. */
+export async function appWithKey(
+  options: Partial<ServerOptions> = {},
+  deps: BuildDeps = {},
+): Promise<{ built: BuiltApp; key: string }> {
+  const built = await testApp(options, deps);
+  return { built, key: await mintKey(built.app) };
+}
+
 export interface CliServer {
   readonly child: ChildProcess;
   readonly first: Record<string, unknown> & { url: string; node_pubkey: string };

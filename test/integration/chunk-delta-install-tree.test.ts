@@ -18,46 +18,33 @@ import {
   type Section,
 } from '#protocol/chunk-index.js';
 import type { ManifestArtifact } from '#protocol/manifest.js';
-import { startServer, type RunningServer } from '#server/compose/start-server.js';
-import { copyEntryBlobs } from '#test/chunk-delta-kit.js';
+import { startChunkStage, type ChunkStage } from '#test/chunk-stage.js';
 import { sha256Hex } from '#test/hostile-server.js';
-import { startNginx, type Nginx } from '#test/nginx.js';
+import type { Nginx } from '#test/nginx.js';
 import { filesOf, snapshotTree } from '#test/tree-snapshot.js';
 import { bytesOf, tempDirs, updateOnce, type UpdaterServer } from '#test/updater-harness.js';
 
 const MiB = 1024 * 1024;
 const dirs = tempDirs();
-let server: RunningServer;
 let nginx: Nginx;
 let registry: UpdaterServer;
-let version = 0;
+let stage: ChunkStage;
 const LAYOUT = chunkLayoutKey(DEFAULT_CHUNKER_PARAMS, DEFAULT_TREE_LAYOUT);
 
 beforeAll(async () => {
-  server = await startServer({ simulate: false });
-  const root = await dirs.make('chunk-tree-www-');
-  nginx = await startNginx(root);
-  const { machine_key } = await server.updates.mintMachineKey();
-  registry = { baseUrl: server.url, machineKey: machine_key, pubkeyHex: server.nodePubkey };
+  stage = await startChunkStage(dirs, { wwwPrefix: 'chunk-tree-www-', cdnPath: 'cdn' });
+  ({ nginx, registry } = stage);
 });
 
 afterAll(async () => {
-  await nginx.stop();
-  await server.close();
+  await stage.close();
   await dirs.cleanup();
 });
 
 /** Publishes one `app.bin` with its blobs (artifact, index, list) under nginx /cdn. */
 async function publish(content: Uint8Array): Promise<ManifestArtifact> {
-  version++;
-  const result = await server.publish({
-    registry_version: `1.0.${version}`,
-    artifacts: [{ name: 'app.bin', content }],
-    artifact_base_url: `${nginx.baseUrl}/cdn`,
-  });
-  const entry = result.artifacts[0] as ManifestArtifact;
-  await copyEntryBlobs(server.dataDir, entry, join(nginx.root, 'cdn'));
-  return entry;
+  const [entry] = await stage.publish([{ name: 'app.bin', content }]);
+  return entry as ManifestArtifact;
 }
 
 /** The published index and chunk list of `entry`, as nginx serves them. */

@@ -7,41 +7,33 @@
 import { chmod, open, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '#server/compose/start-server.js';
+import type { RunningServer } from '#server/compose/start-server.js';
 import { BLOB_MTIME_S } from '#node/blobs/intact-blob.js';
 import type { ManifestArtifact } from '#protocol/manifest.js';
-import { copyEntryBlobs, runChunked, stateWithBlobs } from '#test/chunk-delta-kit.js';
+import { runChunked, stateWithBlobs } from '#test/chunk-delta-kit.js';
+import { startChunkStage, type ChunkStage } from '#test/chunk-stage.js';
 import { sha256Hex } from '#test/hostile-server.js';
-import { startNginx, type Nginx } from '#test/nginx.js';
 import { bytesOf, tempDirs } from '#test/updater-harness.js';
 
 const MiB = 1024 * 1024;
 const dirs = tempDirs();
 let server: RunningServer;
-let nginx: Nginx;
-let version = 0;
+let stage: ChunkStage;
 
 beforeAll(async () => {
-  server = await startServer({ dev: true });
-  nginx = await startNginx(await dirs.make('chunk-sweep-www-'));
+  const options = { wwwPrefix: 'chunk-sweep-www-', cdnPath: 'a', server: { dev: true } };
+  stage = await startChunkStage(dirs, options);
+  ({ server } = stage);
 });
 
 afterAll(async () => {
-  await nginx.stop();
-  await server.close();
+  await stage.close();
   await dirs.cleanup();
 });
 
 async function publish(content: Uint8Array): Promise<ManifestArtifact> {
-  version++;
-  const result = await server.publish({
-    registry_version: `1.0.${version}`,
-    artifacts: [{ name: 'app.bin', content }],
-    artifact_base_url: `${nginx.baseUrl}/a`,
-  });
-  const entry = result.artifacts[0] as ManifestArtifact;
-  await copyEntryBlobs(server.dataDir, entry, join(nginx.root, 'a'));
-  return entry;
+  const [entry] = await stage.publish([{ name: 'app.bin', content }]);
+  return entry as ManifestArtifact;
 }
 
 const concat = (...parts: Uint8Array[]): Uint8Array => Buffer.concat(parts);

@@ -10,11 +10,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ArtifactPlan, PlanSummary, UpdateEvent } from '#core/events.js';
 import { silentLogger } from '#core/ports.js';
-import { startServer, type RunningServer } from '#server/compose/start-server.js';
 import type { ManifestArtifact } from '#protocol/manifest.js';
-import { copyEntryBlobs } from '#test/chunk-delta-kit.js';
+import { startChunkStage, type ChunkStage } from '#test/chunk-stage.js';
 import { sha256Hex } from '#test/hostile-server.js';
-import { startNginx, type Nginx } from '#test/nginx.js';
+import type { Nginx } from '#test/nginx.js';
 import { filesOf, snapshotTree } from '#test/tree-snapshot.js';
 import { chunkLayoutKey } from '#node/blobs/chunk-store.js';
 import { DEFAULT_CHUNKER_PARAMS, DEFAULT_TREE_LAYOUT } from '#protocol/chunk-index.js';
@@ -30,40 +29,24 @@ import {
 
 const MiB = 1024 * 1024;
 const dirs = tempDirs();
-let server: RunningServer;
 let nginx: Nginx;
 let registry: UpdaterServer;
-let version = 0;
+let stage: ChunkStage;
 
 beforeAll(async () => {
-  server = await startServer({ simulate: false });
-  const root = await dirs.make('chunk-updater-www-');
-  nginx = await startNginx(root);
-  const { machine_key } = await server.updates.mintMachineKey();
-  registry = { baseUrl: server.url, machineKey: machine_key, pubkeyHex: server.nodePubkey };
+  stage = await startChunkStage(dirs, { wwwPrefix: 'chunk-updater-www-', cdnPath: 'cdn' });
+  ({ nginx, registry } = stage);
 });
 
 afterAll(async () => {
-  await nginx.stop();
-  await server.close();
+  await stage.close();
   await dirs.cleanup();
 });
 
 type Files = { name: string; content: Uint8Array }[];
 
 /** Publishes `files` with their blobs (artifact, index, list) under nginx /cdn. */
-async function publish(files: Files): Promise<ManifestArtifact[]> {
-  version++;
-  const result = await server.publish({
-    registry_version: `1.0.${version}`,
-    artifacts: files,
-    artifact_base_url: `${nginx.baseUrl}/cdn`,
-  });
-  for (const entry of result.artifacts) {
-    await copyEntryBlobs(server.dataDir, entry, join(nginx.root, 'cdn'));
-  }
-  return [...result.artifacts];
-}
+const publish = (files: Files): Promise<ManifestArtifact[]> => stage.publish(files);
 
 const byName = (plan: PlanSummary | null | undefined, name: string): ArtifactPlan | undefined =>
   plan?.artifacts.find((a) => a.name === name);

@@ -11,9 +11,9 @@ import type { AddressInfo } from 'node:net';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRandom } from '#server/platform/random.js';
 import { startServer, type RunningServer } from '#server/compose/start-server.js';
-import { rotateKeys, type RotateKeysOptions } from '#server/updates/keys/rotate-keys.js';
+import type { RotateKeysOptions } from '#server/updates/keys/rotate-keys.js';
+import { rotateIn } from '#test/rotate-kit.js';
 import { parseState, type UpdaterState } from '#core/state.js';
 import type { NodeUpdaterOptions } from '#node/create-updater.js';
 import { snapshotObject, snapshotTree } from '#test/tree-snapshot.js';
@@ -125,22 +125,7 @@ describe('freshness that never bricks', () => {
 });
 
 describe('key rotation followed', () => {
-  const random = createRandom(undefined);
-  const rotate = (change: Partial<RotateKeysOptions>) =>
-    rotateKeys(
-      {
-        dataDir: server.dataDir,
-        rootKeyFiles: [],
-        newRootKeyFiles: [],
-        rootThreshold: undefined,
-        releasePubkeys: [],
-        newReleaseKey: false,
-        releaseThreshold: undefined,
-        newFreshnessKey: false,
-        ...change,
-      },
-      random,
-    );
+  const rotate = (change: Partial<RotateKeysOptions>) => rotateIn(server.dataDir, change);
 
   /** Waits (bounded) until the running server serves key set `version`. */
   async function served(version: number): Promise<void> {

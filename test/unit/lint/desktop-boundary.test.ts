@@ -76,7 +76,7 @@ describe('the web window runs without Electron (src/web/**, the web bridge)', ()
   });
 
   it('refuses the Electron composition root and the server from src/web', async () => {
-    for (const path of ['../main/index.js', '../main/shell.js', '#server/compose/app.js']) {
+    for (const path of ['../main/index.js', '../main/tray-app.js', '#server/compose/app.js']) {
       const code = use(`import { y as x } from '${path}';`);
       expect(await restrictedImports('src/web/probe.ts', code), path).toEqual([
         'no-restricted-imports',

@@ -14,9 +14,12 @@ const CAPS = ['max-lines', 'max-lines-per-function'] as const;
 async function capsFor(file: string): Promise<Linter.RulesRecord> {
   const config = (await new ESLint().calculateConfigForFile(file)) as Linter.Config;
   const rules = config.rules ?? {};
-  return Object.fromEntries(
-    CAPS.filter((r) => rules[r] !== undefined).map((r) => [r, rules[r] as Linter.RuleEntry]),
-  );
+  const caps: Linter.RulesRecord = {};
+  for (const rule of CAPS) {
+    const setting = rules[rule];
+    if (setting !== undefined) caps[rule] = setting;
+  }
+  return caps;
 }
 
 function fired(rules: Linter.RulesRecord, text: string): string[] {

@@ -6,55 +6,23 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ChainState } from '#server/chain/chain-state.js';
 import { unitStartMs } from '#server/chain/time-units.js';
+import { chainScenarioArb, playScenario } from '#test/chain-scenario.js';
 
 const CURRENT_UNIT = 10_000;
 const RETAINED = 50;
 
-const machineArb = fc.record({
-  id: fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,5}$/),
-  isPrivate: fc.boolean(),
+const scenarioArb = chainScenarioArb({
+  retainedUnits: RETAINED,
+  idPattern: /^[A-Za-z0-9][A-Za-z0-9._:-]{0,5}$/,
+  maxMachines: 30,
+  maxTransitions: 300,
 });
-const scenarioArb = fc
-  .uniqueArray(machineArb, { minLength: 1, maxLength: 30, selector: (m) => m.id })
-  .chain((machines) =>
-    fc.record({
-      machines: fc.constant(machines),
-      transitions: fc.array(
-        fc.record({
-          machine: fc.nat(machines.length - 1),
-          // Units from the oldest retained one to the current (incomplete) one.
-          age: fc.nat(RETAINED),
-          count: fc.integer({ min: 1, max: 20 }),
-        }),
-        { maxLength: 300 },
-      ),
-      window: fc.integer({ min: 1, max: RETAINED }),
-      limit: fc.integer({ min: 1, max: 100 }),
-      // Reads at a later unit too, so ring recycling and the cache stamp are exercised.
-      laterUnits: fc.nat(RETAINED + 5),
-    }),
-  );
 
 describe('ranking property (docs/PROTOCOL.md §5)', () => {
   it('equals a brute-force count for random machines, transitions, windows and limits', () => {
     fc.assert(
       fc.property(scenarioArb, (s) => {
-        const clock = { now: Math.ceil(unitStartMs(CURRENT_UNIT)) };
-        const state = new ChainState(() => clock.now, { retainedUnits: RETAINED });
-        s.machines.forEach((m) =>
-          state.addMachine({
-            id: m.id,
-            name: `n-${m.id}`,
-            visibility: m.isPrivate ? 'private' : 'public',
-          }),
-        );
-        const log: { id: string; unit: number; count: number }[] = [];
-        for (const t of s.transitions) {
-          const id = s.machines[t.machine]?.id ?? '';
-          const unit = CURRENT_UNIT - t.age;
-          state.addTransitions({ machine_id: id, count: t.count, unit });
-          log.push({ id, unit, count: t.count });
-        }
+        const { state, clock, log } = playScenario(s, CURRENT_UNIT, RETAINED);
         for (const current of [CURRENT_UNIT, CURRENT_UNIT + s.laterUnits]) {
           clock.now = Math.ceil(unitStartMs(current));
           const asOf = current - 1;

@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ChainState } from '#server/chain/chain-state.js';
 import { unitStartMs } from '#server/chain/time-units.js';
+import { chainScenarioArb, playScenario } from '#test/chain-scenario.js';
 import { bucketOf, seriesPoints } from '#server/chain/window-series.js';
 import { SERIES_MAX_POINTS } from '#protocol';
 
@@ -45,49 +46,18 @@ describe('window series buckets', () => {
   });
 });
 
-const scenarioArb = fc
-  .uniqueArray(fc.record({ id: fc.stringMatching(/^[a-z0-9]{1,4}$/), isPrivate: fc.boolean() }), {
-    minLength: 1,
-    maxLength: 20,
-    selector: (m) => m.id,
-  })
-  .chain((machines) =>
-    fc.record({
-      machines: fc.constant(machines),
-      transitions: fc.array(
-        fc.record({
-          machine: fc.nat(machines.length - 1),
-          age: fc.nat(RETAINED),
-          count: fc.integer({ min: 1, max: 20 }),
-        }),
-        { maxLength: 200 },
-      ),
-      window: fc.integer({ min: 1, max: RETAINED }),
-      limit: fc.integer({ min: 1, max: 100 }),
-      laterUnits: fc.nat(RETAINED + 5),
-    }),
-  );
+const scenarioArb = chainScenarioArb({
+  retainedUnits: RETAINED,
+  idPattern: /^[a-z0-9]{1,4}$/,
+  maxMachines: 20,
+  maxTransitions: 200,
+});
 
 describe('window series property (docs/PROTOCOL.md §5)', () => {
   it('equals a brute-force count per bucket, for random windows, limits and later reads', () => {
     fc.assert(
       fc.property(scenarioArb, (s) => {
-        const clock = { now: Math.ceil(unitStartMs(CURRENT_UNIT)) };
-        const state = new ChainState(() => clock.now, { retainedUnits: RETAINED });
-        for (const m of s.machines) {
-          state.addMachine({
-            id: m.id,
-            name: `n-${m.id}`,
-            visibility: m.isPrivate ? 'private' : 'public',
-          });
-        }
-        const log: { id: string; unit: number; count: number }[] = [];
-        for (const t of s.transitions) {
-          const id = s.machines[t.machine]?.id ?? '';
-          const unit = CURRENT_UNIT - t.age;
-          state.addTransitions({ machine_id: id, count: t.count, unit });
-          log.push({ id, unit, count: t.count });
-        }
+        const { state, clock, log } = playScenario(s, CURRENT_UNIT, RETAINED);
         for (const current of [CURRENT_UNIT, CURRENT_UNIT + s.laterUnits]) {
           clock.now = Math.ceil(unitStartMs(current));
           const asOf = current - 1;

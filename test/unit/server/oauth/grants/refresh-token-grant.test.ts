@@ -5,19 +5,14 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import type { OAuthHarness, TokenSet } from '#test/oauth-context.js';
-import { desktopTokens, oauthHarness, postForm, QA_SECRET } from '#test/oauth-context.js';
+import { harnessWithTokens, postForm, QA_SECRET } from '#test/oauth-context.js';
 
 const TOKEN = '/api/oauth/token';
 let h: OAuthHarness;
 let t: TokenSet;
 
-beforeEach(async () => {
-  h = await oauthHarness();
-  t = await desktopTokens(h);
-});
-afterEach(async () => {
-  await h.close();
-});
+beforeEach(async () => ({ h, t } = await harnessWithTokens()));
+afterEach(() => h.close());
 
 function refresh(
   token: string,

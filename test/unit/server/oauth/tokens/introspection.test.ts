@@ -4,25 +4,13 @@
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { OAuthHarness, TokenSet } from '#test/oauth-context.js';
-import {
-  basic,
-  desktopTokens,
-  oauthHarness,
-  postForm,
-  QA_SECRET,
-  TEST_ISSUER,
-} from '#test/oauth-context.js';
+import { basic, harnessWithTokens, postForm, QA_SECRET, TEST_ISSUER } from '#test/oauth-context.js';
 
 const INTROSPECT = '/api/oauth/introspect';
 let h: OAuthHarness;
 let t: TokenSet;
-beforeEach(async () => {
-  h = await oauthHarness();
-  t = await desktopTokens(h);
-});
-afterEach(async () => {
-  await h.close();
-});
+beforeEach(async () => ({ h, t } = await harnessWithTokens()));
+afterEach(() => h.close());
 
 it('an active access token reports scope, client, subject, times, issuer and Bearer', async () => {
   const res = await postForm(h.app, INTROSPECT, {

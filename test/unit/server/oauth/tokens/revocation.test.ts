@@ -8,7 +8,7 @@ import type { OAuthHarness, TokenSet } from '#test/oauth-context.js';
 import {
   basic,
   desktopTokens,
-  oauthHarness,
+  harnessWithTokens,
   postForm,
   QA_REDIRECT,
   QA_SECRET,
@@ -19,13 +19,8 @@ const REVOKE = '/api/oauth/revoke';
 let h: OAuthHarness;
 let t: TokenSet;
 
-beforeEach(async () => {
-  h = await oauthHarness();
-  t = await desktopTokens(h);
-});
-afterEach(async () => {
-  await h.close();
-});
+beforeEach(async () => ({ h, t } = await harnessWithTokens()));
+afterEach(() => h.close());
 
 function expectOk(res: LightMyRequestResponse): void {
   expect(res.statusCode).toBe(200);

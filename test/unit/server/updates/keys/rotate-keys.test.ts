@@ -7,14 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildApp, type BuiltApp } from '#server/compose/app.js';
-import { createRandom } from '#server/platform/random.js';
-import { rotateKeys, type RotateKeysOptions } from '#server/updates/keys/rotate-keys.js';
+import type { RotateKeysOptions } from '#server/updates/keys/rotate-keys.js';
+import { rotateIn } from '#test/rotate-kit.js';
 import { checkAnswer } from '#test/answer-check.js';
 import { newKeys } from '#test/trust-kit.js';
 import { bearer, mintKey } from '#test/server-harness.js';
 
 const T0 = Date.parse('2026-03-01T00:00:00.000Z');
-const random = createRandom(undefined);
 let dir: string;
 let built: BuiltApp;
 beforeEach(async () => {
@@ -30,21 +29,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const rotate = (change: Partial<RotateKeysOptions>) =>
-  rotateKeys(
-    {
-      dataDir: dir,
-      rootKeyFiles: [],
-      newRootKeyFiles: [],
-      rootThreshold: undefined,
-      releasePubkeys: [],
-      newReleaseKey: false,
-      releaseThreshold: undefined,
-      newFreshnessKey: false,
-      ...change,
-    },
-    random,
-  );
+const rotate = (change: Partial<RotateKeysOptions>) => rotateIn(dir, change);
 
 async function served(version: number) {
   const key = await mintKey(built.app);

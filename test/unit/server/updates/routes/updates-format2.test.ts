@@ -18,7 +18,7 @@ import {
   type Signer,
 } from '#protocol';
 import { checkAnswer } from '#test/answer-check.js';
-import { bearer, mintKey, testApp } from '#test/server-harness.js';
+import { appWithKey, bearer } from '#test/server-harness.js';
 
 const T0 = Date.parse('2026-03-01T00:00:00.000Z');
 const HOUR = 3_600_000;
@@ -28,8 +28,7 @@ const NONCE = 'abcdefghijklmnopqrstuv';
 let built: BuiltApp;
 let key: string;
 beforeEach(async () => {
-  built = await testApp({ dev: true }, { now: () => T0 });
-  key = await mintKey(built.app);
+  ({ built, key } = await appWithKey({ dev: true }, { now: () => T0 }));
 });
 afterEach(async () => {
   await built.app.close();

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { BuiltApp } from '#server/compose/app.js';
 import { GzipFrame } from '#server/updates/gzip-frame.js';
 import { checkAnswer } from '#test/answer-check.js';
-import { bearer, mintKey, testApp } from '#test/server-harness.js';
+import { appWithKey, bearer } from '#test/server-harness.js';
 
 const T0 = Date.parse('2026-03-01T00:00:00.000Z');
 const NONCE = 'abcdefghijklmnopqrstuv';
@@ -17,8 +17,7 @@ const NONCE = 'abcdefghijklmnopqrstuv';
 let built: BuiltApp;
 let key: string;
 beforeEach(async () => {
-  built = await testApp({ dev: true }, { now: () => T0 });
-  key = await mintKey(built.app);
+  ({ built, key } = await appWithKey({ dev: true }, { now: () => T0 }));
 });
 afterEach(async () => {
   await built.app.close();

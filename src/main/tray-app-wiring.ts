@@ -1,6 +1,6 @@
 /**
  * Steps of the Electron composition root (index.ts, docs/DESKTOP.md §Layout) that wire the
- * running app's `Shell` record to Electron: the tray icon, the window's push events, and the
+ * running app's `TrayApp` record to Electron: the tray icon, the window's push events, and the
  * OS shutdown. Thin: every decision is in the modules they call.
  */
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import type { AppController } from '#app/app-controller.js';
 import { bridgeEvents } from '#app/bridge-handlers.js';
 import { EVENT_NAMES, EVENTS, type EventName } from '#preload/ipc-contract.js';
 import { attachOsShutdown } from './os-shutdown.js';
-import { popUpTrayMenu, type Shell } from './shell.js';
+import { popUpTrayMenu, type TrayApp } from './tray-app.js';
 
 /** The tray icon file of this platform, in resources/. */
 function trayIconFile(platform: NodeJS.Platform): string {
@@ -20,19 +20,19 @@ function trayIconFile(platform: NodeJS.Platform): string {
 }
 
 /** Puts the app's icon in the tray: a click toggles the window, a right-click shows the menu. */
-export function createTrayIcon(shell: Shell, resourcesDir: string, onClick: () => void): void {
+export function createTrayIcon(trayApp: TrayApp, resourcesDir: string, onClick: () => void): void {
   const icon = nativeImage.createFromPath(join(resourcesDir, trayIconFile(process.platform)));
-  shell.tray = new Tray(icon);
-  shell.tray.on('click', onClick);
-  shell.tray.on('right-click', () => popUpTrayMenu(shell));
+  trayApp.tray = new Tray(icon);
+  trayApp.tray.on('click', onClick);
+  trayApp.tray.on('right-click', () => popUpTrayMenu(trayApp));
 }
 
 /** Every push event of the contract goes to the window, while it exists. */
-export function forwardEvents(shell: Shell, c: AppController): void {
+export function forwardEvents(trayApp: TrayApp, c: AppController): void {
   const events = bridgeEvents(c);
   const forward = <K extends EventName>(name: K): void => {
     events[name]((payload) => {
-      const win = shell.window;
+      const win = trayApp.window;
       if (win !== null && !win.isDestroyed()) win.webContents.send(EVENTS[name].channel, payload);
     });
   };
@@ -41,13 +41,13 @@ export function forwardEvents(shell: Shell, c: AppController): void {
 
 /** Shutdown or log-off: abort a pull, let a commit finish (bounded), release the lock. */
 export function attachShutdown(
-  shell: Shell,
+  trayApp: TrayApp,
   win: BrowserWindow,
   close: () => Promise<void>,
   exit: () => void,
 ): void {
   const log = (level: 'info' | 'warn' | 'error', message: string): void =>
-    shell.log?.write(level, message);
+    trayApp.log?.write(level, message);
   attachOsShutdown(
     {
       onSessionEnd: (listener) => {
@@ -67,7 +67,7 @@ export function attachShutdown(
       platform: process.platform,
       close,
       markQuitting: () => {
-        shell.quitting = true;
+        trayApp.quitting = true;
       },
       exit,
       timers: {

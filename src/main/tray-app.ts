@@ -12,7 +12,7 @@ import { showNearTray } from './main-window.js';
 import { trayMenuPolicy } from './tray-menu-policy.js';
 import { trayMenuTemplate, trayTooltip } from './tray-menu.js';
 
-export interface Shell {
+export interface TrayApp {
   window: BrowserWindow | null;
   tray: Tray | null;
   controller: AppController | null;
@@ -30,7 +30,7 @@ export interface Shell {
 }
 
 /** The record before boot: nothing open yet. */
-export function emptyShell(): Shell {
+export function emptyTrayApp(): TrayApp {
   return {
     window: null,
     tray: null,
@@ -48,51 +48,52 @@ export function emptyShell(): Shell {
  * Shows the window next to the tray icon, or as a normal window where the desktop has no
  * tray (no-op before the window exists; in tray style, before the tray exists).
  */
-export function showWindow(shell: Shell): void {
-  if (shell.window === null) return;
-  if (shell.tray === null && shell.windowStyle === 'tray') return;
-  showNearTray(shell.window, shell.tray);
+export function showWindow(trayApp: TrayApp): void {
+  if (trayApp.window === null) return;
+  if (trayApp.tray === null && trayApp.windowStyle === 'tray') return;
+  showNearTray(trayApp.window, trayApp.tray);
 }
 
 /** The first show of this launch (launch-mode.ts): shown, left in the tray, or minimised. */
-export function firstShow(shell: Shell, how: FirstShow): void {
-  if (how === 'show') showWindow(shell);
+export function firstShow(trayApp: TrayApp, how: FirstShow): void {
+  if (how === 'show') showWindow(trayApp);
   // A hidden window that is minimised appears in the taskbar, minimised (the no-tray login).
-  else if (how === 'minimised') shell.window?.minimize();
+  else if (how === 'minimised') trayApp.window?.minimize();
 }
 
 /** Rebuilds the tray tooltip and menu from the current status. */
-export function refreshTray(shell: Shell): void {
-  const { tray, controller } = shell;
+export function refreshTray(trayApp: TrayApp): void {
+  const { tray, controller } = trayApp;
   if (tray === null || controller === null) return;
   const status = controller.getStatus();
   tray.setToolTip(trayTooltip(status));
-  shell.trayMenu = Menu.buildFromTemplate(
+  trayApp.trayMenu = Menu.buildFromTemplate(
     trayMenuTemplate(
       status,
       {
         checkNow: () => void controller.checkNow(),
         cancel: () => void controller.cancel(),
-        open: () => showWindow(shell),
-        openSettings: () => showWindow(shell),
-        setPaused: (paused) => shell.setPaused(paused),
+        open: () => showWindow(trayApp),
+        openSettings: () => showWindow(trayApp),
+        setPaused: (paused) => trayApp.setPaused(paused),
         quit: () => app.quit(),
       },
       app.getVersion(),
     ),
   );
-  if (trayMenuPolicy(process.platform) === 'set-context-menu') tray.setContextMenu(shell.trayMenu);
+  if (trayMenuPolicy(process.platform) === 'set-context-menu')
+    tray.setContextMenu(trayApp.trayMenu);
 }
 
 /** Where the menu is not set (macOS), right click pops it up; left click stays the toggle. */
-export function popUpTrayMenu(shell: Shell): void {
-  if (shell.tray === null || shell.trayMenu === null) return;
+export function popUpTrayMenu(trayApp: TrayApp): void {
+  if (trayApp.tray === null || trayApp.trayMenu === null) return;
   if (trayMenuPolicy(process.platform) !== 'pop-up-on-right-click') return;
-  shell.tray.popUpContextMenu(shell.trayMenu);
+  trayApp.tray.popUpContextMenu(trayApp.trayMenu);
 }
 
 /** Closes the core (releasing its state lock), then the in-process demo server. */
-export async function closeShell(shell: Shell): Promise<void> {
-  await shell.controller?.close();
-  await shell.demo?.close();
+export async function closeTrayApp(trayApp: TrayApp): Promise<void> {
+  await trayApp.controller?.close();
+  await trayApp.demo?.close();
 }
