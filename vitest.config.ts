@@ -8,6 +8,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // The updater and server CLIs, bundled once for the suites that spawn them.
+    globalSetup: ['test/helpers/vitest-global-setup.ts'],
     reporters: ['default', 'json'],
     outputFile: { json: 'test-results/vitest.json' },
   },

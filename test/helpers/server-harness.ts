@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type BuildDeps, type BuiltApp } from '#server/compose/app.js';
 import type { ServerOptions } from '#server/compose/options.js';
+import { serverCliArgv } from './built-clis.js';
 import { postJson } from './post-json.js';
 
 /** Builds a silent app on a temporary data dir; call `built.app.close()` when done. */
@@ -50,9 +51,12 @@ export interface CliServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Runs `tsx server/src/cli/main.ts ARGS` and waits (bounded) for its first stdout line. */
+/**
+ * Runs the server CLI (the run's bundle of server/src/cli/main.ts, test/helpers/built-clis.ts)
+ * with ARGS and waits (bounded) for its first stdout line.
+ */
 export function spawnCli(args: readonly string[], timeoutMs = 20_000): Promise<CliServer> {
-  return spawnServer(process.execPath, ['--import', 'tsx', 'server/src/cli/main.ts', ...args], {
+  return spawnServer(process.execPath, [...serverCliArgv(), ...args], {
     timeoutMs,
   });
 }
@@ -119,7 +123,7 @@ export function runCli(
   args: readonly string[],
   timeoutMs = 20_000,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/cli/main.ts', ...args], {
+  const child = spawn(process.execPath, [...serverCliArgv(), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -10,9 +10,11 @@ import { expect } from 'vitest';
 import type { UpdateErrorCode } from '#core/errors.js';
 import type { UpdateResult, UpdaterApi } from '#core/updater-api.js';
 import { createNodeUpdater, type NodeUpdaterOptions } from '#node/create-updater.js';
+import { updaterCliArgv } from './built-clis.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 export const CLI_ENTRY = join(REPO_ROOT, 'src/cli/main.ts');
+export { updaterCliArgv };
 
 /** Limits that keep refusals fast: one retry, short backoff, short stall detection. */
 export const FAST_LIMITS = {
@@ -90,13 +92,13 @@ export function cliArgs(command: string, t: CliTarget, extra: readonly string[] 
   ];
 }
 
-/** Runs the CLI (`node --import tsx src/cli/main.ts`) with a hard timeout. */
+/** Runs the CLI (the run's bundle, test/helpers/built-clis.ts) with a hard timeout. */
 export function runCli(
   args: readonly string[],
   options: { env?: Record<string, string>; timeoutMs?: number } = {},
 ): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI_ENTRY, ...args], {
+    const child = spawn(process.execPath, [...updaterCliArgv(), ...args], {
       cwd: REPO_ROOT,
       env: { ...process.env, ...options.env, NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],

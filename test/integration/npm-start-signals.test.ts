@@ -14,6 +14,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serverCliArgv } from '#test/built-clis.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
@@ -211,11 +212,10 @@ describe('npm start -- --web', () => {
       );
       expect(start).toMatchObject({ code: 1 });
       expect((start as { stderr: string }).stderr).toContain('error EADDRINUSE');
-      const server = await run(
-        process.execPath,
-        ['--import', 'tsx', 'server/src/cli/main.ts', '--port', String(port)],
-        { cwd: root, env: env() },
-      ).catch((error: { code: number; stderr: string }) => error);
+      const server = await run(process.execPath, [...serverCliArgv(), '--port', String(port)], {
+        cwd: root,
+        env: env(),
+      }).catch((error: { code: number; stderr: string }) => error);
       expect(server).toMatchObject({ code: 1 });
       expect(JSON.parse((server as { stderr: string }).stderr)).toMatchObject({
         code: 'EADDRINUSE',

@@ -12,14 +12,14 @@ import { sha256Hex, startHostileServer, type HostileServer } from '#test/hostile
 import { filesOf, snapshotTree } from '#test/tree-snapshot.js';
 import {
   bytesOf,
-  CLI_ENTRY,
   cliArgs,
+  type CliTarget,
   openUpdater,
   REPO_ROOT,
   runCli,
   tempDirs,
   updateOnce,
-  type CliTarget,
+  updaterCliArgv,
 } from '#test/updater-harness.js';
 
 const SHARED = bytesOf(20_000, 5);
@@ -58,7 +58,7 @@ function interruptCli(
   signal: NodeJS.Signals = 'SIGINT',
 ): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI_ENTRY, ...args], {
+    const child = spawn(process.execPath, [...updaterCliArgv(), ...args], {
       cwd: REPO_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

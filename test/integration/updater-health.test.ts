@@ -18,13 +18,13 @@ import { startHostileServer, type HostileServer } from '#test/hostile-server.js'
 import { snapshotObject, snapshotTree } from '#test/tree-snapshot.js';
 import {
   bytesOf,
-  CLI_ENTRY,
   cliArgs,
   expectRefusal,
   openUpdater,
   REPO_ROOT,
   runCli,
   tempDirs,
+  updaterCliArgv,
 } from '#test/updater-harness.js';
 
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -288,9 +288,7 @@ describe('kill -9 during the health check', () => {
       const child = spawn(
         process.execPath,
         [
-          '--import',
-          'tsx',
-          CLI_ENTRY,
+          ...updaterCliArgv(),
           ...cliArgs('update', { ...server, dir }, [
             '--health-cmd',
             `echo $$ > "${pidFile}"; exec sleep 30`,

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EXIT_OUTPUT_FAILED, outliveReader, watchOutput } from '#cli/broken-pipe.js';
 import { sha256Hex, startHostileServer } from '#test/hostile-server.js';
 import { filesOf, snapshotTree } from '#test/tree-snapshot.js';
-import { bytesOf, CLI_ENTRY, cliArgs, REPO_ROOT, tempDirs } from '#test/updater-harness.js';
+import { bytesOf, cliArgs, REPO_ROOT, tempDirs, updaterCliArgv } from '#test/updater-harness.js';
 
 const dirs = tempDirs();
 afterEach(() => dirs.cleanup());
@@ -91,7 +91,7 @@ interface Run {
  * finds no reader: EPIPE).
  */
 function spawnCli(args: readonly string[], stdout: number | 'left'): Promise<Run> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI_ENTRY, ...args], {
+  const child = spawn(process.execPath, [...updaterCliArgv(), ...args], {
     cwd: REPO_ROOT,
     stdio: ['ignore', stdout === 'left' ? 'pipe' : stdout, 'pipe'],
   });
@@ -125,14 +125,10 @@ describe('the CLI with its stdout closed by the reader', () => {
     // An unknown option is echoed in the result: 240 KB of JSON, more than a pipe holds, so
     // the write is still pending when the reader leaves after its first chunk.
     const bogus = `--bogus-${'a'.repeat(120_000)}`;
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', CLI_ENTRY, 'check', '--json', bogus],
-      {
-        cwd: REPO_ROOT,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawn(process.execPath, [...updaterCliArgv(), 'check', '--json', bogus], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout.once('data', () => child.stdout.destroy());
     const stderr: Buffer[] = [];
     child.stderr.on('data', (b: Buffer) => stderr.push(b));

@@ -7,7 +7,7 @@ import {
   machineKeyOf,
   readMachineKeyFile,
 } from '#cli/machine-key-file.js';
-import { CLI_ENTRY, REPO_ROOT } from '#test/updater-harness.js';
+import { REPO_ROOT, updaterCliArgv } from '#test/updater-harness.js';
 import { tempDirs } from '#test/temp-dir.js';
 import { refusalOf as refusal } from '#test/expect-code.js';
 
@@ -77,7 +77,7 @@ describe('--machine-key-file naming a FIFO', () => {
     execFileSync('mkfifo', ['-m', '0600', fifo]);
     const run = spawnSync(
       process.execPath,
-      ['--import', 'tsx', CLI_ENTRY, 'status', '--dir', join(dir, 'state')].concat([
+      [...updaterCliArgv(), 'status', '--dir', join(dir, 'state')].concat([
         '--pubkey',
         'ab'.repeat(32),
         '--machine-key-file',

@@ -13,6 +13,7 @@ import { parseArgs } from '#server/cli/main-args.js';
 import { validateConfig } from '#server/config/server-config.js';
 import { startServer } from '#server/compose/start-server.js';
 import { publicKeyOf, pubkeyToHex } from '#protocol';
+import { serverCliArgv } from '#test/built-clis.js';
 
 const root = resolve(import.meta.dirname, '../../../..');
 let dir: string;
@@ -114,7 +115,7 @@ describe('runInit', () => {
 describe('the command line', () => {
   it('`npm run server -- init DIR` prints one JSON line, and a second run refuses (exit 1, EEXIST)', async () => {
     const run = promisify(execFile);
-    const tsx = ['--import', 'tsx', join(root, 'server/src/cli/main.ts')];
+    const tsx = serverCliArgv();
     const { stdout } = await run(process.execPath, [...tsx, 'init', dir], { cwd: root });
     const line = JSON.parse(stdout) as Record<string, unknown>;
     expect(line).toMatchObject({ ok: true, node_key: join(dir, 'keys', 'node-key.json') });
