@@ -28,6 +28,7 @@ import { registerUpdatesKeys } from './routes/updates-keys.js';
 import { MANIFEST_PATH, registerUpdatesManifest } from './routes/updates-manifest.js';
 import { registerTufMetadata } from './routes/tuf-metadata.js';
 import { registerTufTargets } from './routes/tuf-targets.js';
+import { BundleAnswers } from './tuf/bundle-answers.js';
 import { TufRepository } from './tuf/tuf-repository.js';
 import { makeDataDir } from '../platform/data-dir.js';
 import { BlobStore } from '../store/blob-store.js';
@@ -142,7 +143,19 @@ export async function openUpdateState(
     now: () => ctx.clock.now(),
     timestampLifetimeS: ctx.options.freshnessLifetimeS,
   });
-  return { trust, releases, blobs, publisher, freshness, answers, reloadKeys, swept, tuf };
+  const bundles = new BundleAnswers(tuf, () => held.current.chain, releases);
+  return {
+    trust,
+    releases,
+    blobs,
+    publisher,
+    freshness,
+    answers,
+    reloadKeys,
+    swept,
+    tuf,
+    bundles,
+  };
 }
 
 /** The release store, loaded and verified under the keys held; format 1 releases migrated. */
@@ -198,7 +211,7 @@ const LIMITED_ROUTES: LimitedRoutes = {
 
 export async function createUpdatesModule(ctx: ServerContext): Promise<ServerModule<UpdatesApi>> {
   const state = await openUpdateState(ctx);
-  const { releases, blobs, publisher, freshness, answers, swept, tuf } = state;
+  const { releases, blobs, publisher, freshness, answers, swept, tuf, bundles } = state;
   if (swept !== undefined && swept.blobs + swept.temps > 0) {
     ctx.log.warn({ swept }, 'removed the files an interrupted publish left');
   }
@@ -219,7 +232,7 @@ export async function createUpdatesModule(ctx: ServerContext): Promise<ServerMod
       void app.register((scope, _opts, done) => {
         useLenientJson(scope);
         registerDemoKeyMint(scope, keys);
-        registerUpdatesManifest(scope, keys, answers);
+        registerUpdatesManifest(scope, keys, answers, bundles);
         registerUpdatesKeys(scope, keys, answers);
         registerUpdatesArtifact(scope, keys, blobs);
         registerTufMetadata(scope, keys, tuf);

@@ -20,7 +20,8 @@ import {
   TUF_DIR,
   versionedName,
 } from './tuf-layout.js';
-import { OnlineRoles } from './tuf-online.js';
+import type { TopMetadata } from './tuf-bundle.js';
+import { OnlineRoles, timestampWithNonce } from './tuf-online.js';
 import { toTufSigner, writeRoot } from './tuf-root.js';
 import { targetsFor, targetsSummary } from './tuf-targets.js';
 
@@ -34,6 +35,8 @@ export interface TufRepositoryDeps {
 
 export class TufRepository {
   #queue: Promise<unknown> = Promise.resolve();
+  /** The files under the last timestamp served in a bundle, kept while it is current. */
+  #top: { timestamp: Uint8Array; files: TopMetadata['files'] } | undefined;
 
   private constructor(
     private readonly deps: TufRepositoryDeps,
@@ -55,12 +58,54 @@ export class TufRepository {
    * The bytes of a metadata file by its repository name, or undefined (an unknown name, or no
    * repository yet: no root signed or nothing published).
    */
-  async file(name: string): Promise<Uint8Array | undefined> {
+  async file(name: string, nonce?: string): Promise<Uint8Array | undefined> {
     if (!isMetadataName(name)) return undefined;
     const timestamp = await this.update();
     if (timestamp === undefined) return undefined;
-    if (name === TIMESTAMP_FILE) return timestamp;
+    if (name === TIMESTAMP_FILE) return this.#withNonce(timestamp, nonce);
     return readMetadata(this.dir, name);
+  }
+
+  /**
+   * What one check needs when no root rotated (docs/PROTOCOL.md §TUF repository, One
+   * request): the timestamp (signed for `nonce` when given), the snapshot it names and the
+   * targets that snapshot names, with the newest root version; undefined as `file` is.
+   */
+  async top(nonce?: string): Promise<TopMetadata | undefined> {
+    const timestamp = await this.update();
+    if (timestamp === undefined) return undefined;
+    // Read every time: a root-only rotation leaves the timestamp as it is.
+    const rootVersion = await highestVersion(this.dir, 'root');
+    if (this.#top?.timestamp !== timestamp) {
+      this.#top = { timestamp, files: await this.#filesUnder(timestamp) };
+    }
+    const [, ...rest] = this.#top.files;
+    if (nonce === undefined) return { rootVersion, files: this.#top.files };
+    return { rootVersion, files: [[TIMESTAMP_FILE, this.#withNonce(timestamp, nonce)], ...rest] };
+  }
+
+  async #filesUnder(timestamp: Uint8Array): Promise<TopMetadata['files']> {
+    const snapshotName = versionedName(
+      tuf.parseEnvelope(timestamp, 'timestamp').signed.snapshotMeta.version,
+      'snapshot',
+    );
+    const snapshot = await readMetadata(this.dir, snapshotName);
+    if (snapshot === undefined) throw new Error(`${snapshotName} is missing`);
+    const targetsVersion = tuf.parseEnvelope(snapshot, 'snapshot').signed.meta.get('targets.json');
+    const targetsName = versionedName(targetsVersion?.version ?? 0, 'targets');
+    const targets = await readMetadata(this.dir, targetsName);
+    if (targets === undefined) throw new Error(`${targetsName} is missing`);
+    return [
+      [TIMESTAMP_FILE, timestamp],
+      [snapshotName, snapshot],
+      [targetsName, targets],
+    ];
+  }
+
+  /** The timestamp as is, or signed for this request with its nonce (§TUF repository, Nonce). */
+  #withNonce(timestamp: Uint8Array, nonce: string | undefined): Uint8Array {
+    if (nonce === undefined) return timestamp;
+    return timestampWithNonce(timestamp, nonce, toTufSigner(this.deps.trust().freshness));
   }
 
   /** Brings root 1, targets, snapshot and timestamp up to date; the timestamp bytes. */
