@@ -140,6 +140,7 @@ describe('key rotation followed', () => {
         ...change,
       },
       random,
+      () => server.clock.now(),
     );
 
   /** Waits (bounded) until the running server serves key set `version`. */
