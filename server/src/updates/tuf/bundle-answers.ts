@@ -1,21 +1,30 @@
 /**
- * The answers of `GET /api/updates/manifest?format=tuf` (tuf-bundle.ts): the answer without a
- * nonce is kept while the files, the root version and the format 1 envelope stay the same,
- * so most requests cost one directory read; a nonce answer costs one signature and one
- * encoding.
+ * The answers of `GET /api/updates/manifest?format=tuf` (tuf-bundle.ts): the frame is kept
+ * while the snapshot, targets, root version and format 1 envelope stay the same, and the
+ * answer without a nonce while its timestamp does too, so most requests cost one directory
+ * read; a nonce answer costs one signature and the encoding of one timestamp.
  */
 import type { DsseEnvelope } from '#protocol';
 import type { KeyChainStore } from '../keys/key-chain-store.js';
 import type { ReleaseStore } from '../publish/release-store.js';
 import { rootNeverRotated } from './format-one-gate.js';
-import { bundleAnswer, encodeBundle, type BundleAnswer, type TopMetadata } from './tuf-bundle.js';
+import {
+  bundleAnswer,
+  bundleFrame,
+  type BundleAnswer,
+  type BundleFrame,
+  type TopMetadata,
+} from './tuf-bundle.js';
 import type { TufRepository } from './tuf-repository.js';
 
 interface Held {
-  readonly files: TopMetadata['files'];
+  /** The files but the timestamp, the root version and the format 1 bytes it was made of. */
+  readonly under: readonly Uint8Array[];
   readonly rootVersion: number;
   readonly legacy: Buffer | undefined;
-  readonly answer: BundleAnswer;
+  readonly frame: BundleFrame;
+  /** The answer without a nonce, by the timestamp it carries. */
+  plain?: { readonly timestamp: Uint8Array; readonly answer: BundleAnswer };
 }
 
 export class BundleAnswers {
@@ -31,19 +40,38 @@ export class BundleAnswers {
   async answerFor(nonce: string | undefined): Promise<BundleAnswer | undefined> {
     const top = await this.repository.top(nonce);
     if (top === undefined) return undefined;
+    const [first, ...rest] = top.files;
+    if (first === undefined) return undefined;
+    const held = this.#frameFor(
+      top,
+      rest.map(([, bytes]) => bytes),
+    );
+    const timestamp = first[1];
+    if (nonce !== undefined) return bundleAnswer(held.frame, timestamp);
+    if (held.plain?.timestamp !== timestamp) {
+      held.plain = { timestamp, answer: bundleAnswer(held.frame, timestamp) };
+    }
+    return held.plain.answer;
+  }
+
+  #frameFor(top: TopMetadata, under: readonly Uint8Array[]): Held {
     const legacy = this.#legacyBytes();
-    if (nonce !== undefined) return bundleAnswer(encodeBundle(top, legacyOf(legacy)));
     const held = this.#held;
     if (
-      held?.files === top.files &&
-      held.rootVersion === top.rootVersion &&
-      held.legacy === legacy
+      held?.rootVersion === top.rootVersion &&
+      held.legacy === legacy &&
+      held.under.length === under.length &&
+      held.under.every((bytes, i) => bytes === under[i])
     ) {
-      return held.answer;
+      return held;
     }
-    const answer = bundleAnswer(encodeBundle(top, legacyOf(legacy)));
-    this.#held = { files: top.files, rootVersion: top.rootVersion, legacy, answer };
-    return answer;
+    this.#held = {
+      under,
+      rootVersion: top.rootVersion,
+      legacy,
+      frame: bundleFrame(top, legacyOf(legacy)),
+    };
+    return this.#held;
   }
 
   /** The format 1 envelope's bytes while the root never rotated (format-one-gate.ts). */

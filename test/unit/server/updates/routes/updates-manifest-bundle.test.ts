@@ -45,7 +45,8 @@ describe('GET /api/updates/manifest?format=tuf', () => {
     // Format 1 rides at the top while the root never rotated (format-one-gate.ts).
     expect(body.payloadType).toBeDefined();
     const files = members(body);
-    expect([...files.keys()]).toEqual(['timestamp.json', '1.snapshot.json', '1.targets.json']);
+    // The timestamp goes last: the bytes before it are the same for every nonce answer.
+    expect([...files.keys()]).toEqual(['1.snapshot.json', '1.targets.json', 'timestamp.json']);
     for (const [name, bytes] of files) {
       const file = await request(`/api/updates/tuf/${name}`);
       expect(Buffer.compare(file.rawPayload, bytes), name).toBe(0);
@@ -75,6 +76,12 @@ describe('GET /api/updates/manifest?format=tuf', () => {
     expect(timestamp.version).toBe(before.version);
     expect(timestamp.snapshotMeta).toEqual(before.snapshotMeta);
     expect(files.get('1.targets.json')).toEqual(plain.get('1.targets.json'));
+    const coded = await request(`${URL}&nonce=${NONCE}`, { 'accept-encoding': 'gzip' });
+    const inflated = JSON.parse(gunzipSync(coded.rawPayload).toString()) as Bundle;
+    expect(members(inflated).get('1.snapshot.json')).toEqual(plain.get('1.snapshot.json'));
+    expect(
+      tuf.parseEnvelope(members(inflated).get('timestamp.json')!, 'timestamp').signed.nonce,
+    ).toBe(NONCE);
     const single = await request(`/api/updates/tuf/timestamp.json?nonce=${NONCE}`);
     expect(tuf.parseEnvelope(single.rawPayload, 'timestamp').signed.nonce).toBe(NONCE);
     expect(single.headers['cache-control']).toBe('no-store');
