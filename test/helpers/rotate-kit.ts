@@ -1,6 +1,7 @@
 /**
  * rotate-keys as the tests call it: on one data directory, with nothing asked but what the test
- * changes (the options the CLI gives when no flag is set), and the system's randomness.
+ * changes (the options the CLI gives when no flag is set), the system's randomness and, unless
+ * the test gives its own, the system's clock.
  */
 import { createRandom } from '#server/platform/random.js';
 import {
@@ -12,6 +13,7 @@ import {
 export function rotateIn(
   dataDir: string,
   change: Partial<RotateKeysOptions>,
+  now: () => number = () => Date.now(),
 ): Promise<RotateKeysResult> {
   const options: RotateKeysOptions = {
     dataDir,
@@ -24,5 +26,5 @@ export function rotateIn(
     newFreshnessKey: false,
     ...change,
   };
-  return rotateKeys(options, createRandom(undefined));
+  return rotateKeys(options, createRandom(undefined), now);
 }

@@ -58,6 +58,7 @@ describe('targets signed offline', () => {
         newFreshnessKey: false,
       },
       createRandom(undefined),
+      () => server.clock.now(),
     );
     expect((await get('2.root.json')).status).toBe(200);
 

@@ -143,6 +143,7 @@ describe('the TUF repository read by tuf-js', () => {
         newFreshnessKey: true,
       },
       createRandom(undefined),
+      () => server.clock.now(),
     );
     // No retired root key stays in the data directory (TUF spec §6.1).
     await expect(access(join(server.dataDir, 'node-key.json'))).rejects.toThrow();

@@ -125,7 +125,8 @@ describe('freshness that never bricks', () => {
 });
 
 describe('key rotation followed', () => {
-  const rotate = (change: Partial<RotateKeysOptions>) => rotateIn(server.dataDir, change);
+  const rotate = (change: Partial<RotateKeysOptions>) =>
+    rotateIn(server.dataDir, change, () => server.clock.now());
 
   /** Waits (bounded) until the running server serves key set `version`. */
   async function served(version: number): Promise<void> {

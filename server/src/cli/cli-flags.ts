@@ -16,9 +16,10 @@ export type OptionSpec = Readonly<
   Record<string, { readonly type: 'string' | 'boolean'; readonly multiple?: boolean }>
 >;
 
-export function int(flag: string, text: string, min: number, max: number): number {
+/** An integer flag in [min, max]; `why` explains the bound in the refusal. */
+export function int(flag: string, text: string, min: number, max: number, why = ''): number {
   if (!/^\d{1,15}$/.test(text) || Number(text) < min || Number(text) > max) {
-    throw new UsageError(`${flag} expects an integer from ${min} to ${max}, got "${text}"`);
+    throw new UsageError(`${flag} expects an integer from ${min} to ${max}${why}, got "${text}"`);
   }
   return Number(text);
 }

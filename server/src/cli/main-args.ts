@@ -5,7 +5,7 @@
  * split by node:util parseArgs (as src/cli/args.ts does); the checks on its tokens keep this
  * CLI's refusals (docs/SERVER.md §Run it).
  */
-import type { ServerOptions } from '../compose/options.js';
+import { MAX_FRESHNESS_LIFETIME_S, type ServerOptions } from '../compose/options.js';
 import { parseTrustCommand, type TrustCommand } from './trust-args.js';
 import { parseInitCommand, type InitCommand } from './init-command.js';
 import {
@@ -54,7 +54,7 @@ Server options:
   --issuer URL             OAuth/OIDC issuer (default: the server URL)
   --log-level L            fatal|error|warn|info|debug|trace|silent (default info)
   --max-body-bytes N       request body limit (default 16384)
-  --freshness-lifetime-s N freshness statement lifetime, re-signed at half (default 86400)
+  --freshness-lifetime-s N freshness statement lifetime, re-signed at half (60 to 604800; default 86400)
   --headers-timeout-ms N   a request head must arrive within N ms (default 10000)
   --request-timeout-ms N   the whole request, body included, within N ms (default 30000)
   --keep-alive-timeout-ms N  an idle kept-alive connection is closed after N ms (default 5000)
@@ -181,7 +181,13 @@ export function parseArgs(argv: readonly string[]): Command {
     o.maxBodyBytes = int('--max-body-bytes', s, 1024, 64 * 1024 * 1024);
   }
   if ((s = v('--freshness-lifetime-s')) !== undefined) {
-    o.freshnessLifetimeS = int('--freshness-lifetime-s', s, 60, 31_536_000);
+    o.freshnessLifetimeS = int(
+      '--freshness-lifetime-s',
+      s,
+      60,
+      MAX_FRESHNESS_LIFETIME_S,
+      ' (7 days: TUF clients of this server refuse a longer-lived timestamp)',
+    );
   }
   Object.assign(o, parseLimitFlags(v));
   refuseLeftovers(flags, rest);

@@ -2,6 +2,7 @@
  * Runs the key commands of the command line (docs/PROTOCOL.md §2.7.8) and prints their one
  * JSON result line on stdout. Nothing secret is printed: key ids and public keys only.
  */
+import { ServerClock } from '../platform/clock.js';
 import { createRandom } from '../platform/random.js';
 import type { TrustCommand } from './trust-args.js';
 import { rotateKeys } from '../updates/keys/rotate-keys.js';
@@ -10,8 +11,10 @@ import { signTargetsFile } from '../updates/tuf/targets-command.js';
 
 export async function runTrustCommand(command: TrustCommand): Promise<void> {
   const random = createRandom(undefined);
+  const clock = new ServerClock();
   if (command.kind === 'rotate-keys') {
-    process.stdout.write(`${JSON.stringify(await rotateKeys(command, random))}\n`);
+    const result = await rotateKeys(command, random, () => clock.now());
+    process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
   }
   const result = await signRelease(command, random);
@@ -27,7 +30,7 @@ export async function runTrustCommand(command: TrustCommand): Promise<void> {
             version: command.tufTargetsVersion,
           },
           random,
-          Date.now(),
+          clock.now(),
         );
   process.stdout.write(
     `${JSON.stringify({ ...result, ...(tufTargets === undefined ? {} : { tuf_targets: tufTargets }) })}\n`,

@@ -47,7 +47,7 @@ export interface ServerOptions {
   readonly maxBodyBytes: number;
   /**
    * Lifetime of a freshness statement in seconds; a new one is signed once half of it is gone
-   * (docs/PROTOCOL.md §2.7.3). 60 to 31,536,000.
+   * (docs/PROTOCOL.md §2.7.3). 60 to MAX_FRESHNESS_LIFETIME_S; the TUF timestamp lives as long.
    */
   readonly freshnessLifetimeS: number;
   /** A request head must arrive within this after the connection opens or the last answer. */
@@ -68,6 +68,13 @@ export interface ServerOptions {
    */
   readonly rateLimitPerMinute: number;
 }
+
+/**
+ * 7 days: the freshness lifetime is the TUF timestamp's, and our client refuses a timestamp
+ * that expires further ahead (maxTimestampLifetimeS, docs/PROTOCOL.md §TUF repository, Expiry
+ * defaults), so a server above it would serve nothing its clients accept: refused at start.
+ */
+export const MAX_FRESHNESS_LIFETIME_S = 7 * 24 * 3600;
 
 export const DEFAULT_OPTIONS: ServerOptions = {
   port: 0,

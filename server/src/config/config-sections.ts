@@ -13,6 +13,7 @@ import {
   toClient,
   type ClientRegistration,
 } from '../oauth/clients.js';
+import { MAX_FRESHNESS_LIFETIME_S } from '../compose/options.js';
 import { SUBJECT } from '../oauth/login/code-request.js';
 import { MACHINE_KEY } from '../updates/bearer.js';
 import { MAX_EXPIRES_IN_S } from '../updates/format-one-envelope.js';
@@ -57,7 +58,7 @@ export function nodeKey(c: Checker, value: unknown, baseDir: string): NodeKeyCon
 
 export function lifetimes(c: Checker, value: unknown): LifetimesConfig {
   const bounds: Record<keyof LifetimesConfig, readonly [number, number]> = {
-    freshness_s: [60, 31_536_000],
+    freshness_s: [60, MAX_FRESHNESS_LIFETIME_S],
     authorization_code_s: [1, 600],
     access_token_s: [1, 31_536_000],
     refresh_token_s: [1, 31_536_000],

@@ -29,6 +29,7 @@ import { registerUpdatesKeys } from './routes/updates-keys.js';
 import { MANIFEST_PATH, registerUpdatesManifest } from './routes/updates-manifest.js';
 import { registerTufMetadata } from './routes/tuf-metadata.js';
 import { registerTufTargets } from './routes/tuf-targets.js';
+import { BundleAnswers } from './tuf/bundle-answers.js';
 import { TufRepository } from './tuf/tuf-repository.js';
 import { makeDataDir } from '../platform/data-dir.js';
 import { BlobStore } from '../store/blob-store.js';
@@ -143,7 +144,19 @@ export async function openUpdateState(
     now: () => ctx.clock.now(),
     timestampLifetimeS: ctx.options.freshnessLifetimeS,
   });
-  return { trust, releases, blobs, publisher, freshness, answers, reloadKeys, swept, tuf };
+  const bundles = new BundleAnswers(tuf, () => held.current.chain, releases);
+  return {
+    trust,
+    releases,
+    blobs,
+    publisher,
+    freshness,
+    answers,
+    reloadKeys,
+    swept,
+    tuf,
+    bundles,
+  };
 }
 
 /** The release store, loaded and verified under the keys held; format 1 releases migrated. */
@@ -201,11 +214,11 @@ type UpdateState = Awaited<ReturnType<typeof openUpdateState>>;
 
 /** The public routes, in one scope with the lenient JSON body policy. */
 function registerRoutes(app: FastifyInstance, keys: MachineKeys, state: UpdateState): void {
-  const { answers, blobs, tuf } = state;
+  const { answers, blobs, tuf, bundles } = state;
   void app.register((scope, _opts, done) => {
     useLenientJson(scope);
     registerDemoKeyMint(scope, keys);
-    registerUpdatesManifest(scope, keys, answers);
+    registerUpdatesManifest(scope, keys, answers, bundles);
     registerUpdatesKeys(scope, keys, answers);
     registerUpdatesArtifact(scope, keys, blobs);
     registerTufMetadata(scope, keys, tuf);

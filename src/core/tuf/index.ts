@@ -15,3 +15,9 @@ export {
 } from './delegation-match.js';
 export { metadataFileName, quoteSegment, targetFilePath } from './role-names.js';
 export { TufError, isTufError, type TufErrorCode } from '#protocol/tuf/index.js';
+export {
+  BundleFetcher,
+  DEFAULT_MAX_BUNDLE_BYTES,
+  parseBundle,
+  type BundleFetcherOptions,
+} from './bundle-fetcher.js';

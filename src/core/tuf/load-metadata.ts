@@ -22,6 +22,8 @@ export interface WorkflowContext {
   readonly store: MetadataStore;
   readonly config: TufClientConfig;
   readonly metadataBaseUrl: string;
+  /** Sent with the timestamp request and required back in it (TufUpdaterOptions.nonce). */
+  readonly nonce?: string;
 }
 
 function fetchMetadata(
@@ -94,11 +96,20 @@ function rotated(before: RoleKeys, after: RoleKeys): boolean {
   );
 }
 
-/** TUF spec §5.4: the stored timestamp first (for rollback checks), then the repository's. */
+/**
+ * TUF spec §5.4: the stored timestamp first (for rollback checks), then the repository's,
+ * asked for with the run's nonce when there is one.
+ */
 export async function loadTimestamp(ctx: WorkflowContext): Promise<void> {
   await tryStored(ctx, 'timestamp', (bytes) => ctx.trusted.updateTimestamp(bytes));
-  const bytes = await fetchMetadata(ctx, 'timestamp.json', ctx.config.timestampMaxBytes);
-  if (ctx.trusted.updateTimestamp(bytes) === 'updated') await ctx.store.write('timestamp', bytes);
+  const name =
+    ctx.nonce === undefined
+      ? 'timestamp.json'
+      : `timestamp.json?nonce=${encodeURIComponent(ctx.nonce)}`;
+  const bytes = await fetchMetadata(ctx, name, ctx.config.timestampMaxBytes);
+  if (ctx.trusted.updateTimestamp(bytes, ctx.nonce) === 'updated') {
+    await ctx.store.write('timestamp', bytes);
+  }
 }
 
 /** TUF spec §5.5: the stored snapshot if timestamp still names it, else the repository's. */

@@ -73,15 +73,21 @@ export class TrustedMetadataSet {
    * TUF spec §5.4: timestamp signed by root's timestamp keys; no version or snapshot version
    * rollback. An equal version keeps the trusted one ('unchanged'). The new timestamp becomes
    * the intermediate trusted one before its expiry is checked, so that a later, unexpired one
-   * is still compared with it.
+   * is still compared with it. With `nonce`, the signed bytes must carry exactly that nonce
+   * (NONCE_MISMATCH), checked after the signatures and before the version.
    */
-  updateTimestamp(bytes: Uint8Array): TimestampUpdate {
+  updateTimestamp(bytes: Uint8Array, nonce?: string): TimestampUpdate {
     if (this.#snapshot !== undefined) throw wrongOrder('timestamp after snapshot');
     // TUF spec §5.3.10: the final root must not be expired.
     requireNotExpired(this.#root.signed, 'root', this.nowMs);
     const root = this.#root.signed;
     const next = parseEnvelope(bytes, 'timestamp');
     requireThreshold(next, root.keys, root.roles.timestamp, 'timestamp');
+    if (nonce !== undefined && next.signed.nonce !== nonce) {
+      throw new TufError('NONCE_MISMATCH', 'timestamp does not carry the nonce sent', {
+        version: next.signed.version,
+      });
+    }
     const old = this.#timestamp?.signed;
     if (old !== undefined) {
       if (next.signed.version < old.version) {

@@ -24,6 +24,12 @@ export interface TufUpdaterOptions {
   readonly store: MetadataStore;
   readonly clock: TufClock;
   readonly config?: Partial<TufClientConfig>;
+  /**
+   * A request nonce: sent as `timestamp.json?nonce=X` and required back as the signed
+   * timestamp's `nonce` (NONCE_MISMATCH otherwise), so the answer was signed for this run
+   * (docs/PROTOCOL.md §TUF repository, Nonce). Not part of TUF 1.0.
+   */
+  readonly nonce?: string;
 }
 
 export class TufUpdater {
@@ -44,6 +50,7 @@ export class TufUpdater {
       store: options.store,
       config,
       metadataBaseUrl: options.metadataBaseUrl,
+      ...(options.nonce === undefined ? {} : { nonce: options.nonce }),
     });
   }
 

@@ -52,6 +52,8 @@ export interface MetaFile {
 export interface Timestamp extends SignedCommon {
   readonly type: 'timestamp';
   readonly snapshotMeta: MetaFile;
+  /** The request nonce of a per-request timestamp, when `signed` has it as a string. */
+  readonly nonce?: string;
 }
 
 export interface Snapshot extends SignedCommon {

@@ -47,7 +47,14 @@ export function parseTimestamp(signed: JsonObject): Timestamp {
     objectAt(meta, 'snapshot.json', 'timestamp meta'),
     'timestamp meta',
   );
-  return { ...common, type: 'timestamp', snapshotMeta };
+  // Not a TUF field: our per-request timestamp's (docs/PROTOCOL.md §TUF repository, Nonce).
+  const nonce = signed['nonce'];
+  return {
+    ...common,
+    type: 'timestamp',
+    snapshotMeta,
+    ...(typeof nonce === 'string' ? { nonce } : {}),
+  };
 }
 
 export function parseSnapshot(signed: JsonObject): Snapshot {

@@ -22,6 +22,8 @@ export type TufErrorCode =
   | 'EXPIRED'
   | 'TIMESTAMP_LIFETIME'
   | 'TOO_MANY_ROOT_ROTATIONS'
+  // the request nonce, an extra signed field of timestamp (docs/PROTOCOL.md §TUF repository)
+  | 'NONCE_MISMATCH'
   // lengths and hashes (TUF spec §5.5.2, §5.6.2, §5.7.3)
   | 'LENGTH_MISMATCH'
   | 'HASH_MISMATCH'

@@ -104,9 +104,14 @@ function nextPayload(
   };
 }
 
+/**
+ * Rotates the key chain to key set N+1 and writes TUF root N+1 beside it, dated by `now` (the
+ * server's clock, so that a test or a moved dev clock dates it as the server would).
+ */
 export async function rotateKeys(
   options: RotateKeysOptions,
   random: RandomSource,
+  now: () => number,
 ): Promise<RotateKeysResult> {
   const { dataDir } = options;
   const chain = new KeyChainStore(dataDir);
@@ -147,7 +152,7 @@ export async function rotateKeys(
   for (const { from, to } of pending) await renameIfThere(from, to);
   // The TUF roots after the key set they mirror (docs/PROTOCOL.md §TUF repository).
   const rotation = { current, next: payload, oldSigners: signers, newSigners: newRoots };
-  await writeRotatedRoots(dataDir, rotation, Date.now());
+  await writeRotatedRoots(dataDir, rotation, now());
   const dataDirRoot = await heldKey(dataDir, join(dataDir, NODE_KEY_FILE), random, false);
   await removeRetiredRootKey(dataDir, payload.root.keys, dataDirRoot);
   return {

@@ -3,12 +3,14 @@
  * (docs/PROTOCOL.md §TUF repository, Paths): `N.root.json`, `timestamp.json`,
  * `N.snapshot.json`, `N.targets.json`. Same bearer and subscription rule as the manifest,
  * checked first. `timestamp.json` changes in place, so it is never cached; versioned names
- * never change once written.
+ * never change once written. `timestamp.json?nonce=X` is signed for that request with the
+ * nonce in it (docs/PROTOCOL.md §TUF repository, Nonce).
  */
 import type { FastifyInstance } from 'fastify';
 import { HttpError } from '../../http/http-error.js';
 import { declareShapes, refuseUndeclared } from '../../http/route-schema.js';
 import type { MachineKeys } from '../machine-keys.js';
+import { nonceOf } from './updates-manifest.js';
 import { TIMESTAMP_FILE } from '../tuf/tuf-layout.js';
 import type { TufRepository } from '../tuf/tuf-repository.js';
 
@@ -28,7 +30,8 @@ export function registerTufMetadata(
     keys.authenticate(request.headers.authorization);
     refuseUndeclared(request);
     const { name } = request.params as { name: string };
-    const bytes = await repository.file(name);
+    const nonce = name === TIMESTAMP_FILE ? nonceOf(request.query) : undefined;
+    const bytes = await repository.file(name, nonce);
     if (bytes === undefined) throw new HttpError(404, 'NOT_FOUND', `no metadata ${name}`);
     reply.header(
       'cache-control',

@@ -6,7 +6,8 @@
  * a matching If-None-Match; a nonce answer is unique, so it is never 304 and has no ETag.
  * An answer of at least GZIP_MIN_BYTES goes gzip-coded to a request that accepts gzip, its
  * ETag made weak (the identity tag behind `W/`, as nginx does), with `Vary: Accept-Encoding`
- * on every answer (docs/PROTOCOL.md §2.7.6, Content coding).
+ * on every answer (docs/PROTOCOL.md §2.7.6, Content coding). `?format=tuf` asks for the TUF
+ * bundle instead (docs/PROTOCOL.md §TUF repository, One request), under the same rules.
  */
 import type { FastifyInstance } from 'fastify';
 import { isNonce, NONCE_PATTERN } from '#protocol';
@@ -15,7 +16,9 @@ import { entityTagOf, noneMatch } from '../../http/entity-tag.js';
 import { HttpError } from '../../http/http-error.js';
 import { declareShapes, refuseUndeclared } from '../../http/route-schema.js';
 import type { MachineKeys } from '../machine-keys.js';
-import type { ManifestAnswers } from '../manifest-answers.js';
+import type { ManifestAnswer, ManifestAnswers } from '../manifest-answers.js';
+import type { BundleAnswers } from '../tuf/bundle-answers.js';
+import { BUNDLE_FORMAT } from '../tuf/tuf-bundle.js';
 
 /**
  * Smaller answers go as they are: gzip saves little on them and costs its header (nginx's
@@ -43,20 +46,36 @@ export function nonceOf(query: unknown): string | undefined {
 const MANIFEST_SHAPES = declareShapes({
   querystring: {
     type: 'object',
-    properties: { nonce: { type: 'string', pattern: NONCE_PATTERN.source } },
+    properties: {
+      nonce: { type: 'string', pattern: NONCE_PATTERN.source },
+      format: { type: 'string' },
+    },
   },
 });
+
+/** True for `?format=tuf`, false without `format`; any other value is 400 BAD_REQUEST. */
+export function wantsBundle(query: unknown): boolean {
+  const value = (query as Record<string, unknown> | undefined)?.['format'];
+  if (value === undefined) return false;
+  if (value !== BUNDLE_FORMAT) {
+    throw new HttpError(400, 'BAD_REQUEST', `format must be "${BUNDLE_FORMAT}" when given`);
+  }
+  return true;
+}
 
 export function registerUpdatesManifest(
   scope: FastifyInstance,
   keys: MachineKeys,
   answers: ManifestAnswers,
+  bundles: BundleAnswers,
 ): void {
   scope.get(MANIFEST_PATH, MANIFEST_SHAPES, async (request, reply) => {
     keys.authenticate(request.headers.authorization);
     const nonce = nonceOf(request.query);
     refuseUndeclared(request);
-    const answer = await answers.answerFor(nonce);
+    const answer: ManifestAnswer | undefined = wantsBundle(request.query)
+      ? await bundles.answerFor(nonce)
+      : await answers.answerFor(nonce);
     if (answer === undefined) throw new HttpError(404, 'NO_RELEASE', 'nothing is published');
     const gzip = answer.length >= GZIP_MIN_BYTES && acceptsGzip(request.headers['accept-encoding']);
     reply.header('cache-control', 'no-store');

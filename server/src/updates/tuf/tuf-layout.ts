@@ -44,18 +44,25 @@ export function parseTargetFileName(name: string): { path: string; sha256: strin
 
 /** The highest N of `N.<role>.json` in `dir` (0 when there is none). */
 export async function highestVersion(dir: string, role: VersionedRole): Promise<number> {
+  return (await highestVersions(dir))[role];
+}
+
+/** The highest N of every versioned role in `dir`, from one directory read. */
+export async function highestVersions(dir: string): Promise<Record<VersionedRole, number>> {
+  const out: Record<VersionedRole, number> = { root: 0, targets: 0, snapshot: 0 };
   let entries: string[];
   try {
     entries = await readdir(dir);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return out;
     throw error;
   }
-  const suffix = `.${role}.json`;
-  return entries
-    .filter((e) => e.endsWith(suffix) && METADATA_NAME.test(e))
-    .map((e) => Number(e.slice(0, -suffix.length)))
-    .reduce((a, b) => Math.max(a, b), 0);
+  for (const entry of entries) {
+    const m = METADATA_NAME.exec(entry);
+    const role = m?.[2] as VersionedRole | undefined;
+    if (role !== undefined) out[role] = Math.max(out[role], Number(m?.[1]));
+  }
+  return out;
 }
 
 /** A metadata file's bytes, or undefined when it is not there. */

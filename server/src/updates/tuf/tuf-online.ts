@@ -117,6 +117,23 @@ export class OnlineRoles {
   }
 }
 
+/**
+ * The timestamp `bytes` signed again for one request with `"nonce"` added to `signed`
+ * (docs/PROTOCOL.md §TUF repository, Nonce): same version, snapshot and expiry, so a client
+ * that trusts the plain one sees an equal version (TUF spec §5.4.3 allows it), and TUF
+ * clients keep a field they do not know. Never stored: it is this request's alone.
+ */
+export function timestampWithNonce(
+  bytes: Uint8Array,
+  nonce: string,
+  signer: tuf.TufSigner,
+): Uint8Array {
+  const { signed } = JSON.parse(Buffer.from(bytes).toString('utf8')) as {
+    signed: tuf.JsonObject;
+  };
+  return tuf.signMetadata({ ...signed, nonce }, [signer]);
+}
+
 /** Half the lifetime gone: re-sign (docs/PROTOCOL.md §2.7.3, the same rule as freshness). */
 function stale(signed: Signed, nowMs: number): boolean {
   return nowMs >= signed.issuedMs + (signed.expiresMs - signed.issuedMs) / 2;

@@ -91,6 +91,7 @@ describe('verifyAnswer', () => {
           newFreshnessKey: false,
         },
         createRandom(undefined),
+        () => Date.now(),
       );
     }
     let bytes = await get('/api/updates/manifest');

@@ -144,6 +144,11 @@ describe('validateConfig', () => {
       '$.lifetimes.freshness_s: must be an integer from 60',
     ],
     [
+      'a freshness lifetime above 7 days (the TUF timestamp lifetime clients accept)',
+      { lifetimes: { freshness_s: 604_801 } },
+      '$.lifetimes.freshness_s: must be an integer from 60 to 604800',
+    ],
+    [
       'both node key forms',
       { node_key: { secret_key_hex: 'ab'.repeat(32), file: 'k.json' } },
       '$.node_key: give exactly one',

@@ -2,7 +2,7 @@
  * rotate-keys (docs/PROTOCOL.md §2.7.4, §2.7.8): freshness, release and root rotations written
  * to a data directory, picked up by a running server, followed by a client from the pinned key.
  */
-import { access, mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -29,7 +29,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const rotate = (change: Partial<RotateKeysOptions>) => rotateIn(dir, change);
+const rotate = (change: Partial<RotateKeysOptions>) => rotateIn(dir, change, () => T0);
 
 async function served(version: number) {
   const key = await mintKey(built.app);
@@ -91,6 +91,16 @@ describe('rotate-keys', () => {
     // Then the new root rotates again, with two of its three keys.
     await rotate({ rootKeyFiles: files.slice(0, 2), newFreshnessKey: true });
     expect((await served(3)).keySet.version).toBe(3);
+  });
+
+  it('dates TUF root N+1 by the clock it is given, not the real one', async () => {
+    await rotate({ newFreshnessKey: true });
+    const root = JSON.parse(await readFile(join(dir, 'tuf', '2.root.json'), 'utf8')) as {
+      signed: { version: number; expires: string };
+    };
+    expect(root.signed.version).toBe(2);
+    // docs/PROTOCOL.md §TUF repository, Expiry defaults: root lives 365 days.
+    expect(Date.parse(root.signed.expires)).toBe(T0 + 365 * 24 * 3600 * 1000);
   });
 
   it('refuses a rotation signed below the current root threshold (KEY_CHAIN_INVALID)', async () => {
