@@ -1,0 +1,105 @@
+/**
+ * The TUF side of the accept step (docs/PROTOCOL.md §TUF repository, "Client"): with a trusted
+ * root in the state directory, one run opens a TufUpdater on the stored metadata, refreshes
+ * root, timestamp, snapshot and targets over the run's HTTP context (the machine key as
+ * bearer), and turns the trusted targets into the VerifiedManifest planning accepts. The
+ * targets' bytes are then pulled by today's pull (streamed, hashed, resumable), never through
+ * the workflow's in-memory download.
+ */
+import { parseStrictJson, isJsonObject } from '#protocol/tuf/index.js';
+import { UpdateError } from '../errors.js';
+import type { UpdaterState } from '../state.js';
+import { withRetries } from '../transfer/index.js';
+import {
+  fromTufError,
+  runTufFetcher,
+  tufFloor,
+  verifiedFromTargets,
+  type VerifiedManifest,
+} from '../trust/index.js';
+import { TufUpdater, type MetadataStore, type TufClientConfig } from '../tuf/index.js';
+import { newNonce } from './accept-step.js';
+import { nowOf, type RunContext } from './run-context.js';
+
+/** The TUF ports of a run: the metadata store under DIR/.updater/tuf and the client config. */
+export interface TufRunPorts {
+  readonly store: MetadataStore;
+  readonly config?: Partial<TufClientConfig>;
+}
+
+/** Where the repository is, relative to the base URL (docs/PROTOCOL.md §TUF repository). */
+export const TUF_METADATA_PATH = 'api/updates/tuf/';
+export const TUF_TARGETS_PATH = 'api/updates/tuf/targets/';
+
+/**
+ * Refreshes the TUF metadata and builds the run's VerifiedManifest; every refusal is an
+ * UpdateError (tuf-errors.ts). A transient failure retries the whole refresh from the stored
+ * metadata, with a fresh nonce under requireNonce. Only metadata the workflow trusted is
+ * stored, so a refusal leaves the trusted metadata as it was.
+ */
+export async function fetchVerifiedTuf(
+  run: RunContext,
+  state: UpdaterState,
+  tuf: TufRunPorts,
+): Promise<VerifiedManifest> {
+  const { http } = run;
+  const retry = { limits: run.limits, timers: http.timers, random: run.random, signal: run.signal };
+  const verified = await withRetries(retry, () => refreshOnce(run, tuf));
+  const root = verified.root;
+  const floor = await tufFloor(run.store, state, root, verified.manifest.payloadSha256);
+  return { ...verified.manifest, tufFloor: floor };
+}
+
+async function refreshOnce(run: RunContext, tuf: TufRunPorts) {
+  const base = run.http.endpoint.base;
+  const nonce = run.requireNonce ? newNonce(run.randomBytes) : undefined;
+  const fetcher = runTufFetcher(run.http, run.signal, nonce);
+  try {
+    const updater = await TufUpdater.open({
+      metadataBaseUrl: new URL(TUF_METADATA_PATH, base).href,
+      fetcher,
+      store: tuf.store,
+      clock: run.http.clock,
+      ...(tuf.config === undefined ? {} : { config: tuf.config }),
+    });
+    await updater.refresh();
+    if (nonce !== undefined) requireNonce(fetcher.fetchedTimestamp, nonce);
+    const { trusted } = updater;
+    const targets = trusted.targets('targets');
+    const timestamp = trusted.timestamp;
+    if (targets === undefined || timestamp === undefined) {
+      throw new UpdateError('IO', 'the TUF refresh ended without targets');
+    }
+    const targetBase = new URL(TUF_TARGETS_PATH, base).href;
+    const manifest = verifiedFromTargets({
+      targets,
+      urlOf: (target) => updater.targetUrl(target, targetBase),
+      freshUntilMs: timestamp.signed.expiresMs,
+      nowMs: nowOf(run),
+    });
+    return { manifest, root: trusted.root.signed };
+  } catch (error) {
+    throw fromTufError(error, nowOf(run));
+  }
+}
+
+/**
+ * Under requireNonce the timestamp fetched in this run must carry `"nonce": sent` at the top
+ * level of `signed`. Checked after the refresh, so these bytes already met the timestamp
+ * role's threshold (TUF spec §5.4.2): the nonce is signed. An unchanged version still counts:
+ * a per-request timestamp is new bytes under the same keys.
+ */
+function requireNonce(bytes: Uint8Array | undefined, sent: string): void {
+  let got: unknown;
+  if (bytes !== undefined) {
+    const doc = parseStrictJson(bytes);
+    const signed = isJsonObject(doc) ? doc['signed'] : undefined;
+    got = isJsonObject(signed) ? signed['nonce'] : undefined;
+  }
+  if (got !== sent) {
+    throw new UpdateError(
+      'NONCE_MISMATCH',
+      got === undefined ? 'the timestamp carries no nonce' : 'the timestamp carries another nonce',
+    );
+  }
+}
