@@ -14,6 +14,7 @@ import { tuf } from '#protocol';
 import { startServer, type RunningServer } from '#server/compose/start-server.js';
 import { createRandom } from '#server/platform/random.js';
 import { rotateKeys } from '#server/updates/keys/rotate-keys.js';
+import { FRESHNESS_KEY_FILE, heldKey } from '#server/updates/keys/trust-keys.js';
 import { useLoopbackServer } from '#test/loopback-server.js';
 import { filesOf, snapshotTree } from '#test/tree-snapshot.js';
 import { newKey } from '#test/trust-kit.js';
@@ -130,6 +131,22 @@ describe('updater CLI over TUF', () => {
     expect(genuine.body['version']).toBe('1.1.0');
   });
 
+  it('--require-nonce: refuses a timestamp without the nonce, accepts one signed with it', async () => {
+    const dir = await dirs.make('tuf-cli-nonce-');
+    const refused = await cli('update', dir, server.url, ['--require-nonce']);
+    expect(refused.body['code']).toBe('NONCE_MISMATCH');
+    await expect(readFile(join(dir, 'current', 'bin', 'app.bin'))).rejects.toThrow();
+    const online = await heldKey(
+      server.dataDir,
+      join(server.dataDir, FRESHNESS_KEY_FILE),
+      createRandom(undefined),
+      false,
+    );
+    const nonced = await mirror.serve(noncingMirror(server.url, online!));
+    const accepted = await cli('update', dir, nonced, ['--require-nonce']);
+    expect(accepted.code, JSON.stringify(accepted.body)).toBe(0);
+  });
+
   it('follows a root rotation 1 -> 2 from the stored root 1', async () => {
     const dir = await dirs.make('tuf-cli-rotation-');
     expect((await cli('update', dir)).code).toBe(0);
@@ -185,6 +202,37 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs = 5000): Promise
   }
 }
 
+/** A mirror that re-signs each timestamp with the online key, adding the request's nonce. */
+function noncingMirror(upstream: string, online: { hex: string; sign: tuf.TufSigner['sign'] }) {
+  return passThrough(upstream, (url, body) => {
+    if (!url.pathname.endsWith('/timestamp.json')) return body;
+    const doc = JSON.parse(body.toString('utf8')) as { signed: tuf.JsonObject };
+    const nonce = url.searchParams.get('nonce') ?? '';
+    const signer = { publicHex: online.hex, sign: online.sign };
+    return Buffer.from(tuf.signMetadata({ ...doc.signed, nonce }, [signer]));
+  });
+}
+
+/** A mirror in front of `upstream`: every 200 body through `edit`, the bearer passed on. */
+function passThrough(upstream: string, edit: (url: URL, body: Buffer) => Buffer) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const url = new URL(req.url ?? '/', upstream);
+    const headers = { authorization: req.headers.authorization ?? '' };
+    const upstreamReq = request(url, { headers });
+    upstreamReq.on('response', (up) => {
+      const parts: Buffer[] = [];
+      up.on('data', (b: Buffer) => parts.push(b));
+      up.on('end', () => {
+        const body = Buffer.concat(parts);
+        res.writeHead(up.statusCode ?? 502, { 'content-type': 'application/json' });
+        res.end(up.statusCode === 200 ? edit(url, body) : body);
+      });
+    });
+    upstreamReq.on('error', () => res.destroy());
+    upstreamReq.end();
+  };
+}
+
 /**
  * A mirror in front of `upstream` that passes everything through but re-signs each
  * `N.targets.json` with its own key, pointing every target at other bytes.
@@ -192,42 +240,18 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs = 5000): Promise
 function forgingMirror(upstream: string) {
   const attacker = newKey();
   const signer: tuf.TufSigner = { publicHex: attacker.hex, sign: attacker.sign };
-  return (req: IncomingMessage, res: ServerResponse): void => {
-    const url = new URL(req.url ?? '/', upstream);
-    const upstreamReq = request(url, {
-      headers: { authorization: req.headers.authorization ?? '' },
-    });
-    upstreamReq.on('response', (up) => {
-      const parts: Buffer[] = [];
-      up.on('data', (b: Buffer) => parts.push(b));
-      up.on('end', () => {
-        let body = Buffer.concat(parts);
-        if (up.statusCode === 200 && /\/\d+\.targets\.json$/.test(url.pathname)) {
-          const doc = JSON.parse(body.toString('utf8')) as {
-            signed: { targets: Record<string, { hashes: { sha256: string } }> };
-            signatures: { keyid: string; sig: string }[];
-          };
-          for (const target of Object.values(doc.signed.targets)) {
-            target.hashes.sha256 = 'f'.repeat(64);
-          }
-          // The genuine signatures kept (now over other bytes), plus the attacker's own.
-          const forged = JSON.parse(
-            Buffer.from(
-              tuf.signMetadata(doc.signed as unknown as tuf.JsonObject, [signer]),
-            ).toString(),
-          ) as { signatures: { keyid: string; sig: string }[] };
-          body = Buffer.from(
-            JSON.stringify({
-              signed: doc.signed,
-              signatures: [...doc.signatures, ...forged.signatures],
-            }),
-          );
-        }
-        res.writeHead(up.statusCode ?? 502, { 'content-type': 'application/json' });
-        res.end(body);
-      });
-    });
-    upstreamReq.on('error', () => res.destroy());
-    upstreamReq.end();
-  };
+  return passThrough(upstream, (url, body) => {
+    if (!/\/\d+\.targets\.json$/.test(url.pathname)) return body;
+    const doc = JSON.parse(body.toString('utf8')) as {
+      signed: { targets: Record<string, { hashes: { sha256: string } }> };
+      signatures: { keyid: string; sig: string }[];
+    };
+    for (const target of Object.values(doc.signed.targets)) target.hashes.sha256 = 'f'.repeat(64);
+    // The genuine signatures kept (now over other bytes), plus the attacker's own.
+    const forged = JSON.parse(
+      Buffer.from(tuf.signMetadata(doc.signed as unknown as tuf.JsonObject, [signer])).toString(),
+    ) as { signatures: { keyid: string; sig: string }[] };
+    const signatures = [...doc.signatures, ...forged.signatures];
+    return Buffer.from(JSON.stringify({ signed: doc.signed, signatures }));
+  });
 }
