@@ -44,13 +44,14 @@ export async function fetchVerifiedTuf(
 ): Promise<VerifiedManifest> {
   const { http } = run;
   const retry = { limits: run.limits, timers: http.timers, random: run.random, signal: run.signal };
-  const verified = await withRetries(retry, () => refreshOnce(run, tuf));
+  const checkedDigest = state.installed?.setId;
+  const verified = await withRetries(retry, () => refreshOnce(run, tuf, checkedDigest));
   const root = verified.root;
   const floor = await tufFloor(run.store, state, root, verified.manifest.payloadSha256);
   return { ...verified.manifest, tufFloor: floor };
 }
 
-async function refreshOnce(run: RunContext, tuf: TufRunPorts) {
+async function refreshOnce(run: RunContext, tuf: TufRunPorts, checkedDigest?: string) {
   const base = run.http.endpoint.base;
   const nonce = run.requireNonce ? newNonce(run.randomBytes) : undefined;
   const fetcher = runTufFetcher(run.http, run.signal, nonce);
@@ -76,6 +77,7 @@ async function refreshOnce(run: RunContext, tuf: TufRunPorts) {
       urlOf: (target) => updater.targetUrl(target, targetBase),
       freshUntilMs: timestamp.signed.expiresMs,
       nowMs: nowOf(run),
+      checkedDigest,
     });
     return { manifest, root: trusted.root.signed };
   } catch (error) {

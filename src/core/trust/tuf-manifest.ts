@@ -21,6 +21,12 @@ export interface TufManifestInput {
   /** The trusted timestamp's expiry: the freshness the manifest reports. */
   readonly freshUntilMs: number;
   readonly nowMs: number;
+  /**
+   * The digest of targets bytes whose list already passed the artifact parser (the installed
+   * set's id): the same bytes give the same verdict, so their entries are not walked again
+   * (docs/UPDATER.md §3, No-op runs).
+   */
+  readonly checkedDigest?: string | undefined;
 }
 
 /** `custom.registry_version` of targets metadata, or MANIFEST_MALFORMED. */
@@ -55,12 +61,19 @@ function artifactOf(target: TargetFile, url: string): Record<string, unknown> {
 export function verifiedFromTargets(input: TufManifestInput): VerifiedManifest {
   const { targets } = input;
   const registryVersion = registryVersionOf(targets);
-  const entries = [...targets.signed.targets.values()]
-    .sort((a, b) => compareNames(a.path, b.path))
-    .map((t) => artifactOf(t, input.urlOf(t)));
+  const payloadSha256 = createHash('sha256').update(targets.raw).digest('hex');
+  const files = [...targets.signed.targets.values()];
+  // Canonical JSON writes the targets in code point order, which is the names' order: sort
+  // only targets written otherwise.
+  if (
+    !files.every((t, i) => i === 0 || compareNames((files[i - 1] as TargetFile).path, t.path) < 0)
+  ) {
+    files.sort((a, b) => compareNames(a.path, b.path));
+  }
+  const entries = files.map((t) => artifactOf(t, input.urlOf(t)));
   let artifacts;
   try {
-    artifacts = parseArtifactList(entries);
+    artifacts = parseArtifactList(entries, { listChecked: input.checkedDigest === payloadSha256 });
   } catch (error) {
     throw fromProtocolError(error);
   }
@@ -75,7 +88,7 @@ export function verifiedFromTargets(input: TufManifestInput): VerifiedManifest {
   return {
     format: 'tuf',
     manifest,
-    payloadSha256: createHash('sha256').update(targets.raw).digest('hex'),
+    payloadSha256,
     keyid: targets.signatures[0]?.keyid ?? '',
     envelope: targets.raw,
     // The caller sets the floor (tuf-floor.ts), which needs this manifest's digest.
