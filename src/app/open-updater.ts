@@ -90,6 +90,28 @@ async function readShippedText(resourcesDir: string): Promise<string | null> {
   }
 }
 
+/**
+ * Reads the TUF root the build ships: the file registry.json names (which must then exist), else
+ * resources/root.json when present. null: none shipped.
+ */
+async function readShippedRoot(
+  resourcesDir: string,
+  named: string | undefined,
+): Promise<Uint8Array | null> {
+  try {
+    return new Uint8Array(await readFile(join(resourcesDir, named ?? 'root.json')));
+  } catch (error) {
+    if (named === undefined && (error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new UpdateError(
+      'CONFIG_INVALID',
+      `The shipped trusted root ${named ?? 'root.json'} cannot be read.`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
 /** Chooses the registry and opens the core on it; never rejects with an UpdateError. */
 export async function openUpdater(deps: OpenUpdaterDeps): Promise<OpenedUpdater> {
   let demo: DemoServer | null = null;
@@ -102,6 +124,7 @@ export async function openUpdater(deps: OpenUpdaterDeps): Promise<OpenedUpdater>
       },
       readBundledKey: () => readBundledKey(deps.resourcesDir),
       readShippedRegistry: () => readShippedRegistry(() => readShippedText(deps.resourcesDir)),
+      readTrustedRoot: (name) => readShippedRoot(deps.resourcesDir, name),
       secrets: deps.secrets,
       startDemoServer: () => deps.startDemoServer(join(deps.userDataDir, 'demo-registry')),
       ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
@@ -115,6 +138,7 @@ export async function openUpdater(deps: OpenUpdaterDeps): Promise<OpenedUpdater>
         baseUrl: registry.baseUrl,
         machineKey: registry.machineKey,
         pubkeys: [...registry.pubkeys],
+        ...(registry.trustedRoot === null ? {} : { trustedRoot: registry.trustedRoot }),
         requireNonce,
         dir,
         ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
