@@ -35,6 +35,8 @@ export interface OpenUpdaterDeps {
   readonly secrets: Pick<SecretStore, 'load' | 'save'>;
   /** The app's resources/ folder (pinned-key.txt, an optional registry.json). */
   readonly resourcesDir: string;
+  /** A TUF root file given by the user (`serve --trusted-root`): read before the shipped one. */
+  readonly trustedRootFile?: string;
   /** Where the install and the demo registry's data live (Electron's userData). */
   readonly userDataDir: string;
   /** Starts the demo registry with its data in `dataDir` (src/app/registry/demo-server.ts). */
@@ -99,7 +101,8 @@ async function readShippedRoot(
   named: string | undefined,
 ): Promise<Uint8Array | null> {
   try {
-    return new Uint8Array(await readFile(join(resourcesDir, named ?? 'root.json')));
+    const path = resourcesDir === '' ? (named ?? '') : join(resourcesDir, named ?? 'root.json');
+    return new Uint8Array(await readFile(path));
   } catch (error) {
     if (named === undefined && (error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw new UpdateError(
@@ -124,7 +127,10 @@ export async function openUpdater(deps: OpenUpdaterDeps): Promise<OpenedUpdater>
       },
       readBundledKey: () => readBundledKey(deps.resourcesDir),
       readShippedRegistry: () => readShippedRegistry(() => readShippedText(deps.resourcesDir)),
-      readTrustedRoot: (name) => readShippedRoot(deps.resourcesDir, name),
+      readTrustedRoot: (name) =>
+        deps.trustedRootFile === undefined
+          ? readShippedRoot(deps.resourcesDir, name)
+          : readShippedRoot('', deps.trustedRootFile),
       secrets: deps.secrets,
       startDemoServer: () => deps.startDemoServer(join(deps.userDataDir, 'demo-registry')),
       ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
