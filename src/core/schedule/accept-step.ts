@@ -56,9 +56,9 @@ export function newNonce(randomBytes: RandomBytes): string {
 
 /**
  * With a trusted TUF root, the TUF refresh (tuf-step.ts). Otherwise fetches the answer (with a
- * fresh nonce per attempt under requireNonce) and verifies it
- * against the state, fetching the whole key chain when the answer's links cannot reach the
- * trusted key set (docs/PROTOCOL.md §2.7.4). Nothing is written.
+ * fresh nonce per attempt under requireNonce) and verifies it against the state, fetching the
+ * whole key chain when the answer's links cannot reach the trusted key set (docs/PROTOCOL.md
+ * §2.7.4). Nothing of the updater's state is written (TUF stores the metadata it trusted).
  */
 export async function fetchVerified(
   run: RunContext,

@@ -6,7 +6,7 @@
  * targets' bytes are then pulled by today's pull (streamed, hashed, resumable), never through
  * the workflow's in-memory download.
  */
-import { parseStrictJson, isJsonObject } from '#protocol/tuf/index.js';
+import { parseStrictJson, isJsonObject, type Root } from '#protocol/tuf/index.js';
 import { UpdateError } from '../errors.js';
 import type { UpdaterState } from '../state.js';
 import { withRetries } from '../transfer/index.js';
@@ -35,7 +35,9 @@ export const TUF_TARGETS_PATH = 'api/updates/tuf/targets/';
  * Refreshes the TUF metadata and builds the run's VerifiedManifest; every refusal is an
  * UpdateError (tuf-errors.ts). A transient failure retries the whole refresh from the stored
  * metadata, with a fresh nonce under requireNonce. Only metadata the workflow trusted is
- * stored, so a refusal leaves the trusted metadata as it was.
+ * stored: a refused file is never kept (genuine timestamp and snapshot fetched before it may
+ * be), and a policy refusal after the refresh (ROLLBACK) keeps its floor in the installed set,
+ * not in the stored targets (tuf-floor.ts), so a second run refuses it again.
  */
 export async function fetchVerifiedTuf(
   run: RunContext,
@@ -45,13 +47,18 @@ export async function fetchVerifiedTuf(
   const { http } = run;
   const retry = { limits: run.limits, timers: http.timers, random: run.random, signal: run.signal };
   const checkedDigest = state.installed?.setId;
-  const verified = await withRetries(retry, () => refreshOnce(run, tuf, checkedDigest));
-  const root = verified.root;
-  const floor = await tufFloor(run.store, state, root, verified.manifest.payloadSha256);
-  return { ...verified.manifest, tufFloor: floor };
+  const refreshed = await withRetries(retry, () => refreshOnce(run, tuf, checkedDigest));
+  const { manifest, root } = refreshed;
+  const floor = await tufFloor(run.store, state, root, manifest.payloadSha256);
+  return { ...manifest, tufFloor: floor };
 }
 
-async function refreshOnce(run: RunContext, tuf: TufRunPorts, checkedDigest?: string) {
+/** One refresh: the VerifiedManifest (no floor yet) and the final trusted root. */
+async function refreshOnce(
+  run: RunContext,
+  tuf: TufRunPorts,
+  checkedDigest: string | undefined,
+): Promise<{ manifest: VerifiedManifest; root: Root }> {
   const base = run.http.endpoint.base;
   const nonce = run.requireNonce ? newNonce(run.randomBytes) : undefined;
   const fetcher = runTufFetcher(run.http, run.signal, nonce);
