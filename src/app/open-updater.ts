@@ -35,6 +35,8 @@ export interface OpenUpdaterDeps {
   readonly secrets: Pick<SecretStore, 'load' | 'save'>;
   /** The app's resources/ folder (pinned-key.txt, an optional registry.json). */
   readonly resourcesDir: string;
+  /** A TUF root file given by the user (`serve --trusted-root`): read before the shipped one. */
+  readonly trustedRootFile?: string;
   /** Where the install and the demo registry's data live (Electron's userData). */
   readonly userDataDir: string;
   /** Starts the demo registry with its data in `dataDir` (src/app/registry/demo-server.ts). */
@@ -90,6 +92,29 @@ async function readShippedText(resourcesDir: string): Promise<string | null> {
   }
 }
 
+/**
+ * Reads the TUF root the build ships: the file registry.json names (which must then exist), else
+ * resources/root.json when present. null: none shipped.
+ */
+async function readShippedRoot(
+  resourcesDir: string,
+  named: string | undefined,
+): Promise<Uint8Array | null> {
+  try {
+    const path = resourcesDir === '' ? (named ?? '') : join(resourcesDir, named ?? 'root.json');
+    return new Uint8Array(await readFile(path));
+  } catch (error) {
+    if (named === undefined && (error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new UpdateError(
+      'CONFIG_INVALID',
+      `The shipped trusted root ${named ?? 'root.json'} cannot be read.`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
 /** Chooses the registry and opens the core on it; never rejects with an UpdateError. */
 export async function openUpdater(deps: OpenUpdaterDeps): Promise<OpenedUpdater> {
   let demo: DemoServer | null = null;
@@ -102,6 +127,10 @@ export async function openUpdater(deps: OpenUpdaterDeps): Promise<OpenedUpdater>
       },
       readBundledKey: () => readBundledKey(deps.resourcesDir),
       readShippedRegistry: () => readShippedRegistry(() => readShippedText(deps.resourcesDir)),
+      readTrustedRoot: (name) =>
+        deps.trustedRootFile === undefined
+          ? readShippedRoot(deps.resourcesDir, name)
+          : readShippedRoot('', deps.trustedRootFile),
       secrets: deps.secrets,
       startDemoServer: () => deps.startDemoServer(join(deps.userDataDir, 'demo-registry')),
       ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
@@ -115,6 +144,7 @@ export async function openUpdater(deps: OpenUpdaterDeps): Promise<OpenedUpdater>
         baseUrl: registry.baseUrl,
         machineKey: registry.machineKey,
         pubkeys: [...registry.pubkeys],
+        ...(registry.trustedRoot === null ? {} : { trustedRoot: registry.trustedRoot }),
         requireNonce,
         dir,
         ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),

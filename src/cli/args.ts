@@ -29,6 +29,10 @@ export interface CliOptions {
   readonly health?: NodeHealthOption;
   /** `--no-proxy`: ignore the proxy variables for this run (docs/UPDATER.md §7, Proxy). */
   readonly noProxy: boolean;
+  /** `--trusted-root FILE`: the TUF root trust starts from (docs/PROTOCOL.md §TUF repository). */
+  readonly trustedRoot?: string;
+  /** `--max-timestamp-lifetime-s N`: the TUF client's freeze bound (default 7 days). */
+  readonly maxTimestampLifetimeS?: number;
 }
 
 /** Flag name -> limit it sets. */
@@ -45,11 +49,14 @@ export const LIMIT_FLAGS = {
 } as const satisfies Record<string, keyof Limits>;
 
 export const USAGE = `usage: npm run updater -- <check|update|status|rollback|verify|confirm>
-  --dir DIR --pubkey HEX [--pubkey HEX ...] [--json]
+  --dir DIR (--trusted-root FILE | --pubkey HEX [--pubkey HEX ...]) [--json]
+  --trusted-root FILE   the TUF root.json trust starts from; copied into DIR on the first
+                        run, later runs use the stored (and rotated) root
+  --max-timestamp-lifetime-s N   refuse a TUF timestamp expiring more than N s ahead (604800)
   --base-url URL --machine-key-file PATH   (check, update; or env UPDATER_MACHINE_KEY;
           --machine-key KEY also works but shows the key in ps and shell history)
-  --require-nonce   send a fresh nonce with every manifest request and accept only an
-                    answer signed for it (NONCE_MISMATCH otherwise)
+  --require-nonce   send a fresh nonce with every manifest (or TUF timestamp) request and
+                    accept only an answer signed for it (NONCE_MISMATCH otherwise)
   --swap symlink|pointer   how DIR's live set is switched (default: symlink, pointer on Windows)
   --health-cmd "CMD"       after an update, run CMD (UPDATER_SET_PATH = the new set); a failure
                            reverts to the previous set and never installs that version again
@@ -71,6 +78,8 @@ const OPTIONS = {
   'base-url': { type: 'string' },
   'machine-key': { type: 'string' },
   pubkey: { type: 'string', multiple: true },
+  'trusted-root': { type: 'string' },
+  'max-timestamp-lifetime-s': { type: 'string' },
   dir: { type: 'string' },
   json: { type: 'boolean' },
   'machine-key-file': { type: 'string' },
@@ -117,7 +126,15 @@ export function parseCli(argv: readonly string[], envMachineKey: string | undefi
   const dir = values.dir;
   if (typeof dir !== 'string' || dir === '') usage('--dir is required');
   const pubkeys = values.pubkey ?? [];
-  if (pubkeys.length === 0) usage('at least one --pubkey is required');
+  const trustedRoot = values['trusted-root'];
+  if (trustedRoot === '') usage('--trusted-root is empty');
+  if (pubkeys.length === 0 && trustedRoot === undefined) {
+    usage('--trusted-root FILE or at least one --pubkey is required');
+  }
+  const lifetime = values['max-timestamp-lifetime-s'];
+  if (lifetime !== undefined && (!/^\d{1,10}$/.test(lifetime) || Number(lifetime) < 1)) {
+    usage('--max-timestamp-lifetime-s must be a positive integer');
+  }
   const network = command === 'check' || command === 'update';
   const baseUrl = typeof values['base-url'] === 'string' ? values['base-url'] : '';
   const machineKey = machineKeyOf(values['machine-key'], values['machine-key-file'], envMachineKey);
@@ -138,6 +155,8 @@ export function parseCli(argv: readonly string[], envMachineKey: string | undefi
     requireNonce: values['require-nonce'] === true,
     limits: limitsOf(values),
     noProxy: values['no-proxy'] === true,
+    ...(trustedRoot === undefined ? {} : { trustedRoot }),
+    ...(lifetime === undefined ? {} : { maxTimestampLifetimeS: Number(lifetime) }),
     ...(swap === undefined ? {} : { swap }),
     ...(health === undefined ? {} : { health }),
   };

@@ -64,11 +64,20 @@ async function main(): Promise<void> {
     });
     const { machine_key: machineKey } = (await minted.json()) as { machine_key: string };
     say(`minted a machine key; state directory ${dir}`);
+    // Trust starts from root 1 of the server's TUF repository (docs/PROTOCOL.md §TUF
+    // repository, "Client"), taken from its own dev server as a distributor would ship it.
+    const root = await fetch(`${server.url}/api/updates/tuf/1.root.json`, {
+      headers: { authorization: `Bearer ${machineKey}` },
+    });
+    if (root.status !== 200) throw new Error(`root 1: HTTP ${root.status}`);
+    const trustedRoot = new Uint8Array(await root.arrayBuffer());
+    say('trust starts from the TUF root 1 of the server');
 
     updater = await createNodeUpdater({
       baseUrl: server.url,
       machineKey,
-      pubkeys: [server.nodePubkey],
+      pubkeys: [],
+      trustedRoot,
       dir,
     });
     const plan1 = await updater.check();

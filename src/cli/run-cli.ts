@@ -5,7 +5,14 @@
  * a run a signal stopped exits 128 + its number (interrupt-signals.ts), and main.ts turns a 0
  * into 74 when stdout could not be written (broken-pipe.ts).
  */
-import { isUpdateError, toUpdateError, type UpdateErrorDetails } from '#core/errors.js';
+import {
+  errnoDetails,
+  isUpdateError,
+  toUpdateError,
+  UpdateError,
+  type UpdateErrorDetails,
+} from '#core/errors.js';
+import { readFile } from 'node:fs/promises';
 import type { Logger } from '#core/ports.js';
 import type { UpdaterApi } from '#core/updater-api.js';
 import { createNodeUpdater } from '#node/create-updater.js';
@@ -48,7 +55,7 @@ function failer(io: CliIo, json: boolean, command: () => string) {
     if (json) {
       io.stdout(`${JSON.stringify({ ok: false, command: command(), code, message, ...extra })}\n`);
     }
-    return code === 'CONFIG_INVALID' ? 2 : 1;
+    return code === 'CONFIG_INVALID' || code === 'TRUSTED_ROOT_INVALID' ? 2 : 1;
   };
 }
 
@@ -89,18 +96,42 @@ async function proxyFor(
   }
 }
 
+/** The bytes of `--trusted-root FILE` (at most 1 MB), or CONFIG_INVALID naming the file. */
+async function readTrustedRoot(path: string | undefined): Promise<Uint8Array | undefined> {
+  if (path === undefined) return undefined;
+  try {
+    const bytes = await readFile(path);
+    if (bytes.length > MAX_TRUSTED_ROOT_BYTES)
+      throw new Error(`over ${MAX_TRUSTED_ROOT_BYTES} bytes`);
+    return new Uint8Array(bytes);
+  } catch (cause) {
+    throw new UpdateError('CONFIG_INVALID', `--trusted-root ${path} cannot be read`, {
+      cause,
+      details: errnoDetails(cause) ?? { path },
+    });
+  }
+}
+
+/** A root is a few kilobytes; the TUF client's own cap for a root (src/core/tuf/config.ts). */
+const MAX_TRUSTED_ROOT_BYTES = 512_000;
+
 /** The updater of one CLI run, over the entry point's clock, hooks and proxy. */
-function openUpdater(
+async function openUpdater(
   options: CliOptions,
   env: CliEnv,
   io: CliIo,
   proxy: ProxyFetch | undefined,
 ): Promise<UpdaterApi> {
+  const trustedRoot = await readTrustedRoot(options.trustedRoot);
   return createNodeUpdater({
     baseUrl: options.baseUrl,
     machineKey: options.machineKey,
     pubkeys: options.pubkeys,
     dir: options.dir,
+    ...(trustedRoot === undefined ? {} : { trustedRoot }),
+    ...(options.maxTimestampLifetimeS === undefined
+      ? {}
+      : { maxTimestampLifetimeS: options.maxTimestampLifetimeS }),
     limits: options.limits,
     requireNonce: options.requireNonce,
     logger: logger(io),

@@ -24,10 +24,13 @@ export interface ServeOptions {
   readonly requireNonce: boolean;
   /** `--no-proxy`: ignore the proxy variables (docs/UPDATER.md §7, Proxy). */
   readonly noProxy: boolean;
+  /** `--trusted-root FILE`: the TUF root trust starts from (docs/PROTOCOL.md §TUF repository). */
+  readonly trustedRoot?: string;
 }
 
 export const SERVE_USAGE = `usage: npm run updater -- serve [--port N] [--listen ADDR] [--data-dir DIR]
-  [--base-url URL --pubkey HEX [--pubkey HEX ...] [--machine-key-file PATH]] [--interval-s N]
+  [--base-url URL (--trusted-root FILE | --pubkey HEX [--pubkey HEX ...])
+   [--machine-key-file PATH]] [--interval-s N]
   [--require-nonce]
   Runs the updater on its schedule and serves the tray window's page on http://ADDR:PORT.
   The first stdout line is {"url": "http://ADDR:PORT/?token=..."}: open it in a browser.
@@ -36,6 +39,7 @@ export const SERVE_USAGE = `usage: npm run updater -- serve [--port N] [--listen
   --data-dir DIR  install state and demo registry (default: the tray app's own folder)
   --base-url URL  the registry (default: the embedded demo registry, on this machine)
   --pubkey HEX    the registry's pinned key(s) (default: resources/pinned-key.txt)
+  --trusted-root FILE   the registry's TUF root.json (default: resources/root.json if any)
   --machine-key-file PATH   or env UPDATER_MACHINE_KEY (--machine-key KEY shows in ps)
   --interval-s N  seconds between automatic checks (default 3600, at least 60)
   --require-nonce send a fresh nonce with every manifest request and accept only an answer
@@ -86,6 +90,7 @@ export function parseServeArgs(
         'data-dir': { type: 'string' },
         'base-url': { type: 'string' },
         pubkey: { type: 'string', multiple: true },
+        'trusted-root': { type: 'string' },
         'machine-key': { type: 'string' },
         'interval-s': { type: 'string' },
         'machine-key-file': { type: 'string' },
@@ -106,6 +111,8 @@ export function parseServeArgs(
     MIN_CHECK_INTERVAL_MS / 1000,
     7 * 24 * 3600,
   );
+  const trustedRoot = values['trusted-root'];
+  if (trustedRoot === '') usage('--trusted-root must not be empty');
   const dataDir = values['data-dir'] ?? env.defaultDataDir;
   if (dataDir === '') usage('--data-dir must not be empty');
   return {
@@ -118,5 +125,6 @@ export function parseServeArgs(
     checkIntervalMs: (intervalS ?? 3600) * 1000,
     requireNonce: values['require-nonce'] === true,
     noProxy: values['no-proxy'] === true,
+    ...(trustedRoot === undefined ? {} : { trustedRoot }),
   };
 }

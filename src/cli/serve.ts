@@ -86,6 +86,7 @@ async function startApp(
       log,
       notify: (notice) => log('notice', `${notice.title}: ${notice.body}`),
       ...(proxy === undefined ? {} : { fetch: proxy.fetch }),
+      ...(options.trustedRoot === undefined ? {} : { trustedRootFile: options.trustedRoot }),
     });
   } catch (error) {
     await proxy?.close();

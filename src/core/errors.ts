@@ -51,7 +51,13 @@ export type UpdateErrorCode =
   | 'IO'
   | 'CONFIG_INVALID'
   // health check (docs/UPDATER.md §3): the new set failed it and the previous one is back
-  | 'HEALTH_CHECK_FAILED';
+  | 'HEALTH_CHECK_FAILED'
+  /** A timestamp expiring further ahead than maxTimestampLifetimeS (a freeze bound). */
+  | 'TIMESTAMP_LIFETIME'
+  /** More new roots in one run than the client walks (TUF spec §5.3.3, bounded). */
+  | 'TOO_MANY_ROOT_ROTATIONS'
+  /** A `--trusted-root` file that is not a root signed by its own threshold (TUF spec §5.2). */
+  | 'TRUSTED_ROOT_INVALID';
 
 /**
  * What a refusal was about, for people and for `--json` (docs/UPDATER.md §7): `url` (scheme,

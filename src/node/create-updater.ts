@@ -15,7 +15,7 @@ import { DEFAULT_HEALTH_TIMEOUT_MS, type HealthConfig } from '#core/health/index
 import type { StepHook } from '#core/install/index.js';
 import { resolveLimits, type Limits } from '#core/limits.js';
 import { silentLogger, type Clock, type Fetcher, type Logger } from '#core/ports.js';
-import { createUpdateLoop } from '#core/schedule/index.js';
+import { createUpdateLoop, type TufRunPorts } from '#core/schedule/index.js';
 import type { UpdaterApi } from '#core/updater-api.js';
 import { pinKeys } from '#core/trust/index.js';
 import { FileChunkStore } from './blobs/index.js';
@@ -31,6 +31,7 @@ import { systemClock, systemRandom, systemRandomBytes, systemTimers } from './no
 import { prepareStateDir } from './fs/index.js';
 import { stateDirPaths, type StateDirPaths } from './store/index.js';
 import { withTouchRecord } from './store/index.js';
+import { settleTrustedRoot } from './tuf/index.js';
 
 /**
  * The health check of new sets (docs/UPDATER.md §3, Health check): a shell command (exit 0 =
@@ -50,8 +51,19 @@ export interface NodeUpdaterOptions {
   /** Base URL of the update service ('' for local-only commands: status, rollback, verify). */
   readonly baseUrl: string;
   readonly machineKey: string;
-  /** Pinned node_pubkeys, 64 lowercase hex each; a signature by any one suffices. */
+  /**
+   * Pinned node_pubkeys, 64 lowercase hex each; a signature by any one suffices (format 1/2).
+   * May be empty when a TUF root is given or already stored.
+   */
   readonly pubkeys: readonly string[];
+  /**
+   * A TUF root (bytes of root.json) to start trust from: stored in DIR/.updater/tuf on the
+   * first run; ignored when the stored root is as new (trusted-root.ts). Once a root is stored,
+   * every run speaks TUF (docs/PROTOCOL.md §TUF repository, "Client").
+   */
+  readonly trustedRoot?: Uint8Array;
+  /** The TUF client's bound on a timestamp's lifetime, seconds (default 7 days). */
+  readonly maxTimestampLifetimeS?: number;
   /** The state directory; installed files live under DIR/current. */
   readonly dir: string;
   readonly limits?: Partial<Limits>;
@@ -133,7 +145,7 @@ export function healthConfig(
 /** Creates an updater over `options.dir`; throws LOCKED when another process holds it. */
 export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<UpdaterApi> {
   const limits = resolveLimits(options.limits);
-  const pinned = pinKeys(options.pubkeys);
+  const pinned = options.pubkeys.length === 0 ? [] : pinKeys(options.pubkeys);
   // The one place the base URL is parsed: the core receives the Endpoint.
   const endpoint =
     options.baseUrl === '' ? undefined : parseEndpoint(options.baseUrl, options.machineKey);
@@ -148,8 +160,10 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
   await prepareDir(paths);
   const lock = await acquireLock(paths.lock);
   let store: FileStore;
+  let tuf: TufRunPorts | undefined;
   try {
     store = await openStore(options);
+    tuf = await tufPortsFor(options, paths, pinned.length > 0);
   } catch (error) {
     await lock.release();
     throw error;
@@ -171,6 +185,7 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
     ...(options.onStep === undefined ? {} : { onStep: options.onStep }),
     chunks: chunkPortsFor(options, paths),
     health,
+    tuf,
   });
   let closed = false;
   return {
@@ -182,6 +197,30 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
       await lock.release();
     },
   };
+}
+
+/**
+ * The TUF ports when DIR holds (or `trustedRoot` brings) a trusted root; else undefined, and
+ * then pinned keys are required (CONFIG_INVALID).
+ */
+async function tufPortsFor(
+  options: NodeUpdaterOptions,
+  paths: StateDirPaths,
+  pinned: boolean,
+): Promise<TufRunPorts | undefined> {
+  const { store, outcome } = await settleTrustedRoot(paths.meta, options.trustedRoot);
+  if (outcome === 'ignored') {
+    options.logger?.info(
+      'the given trusted root is not newer than the stored one: kept the stored',
+    );
+  }
+  if (outcome === 'none') {
+    if (!pinned)
+      throw new UpdateError('CONFIG_INVALID', 'a trusted root or a pinned key is required');
+    return undefined;
+  }
+  const lifetime = options.maxTimestampLifetimeS;
+  return { store, config: lifetime === undefined ? {} : { maxTimestampLifetimeS: lifetime } };
 }
 
 /** Creates DIR/.updater; IO (naming the directory) when that fails. */

@@ -34,6 +34,8 @@ export interface WebAppOptions {
   readonly token?: string;
   /** Every request of the app (the CLI's proxy fetch, src/cli/cli-proxy.ts); default node:http. */
   readonly fetch?: SessionFetch;
+  /** `serve --trusted-root FILE`: the TUF root trust starts from, before the shipped one. */
+  readonly trustedRootFile?: string;
 }
 
 export interface WebApp {
@@ -82,6 +84,9 @@ export async function openWebApp(options: WebAppOptions): Promise<WebApp> {
         secrets,
         resourcesDir: options.resourcesDir,
         userDataDir: options.dataDir,
+        ...(options.trustedRootFile === undefined
+          ? {}
+          : { trustedRootFile: options.trustedRootFile }),
         startDemoServer,
         log: options.log,
         ...(options.fetch === undefined ? {} : { fetch: options.fetch }),

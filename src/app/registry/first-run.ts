@@ -40,6 +40,8 @@ export interface RegistryChoice {
   readonly machineKey: string;
   readonly label: string;
   readonly demo: DemoServer | null;
+  /** The TUF root trust starts from (resources/root.json or registry.json's), when shipped. */
+  readonly trustedRoot: Uint8Array | null;
 }
 
 export interface FirstRunDeps {
@@ -51,6 +53,11 @@ export interface FirstRunDeps {
    * none, a refusal when it ships a broken one. Omitted: no shipped registry.
    */
   readonly readShippedRegistry?: () => Promise<ShippedRegistry | null>;
+  /**
+   * Reads a TUF root from resources/: the file registry.json names, else root.json; null when
+   * the build ships none. Omitted: no shipped root.
+   */
+  readonly readTrustedRoot?: (fileName: string | undefined) => Promise<Uint8Array | null>;
   readonly secrets: { load(): string | null; save(machineKey: string): boolean };
   /** Starts the companion server on loopback (dev routes off). */
   readonly startDemoServer: () => Promise<DemoServer>;
@@ -105,9 +112,13 @@ export function demoReleaseToPublish(
  */
 export async function chooseRegistry(deps: FirstRunDeps): Promise<RegistryChoice> {
   const baseUrl = deps.settings.baseUrl.trim();
-  if (baseUrl !== '') return configuredRegistry(baseUrl, deps.settings.pinnedKeys, deps);
+  if (baseUrl !== '') {
+    return configuredRegistry(baseUrl, deps.settings.pinnedKeys, deps, undefined);
+  }
   const shipped = (await deps.readShippedRegistry?.()) ?? null;
-  if (shipped !== null) return configuredRegistry(shipped.baseUrl, shipped.pinnedKeys, deps);
+  if (shipped !== null) {
+    return configuredRegistry(shipped.baseUrl, shipped.pinnedKeys, deps, shipped.trustedRoot);
+  }
   return demoRegistry(deps);
 }
 
@@ -115,6 +126,7 @@ async function configuredRegistry(
   baseUrl: string,
   pinnedKeys: readonly string[],
   deps: FirstRunDeps,
+  rootFile: string | undefined,
 ): Promise<RegistryChoice> {
   // The same rule as the settings screen: https, plain http only to this computer.
   const urlProblem = registryUrlProblem(baseUrl);
@@ -122,10 +134,12 @@ async function configuredRegistry(
     throw new UpdateError('CONFIG_INVALID', `The registry address is refused: ${urlProblem}`);
   }
   const url = new URL(baseUrl);
+  const trustedRoot = (await deps.readTrustedRoot?.(rootFile)) ?? null;
   const bundled = pinnedKeys.length > 0 ? null : await deps.readBundledKey();
   const pubkeys = [...pinnedKeys];
   if (bundled !== null) pubkeys.push(bundled.trim());
-  if (pubkeys.length === 0) {
+  // A TUF root is an anchor of its own (docs/PROTOCOL.md §TUF repository, "Client").
+  if (pubkeys.length === 0 && trustedRoot === null) {
     // Fail closed: a registry without a pinned key would mean trusting whatever it sends.
     throw new UpdateError('NO_PINNED_KEY', 'A configured registry needs a pinned public key.');
   }
@@ -142,7 +156,7 @@ async function configuredRegistry(
   if (machineKey === null) {
     throw new UpdateError('CONFIG_INVALID', 'No machine key is stored for this registry.');
   }
-  return { baseUrl, pubkeys, machineKey, label: url.host, demo: null };
+  return { baseUrl, pubkeys, machineKey, label: url.host, demo: null, trustedRoot };
 }
 
 async function demoRegistry(deps: FirstRunDeps): Promise<RegistryChoice> {
@@ -173,6 +187,7 @@ async function demoRegistry(deps: FirstRunDeps): Promise<RegistryChoice> {
       machineKey,
       label: DEMO_LABEL,
       demo: server,
+      trustedRoot: null,
     };
   } catch (error) {
     await server.close();

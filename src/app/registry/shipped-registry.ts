@@ -6,6 +6,11 @@
  * back to the demo (docs/DESKTOP.md "Shipping a registry").
  *
  *   { "base_url": "https://updates.example.com", "pinned_keys": ["<64 lowercase hex>"] }
+ *   { "base_url": "https://updates.example.com", "trusted_root": "root.json" }
+ *
+ * `trusted_root` names a TUF root file beside it in resources/ (a plain file name): trust then
+ * starts from that root (docs/PROTOCOL.md §TUF repository, "Client") and `pinned_keys` may be
+ * left out.
  */
 import { UpdateError } from '#core/errors.js';
 import { normalizePinnedKey, pinnedKeysProblem, registryUrlProblem } from './registry-fields.js';
@@ -19,7 +24,14 @@ export const MAX_SHIPPED_REGISTRY_BYTES = 16 * 1024;
 export interface ShippedRegistry {
   readonly baseUrl: string;
   readonly pinnedKeys: readonly string[];
+  /** A file name inside resources/ holding the TUF root trust starts from. */
+  readonly trustedRoot?: string;
 }
+
+/** A plain file name: no folder, no `..`, nothing a path could be built from. */
+const ROOT_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}\.json$/;
+
+const FIELDS = new Set(['base_url', 'pinned_keys', 'trusted_root']);
 
 function refuse(reason: string): UpdateError {
   return new UpdateError('CONFIG_INVALID', `The shipped registry.json is invalid: ${reason}`);
@@ -38,20 +50,29 @@ export function parseShippedRegistry(text: string): ShippedRegistry {
     throw refuse('it must be one JSON object.');
   }
   const record = body as Record<string, unknown>;
-  const unknownKeys = Object.keys(record).filter((k) => k !== 'base_url' && k !== 'pinned_keys');
+  const unknownKeys = Object.keys(record).filter((k) => !FIELDS.has(k));
   // A misspelt field would otherwise be ignored and its intent lost.
   if (unknownKeys.length > 0) throw refuse(`unknown field ${JSON.stringify(unknownKeys[0])}.`);
   const baseUrl = record['base_url'];
   if (typeof baseUrl !== 'string') throw refuse('"base_url" must be a string.');
   const urlProblem = registryUrlProblem(baseUrl);
   if (urlProblem !== null) throw refuse(`base_url: ${urlProblem}`);
-  const keys = record['pinned_keys'];
+  const root = record['trusted_root'];
+  if (root !== undefined && (typeof root !== 'string' || !ROOT_FILE_NAME.test(root))) {
+    throw refuse('"trusted_root" must be a file name ending in .json, beside registry.json.');
+  }
+  const keys = record['pinned_keys'] ?? (root === undefined ? undefined : []);
   if (!Array.isArray(keys) || !keys.every((k): k is string => typeof k === 'string')) {
     throw refuse('"pinned_keys" must be a list of strings.');
   }
-  const keyProblem = pinnedKeysProblem(keys);
+  const keyProblem = keys.length === 0 && root !== undefined ? null : pinnedKeysProblem(keys);
   if (keyProblem !== null) throw refuse(`pinned_keys: ${keyProblem}`);
-  return { baseUrl: baseUrl.trim(), pinnedKeys: keys.map(normalizePinnedKey) };
+  const pinnedKeys = keys.map(normalizePinnedKey);
+  return {
+    baseUrl: baseUrl.trim(),
+    pinnedKeys,
+    ...(root === undefined ? {} : { trustedRoot: root }),
+  };
 }
 
 /**

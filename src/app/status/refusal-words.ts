@@ -74,6 +74,16 @@ const TABLE: Readonly<Record<string, Entry>> = {
     kind: 'security',
     words: 'The update was refused: it is signed by a key the registry has retired.',
   },
+  TIMESTAMP_LIFETIME: {
+    kind: 'security',
+    words:
+      'The update was refused: the registry’s freshness signature claims to stay valid too long.',
+  },
+  TOO_MANY_ROOT_ROTATIONS: {
+    kind: 'security',
+    words:
+      'The update was refused: the registry changed its root keys more often than is believable.',
+  },
   KEY_CHAIN_GAP: {
     kind: 'security',
     words: 'The update was refused: the registry’s key changes cannot be followed one by one.',
@@ -163,6 +173,10 @@ const TABLE: Readonly<Record<string, Entry>> = {
     advice: 'Check for updates to install the current version.',
   },
   IO: { kind: 'local', words: 'The update could not be written to disk.' },
+  TRUSTED_ROOT_INVALID: {
+    kind: 'settings',
+    words: 'The trusted root file shipped or given is not a valid, self-signed root.',
+  },
   NO_PINNED_KEY: {
     kind: 'settings',
     words: 'No trusted key is configured, so no update can be accepted.',

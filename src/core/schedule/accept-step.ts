@@ -11,6 +11,7 @@ import type { LocalStore, RandomBytes } from '../ports.js';
 import { missingBlobs } from '../transfer/index.js';
 import { withRetries } from '../transfer/index.js';
 import { nowOf, type RunContext } from './run-context.js';
+import { fetchVerifiedTuf } from './tuf-step.js';
 import type { InstalledSet, UpdaterState } from '../state.js';
 import {
   needsKeyChain,
@@ -54,14 +55,16 @@ export function newNonce(randomBytes: RandomBytes): string {
 }
 
 /**
- * Fetches the answer (with a fresh nonce per attempt under requireNonce) and verifies it
- * against the state, fetching the whole key chain when the answer's links cannot reach the
- * trusted key set (docs/PROTOCOL.md §2.7.4). Nothing is written.
+ * With a trusted TUF root, the TUF refresh (tuf-step.ts). Otherwise fetches the answer (with a
+ * fresh nonce per attempt under requireNonce) and verifies it against the state, fetching the
+ * whole key chain when the answer's links cannot reach the trusted key set (docs/PROTOCOL.md
+ * §2.7.4). Nothing of the updater's state is written (TUF stores the metadata it trusted).
  */
 export async function fetchVerified(
   run: RunContext,
   state: UpdaterState,
 ): Promise<VerifiedManifest> {
+  if (run.tuf !== undefined) return fetchVerifiedTuf(run, state, run.tuf);
   const { http, limits } = run;
   const retry = { limits, timers: http.timers, random: run.random, signal: run.signal };
   const { bytes, nonce } = await withRetries(retry, async () => {

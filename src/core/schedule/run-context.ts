@@ -11,6 +11,7 @@ import type { StepHook } from '../install/index.js';
 import type { Limits } from '../limits.js';
 import type { LocalStore, Logger, Random, RandomBytes } from '../ports.js';
 import type { PinnedKey } from '../trust/index.js';
+import type { TufRunPorts } from './tuf-step.js';
 
 /** What one network run works with: its HTTP context (built once per run) and its ports. */
 export interface RunContext {
@@ -35,6 +36,11 @@ export interface RunContext {
   readonly answers?: AnswerCache | undefined;
   /** The health check of new sets (health-check.ts), with its config when one is set. */
   readonly health: HealthContext;
+  /**
+   * Set when the state directory holds a trusted TUF root: the run then speaks TUF only
+   * (tuf-step.ts) and the pinned keys serve `verify` of format 1/2 sets alone.
+   */
+  readonly tuf?: TufRunPorts | undefined;
 }
 
 /** The run's injected clock: core code never reads the wall clock itself. */

@@ -22,6 +22,7 @@ import { accept } from './accept-step.js';
 import { createRunQueue } from './run-queue.js';
 import { memoizeState } from './state-memo.js';
 import type { RunContext } from './run-context.js';
+import type { TufRunPorts } from './tuf-step.js';
 import { checkForUpdate, install, recordFailure, rollBack, statusOf } from './update-steps.js';
 import type { UpdaterApi } from '../updater-api.js';
 import type { PinnedKey } from '../trust/index.js';
@@ -53,6 +54,8 @@ export interface UpdateLoopDeps {
   readonly answers?: AnswerCache;
   /** Health check of new sets (docs/UPDATER.md §3); none when absent. */
   readonly health?: HealthConfig | undefined;
+  /** A trusted TUF root is stored: runs speak TUF (tuf-step.ts). */
+  readonly tuf?: TufRunPorts | undefined;
 }
 
 /** Without requireNonce no nonce is made; reaching this would be a wiring bug. */
@@ -102,7 +105,14 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
       ),
     status: () => statusOf(deps.store, runs.running),
     rollback: () => runs.run('rollback', () => rollBack(deps.store)),
-    verify: () => runs.run('verify', () => verifyInstalled(deps.store, deps.pinned)),
+    verify: () =>
+      runs.run('verify', () =>
+        verifyInstalled(
+          deps.store,
+          deps.pinned,
+          deps.tuf === undefined ? undefined : { store: deps.tuf.store, nowMs: now() },
+        ),
+      ),
     confirm: () => runs.run('confirm', () => confirmInstalled(healthContext())),
     on(listener) {
       listeners.add(listener);
@@ -177,5 +187,6 @@ function runContextOf(
     chunks: deps.chunks,
     answers: deps.answers,
     health: healthContextOf(deps, signal, emit, store),
+    tuf: deps.tuf,
   };
 }

@@ -14,3 +14,7 @@ export {
   verifyParsedAnswer,
 } from './verify.js';
 export type { AnswerInput, PinnedKey, VerifiedManifest } from './verify.js';
+export { fromTufError } from './tuf-errors.js';
+export { runTufFetcher } from './tuf-fetcher.js';
+export { tufFloor } from './tuf-floor.js';
+export { registryVersionOf, verifiedFromTargets, type TufManifestInput } from './tuf-manifest.js';

@@ -47,13 +47,19 @@ export function checkPolicy(
 ): void {
   const m = verified.manifest;
   checkArtifacts(m.artifacts, limits, baseUrl);
-  const highest = state.highestAcceptedVersion;
+  // TUF: the floor is the one still vouched for by the current root (tuf-floor.ts), not the
+  // highest ever accepted, which a stolen key could have raised for ever.
+  const highest =
+    verified.format === 'tuf' ? (verified.tufFloor ?? null) : state.highestAcceptedVersion;
   if (highest !== null && lt(m.registry_version, highest)) {
     throw new UpdateError(
       'ROLLBACK',
       `registry_version ${m.registry_version} is older than ${highest}, already accepted`,
     );
   }
+  // TUF: one targets version per version number is TUF's own rule (TUF spec §5.6.4); the same
+  // registry_version re-signed in a newer targets version is the normal re-signing.
+  if (verified.format === 'tuf') return;
   if (verified.format === 2) {
     checkReleaseEquivocation(verified, state);
     return;
@@ -180,6 +186,14 @@ export function recordAcceptance(state: UpdaterState, verified: VerifiedManifest
   const version = verified.manifest.registry_version;
   const highest = state.highestAcceptedVersion;
   const floor = highest === null || gt(version, highest) ? version : highest;
+  if (verified.format === 'tuf') {
+    // The floors live in the TUF metadata; highestAcceptedVersion only reports what TUF took.
+    return {
+      ...state,
+      highestAcceptedVersion: version,
+      releaseDigests: boundDigests({ ...state.releaseDigests, [version]: verified.payloadSha256 }),
+    };
+  }
   if (verified.trust === undefined) {
     return {
       ...state,

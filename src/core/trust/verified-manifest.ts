@@ -22,8 +22,11 @@ export interface AcceptedTrust {
  */
 export interface VerifiedManifest {
   readonly [verifiedBrand]: true;
-  /** 1: the single-key envelope (§2.1); 2: key chain, release and freshness (§2.7). */
-  readonly format: 1 | 2;
+  /**
+   * 1: the single-key envelope (§2.1); 2: key chain, release and freshness (§2.7); 'tuf': TUF
+   * 1.0 metadata from a trusted root (docs/PROTOCOL.md §TUF repository, "Client").
+   */
+  readonly format: 1 | 2 | 'tuf';
   /**
    * The manifest. Format 2: the release's version and artifacts, with `issued_at` and
    * `expires_at` of the freshness statement that vouched for it.
@@ -37,10 +40,17 @@ export interface VerifiedManifest {
   /** keyid of the pinned key (format 1) or first release key (format 2) whose signature counted. */
   readonly keyid: string;
   /**
-   * The signed bytes kept for `verify`: the envelope as received (format 1), or the release
-   * envelope alone as DSSE JSON (format 2; a freshness statement expires, a release does not).
+   * The signed bytes kept for `verify`: the envelope as received (format 1), the release
+   * envelope alone as DSSE JSON (format 2; a freshness statement expires, a release does not),
+   * or the targets metadata as received (TUF).
    */
   readonly envelope: Uint8Array;
   /** Format 2: the key set, retired keyids and freshness floor that acceptance records. */
   readonly trust?: AcceptedTrust;
+  /**
+   * TUF: the registry_version floor that still binds this run, or null: the version of the
+   * installed set while the targets it came from still meet the current root's targets role
+   * (tuf-floor.ts; docs/SECURITY.md, "Rollback floors under TUF").
+   */
+  readonly tufFloor?: string | null;
 }

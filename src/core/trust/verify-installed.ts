@@ -7,12 +7,19 @@
 import { UpdateError } from '../errors.js';
 import type { LocalStore } from '../ports.js';
 import type { VerifyReport } from '../updater-api.js';
+import type { MetadataStore } from '../tuf/index.js';
+import { looksLikeTuf, verifyStoredTargets } from './tuf-installed.js';
 import { verifyStoredManifest, type PinnedKey } from './verify.js';
 
-/** Compares DIR/current with the manifest of the installed set. */
+/**
+ * Compares DIR/current with the manifest of the installed set. `tuf`: the TUF metadata store,
+ * for a set installed from TUF targets (tuf-installed.ts); `nowMs` only names the clock in a
+ * refusal.
+ */
 export async function verifyInstalled(
   store: LocalStore,
   pinned: readonly PinnedKey[],
+  tuf?: { readonly store: MetadataStore; readonly nowMs: number },
 ): Promise<VerifyReport> {
   const state = await store.loadState();
   const installed = state.installed;
@@ -21,7 +28,10 @@ export async function verifyInstalled(
   if (envelope === undefined) {
     throw new UpdateError('STATE_CORRUPT', 'the installed set has no signed manifest on disk');
   }
-  const record = verifyStoredManifest(envelope, state, pinned);
+  const record =
+    tuf !== undefined && looksLikeTuf(envelope)
+      ? verifyStoredTargets(envelope, await tuf.store.read('root'), tuf.nowMs)
+      : verifyStoredManifest(envelope, state, pinned);
   if (record.digest !== installed.setId) {
     throw new UpdateError('STATE_CORRUPT', 'stored manifest does not match the installed set');
   }

@@ -93,7 +93,20 @@ export class BundleFetcher implements TufFetcher {
       if (isTufError(error, 'NOT_FOUND')) return undefined;
       throw error;
     }
+    // A server that predates the bundle ignores `format=tuf` and answers its format 1/2 body:
+    // the files are fetched one by one, exactly as from a server with no bundle.
+    if (!claimsBundle(bytes)) return undefined;
     return parseBundle(bytes);
+  }
+}
+
+/** Whether the body says it is a bundle (`"format": "tuf"`); anything unreadable is not. */
+function claimsBundle(bytes: Uint8Array): boolean {
+  try {
+    const body = parseStrictJson(bytes);
+    return isJsonObject(body) && body['format'] === 'tuf';
+  } catch {
+    return false;
   }
 }
 

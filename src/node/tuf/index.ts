@@ -13,3 +13,4 @@ export {
   runConformanceCli,
   type ConformanceArgs,
 } from './conformance-cli.js';
+export { checkGivenRoot, settleTrustedRoot, tufDirOf, type RootOutcome } from './trusted-root.js';

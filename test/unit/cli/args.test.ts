@@ -106,6 +106,36 @@ describe('parseCli', () => {
     expect(code(() => parseCli(['status', ...base, '--force'], undefined))).toBe('CONFIG_INVALID');
   });
 
+  it('takes --trusted-root FILE instead of --pubkey, and --max-timestamp-lifetime-s N', () => {
+    const o = parseCli(
+      [
+        'status',
+        '--dir',
+        '/tmp/x',
+        '--trusted-root',
+        '/etc/root.json',
+        '--max-timestamp-lifetime-s',
+        '3600',
+      ],
+      undefined,
+    );
+    expect(o.trustedRoot).toBe('/etc/root.json');
+    expect(o.maxTimestampLifetimeS).toBe(3600);
+    expect(o.pubkeys).toEqual([]);
+    expect(parseCli(['status', ...base], undefined).maxTimestampLifetimeS).toBeUndefined();
+  });
+
+  it('refuses a bad --max-timestamp-lifetime-s or an empty --trusted-root (CONFIG_INVALID)', () => {
+    for (const bad of ['0', '-1', '1.5', 'week']) {
+      expect(
+        code(() => parseCli(['status', ...base, '--max-timestamp-lifetime-s', bad], undefined)),
+      ).toBe('CONFIG_INVALID');
+    }
+    expect(
+      code(() => parseCli(['status', '--dir', '/tmp/x', '--trusted-root', ''], undefined)),
+    ).toBe('CONFIG_INVALID');
+  });
+
   it('refuses a missing --pubkey (CONFIG_INVALID)', () => {
     expect(code(() => parseCli(['status', '--dir', '/tmp/x'], undefined))).toBe('CONFIG_INVALID');
   });

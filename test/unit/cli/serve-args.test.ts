@@ -24,6 +24,15 @@ describe('updater serve flags', () => {
     });
   });
 
+  it('--trusted-root FILE names the TUF root trust starts from; empty is CONFIG_INVALID', () => {
+    expect(parseServeArgs(['--trusted-root', '/etc/root.json'], env).trustedRoot).toBe(
+      '/etc/root.json',
+    );
+    expect(() => parseServeArgs(['--trusted-root', ''], env)).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID' }),
+    );
+  });
+
   it('--no-proxy: the proxy variables are ignored (docs/UPDATER.md §7, Proxy)', () => {
     expect(parseServeArgs(['--no-proxy'], env).noProxy).toBe(true);
   });

@@ -193,6 +193,7 @@ describe('first-run demo wiring', () => {
       machineKey: 'mk_stored',
       label: 'updates.example.com',
       demo: null,
+      trustedRoot: null,
     });
     expect(fetch).not.toHaveBeenCalled();
     expect(startDemoServer).not.toHaveBeenCalled();
@@ -265,6 +266,23 @@ describe('first-run demo wiring', () => {
     );
     expect(code).toBe('NO_PINNED_KEY');
     expect(fetch).not.toHaveBeenCalled();
+  });
+
+  it('takes a shipped TUF root as the anchor when no key is pinned', async () => {
+    const root = new TextEncoder().encode('{"signed":{}}');
+    const asked: (string | undefined)[] = [];
+    const choice = await chooseRegistry(
+      deps({
+        readShippedRegistry: () =>
+          Promise.resolve({ baseUrl: 'https://u.example', pinnedKeys: [], trustedRoot: 'r.json' }),
+        readTrustedRoot: (name) => {
+          asked.push(name);
+          return Promise.resolve(root);
+        },
+      }),
+    );
+    expect(asked).toEqual(['r.json']);
+    expect(choice).toMatchObject({ baseUrl: 'https://u.example', pubkeys: [], trustedRoot: root });
   });
 
   it('refuses a malformed pinned key (CONFIG_INVALID)', async () => {

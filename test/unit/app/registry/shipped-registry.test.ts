@@ -78,6 +78,22 @@ describe('shipped registry.json', () => {
     expect(refusal(text).message).toMatch(/pinned_keys: Pin at least one public key/);
   });
 
+  it('reads a trusted_root file name, which makes pinned_keys optional', () => {
+    const text = JSON.stringify({ base_url: 'https://r.example', trusted_root: 'root.json' });
+    expect(parseShippedRegistry(text)).toEqual({
+      baseUrl: 'https://r.example',
+      pinnedKeys: [],
+      trustedRoot: 'root.json',
+    });
+  });
+
+  it('refuses a trusted_root that is a path, not a plain .json file name', () => {
+    for (const name of ['../root.json', '/etc/root.json', 'dir/root.json', 'root', 7]) {
+      const text = JSON.stringify({ base_url: 'https://r.example', trusted_root: name });
+      expect(refusal(text).message, String(name)).toMatch(/"trusted_root" must be a file name/);
+    }
+  });
+
   it('refuses pinned keys that are not strings', () => {
     const text = JSON.stringify({ base_url: 'https://r.example', pinned_keys: [1] });
     expect(refusal(text).message).toMatch(/must be a list of strings/);

@@ -1,0 +1,97 @@
+/**
+ * Trusted TUF targets -> the one shape planning accepts (docs/PROTOCOL.md §TUF repository,
+ * "Client"). Each target becomes a manifest artifact `{...custom, name, size, sha256, url}`
+ * read by the SAME artifact parser as a manifest's (#protocol/manifest.js), so every product
+ * field a target's `custom` carries (`chunk_index`, and whatever the parser learns later) works
+ * with no TUF-specific code; the signed length and SHA-256 always win over `custom`.
+ */
+import { createHash } from 'node:crypto';
+import { compareNames } from '#protocol/artifact-name.js';
+import { isStrictSemver, parseArtifactList, type ParsedManifest } from '#protocol/manifest.js';
+import { type Envelope, type TargetFile, type Targets } from '#protocol/tuf/index.js';
+import { UpdateError } from '../errors.js';
+import { fromProtocolError } from '../wire-errors.js';
+import type { VerifiedManifest } from './verified-manifest.js';
+
+/** What turning trusted targets into a VerifiedManifest needs besides them. */
+export interface TufManifestInput {
+  readonly targets: Envelope<Targets>;
+  /** The consistent-snapshot URL of a target (TufUpdater `targetUrl`). */
+  readonly urlOf: (target: TargetFile) => string;
+  /** The trusted timestamp's expiry: the freshness the manifest reports. */
+  readonly freshUntilMs: number;
+  readonly nowMs: number;
+  /**
+   * The digest of targets bytes whose list already passed the artifact parser (the installed
+   * set's id): the same bytes give the same verdict, so their entries are not walked again
+   * (docs/UPDATER.md §3, No-op runs).
+   */
+  readonly checkedDigest?: string | undefined;
+}
+
+/** `custom.registry_version` of targets metadata, or MANIFEST_MALFORMED. */
+export function registryVersionOf(targets: Envelope<Targets>): string {
+  // The bytes passed the strict parser already (one reading only), so JSON.parse reads the same.
+  const signed = (JSON.parse(Buffer.from(targets.raw).toString('utf8')) as { signed?: unknown })
+    .signed as { custom?: { registry_version?: unknown } } | undefined;
+  const version = signed?.custom?.registry_version;
+  if (typeof version !== 'string' || !isStrictSemver(version)) {
+    throw new UpdateError(
+      'MANIFEST_MALFORMED',
+      'targets metadata carries no strict semver custom.registry_version',
+    );
+  }
+  return version;
+}
+
+/** The artifact entry of one target, before the shared parser checks it. */
+function artifactOf(target: TargetFile, url: string): Record<string, unknown> {
+  const sha256 = target.hashes.get('sha256');
+  if (sha256 === undefined) {
+    throw new UpdateError('BAD_DIGEST', `target ${target.path} has no sha256 hash`);
+  }
+  return { ...target.custom, name: target.path, size: target.length, sha256, url };
+}
+
+/**
+ * The VerifiedManifest of trusted top-level targets: set id and equivocation digest = SHA-256 of
+ * the targets bytes, which are also what `verify` re-checks later. Only the caller (tuf-step.ts,
+ * after a full TUF refresh) may call it: the brand says "checked".
+ */
+export function verifiedFromTargets(input: TufManifestInput): VerifiedManifest {
+  const { targets } = input;
+  const registryVersion = registryVersionOf(targets);
+  const payloadSha256 = createHash('sha256').update(targets.raw).digest('hex');
+  const files = [...targets.signed.targets.values()];
+  // Canonical JSON writes the targets in code point order, which is the names' order: sort
+  // only targets written otherwise.
+  if (
+    !files.every((t, i) => i === 0 || compareNames((files[i - 1] as TargetFile).path, t.path) < 0)
+  ) {
+    files.sort((a, b) => compareNames(a.path, b.path));
+  }
+  const entries = files.map((t) => artifactOf(t, input.urlOf(t)));
+  let artifacts;
+  try {
+    artifacts = parseArtifactList(entries, { listChecked: input.checkedDigest === payloadSha256 });
+  } catch (error) {
+    throw fromProtocolError(error);
+  }
+  const manifest: ParsedManifest = {
+    registry_version: registryVersion,
+    artifacts,
+    issued_at: new Date(input.nowMs).toISOString(),
+    expires_at: new Date(input.freshUntilMs).toISOString(),
+    issuedAtMs: input.nowMs,
+    expiresAtMs: input.freshUntilMs,
+  };
+  return {
+    format: 'tuf',
+    manifest,
+    payloadSha256,
+    keyid: targets.signatures[0]?.keyid ?? '',
+    envelope: targets.raw,
+    // The caller sets the floor (tuf-floor.ts), which needs this manifest's digest.
+    tufFloor: null,
+  } as VerifiedManifest;
+}

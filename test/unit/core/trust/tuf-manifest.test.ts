@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { tuf } from '#protocol';
+import { verifiedFromTargets } from '#core/trust/index.js';
+import { roleKeys, signedTargets } from '#test/tuf-metadata-kit.js';
+
+const NOW = Date.UTC(2026, 10, 1);
+const keys = roleKeys();
+const hex = (c: string) => c.repeat(64);
+const urlOf = (t: tuf.TargetFile) => `https://r.example/api/updates/tuf/targets/${t.path}`;
+
+function manifestOf(bytes: Uint8Array) {
+  const targets = tuf.parseEnvelope(bytes, 'targets');
+  return verifiedFromTargets({ targets, urlOf, freshUntilMs: NOW + 1000, nowMs: NOW });
+}
+
+describe('verifiedFromTargets', () => {
+  it('makes each target a manifest artifact, sorted, with the target bytes as set id', () => {
+    const bytes = signedTargets(
+      keys.targets,
+      '2.0.0',
+      [
+        { path: 'lib/z.so', length: 5, sha256: hex('b') },
+        { path: 'bin/app', length: 3, sha256: hex('a') },
+      ],
+      NOW,
+    );
+    const v = manifestOf(bytes);
+    expect(v.format).toBe('tuf');
+    expect(v.manifest.registry_version).toBe('2.0.0');
+    expect(v.manifest.artifacts.map((a) => [a.name, a.size, a.sha256])).toEqual([
+      ['bin/app', 3, hex('a')],
+      ['lib/z.so', 5, hex('b')],
+    ]);
+    expect(v.manifest.artifacts[0]?.url).toBe('https://r.example/api/updates/tuf/targets/bin/app');
+    expect(v.payloadSha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+    expect(v.envelope).toEqual(bytes);
+  });
+
+  it('passes custom fields through the manifest artifact parser (chunk_index)', () => {
+    const chunk_index = { sha256: hex('c'), size: 200, url: 'api/updates/artifacts/x' };
+    const bytes = signedTargets(
+      keys.targets,
+      '1.0.0',
+      [{ path: 'app', length: 9, sha256: hex('a'), custom: { chunk_index } }],
+      NOW,
+    );
+    expect(manifestOf(bytes).manifest.artifacts[0]?.chunk_index).toEqual(chunk_index);
+  });
+
+  it('lets no custom field override the signed length and hash', () => {
+    const bytes = signedTargets(
+      keys.targets,
+      '1.0.0',
+      [{ path: 'app', length: 9, sha256: hex('a'), custom: { sha256: hex('e'), size: 1 } }],
+      NOW,
+    );
+    const a = manifestOf(bytes).manifest.artifacts[0];
+    expect([a?.size, a?.sha256]).toEqual([9, hex('a')]);
+  });
+
+  it('refuses a malformed custom field as the manifest parser does (MANIFEST_MALFORMED)', () => {
+    const bytes = signedTargets(
+      keys.targets,
+      '1.0.0',
+      [{ path: 'app', length: 9, sha256: hex('a'), custom: { chunk_index: 'nope' } }],
+      NOW,
+    );
+    expect(() => manifestOf(bytes)).toThrow(
+      expect.objectContaining({ code: 'MANIFEST_MALFORMED' }),
+    );
+  });
+
+  it('refuses an unsafe target name (UNSAFE_NAME)', () => {
+    const bytes = signedTargets(
+      keys.targets,
+      '1.0.0',
+      [{ path: '../x', length: 1, sha256: hex('a') }],
+      NOW,
+    );
+    expect(() => manifestOf(bytes)).toThrow(expect.objectContaining({ code: 'UNSAFE_NAME' }));
+  });
+
+  it('refuses targets without custom.registry_version (MANIFEST_MALFORMED)', () => {
+    const bytes = signedTargets(keys.targets, undefined, [], NOW);
+    expect(() => manifestOf(bytes)).toThrow(
+      expect.objectContaining({ code: 'MANIFEST_MALFORMED' }),
+    );
+  });
+});
