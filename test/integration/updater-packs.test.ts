@@ -13,7 +13,14 @@ import { startServer, type RunningServer } from '#server/compose/start-server.js
 import { startNginx, type Nginx } from '#test/nginx.js';
 import { serveStaticFiles } from '#test/static-files.js';
 import { filesOf, snapshotTree } from '#test/tree-snapshot.js';
-import { bytesOf, tempDirs, updateOnce, type UpdaterServer } from '#test/updater-harness.js';
+import {
+  bytesOf,
+  cliArgs,
+  runCli,
+  tempDirs,
+  updateOnce,
+  type UpdaterServer,
+} from '#test/updater-harness.js';
 
 const COUNT = 400;
 const dirs = tempDirs();
@@ -136,5 +143,22 @@ describe('packs in update()', () => {
     } finally {
       await plain.close();
     }
+  });
+
+  it('keeps the members a kill -9 left durable: the next run fetches only the rest', async () => {
+    const files = smallFiles(4);
+    await publish(files, nginx.baseUrl, nginx.root);
+    const total = files.reduce((sum, f) => sum + f.content.length, 0);
+    const dir = await dirs.make('packs-crash-');
+    const crashed = await runCli(cliArgs('update', { ...registry, dir }), {
+      env: { UPDATER_TEST_CRASH_AT: 'blobs-batch-synced' },
+      timeoutMs: 60_000,
+    });
+    expect(crashed.signal, 'the child must reach a synced batch and die there').toBe('SIGKILL');
+    const result = await updateOnce(registry, dir);
+    expect(result.outcome).toBe('applied');
+    expect(result.bytesDownloaded).toBeGreaterThan(0);
+    expect(result.bytesDownloaded).toBeLessThan(total);
+    await expectInstalled(dir, files);
   });
 });
