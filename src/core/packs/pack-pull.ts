@@ -12,6 +12,7 @@ import { fetchPieces, type RangeFetchContext, type SourceFailure } from '../chun
 import { UpdateError } from '../errors.js';
 import type { HttpContext } from '../transfer/index.js';
 import type { LocalStore, Logger, Random } from '../ports.js';
+import { MemberWrites } from './member-writes.js';
 import {
   PACK_COALESCE_RULE,
   splitByPack,
@@ -42,6 +43,12 @@ export interface PackPullResult {
 
 /** A pack whose members keep failing their hash is given up on after this many passes. */
 const MAX_PASSES = 4;
+/**
+ * Member writes in flight per pack, and their bytes: 16 as the whole-file pull keeps 16 GETs
+ * (4 connections, 4 deep), 2 MiB so 4 packs at once hold at most 8 MiB of members.
+ */
+const MEMBER_WRITES = 16;
+const MEMBER_WRITE_BYTES = 2 * 1024 * 1024;
 
 /** Fetches the members of every pack in `todo`; answers what is left to fetch whole. */
 export async function pullPacks(
@@ -102,18 +109,20 @@ async function pullPack(
     const wanted = pack.members.filter((m) => !done.has(m) && !refused.has(m));
     if (wanted.length === 0) break;
     const before = refused.size;
+    const writes = new MemberWrites(MEMBER_WRITES, MEMBER_WRITE_BYTES);
     try {
-      await fetchPieces(
-        rangeContext(ctx, pack, url, refused, hooks),
-        wanted,
-        async (piece, bytes) => {
+      await fetchPieces(rangeContext(ctx, pack, url, refused, hooks), wanted, (piece, bytes) =>
+        writes.add(bytes.length, async () => {
           await storeMember(ctx.store, piece.artifact, bytes);
           done.add(piece);
           hooks.onMember?.(piece.artifact);
-        },
+        }),
       );
+      await writes.drain();
       break;
     } catch (error) {
+      // Members whose write started are in (or failed) before the pack is judged.
+      await writes.drain().catch(() => undefined);
       if (ctx.signal.aborted) throw new UpdateError('ABORTED', 'aborted', { cause: error });
       ctx.logger.warn('pack range fetch failed, fetching its members whole', {
         pack: pack.sha256,
