@@ -44,11 +44,12 @@ export interface PackPullResult {
 /** A pack whose members keep failing their hash is given up on after this many passes. */
 const MAX_PASSES = 4;
 /**
- * Member writes in flight per pack, and their bytes: 16 as the whole-file pull keeps 16 GETs
- * (4 connections, 4 deep), 2 MiB so 4 packs at once hold at most 8 MiB of members.
+ * Member writes in flight per pack, and their bytes: with `limits.parallel` packs at once (4 by
+ * default) that keeps 16 partial blobs open, as the whole-file pull keeps 16 GETs (4
+ * connections, 4 deep), and at most 4 MiB of members waiting for the disk.
  */
-const MEMBER_WRITES = 16;
-const MEMBER_WRITE_BYTES = 2 * 1024 * 1024;
+const MEMBER_WRITES = 4;
+const MEMBER_WRITE_BYTES = 1024 * 1024;
 
 /** Fetches the members of every pack in `todo`; answers what is left to fetch whole. */
 export async function pullPacks(
