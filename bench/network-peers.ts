@@ -11,7 +11,8 @@
  *   RTT_MS=50 RATE=100mbit ROUNDS=3 WORKLOAD=fresh-4k,fresh-64k,changed-12 \
  *     npx tsx bench/network-peers.ts
  *
- * (defaults as shown; PEERS=ours,curl,tuf,floor narrows the contenders; TUF_PARALLEL=1,4
+ * (defaults as shown; PEERS=ours,ours-whole,curl,tuf,floor narrows the contenders: ours
+ * reads a manifest whose small artifacts name packs, ours-whole the same release without; TUF_PARALLEL=1,4
  * runs tuf-js at each width (default 4: sequential over 10,000 files at 50 ms is 10,000
  * round trips); CURL_PARALLEL=50; OURS_ARGS='--parallel 16' passes flags to our CLI;
  * SHARE=connection gives each connection its own cap; RUN_TIMEOUT_S=1200 ends a run.)
@@ -55,7 +56,7 @@ const CURL_PARALLEL = envInt('CURL_PARALLEL', 50);
 const TUF_PARALLEL = (process.env.TUF_PARALLEL ?? '4').split(',').map(Number);
 const RUN_TIMEOUT_MS = envInt('RUN_TIMEOUT_S', 1200) * 1000;
 const selected = (process.env.WORKLOAD ?? 'fresh-4k,fresh-64k,changed-12').split(',');
-const peers = (process.env.PEERS ?? 'ours,curl,tuf,floor').split(',');
+const peers = (process.env.PEERS ?? 'ours,ours-whole,curl,tuf,floor').split(',');
 const oursArgs = (process.env.OURS_ARGS ?? '').split(' ').filter((a) => a !== '');
 
 interface Contender {
@@ -95,11 +96,12 @@ function contenders(
   bin: PeerBundles,
 ): Contender[] {
   const target = w.changes > 0 ? 2 : 1;
-  const cli = (version: number, dir: string): Promise<ChildRun> =>
+  const cli = (version: number, dir: string, plain = ''): Promise<ChildRun> =>
     bounded(
       process.execPath,
       [
-        ...[bin.ours, 'update', '--base-url', `${base}/v${version}`, '--pubkey', fx.pubkeyHex],
+        ...[bin.ours, 'update', '--base-url', `${base}/v${version}${plain}`],
+        ...['--pubkey', fx.pubkeyHex],
         ...['--dir', dir, '--json', '--max-artifact-bytes', String(Math.max(w.size, 1024))],
         ...oursArgs,
       ],
@@ -121,9 +123,17 @@ function contenders(
   if (peers.includes('ours')) {
     const dir = join(work, 'ours');
     list.push({
-      label: 'ours update',
+      label: 'ours update, packs',
       setup: prepare((d) => cli(1, d), dir),
       run: () => cli(target, dir),
+    });
+  }
+  if (peers.includes('ours-whole')) {
+    const dir = join(work, 'ours-whole');
+    list.push({
+      label: 'ours update, no packs',
+      setup: prepare((d) => cli(1, d, '/plain'), dir),
+      run: () => cli(target, dir, '/plain'),
     });
   }
   if (peers.includes('curl')) {
@@ -185,7 +195,7 @@ async function measure(nginx: Nginx, proxy: DelayProxy, c: Contender): Promise<N
     ms: r.wallMs,
     cpuS: r.cpuS ?? Number.NaN,
     requests: log.length,
-    fileRequests: log.filter((e) => e.uri.includes('/files/')).length,
+    fileRequests: log.filter((e) => e.uri.includes('/files/') || e.uri.includes('/packs/')).length,
     connections: after.connections - before.proxy.connections,
     turns: after.turns - before.proxy.turns,
     bytesDown: after.bytesDown - before.proxy.bytesDown,

@@ -4,13 +4,16 @@
  *
  *   vN/files/<name>              the artifacts of release N (release 2 hard-links the
  *                                unchanged files of release 1)
- *   vN/api/updates/manifest      our signed envelope of release N (static file)
+ *   vN/api/updates/manifest      our signed envelope of release N (static file), its small
+ *                                artifacts also members of packs (docs/PROTOCOL.md §2.8)
+ *   vN/plain/api/updates/manifest the same release without packs (one GET per artifact)
+ *   packs/<sha256>               the packs, built as the server's publisher builds them
  *   vN/tuf/*.json                a TUF repository of the same files (tuf-js)
  *   names.txt                    the artifact names, one per line (tuf-js asks for each)
  */
 import { createHash, randomFillSync } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { link, mkdir, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   encodeManifest,
@@ -19,6 +22,7 @@ import {
   signEnvelope,
   type ManifestArtifact,
 } from '#protocol';
+import { addPacks } from '#server/updates/publish/pack-builder.js';
 import { tufSigner, writeTufRepo, type TufTarget } from './tuf-repo.js';
 import { MiB, writeRandomFile } from './updater-kit.js';
 
@@ -60,20 +64,14 @@ async function randomFile(path: string, size: number): Promise<string> {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-async function publish(
-  root: string,
-  baseUrl: string,
+type Keys = { ours: ReturnType<typeof generateKeyPair>; tuf: ReturnType<typeof tufSigner> };
+
+async function writeManifest(
+  dir: string,
   version: number,
-  files: readonly FixtureFile[],
-  keys: { ours: ReturnType<typeof generateKeyPair>; tuf: ReturnType<typeof tufSigner> },
+  artifacts: readonly ManifestArtifact[],
+  keys: Keys,
 ): Promise<void> {
-  const release = join(root, `v${version}`);
-  const artifacts: ManifestArtifact[] = files.map((f) => ({
-    name: f.name,
-    size: f.size,
-    sha256: f.sha256,
-    url: `${baseUrl}/v${version}/files/${f.name}`,
-  }));
   const now = Date.now();
   const payload = encodeManifest({
     registry_version: `${version}.0.0`,
@@ -82,14 +80,58 @@ async function publish(
     artifacts,
   });
   const envelope = signEnvelope(payload, keys.ours.secretKey, keys.ours.publicKey);
-  await mkdir(join(release, 'api', 'updates'), { recursive: true });
-  await writeFile(join(release, 'api', 'updates', 'manifest'), JSON.stringify(envelope));
+  await mkdir(join(dir, 'api', 'updates'), { recursive: true });
+  await writeFile(join(dir, 'api', 'updates', 'manifest'), JSON.stringify(envelope));
+}
+
+/** Release N's artifacts with packs (pack-builder.ts), the packs written to `root/packs`. */
+async function packed(
+  root: string,
+  baseUrl: string,
+  version: number,
+  artifacts: readonly ManifestArtifact[],
+  previous: readonly ManifestArtifact[] | undefined,
+): Promise<ManifestArtifact[]> {
+  const pathOf = new Map(
+    artifacts.map((a) => [a.sha256, join(root, `v${version}`, 'files', a.name)]),
+  );
+  await mkdir(join(root, 'packs'), { recursive: true });
+  return addPacks(artifacts, previous, {
+    read: (sha256) => readFile(pathOf.get(sha256) as string),
+    put: async (bytes) => {
+      const sha256 = createHash('sha256').update(bytes).digest('hex');
+      await writeFile(join(root, 'packs', sha256), bytes);
+      return { sha256, size: bytes.length };
+    },
+    urlOf: (sha256) => `${baseUrl}/packs/${sha256}`,
+  });
+}
+
+async function publish(
+  root: string,
+  baseUrl: string,
+  version: number,
+  files: readonly FixtureFile[],
+  keys: Keys,
+  previous?: readonly ManifestArtifact[],
+): Promise<ManifestArtifact[]> {
+  const release = join(root, `v${version}`);
+  const artifacts: ManifestArtifact[] = files.map((f) => ({
+    name: f.name,
+    size: f.size,
+    sha256: f.sha256,
+    url: `${baseUrl}/v${version}/files/${f.name}`,
+  }));
+  const withPacks = await packed(root, baseUrl, version, artifacts, previous);
+  await writeManifest(release, version, withPacks, keys);
+  await writeManifest(join(release, 'plain'), version, artifacts, keys);
   const targets: TufTarget[] = files.map((f) => ({
     path: f.name,
     length: f.size,
     sha256: f.sha256,
   }));
   await writeTufRepo(join(release, 'tuf'), keys.tuf, targets, version);
+  return withPacks;
 }
 
 /**
@@ -114,7 +156,7 @@ export async function buildFixture(
     const name = nameOf(i, count);
     files.push({ name, size, sha256: await randomFile(join(v1Files, name), size) });
   }
-  await publish(root, baseUrl, 1, files, keys);
+  const v1 = await publish(root, baseUrl, 1, files, keys);
   const namesFile = join(root, 'names.txt');
   await writeFile(namesFile, files.map((f) => f.name).join('\n') + '\n');
   const changedNames: string[] = [];
@@ -136,7 +178,7 @@ export async function buildFixture(
         await link(join(v1Files, f.name), join(v2Files, f.name));
       }
     }
-    await publish(root, baseUrl, 2, v2, keys);
+    await publish(root, baseUrl, 2, v2, keys, v1);
   }
   return {
     pubkeyHex: pubkeyToHex(keys.ours.publicKey),

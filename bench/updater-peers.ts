@@ -8,7 +8,8 @@
  *
  *   WORKLOAD=large|many-64k|many-4k|changed|noop|huge npx tsx bench/updater-peers.ts
  *   (default: all but huge; ROUNDS=3; BENCH_LARGE_MIB=512; huge is 4 GiB, ours + curl only;
- *   PEERS=curl-z,curl-tee,tuf narrows the peers while iterating; OURS_NODE_ARGS passes node
+ *   PEERS=curl-z,curl-tee,tuf,ours-whole narrows the peers while iterating (ours-whole: our
+ *   CLI on the same release without packs); OURS_NODE_ARGS passes node
  *   flags to our CLI only, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'; GZIP_JSON=0 turns off
  *   nginx's gzip of JSON; TLS=1 serves everything over https, as a registry in the field
  *   is: a throwaway CA (test/helpers/tls-cert.ts) that curl gets as --cacert and node as
@@ -102,12 +103,12 @@ function contenders(
 ): Contender[] {
   const target = w.kind === 'changed' ? 2 : 1;
   const oursDir = join(work, 'ours');
-  const cli = (command: string, version: number, dir: string): Promise<ChildRun> =>
+  const cli = (command: string, version: number, dir: string, plain = ''): Promise<ChildRun> =>
     runMeasured(
       process.execPath,
       [
         ...oursNodeArgs,
-        ...[bin.ours, command, '--base-url', `${nginx.baseUrl}/v${version}`],
+        ...[bin.ours, command, '--base-url', `${nginx.baseUrl}/v${version}${plain}`],
         ...['--pubkey', fx.pubkeyHex, '--dir', dir, '--json'],
         ...['--max-artifact-bytes', String(Math.max(w.size, 1024))],
       ],
@@ -161,6 +162,15 @@ function contenders(
     setup: prepare((d) => cli('update', 1, d), oursDir),
     run: () => cli('update', target, oursDir),
   });
+  if (wanted('ours-whole')) {
+    // The same release without packs (peers-fixture.ts vN/plain): the whole-file pull.
+    const dir = join(work, 'ours-whole');
+    list.push({
+      label: 'ours update, no packs',
+      setup: prepare((d) => cli('update', 1, d, '/plain'), dir),
+      run: () => cli('update', target, dir, '/plain'),
+    });
+  }
   if (w.peers.includes('tuf') && wanted('tuf')) {
     for (const p of [1, 4]) {
       const dir = join(work, `tuf${p}`);

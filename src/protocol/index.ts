@@ -15,6 +15,7 @@ export * from './key-set.js';
 export * from './keys.js';
 export * from './manifest-answer.js';
 export * from './manifest.js';
+export * from './pack-ref.js';
 export * from './protocol-error.js';
 export * from './release.js';
 export * from './role-signatures.js';

@@ -5,6 +5,7 @@
 import valid from 'semver/functions/valid.js';
 import { compareNames, unsafeNameReason } from './artifact-name.js';
 import { parseJsonObject, requiredField, type JsonObject } from './json-object.js';
+import { parsePackRef, type PackRef } from './pack-ref.js';
 import { ProtocolError } from './protocol-error.js';
 
 export interface ManifestArtifact {
@@ -18,6 +19,8 @@ export interface ManifestArtifact {
   readonly url: string;
   /** Where to find the artifact's signed chunk index, when one was published (§2.6). */
   readonly chunk_index?: ChunkIndexRef;
+  /** The pack this artifact is also a member of (docs/PROTOCOL.md §2.8). */
+  readonly pack?: PackRef;
 }
 
 /**
@@ -105,8 +108,11 @@ function parseArtifact(value: unknown, i: number): ManifestArtifact {
     );
   }
   if (!isUrlText(url)) fail(`${entryAt(i)}.url is not a string of 1 to 2048 characters`);
-  if (!Object.hasOwn(o, 'chunk_index')) return { name, size, sha256, url };
-  return { name, size, sha256, url, chunk_index: parseChunkIndexRef(o.chunk_index, entryAt(i)) };
+  const entry: ManifestArtifact = Object.hasOwn(o, 'chunk_index')
+    ? { name, size, sha256, url, chunk_index: parseChunkIndexRef(o.chunk_index, entryAt(i)) }
+    : { name, size, sha256, url };
+  if (!Object.hasOwn(o, 'pack')) return entry;
+  return { ...entry, pack: parsePackRef(o.pack, size, entryAt(i)) };
 }
 
 function isUrlText(url: unknown): url is string {

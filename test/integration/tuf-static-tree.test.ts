@@ -42,7 +42,14 @@ describe('publish --static-out', () => {
     );
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ static_out: { targets: 2 } });
+    expect(JSON.parse(run.stdout)).toMatchObject({ static_out: { targets: 2, packs: 1 } });
+    // The two small files are one pack (docs/PROTOCOL.md §2.8), written where the server
+    // serves blobs, in name order.
+    const packDir = join(out, 'api', 'updates', 'artifacts');
+    const [packName] = await readdir(packDir);
+    expect(await readFile(join(packDir, packName ?? ''), 'utf8')).toBe(
+      'app bytes, version 2.0.0\ncore bytes, version 2.0.0\n',
+    );
     const top = (await readdir(out)).sort();
     expect(top).toContain('1.root.json');
     expect(top).toContain('timestamp.json');
@@ -60,6 +67,7 @@ describe('publish --static-out', () => {
       await client.updater.refresh();
       const info = await client.updater.getTargetInfo('lib/core.bin');
       expect(info).toBeDefined();
+      expect((info?.custom['pack'] as { sha256?: string } | undefined)?.sha256).toBe(packName);
       const path = await client.updater.downloadTarget(info!, join(client.targetDir, 'core.bin'));
       expect(await readFile(path, 'utf8')).toBe('core bytes, version 2.0.0\n');
       expect(files.requested.some((p) => /^\/targets\/lib\/[0-9a-f]{64}\.core\.bin$/.test(p))).toBe(

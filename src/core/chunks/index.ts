@@ -5,3 +5,7 @@ export type { ChunkPorts, PullPlan } from './chunk-step.js';
 export { buildLocalChunks } from './local-chunks.js';
 export type { LocalChunks } from './local-chunks.js';
 export { keepWholeTrees } from './tree-of-whole-blob.js';
+export { coalesceRanges } from './coalesce-ranges.js';
+export type { CoalesceRule, PlannedRange } from './coalesce-ranges.js';
+export { fetchPieces } from './range-fetch.js';
+export type { RangeFetchContext, SourceFailure, VerifiedPiece } from './range-fetch.js';

@@ -10,7 +10,8 @@ import { UpdateError } from '../errors.js';
 import type { PlanSummary } from '../events.js';
 import { badReason, judgeNewSet, probationFor } from '../health/index.js';
 import type { LocalStore, Logger } from '../ports.js';
-import { missingBlobs, pullBlobs } from '../transfer/index.js';
+import { missingBlobs } from '../transfer/index.js';
+import { pullWithPacks } from '../packs/index.js';
 import { repairDir, repairPlan } from '../plan/index.js';
 import { nowOf, type RunContext } from './run-context.js';
 import { setDir, type InstalledSet, type UpdaterState } from '../state.js';
@@ -66,7 +67,7 @@ export async function pullAndCommit(
   };
   const other = planned === undefined ? undefined : chunkedPuller(run, planned.chunked);
   const downloaded =
-    (await pullBlobs(run, todo, onProgress, other)) + (planned?.planningBytes ?? 0);
+    (await pullWithPacks(run, todo, onProgress, other)) + (planned?.planningBytes ?? 0);
   const dir = repair ? repairDir(verified.payloadSha256, nowOf(run)) : undefined;
   const set: InstalledSet = {
     setId: verified.payloadSha256,

@@ -9,6 +9,6 @@ export { startGet } from './http-get.js';
 export type { Exchange, HttpContext } from './http-get.js';
 export { linkedAbort } from './linked-abort.js';
 export { missingBlobs, pullBlobs } from './pull.js';
-export type { BlobPuller } from './pull.js';
+export type { BlobPuller, PullContext } from './pull.js';
 export { withRetries } from './retry.js';
 export { safeUrl } from './safe-url.js';

@@ -6,6 +6,7 @@
  * the in-process publish(), POST /api/dev/releases and the `publish` CLI. Publishes are
  * serialised so the version check and the write are one step.
  */
+import { readFile } from 'node:fs/promises';
 import semver from 'semver';
 import {
   CHUNK_INDEX_MIN_BYTES,
@@ -34,6 +35,7 @@ import { releaseOf, type Release, type ReleaseStore } from './release-store.js';
 import type { TrustKeys } from '../keys/trust-keys.js';
 import { LockHeld, takeLock } from '../../platform/dir-lock.js';
 import { referencedDigests, sweep, type SweepResult } from './blob-sweep.js';
+import { addPacks, type PackPorts } from './pack-builder.js';
 
 /** The data directory's publish lock (docs/SERVER.md §One publisher at a time). */
 export const PUBLISH_LOCK_FILE = 'publish.lock';
@@ -217,7 +219,12 @@ export class Publisher {
     }
     this.#checkAbove(input.registry_version);
     checkArtifactList(input.artifacts);
-    const { release, payload } = await buildRelease(input, (a) => this.#put(a));
+    const previous = this.deps.releases.current?.manifest.artifacts;
+    const { release, payload } = await buildRelease(
+      input,
+      (a) => this.#put(a),
+      (artifacts, urlOf) => addPacks(artifacts, previous, this.#packPorts(urlOf)),
+    );
     return { release, envelope: signDsse(payload, RELEASE_PAYLOAD_TYPE, [key]) };
   }
 
@@ -248,6 +255,16 @@ export class Publisher {
         `registry_version ${version} is not above the published ${floor}`,
       );
     }
+  }
+
+  /** Packs are read from and stored in the blob store like any blob (docs/PROTOCOL.md §2.8). */
+  #packPorts(urlOf: (sha256: string) => string): PackPorts {
+    const { blobs } = this.deps;
+    return {
+      read: (sha256) => readFile(blobs.pathOf(sha256)),
+      put: (bytes) => blobs.putBytes(bytes, { onStored: (sha256) => this.#stored.add(sha256) }),
+      urlOf,
+    };
   }
 
   #put(a: PublishArtifact): Promise<BlobInfo> {

@@ -41,6 +41,12 @@ export interface ReleaseInput {
 /** Where the bytes of an artifact go while they are hashed. */
 export type PutArtifact = (artifact: PublishArtifact) => Promise<BlobInfo>;
 
+/** Adds each small artifact's pack (pack-builder.ts), given the URL a blob is served at. */
+export type PackArtifacts = (
+  artifacts: readonly ManifestArtifact[],
+  urlOf: (sha256: string) => string,
+) => Promise<ManifestArtifact[]>;
+
 export const invalid = (code: ServerErrorCode, message: string): never => {
   throw new HttpError(400, code, message);
 };
@@ -114,6 +120,7 @@ export function checkPayload(release: Release): Uint8Array {
 export async function buildRelease(
   input: ReleaseInput,
   put: PutArtifact,
+  pack?: PackArtifacts,
 ): Promise<{ release: Release; payload: Uint8Array }> {
   const version = checkVersion(input.registry_version);
   const base =
@@ -138,7 +145,8 @@ export async function buildRelease(
       index.listSha256 === undefined ? ref : { ...ref, list_url: urlOf(index.listSha256) };
     artifacts.push({ ...entry, chunk_index });
   }
-  const release: Release = { registry_version: version, artifacts };
+  const packed = pack === undefined ? artifacts : await pack(artifacts, urlOf);
+  const release: Release = { registry_version: version, artifacts: packed };
   return { release, payload: checkPayload(release) };
 }
 

@@ -8,10 +8,11 @@
  */
 import { copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { tuf } from '#protocol';
+import { SHA256_HEX, tuf } from '#protocol';
 import { writeFileAtomic } from '#shared/atomic-file.js';
 import { HttpError } from '../../http/http-error.js';
 import type { BlobStore } from '../../store/blob-store.js';
+import { ARTIFACT_ROUTE_PREFIX } from '../publish/release-builder.js';
 import {
   highestVersion,
   isMetadataName,
@@ -25,6 +26,8 @@ import type { TufRepository } from './tuf-repository.js';
 export interface StaticTreeResult {
   readonly metadata: number;
   readonly targets: number;
+  /** Packs written (docs/PROTOCOL.md §2.8), at the artifact route's relative path. */
+  readonly packs: number;
 }
 
 export async function writeStaticTree(
@@ -37,7 +40,7 @@ export async function writeStaticTree(
     throw new HttpError(404, 'NO_RELEASE', 'no TUF repository to write: no root or no targets');
   }
   await mkdir(outDir, { recursive: true });
-  const targets = await copyTargets(repository.dir, blobs, outDir);
+  const { targets, packs } = await copyTargets(repository.dir, blobs, outDir);
   const names = (await readdir(repository.dir)).filter(
     (n) => isMetadataName(n) && n !== TIMESTAMP_FILE,
   );
@@ -45,26 +48,44 @@ export async function writeStaticTree(
     await writeFileAtomic(join(outDir, name), (await readMetadata(repository.dir, name)) as Buffer);
   }
   await writeFileAtomic(join(outDir, TIMESTAMP_FILE), timestamp);
-  return { metadata: names.length + 1, targets };
+  return { metadata: names.length + 1, targets, packs };
 }
 
-/** Copies each target of the newest targets metadata to its consistent name. */
-async function copyTargets(dir: string, blobs: BlobStore, outDir: string): Promise<number> {
+/**
+ * Copies each target of the newest targets metadata to its consistent name, and each pack
+ * its targets name (`custom.pack`) to `api/updates/artifacts/<sha256>`, the relative URL the
+ * server writes for it, so a client whose base URL is the tree finds it as on the server.
+ */
+async function copyTargets(
+  dir: string,
+  blobs: BlobStore,
+  outDir: string,
+): Promise<{ targets: number; packs: number }> {
   const version = await highestVersion(dir, 'targets');
   const bytes = (await readMetadata(dir, versionedName(version, 'targets'))) as Buffer;
   const { signed } = tuf.parseEnvelope(bytes, 'targets');
+  const packs = new Set<string>();
   for (const [path, file] of signed.targets) {
     const sha256 = file.hashes.get('sha256') as string;
-    const to = join(outDir, 'targets', targetFileName(path, sha256));
-    await mkdir(dirname(to), { recursive: true });
-    const temp = `${to}.tmp-${process.pid}`;
-    try {
-      await copyFile(blobs.pathOf(sha256), temp);
-      await rename(temp, to);
-    } catch (error) {
-      await rm(temp, { force: true });
-      throw error;
-    }
+    await copyBlob(blobs, sha256, join(outDir, 'targets', targetFileName(path, sha256)));
+    const pack = file.custom?.['pack'];
+    const packSha = tuf.isJsonObject(pack) ? pack['sha256'] : undefined;
+    if (typeof packSha === 'string' && SHA256_HEX.test(packSha)) packs.add(packSha);
   }
-  return signed.targets.size;
+  for (const sha256 of packs) {
+    await copyBlob(blobs, sha256, join(outDir, ARTIFACT_ROUTE_PREFIX, sha256));
+  }
+  return { targets: signed.targets.size, packs: packs.size };
+}
+
+async function copyBlob(blobs: BlobStore, sha256: string, to: string): Promise<void> {
+  await mkdir(dirname(to), { recursive: true });
+  const temp = `${to}.tmp-${process.pid}`;
+  try {
+    await copyFile(blobs.pathOf(sha256), temp);
+    await rename(temp, to);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
 }

@@ -13,10 +13,17 @@ export interface TargetsContent {
   readonly artifacts: readonly ManifestArtifact[];
 }
 
-/** The product fields of one artifact: everything but where today's manifest points. */
+/**
+ * The product fields of one artifact: everything but where today's manifest points; the chunk
+ * index reference and the pack (docs/PROTOCOL.md §2.8) as the manifest carries them.
+ */
 function customOf(artifact: ManifestArtifact): tuf.JsonObject | undefined {
-  if (artifact.chunk_index === undefined) return undefined;
-  return { chunk_index: { ...artifact.chunk_index } as unknown as tuf.JsonObject };
+  const { chunk_index, pack } = artifact;
+  if (chunk_index === undefined && pack === undefined) return undefined;
+  return {
+    ...(chunk_index === undefined ? {} : { chunk_index: { ...chunk_index } }),
+    ...(pack === undefined ? {} : { pack: { ...pack } }),
+  };
 }
 
 export function targetsFor(

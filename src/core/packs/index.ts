@@ -1,0 +1,7 @@
+/** The packs group's only door: small artifacts fetched as ranges of packs (docs/UPDATER.md §11). */
+export { PACK_COALESCE_RULE, splitByPack } from './pack-groups.js';
+export type { MemberPiece, PackGroup, PackSplit } from './pack-groups.js';
+export { pullPacks } from './pack-pull.js';
+export type { PackPullContext, PackPullHooks, PackPullResult } from './pack-pull.js';
+export { pullWithPacks } from './pull-with-packs.js';
+export type { PullProgress } from './pull-with-packs.js';
