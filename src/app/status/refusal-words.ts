@@ -163,6 +163,11 @@ const TABLE: Readonly<Record<string, Entry>> = {
     advice: 'Check for updates to install the current version.',
   },
   IO: { kind: 'local', words: 'The update could not be written to disk.' },
+  CLEANUP_PENDING: {
+    kind: 'local',
+    words: 'The new version is installed, but the disk filled up before the clean-up.',
+    advice: 'Free some disk space; the next check finishes the clean-up.',
+  },
   NO_PINNED_KEY: {
     kind: 'settings',
     words: 'No trusted key is configured, so no update can be accepted.',
