@@ -4,7 +4,8 @@
  * credential (token, revocation, introspection, manifest, artifact) count only their failures
  * (400, 401, 403), so a legitimate client is never slowed by its own successes while key and
  * secret guessing is. A whole minute's quota may come as one burst; past it the answer is
- * `429 RATE_LIMITED` with `Retry-After`. `perMinute` 0 installs nothing.
+ * `429 RATE_LIMITED` with `Retry-After`. `perMinute` 0 installs nothing. The dev reset clears
+ * every count (`clear`): a QA suite's next test starts with the whole quota.
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -27,6 +28,12 @@ export interface RateLimitCounters {
   readonly failures_counted: number;
 }
 
+/** The installed limits: their live counters, and a clear of every count (the dev reset). */
+export interface RateLimits {
+  counters(): RateLimitCounters;
+  clear(): void;
+}
+
 const FAILURE_STATUSES = new Set([400, 401, 403]);
 const WINDOW_MS = 60_000;
 
@@ -37,12 +44,25 @@ export async function installRateLimits(
   app: FastifyInstance,
   perMinute: number,
   routes: LimitedRoutes,
-): Promise<() => RateLimitCounters> {
+): Promise<RateLimits> {
   const counters = { limited_every: 0, limited_failures: 0, failures_counted: 0 };
-  if (perMinute === 0) return () => ({ ...counters });
+  // Counts are kept per generation and address: a new generation starts every address afresh,
+  // and the old entries age out of the store's bounded LRU (the library's store has no clear).
+  let generation = 0;
+  const limits: RateLimits = {
+    counters: () => ({ ...counters }),
+    clear: () => {
+      generation += 1;
+      counters.limited_every = 0;
+      counters.limited_failures = 0;
+      counters.failures_counted = 0;
+    },
+  };
+  if (perMinute === 0) return limits;
   await app.register(rateLimit, { global: false });
-  const every = app.createRateLimit({ max: perMinute, timeWindow: WINDOW_MS });
-  const failures = app.createRateLimit({ max: perMinute, timeWindow: WINDOW_MS });
+  const keyGenerator = (request: FastifyRequest): string => `${generation}:${request.ip}`;
+  const every = app.createRateLimit({ max: perMinute, timeWindow: WINDOW_MS, keyGenerator });
+  const failures = app.createRateLimit({ max: perMinute, timeWindow: WINDOW_MS, keyGenerator });
   const everySet = new Set(routes.every);
   const failureSet = new Set(routes.failures);
 
@@ -70,7 +90,7 @@ export async function installRateLimits(
     counters.failures_counted += 1;
     await count(failures, request);
   });
-  return () => ({ ...counters });
+  return limits;
 }
 
 async function count(check: Check, request: FastifyRequest): Promise<void> {

@@ -85,4 +85,27 @@ describe('rate limits (docs/SERVER.md §Rate limits)', () => {
       429,
     );
   });
+
+  it('is cleared by the dev reset: every address starts with its whole quota again', async () => {
+    built = await testApp({ rateLimitPerMinute: 2, dev: true });
+    const bad = 'mk_' + 'A'.repeat(43);
+    for (let i = 0; i < 2; i += 1) {
+      expect((await postJson(built.app, '/api/demo-key/mint')).statusCode).toBe(200);
+      expect((await manifest(built.app, bad)).statusCode).toBe(401);
+    }
+    expect((await postJson(built.app, '/api/demo-key/mint')).statusCode).toBe(429);
+    expect((await manifest(built.app, bad)).statusCode).toBe(429);
+    expect((await postJson(built.app, '/api/dev/reset')).statusCode).toBe(200);
+    const counters = await built.app.inject({ method: 'GET', url: '/api/dev/requests' });
+    expect(counters.json()).toMatchObject({
+      counters: { rate_limits: { limited_every: 0, limited_failures: 0, failures_counted: 0 } },
+    });
+    for (let i = 0; i < 2; i += 1) {
+      expect((await postJson(built.app, '/api/demo-key/mint')).statusCode).toBe(200);
+      expect((await manifest(built.app, bad)).statusCode).toBe(401);
+    }
+    // The quota is whole again, and counted again from there.
+    expect((await postJson(built.app, '/api/demo-key/mint')).statusCode).toBe(429);
+    expect((await manifest(built.app, bad)).statusCode).toBe(429);
+  });
 });
