@@ -49,10 +49,12 @@ export async function installRateLimits(
   // Counts are kept per generation and address: a new generation starts every address afresh,
   // and the old entries age out of the store's bounded LRU (the library's store has no clear).
   let generation = 0;
+  const suspects = new Suspects();
   const limits: RateLimits = {
     counters: () => ({ ...counters }),
     clear: () => {
       generation += 1;
+      suspects.clear();
       counters.limited_every = 0;
       counters.limited_failures = 0;
       counters.failures_counted = 0;
@@ -74,8 +76,9 @@ export async function installRateLimits(
         counters.limited_every += 1;
         return refuse(reply, state.ttlInSeconds);
       }
-    } else if (failureSet.has(url)) {
-      // A peek: the quota is used once `perMinute` failures are counted.
+    } else if (failureSet.has(url) && suspects.has(request.ip)) {
+      // A peek: the quota is used once `perMinute` failures are counted. An address with no
+      // failure counted cannot be over it: its requests (a legitimate poller's) skip the store.
       const state = await failures(request, { increment: false });
       if (!state.isAllowed && state.remaining === 0) {
         counters.limited_failures += 1;
@@ -88,9 +91,39 @@ export async function installRateLimits(
     if (!failureSet.has(request.routeOptions.url ?? '')) return;
     if (!FAILURE_STATUSES.has(reply.statusCode)) return;
     counters.failures_counted += 1;
+    suspects.add(request.ip);
     await count(failures, request);
   });
   return limits;
+}
+
+/**
+ * The addresses with a failure counted since the last clear. Bounded: past MAX_SUSPECTS every
+ * address is one (each request peeks at the store again), so the bound never lets a limited
+ * address through.
+ */
+export class Suspects {
+  static readonly MAX = 10_000;
+  readonly #set = new Set<string>();
+  #everyone = false;
+
+  has(address: string): boolean {
+    return this.#everyone || this.#set.has(address);
+  }
+
+  add(address: string): void {
+    if (this.#everyone) return;
+    this.#set.add(address);
+    if (this.#set.size >= Suspects.MAX) {
+      this.#everyone = true;
+      this.#set.clear();
+    }
+  }
+
+  clear(): void {
+    this.#set.clear();
+    this.#everyone = false;
+  }
 }
 
 async function count(check: Check, request: FastifyRequest): Promise<void> {
