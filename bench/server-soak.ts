@@ -63,11 +63,19 @@ function get(
   });
 }
 
-async function startChild(dataDir: string): Promise<{ url: string; pid: number; stop(): void }> {
+interface Child {
+  readonly url: string;
+  readonly pid: number;
+  stop(): void;
+  /** SIGKILL, resolved once the process is gone. */
+  kill9(): Promise<void>;
+}
+
+async function startChild(dataDir: string, profile: boolean): Promise<Child> {
   const child = spawn(
     process.execPath,
     [
-      ...(CPU_PROF === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', CPU_PROF]),
+      ...(profile && CPU_PROF !== undefined ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF] : []),
       '--import',
       'tsx',
       'server/src/cli/main.ts',
@@ -87,7 +95,16 @@ async function startChild(dataDir: string): Promise<{ url: string; pid: number; 
   );
   child.stdout.resume();
   const first = JSON.parse(line) as { url: string };
-  return { url: first.url, pid: child.pid ?? 0, stop: () => child.kill('SIGTERM') };
+  const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    url: first.url,
+    pid: child.pid ?? 0,
+    stop: () => child.kill('SIGTERM'),
+    kill9: () => {
+      child.kill('SIGKILL');
+      return gone;
+    },
+  };
 }
 
 async function rssMiB(pid: number): Promise<number> {
@@ -153,7 +170,7 @@ function startAbuser(url: string): { pid: number; stop(): Promise<Record<string,
 
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'server-soak-'));
-  const server = await startChild(dataDir);
+  const server = await startChild(dataDir, true);
   const minted = await get(`${server.url}/api/demo-key/mint`, { method: 'POST' });
   const key = (JSON.parse(minted.body) as { machine_key: string }).machine_key;
   const rss: number[] = [await rssMiB(server.pid)];
@@ -180,10 +197,23 @@ async function main(): Promise<void> {
     self: selfCpuS() - cpu1.self,
     abuser: abuserCpu,
   };
-  const abuse = await abuser.stop();
   clearInterval(probeTimer);
   clearInterval(rssTimer);
+  // Killed with -9 in the middle of the mint flood (a profiled run stops cleanly instead, so
+  // its profile is written): the next start must read every state file (none torn), still
+  // know the poller's key, and sweep what the kill left.
+  if (CPU_PROF === undefined) await server.kill9();
+  else server.stop();
+  const abuse = await abuser.stop();
   await new Promise((r) => setTimeout(r, 500));
+  const again = await startChild(dataDir, false).catch(() => undefined);
+  const keyStillServed =
+    again !== undefined &&
+    (
+      await get(`${again.url}/api/updates/manifest`, {
+        headers: { authorization: `Bearer ${key}` },
+      })
+    ).status === 200;
 
   const keep = await referencedDigests([join(dataDir, 'releases'), join(dataDir, 'legacy')]);
   let orphans = 0;
@@ -196,7 +226,7 @@ async function main(): Promise<void> {
     }
   }
   for (const entry of await readdir(dataDir)) if (entry.endsWith('.tmp')) temps += 1;
-  server.stop();
+  again?.stop();
   console.log(
     JSON.stringify(
       {
@@ -215,6 +245,9 @@ async function main(): Promise<void> {
         // CPU seconds per phase: alone (a quarter) and under abuse (the rest).
         cpu_s: { alone: round2(cpuAlone), under_abuse: round2(cpuAbuse) },
         abusing,
+        killed_with_9: CPU_PROF === undefined,
+        restarted: again !== undefined,
+        key_still_served: keyStillServed,
         orphan_blobs: orphans,
         temp_files: temps,
       },
