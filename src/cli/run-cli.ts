@@ -46,6 +46,13 @@ function logger(io: CliIo): Logger {
   };
 }
 
+/**
+ * The new version is installed but a write after the swap failed (a full disk): not 1, which
+ * says nothing was installed. 75 is EX_TEMPFAIL of sysexits.h: the next run finishes it
+ * (docs/UPDATER.md §7).
+ */
+export const EXIT_CLEANUP_PENDING = 75;
+
 /** How a failed run is told: the error line, its details, and with --json one object. */
 function failer(io: CliIo, json: boolean, command: () => string) {
   return (code: string, message: string, extra: Json = {}): number => {
@@ -55,6 +62,7 @@ function failer(io: CliIo, json: boolean, command: () => string) {
     if (json) {
       io.stdout(`${JSON.stringify({ ok: false, command: command(), code, message, ...extra })}\n`);
     }
+    if (code === 'CLEANUP_PENDING') return EXIT_CLEANUP_PENDING;
     return code === 'CONFIG_INVALID' || code === 'TRUSTED_ROOT_INVALID' ? 2 : 1;
   };
 }
@@ -144,6 +152,8 @@ async function openUpdater(
       : { writebackEveryBytes: env.writebackEveryBytes }),
     ...(options.swap === undefined ? {} : { swap: options.swap }),
     ...(options.health === undefined ? {} : { health: options.health }),
+    // status and verify answer on a full disk too, without the lock (create-updater.ts).
+    readOnly: options.command === 'status' || options.command === 'verify',
     // Through the environment's proxy (cli-proxy.ts); none set: the pipelined fetcher.
     ...(proxy === undefined ? {} : { fetch: proxy.fetch }),
   });
@@ -158,7 +168,18 @@ function failure(error: unknown, options: CliOptions, io: CliIo, fail: Fail): nu
     return fail('DRIFT', error.message, error.report);
   }
   const e = toUpdateError(error);
-  return fail(e.code, e.message, e.details === undefined ? {} : { details: e.details });
+  const extra: Json = e.details === undefined ? {} : { details: e.details };
+  if (e.code === 'CLEANUP_PENDING') {
+    // What is live, said as the outcome a script tests for (docs/UPDATER.md §7, --json).
+    const version = e.details?.['installed_version'] ?? null;
+    return fail(e.code, e.message, {
+      outcome: 'installed',
+      version,
+      cleanup_pending: true,
+      ...extra,
+    });
+  }
+  return fail(e.code, e.message, extra);
 }
 
 /** Runs one command to its exit code: open, run, print; Ctrl-C closes and says how to resume. */

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { UpdateError } from '#core/errors.js';
 import { MIN_CHECK_INTERVAL_MS } from '#app/settings/settings.js';
+import type { SocketLimits } from '#shared/socket-limits.js';
 import { machineKeyOf } from './machine-key-file.js';
 
 export interface ServeOptions {
@@ -26,6 +27,8 @@ export interface ServeOptions {
   readonly noProxy: boolean;
   /** `--trusted-root FILE`: the TUF root trust starts from (docs/PROTOCOL.md §TUF repository). */
   readonly trustedRoot?: string;
+  /** The flags given of the window's socket limits; the rest keep WEB_SOCKET_LIMITS. */
+  readonly socketLimits: Partial<SocketLimits>;
 }
 
 export const SERVE_USAGE = `usage: npm run updater -- serve [--port N] [--listen ADDR] [--data-dir DIR]
@@ -45,7 +48,10 @@ export const SERVE_USAGE = `usage: npm run updater -- serve [--port N] [--listen
   --require-nonce send a fresh nonce with every manifest request and accept only an answer
                   signed for it (the settings screen can change it)
   --no-proxy      ignore https_proxy / HTTPS_PROXY, http_proxy, ALL_PROXY and NO_PROXY (by
-                  default the registry and the ranking are reached through them, as curl does)`;
+                  default the registry and the ranking are reached through them, as curl does)
+  --headers-timeout-ms N, --request-timeout-ms N, --keep-alive-timeout-ms N,
+  --idle-timeout-ms N, --max-connections N, --fd-reserve N
+                  the window's socket limits (defaults 10000, 30000, 5000, 60000, 128, 256)`;
 
 /** Where the tray app keeps its data (Electron's userData for the app's name). */
 export function defaultDataDir(
@@ -96,6 +102,7 @@ export function parseServeArgs(
         'machine-key-file': { type: 'string' },
         'require-nonce': { type: 'boolean' },
         'no-proxy': { type: 'boolean' },
+        ...LIMIT_FLAGS,
       },
     }));
   } catch (error) {
@@ -126,5 +133,32 @@ export function parseServeArgs(
     requireNonce: values['require-nonce'] === true,
     noProxy: values['no-proxy'] === true,
     ...(trustedRoot === undefined ? {} : { trustedRoot }),
+    socketLimits: socketLimitsOf(values),
   };
+}
+
+const DAY_MS = 86_400_000;
+
+/** The socket-limit flags (the companion server's names), their fields and ranges. */
+const LIMITS: readonly [string, keyof SocketLimits, number, number][] = [
+  ['headers-timeout-ms', 'headersTimeoutMs', 100, DAY_MS],
+  ['request-timeout-ms', 'requestTimeoutMs', 100, DAY_MS],
+  ['keep-alive-timeout-ms', 'keepAliveTimeoutMs', 100, DAY_MS],
+  ['idle-timeout-ms', 'idleTimeoutMs', 100, DAY_MS],
+  ['max-connections', 'maxConnections', 1, 1_000_000],
+  ['fd-reserve', 'fdReserve', 0, 1_000_000],
+];
+
+const LIMIT_FLAGS = Object.fromEntries(
+  LIMITS.map(([flag]) => [flag, { type: 'string' as const }]),
+) as Record<string, { type: 'string' }>;
+
+function socketLimitsOf(values: Readonly<Record<string, unknown>>): Partial<SocketLimits> {
+  const limits: { -readonly [K in keyof SocketLimits]?: number } = {};
+  for (const [flag, field, min, max] of LIMITS) {
+    const raw = values[flag];
+    const value = integer(typeof raw === 'string' ? raw : undefined, flag, min, max);
+    if (value !== null) limits[field] = value;
+  }
+  return limits;
 }

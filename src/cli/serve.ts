@@ -81,6 +81,7 @@ async function startApp(
         requireNonce: options.requireNonce,
       }),
       machineKey: options.machineKey,
+      socketLimits: options.socketLimits,
       resourcesDir: env.resourcesDir ?? DEFAULT_RESOURCES_DIR,
       appDir: env.appDir ?? DEFAULT_APP_DIR,
       log,

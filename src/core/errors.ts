@@ -49,6 +49,11 @@ export type UpdateErrorCode =
   | 'NOTHING_TO_ROLL_BACK'
   | 'NOT_INSTALLED'
   | 'IO'
+  /**
+   * A write failed after the live set was switched (ENOSPC, EIO): the new version IS installed
+   * and its clean-up (state file, journal, GC) waits for the next run (docs/UPDATER.md §3).
+   */
+  | 'CLEANUP_PENDING'
   | 'CONFIG_INVALID'
   // health check (docs/UPDATER.md §3): the new set failed it and the previous one is back
   | 'HEALTH_CHECK_FAILED'

@@ -25,10 +25,10 @@ import { FileStore } from './store/index.js';
 import { createFetchFetcher, type FetchLike } from './http/index.js';
 import { createHttpFetcher } from './http/index.js';
 import { commandProbe, functionProbe, type HealthFunction } from './health-probe.js';
-import { acquireLock } from './locks/index.js';
+import { acquireLock, type LockHandle } from './locks/index.js';
 import { gcPacer } from '#core/transfer/index.js';
 import { systemClock, systemRandom, systemRandomBytes, systemTimers } from './node-ports.js';
-import { prepareStateDir } from './fs/index.js';
+import { isDiskFull, prepareStateDir } from './fs/index.js';
 import { stateDirPaths, type StateDirPaths } from './store/index.js';
 import { withTouchRecord } from './store/index.js';
 import { settleTrustedRoot } from './tuf/index.js';
@@ -104,6 +104,12 @@ export interface NodeUpdaterOptions {
   /** Health check of each new set; none by default. */
   readonly health?: NodeHealthOption;
   /**
+   * Only reads will be asked (`status`, `verify`): on a full disk, where not even the lock
+   * file can be written, the updater opens without it (no writer can commit there either,
+   * docs/UPDATER.md §3, A full disk after the swap).
+   */
+  readonly readOnly?: boolean;
+  /**
    * Sends every request through this fetch (the tray app: Electron's net.fetch, so the system
    * proxy and certificate store apply; docs/DESKTOP.md "Network"). Default: node:http(s).
    */
@@ -158,7 +164,7 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
   chooseSwap(options.swap, options.platform ?? process.platform);
   const health = healthConfig(options.health, paths, options.platform);
   await prepareDir(paths);
-  const lock = await acquireLock(paths.lock);
+  const lock = await lockFor(paths, options.readOnly === true, options.logger);
   let store: FileStore;
   let tuf: TufRunPorts | undefined;
   try {
@@ -221,6 +227,21 @@ async function tufPortsFor(
   }
   const lifetime = options.maxTimestampLifetimeS;
   return { store, config: lifetime === undefined ? {} : { maxTimestampLifetimeS: lifetime } };
+}
+
+/** The state directory's lock; for a read-only use on a full disk, none (see `readOnly`). */
+async function lockFor(
+  paths: StateDirPaths,
+  readOnly: boolean,
+  logger: Logger | undefined,
+): Promise<LockHandle> {
+  try {
+    return await acquireLock(paths.lock);
+  } catch (error) {
+    if (!readOnly || !isDiskFull(error)) throw error;
+    logger?.warn('the disk is full: reading without the lock', { path: paths.lock });
+    return { release: () => Promise.resolve() };
+  }
 }
 
 /** Creates DIR/.updater; IO (naming the directory) when that fails. */

@@ -17,6 +17,7 @@ import type { SettingsStore } from '#app/settings/settings.js';
 import { UpdateError } from '#core/errors.js';
 import type { SessionFetch } from '#node/http/index.js';
 import { startWebWindow, type WebWindow } from './web-window-server.js';
+import type { SocketLimits } from '#shared/socket-limits.js';
 
 export interface WebAppOptions {
   readonly listen: { readonly host: string; readonly port: number };
@@ -36,6 +37,8 @@ export interface WebAppOptions {
   readonly fetch?: SessionFetch;
   /** `serve --trusted-root FILE`: the TUF root trust starts from, before the shipped one. */
   readonly trustedRootFile?: string;
+  /** The window's timeouts and connection cap (default WEB_SOCKET_LIMITS, web-limits.ts). */
+  readonly socketLimits?: Partial<SocketLimits>;
 }
 
 export interface WebApp {
@@ -121,6 +124,7 @@ export async function openWebApp(options: WebAppOptions): Promise<WebApp> {
         if (level === 'error') options.log('error', message);
       },
       ...(options.token === undefined ? {} : { token: options.token }),
+      ...(options.socketLimits === undefined ? {} : { socketLimits: options.socketLimits }),
     });
   } catch (error) {
     await session.close();

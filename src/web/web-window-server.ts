@@ -37,6 +37,8 @@ import {
 } from './web-access.js';
 import { refusalPage, wantsPage } from './refusal-page.js';
 import { WebRefusal } from './web-errors.js';
+import { limitSockets, socketServerOptions, type SocketLimits } from '#shared/socket-limits.js';
+import { WEB_SOCKET_LIMITS } from './web-limits.js';
 
 export interface WebWindowOptions {
   readonly listen: ListenAddress;
@@ -50,6 +52,8 @@ export interface WebWindowOptions {
   readonly token?: string;
   readonly maxBodyBytes?: number;
   readonly maxStreams?: number;
+  /** Timeouts and the connection cap (default WEB_SOCKET_LIMITS). */
+  readonly socketLimits?: Partial<SocketLimits>;
   readonly heartbeatMs?: number;
   readonly log?: (level: WebLogLevel, message: string) => void;
 }
@@ -247,7 +251,8 @@ export async function startWebWindow(options: WebWindowOptions): Promise<WebWind
     await serveFile(res, url.pathname);
   }
 
-  const server: Server = createServer((req, res) => {
+  const limits = { ...WEB_SOCKET_LIMITS, ...options.socketLimits };
+  const server: Server = createServer(socketServerOptions(limits), (req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (error instanceof WebRefusal) {
         // Drain what the client still sends, so the refusal is read rather than reset.
@@ -266,6 +271,7 @@ export async function startWebWindow(options: WebWindowOptions): Promise<WebWind
       refuse(res, new WebRefusal('INTERNAL', 'the app failed to answer; see the log'));
     });
   });
+  limitSockets(server, limits);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.listen.port, options.listen.host, () => {

@@ -50,7 +50,8 @@ async function scenario() {
   await first.update();
   await server.publish({ version: '2.0.0', files: [{ name: 'a.txt', content: enc('2\n') }] });
   failNext = true;
-  await expect(first.update()).rejects.toMatchObject({ code: 'IO' });
+  // The set is live: the failure is its clean-up's, said as such (commit-journal.ts).
+  await expect(first.update()).rejects.toMatchObject({ code: 'CLEANUP_PENDING' });
   return { server, dir, open, floor, first };
 }
 

@@ -22,7 +22,7 @@ import {
   type RawHandler,
   type ServerParts,
 } from '../http/raw-first-server.js';
-import { installRateLimits, type LimitedRoutes } from '../http/rate-limits.js';
+import { installRateLimits, type LimitedRoutes, type RateLimits } from '../http/rate-limits.js';
 import { NOSNIFF } from '../http/request-guard.js';
 import { RouteTable } from '../http/route-table.js';
 import { CHECK_ONLY_AJV } from '../http/route-schema.js';
@@ -72,6 +72,8 @@ interface Frame {
   /** Filled once the modules exist; off with --dev (docs/ARCHITECTURE.md §Server). */
   readonly rawHandlers: RawHandler[];
   readonly parts: ServerParts;
+  /** The rate limits once installed (startModules); the dev reset clears them. */
+  readonly rateLimits: { current: RateLimits | undefined };
   readonly setBaseUrl: (url: string) => void;
 }
 
@@ -99,6 +101,7 @@ export async function buildApp(
     clock.reset();
     faults.clear();
     requests.clear();
+    frame.rateLimits.current?.clear();
     for (const m of list) await m.reset();
     if (modules !== undefined) await seedState(config, modules);
   };
@@ -144,7 +147,8 @@ function createFrame(
   const setBaseUrl = (url: string): void => {
     baseUrl = url;
   };
-  return { app, ctx, clock, faults, requests, rawHandlers, parts, setBaseUrl };
+  const rateLimits = { current: undefined };
+  return { app, ctx, clock, faults, requests, rawHandlers, parts, rateLimits, setBaseUrl };
 }
 
 /**
@@ -163,11 +167,12 @@ async function startModules(
   list.push(...(Object.values(modules) as ServerModule[]));
   await seedState(config, modules);
   const limits = await installRateLimits(app, options.rateLimitPerMinute, limitedRoutes(list));
+  frame.rateLimits.current = limits;
   registerHealthz(app, clock);
   for (const m of list) await m.register(app);
   if (options.dev) {
     const counters = (): Record<string, unknown> => ({
-      rate_limits: limits(),
+      rate_limits: limits.counters(),
       connections: parts.guard?.counters ?? null,
     });
     registerDevRoutes(app, { clock, faults, requests, reset, counters });

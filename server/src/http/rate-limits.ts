@@ -4,7 +4,8 @@
  * credential (token, revocation, introspection, manifest, artifact) count only their failures
  * (400, 401, 403), so a legitimate client is never slowed by its own successes while key and
  * secret guessing is. A whole minute's quota may come as one burst; past it the answer is
- * `429 RATE_LIMITED` with `Retry-After`. `perMinute` 0 installs nothing.
+ * `429 RATE_LIMITED` with `Retry-After`. `perMinute` 0 installs nothing. The dev reset clears
+ * every count (`clear`): a QA suite's next test starts with the whole quota.
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -27,6 +28,12 @@ export interface RateLimitCounters {
   readonly failures_counted: number;
 }
 
+/** The installed limits: their live counters, and a clear of every count (the dev reset). */
+export interface RateLimits {
+  counters(): RateLimitCounters;
+  clear(): void;
+}
+
 const FAILURE_STATUSES = new Set([400, 401, 403]);
 const WINDOW_MS = 60_000;
 
@@ -37,12 +44,27 @@ export async function installRateLimits(
   app: FastifyInstance,
   perMinute: number,
   routes: LimitedRoutes,
-): Promise<() => RateLimitCounters> {
+): Promise<RateLimits> {
   const counters = { limited_every: 0, limited_failures: 0, failures_counted: 0 };
-  if (perMinute === 0) return () => ({ ...counters });
+  // Counts are kept per generation and address: a new generation starts every address afresh,
+  // and the old entries age out of the store's bounded LRU (the library's store has no clear).
+  let generation = 0;
+  const suspects = new Suspects();
+  const limits: RateLimits = {
+    counters: () => ({ ...counters }),
+    clear: () => {
+      generation += 1;
+      suspects.clear();
+      counters.limited_every = 0;
+      counters.limited_failures = 0;
+      counters.failures_counted = 0;
+    },
+  };
+  if (perMinute === 0) return limits;
   await app.register(rateLimit, { global: false });
-  const every = app.createRateLimit({ max: perMinute, timeWindow: WINDOW_MS });
-  const failures = app.createRateLimit({ max: perMinute, timeWindow: WINDOW_MS });
+  const keyGenerator = (request: FastifyRequest): string => `${generation}:${request.ip}`;
+  const every = app.createRateLimit({ max: perMinute, timeWindow: WINDOW_MS, keyGenerator });
+  const failures = app.createRateLimit({ max: perMinute, timeWindow: WINDOW_MS, keyGenerator });
   const everySet = new Set(routes.every);
   const failureSet = new Set(routes.failures);
 
@@ -54,8 +76,9 @@ export async function installRateLimits(
         counters.limited_every += 1;
         return refuse(reply, state.ttlInSeconds);
       }
-    } else if (failureSet.has(url)) {
-      // A peek: the quota is used once `perMinute` failures are counted.
+    } else if (failureSet.has(url) && suspects.has(request.ip)) {
+      // A peek: the quota is used once `perMinute` failures are counted. An address with no
+      // failure counted cannot be over it: its requests (a legitimate poller's) skip the store.
       const state = await failures(request, { increment: false });
       if (!state.isAllowed && state.remaining === 0) {
         counters.limited_failures += 1;
@@ -68,9 +91,39 @@ export async function installRateLimits(
     if (!failureSet.has(request.routeOptions.url ?? '')) return;
     if (!FAILURE_STATUSES.has(reply.statusCode)) return;
     counters.failures_counted += 1;
+    suspects.add(request.ip);
     await count(failures, request);
   });
-  return () => ({ ...counters });
+  return limits;
+}
+
+/**
+ * The addresses with a failure counted since the last clear. Bounded: past MAX_SUSPECTS every
+ * address is one (each request peeks at the store again), so the bound never lets a limited
+ * address through.
+ */
+export class Suspects {
+  static readonly MAX = 10_000;
+  readonly #set = new Set<string>();
+  #everyone = false;
+
+  has(address: string): boolean {
+    return this.#everyone || this.#set.has(address);
+  }
+
+  add(address: string): void {
+    if (this.#everyone) return;
+    this.#set.add(address);
+    if (this.#set.size >= Suspects.MAX) {
+      this.#everyone = true;
+      this.#set.clear();
+    }
+  }
+
+  clear(): void {
+    this.#set.clear();
+    this.#everyone = false;
+  }
 }
 
 async function count(check: Check, request: FastifyRequest): Promise<void> {

@@ -177,6 +177,11 @@ const TABLE: Readonly<Record<string, Entry>> = {
     kind: 'settings',
     words: 'The trusted root file shipped or given is not a valid, self-signed root.',
   },
+  CLEANUP_PENDING: {
+    kind: 'local',
+    words: 'The new version is installed, but the disk filled up before the clean-up.',
+    advice: 'Free some disk space; the next check finishes the clean-up.',
+  },
   NO_PINNED_KEY: {
     kind: 'settings',
     words: 'No trusted key is configured, so no update can be accepted.',

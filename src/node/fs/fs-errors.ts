@@ -31,3 +31,17 @@ export async function io<T>(what: string, body: () => Promise<T>): Promise<T> {
     });
   }
 }
+
+/** No space or quota left. */
+const FULL = new Set(['ENOSPC', 'EDQUOT']);
+
+/**
+ * A failure a full disk explains: a commit whose clean-up is pending (its set is live), or an
+ * IO error whose errno is ENOSPC or EDQUOT. Recovery then leaves its journal for a later run.
+ */
+export function isDiskFull(error: unknown): boolean {
+  if (!(error instanceof UpdateError)) return FULL.has(errno(error) ?? '');
+  if (error.code === 'CLEANUP_PENDING') return true;
+  const found = error.details?.['errno'];
+  return error.code === 'IO' && typeof found === 'string' && FULL.has(found);
+}

@@ -1,6 +1,6 @@
 /** The fs group's only door: what the rest of the updater uses of it. */
 export { EarlyWriteback, WRITEBACK_EVERY_BYTES } from './early-writeback.js';
-export { errno, exists, io } from './fs-errors.js';
+export { errno, exists, io, isDiskFull } from './fs-errors.js';
 export { FsSync, syncfsReportsErrors } from './fs-sync.js';
 export type { CommandRunner } from './fs-sync.js';
 export {

@@ -99,6 +99,26 @@ export async function recoverCommit(ctx: CommitContext): Promise<void> {
   }
 }
 
+/**
+ * The state as the journal's replay would leave it, read without writing anything: what
+ * `status` and `verify` answer from when the replay itself cannot write (a full disk,
+ * docs/UPDATER.md §3, A full disk after the swap). The journal's state once its set is live,
+ * the state file's before; undefined when there is no journal.
+ */
+export async function readPendingState(ctx: CommitContext): Promise<UpdaterState | undefined> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(ctx.paths.journal);
+  } catch (error) {
+    if (errno(error) === 'ENOENT') return undefined;
+    throw error;
+  }
+  const journal = parseJournal(bytes);
+  const onDisk = await readStateFile(ctx.paths.state);
+  if ((await ctx.current.live()) !== journal.setId) return onDisk;
+  return keepFloor(journal.state, onDisk);
+}
+
 /** Steps 1-6 for a new set (an update or a repair). */
 export async function commitSet(
   ctx: CommitContext,
@@ -150,13 +170,45 @@ async function writeJournal(ctx: CommitContext, journal: Journal): Promise<void>
 
 /** Steps 3-6; idempotent, so recovery may run it again after any crash. */
 async function applyJournal(ctx: CommitContext, journal: Journal, gc: boolean): Promise<void> {
-  const { paths } = ctx;
-  if (!(await exists(join(paths.sets, journal.setId)))) {
+  if (!(await exists(join(ctx.paths.sets, journal.setId)))) {
     // Never point DIR/current at nothing: the journal is only written after staging.
     throw new UpdateError('STATE_CORRUPT', 'the journaled set is missing on disk');
   }
   await ctx.current.switchTo(journal.setId);
-  ctx.onStep?.('current-swapped');
+  try {
+    ctx.onStep?.('current-swapped');
+    await finishCommit(ctx, journal, gc);
+  } catch (error) {
+    throw cleanupPending(journal, error);
+  }
+}
+
+/**
+ * A failure after the swap: the journaled set IS live, only its clean-up is left (the journal
+ * finishes it at the next read of the state). Said as such, never as a failed install
+ * (docs/UPDATER.md §3, A full disk after the swap). Refusals of the data pass through.
+ */
+function cleanupPending(journal: Journal, error: unknown): unknown {
+  if (error instanceof UpdateError && error.code !== 'IO') return error;
+  const version = journal.state.installed?.version ?? 'nothing';
+  const reason = error instanceof Error ? error.message : 'failed';
+  return new UpdateError(
+    'CLEANUP_PENDING',
+    `${version} is installed; its clean-up is pending (${reason}): free some space, the next run finishes it`,
+    {
+      cause: error,
+      details: {
+        installed_version: version,
+        set_id: journal.setId,
+        ...(error instanceof UpdateError ? error.details : errnoDetails(error)),
+      },
+    },
+  );
+}
+
+/** Steps 4-6: the state file, the journal's removal, the GC. */
+async function finishCommit(ctx: CommitContext, journal: Journal, gc: boolean): Promise<void> {
+  const { paths } = ctx;
   // Never lower the floor: the state file may be newer than the journal (keepFloor).
   const onDisk = await readStateFile(paths.state).catch(() => EMPTY_STATE);
   await writeFileAtomic(paths.state, encodeState(keepFloor(journal.state, onDisk)));
@@ -164,25 +216,24 @@ async function applyJournal(ctx: CommitContext, journal: Journal, gc: boolean): 
   await rm(paths.journal, { force: true });
   await fsyncDir(paths.meta);
   ctx.onStep?.('journal-removed');
-  if (gc) {
-    const kept = new Set(
-      [journal.state.installed, journal.state.previous].flatMap(
-        (set) => set?.artifacts.map((a) => a.sha256) ?? [],
-      ),
-    );
-    // Removing sets unlinks blobs' hard links (their ctime moves): keep the facts that held.
-    // With no set to remove (a first install) no link changes, and nothing is re-checked.
-    const doomed = await doomedSets(paths, journal.state);
-    const collect = (): Promise<void> => collectGarbage(paths, journal.state, doomed);
-    if (doomed.length > 0) {
-      await keepBlobFacts(paths.blobs, kept, collect);
-    } else {
-      await collect();
-    }
-    ctx.onStep?.('gc-done');
-    // The facts of the run, once per commit, after the GC's last link change (blob-facts.ts).
-    await saveBlobFacts(paths.blobs, kept);
+  if (!gc) return;
+  const kept = new Set(
+    [journal.state.installed, journal.state.previous].flatMap(
+      (set) => set?.artifacts.map((a) => a.sha256) ?? [],
+    ),
+  );
+  // Removing sets unlinks blobs' hard links (their ctime moves): keep the facts that held.
+  // With no set to remove (a first install) no link changes, and nothing is re-checked.
+  const doomed = await doomedSets(paths, journal.state);
+  const collect = (): Promise<void> => collectGarbage(paths, journal.state, doomed);
+  if (doomed.length > 0) {
+    await keepBlobFacts(paths.blobs, kept, collect);
+  } else {
+    await collect();
   }
+  ctx.onStep?.('gc-done');
+  // The facts of the run, once per commit, after the GC's last link change (blob-facts.ts).
+  await saveBlobFacts(paths.blobs, kept);
 }
 
 /** The entries of sets/ that neither the installed nor the previous set uses. */

@@ -21,6 +21,7 @@ import { BlobListing } from '../blobs/index.js';
 import {
   commitSet,
   readStateAndBytes,
+  readPendingState,
   recoverCommit,
   switchToSet,
   type CommitContext,
@@ -29,7 +30,7 @@ import {
 } from './commit-journal.js';
 import { CurrentSet, type SwapStrategy } from './current-set.js';
 import { openFactsBook } from '../blobs/index.js';
-import { exists, io } from '../fs/index.js';
+import { exists, io, isDiskFull } from '../fs/index.js';
 import { openPartialBlob } from '../blobs/index.js';
 import { prepareStateDir, readNoFollow } from '../fs/index.js';
 import { ensureStateDirs, stateDirPaths, type StateDirPaths } from '../fs/index.js';
@@ -86,13 +87,33 @@ export class FileStore implements LocalStore {
     await io('check the state directory', () => prepareStateDir(store.paths));
     await io('prepare the state directory', () => ensureStateDirs(store.paths));
     await io('check the blob facts directory', () => openFactsBook(store.paths.blobs));
-    await store.recover();
+    await store.recoverOrView();
     return store;
   }
 
   /** Crash recovery: roll a journaled commit forward; drop half-built staging trees. */
   recover(): Promise<void> {
     return io('recover', () => recoverCommit(this.commit));
+  }
+
+  /**
+   * recover, except on a full disk: then the journal stays for a later run and the state is
+   * read as its replay would leave it, writing nothing, so `status` and `verify` still answer
+   * (docs/UPDATER.md §3, A full disk after the swap). Undefined when recovery ran.
+   */
+  private async recoverOrView(): Promise<UpdaterState | undefined> {
+    try {
+      await this.recover();
+      return undefined;
+    } catch (error) {
+      if (!isDiskFull(error)) throw error;
+      const view = await io('read the pending commit', () => readPendingState(this.commit));
+      this.options.logger?.warn('a commit waits for disk space to finish', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+      if (view === undefined) throw error;
+      return view;
+    }
   }
 
   async loadState(): Promise<UpdaterState> {
@@ -107,9 +128,10 @@ export class FileStore implements LocalStore {
   async loadStateAndBytes(): Promise<LoadedState> {
     // A commit that failed part-way in this process (ENOSPC, EIO) leaves its journal: finish
     // it before anything reads the state, not only at the next start (docs/UPDATER.md §3).
-    if (await exists(this.paths.journal)) await this.recover();
+    const view = (await exists(this.paths.journal)) ? await this.recoverOrView() : undefined;
     // A run starts here: its first absent blob lists blobs/ afresh (blob-listing.ts).
     this.listing.forget();
+    if (view !== undefined) return { state: view, bytes: undefined };
     return readStateAndBytes(this.paths.state);
   }
 

@@ -21,6 +21,7 @@ describe('updater serve flags', () => {
       checkIntervalMs: 3_600_000,
       requireNonce: false,
       noProxy: false,
+      socketLimits: {},
     });
   });
 
@@ -31,6 +32,24 @@ describe('updater serve flags', () => {
     expect(() => parseServeArgs(['--trusted-root', ''], env)).toThrow(
       expect.objectContaining({ code: 'CONFIG_INVALID' }),
     );
+  });
+
+  it('socket limits: the companion server’s flag names, each in its range', () => {
+    const argv = ['--headers-timeout-ms', '1000', '--request-timeout-ms', '2000'];
+    argv.push('--keep-alive-timeout-ms', '300', '--idle-timeout-ms', '4000');
+    argv.push('--max-connections', '7', '--fd-reserve', '0');
+    expect(parseServeArgs(argv, env).socketLimits).toEqual({
+      headersTimeoutMs: 1000,
+      requestTimeoutMs: 2000,
+      keepAliveTimeoutMs: 300,
+      idleTimeoutMs: 4000,
+      maxConnections: 7,
+      fdReserve: 0,
+    });
+    expect(() => parseServeArgs(['--max-connections', '0'], env)).toThrow(
+      /--max-connections must be between 1 and/,
+    );
+    expect(() => parseServeArgs(['--idle-timeout-ms', '5s'], env)).toThrow(/whole number/);
   });
 
   it('--no-proxy: the proxy variables are ignored (docs/UPDATER.md §7, Proxy)', () => {

@@ -7,6 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BuiltApp } from '#server/compose/app.js';
+import { Suspects } from '#server/http/rate-limits.js';
 import { bearer, mintKey, testApp } from '#test/server-harness.js';
 import { postJson } from '#test/post-json.js';
 
@@ -84,5 +85,41 @@ describe('rate limits (docs/SERVER.md §Rate limits)', () => {
     expect(res.json<{ requests: { status: number }[] }>().requests.map((r) => r.status)).toContain(
       429,
     );
+  });
+
+  it('is cleared by the dev reset: every address starts with its whole quota again', async () => {
+    built = await testApp({ rateLimitPerMinute: 2, dev: true });
+    const bad = 'mk_' + 'A'.repeat(43);
+    for (let i = 0; i < 2; i += 1) {
+      expect((await postJson(built.app, '/api/demo-key/mint')).statusCode).toBe(200);
+      expect((await manifest(built.app, bad)).statusCode).toBe(401);
+    }
+    expect((await postJson(built.app, '/api/demo-key/mint')).statusCode).toBe(429);
+    expect((await manifest(built.app, bad)).statusCode).toBe(429);
+    expect((await postJson(built.app, '/api/dev/reset')).statusCode).toBe(200);
+    const counters = await built.app.inject({ method: 'GET', url: '/api/dev/requests' });
+    expect(counters.json()).toMatchObject({
+      counters: { rate_limits: { limited_every: 0, limited_failures: 0, failures_counted: 0 } },
+    });
+    for (let i = 0; i < 2; i += 1) {
+      expect((await postJson(built.app, '/api/demo-key/mint')).statusCode).toBe(200);
+      expect((await manifest(built.app, bad)).statusCode).toBe(401);
+    }
+    // The quota is whole again, and counted again from there.
+    expect((await postJson(built.app, '/api/demo-key/mint')).statusCode).toBe(429);
+    expect((await manifest(built.app, bad)).statusCode).toBe(429);
+  });
+
+  it('peeks only for addresses with a failure counted, and for every one past its bound', () => {
+    const suspects = new Suspects();
+    expect(suspects.has('127.0.0.1')).toBe(false);
+    suspects.add('127.0.0.2');
+    expect(suspects.has('127.0.0.2')).toBe(true);
+    expect(suspects.has('127.0.0.1')).toBe(false);
+    for (let i = 0; i < Suspects.MAX; i += 1) suspects.add(`10.0.${i >> 8}.${i & 255}`);
+    // Past the bound nobody skips the peek: fail closed.
+    expect(suspects.has('127.0.0.1')).toBe(true);
+    suspects.clear();
+    expect(suspects.has('127.0.0.2')).toBe(false);
   });
 });

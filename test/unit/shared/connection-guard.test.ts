@@ -1,7 +1,7 @@
 import { createServer, request, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConnectionGuard } from '#server/http/connection-guard.js';
+import { ConnectionGuard } from '#shared/connection-guard.js';
 
 let server: Server | undefined;
 const sockets: Socket[] = [];

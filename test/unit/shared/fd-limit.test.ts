@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { connectionCap, parseOpenFilesLimit } from '#server/http/fd-limit.js';
+import { connectionCap, parseOpenFilesLimit } from '#shared/fd-limit.js';
 
 const LIMITS = `Limit                     Soft Limit           Hard Limit           Units
 Max cpu time              unlimited            unlimited            seconds
