@@ -46,6 +46,25 @@ for (const signal of INTERRUPT_SIGNALS) {
   });
 }
 
+/**
+ * Mints a machine key and takes the trusted root: root 1 of the server's TUF repository
+ * (docs/PROTOCOL.md §TUF repository, "Client"), from its own dev server as a distributor
+ * would ship it.
+ */
+async function enrol(url: string): Promise<{ machineKey: string; trustedRoot: Uint8Array }> {
+  const minted = await fetch(`${url}/api/demo-key/mint`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
+  const { machine_key: machineKey } = (await minted.json()) as { machine_key: string };
+  const root = await fetch(`${url}/api/updates/tuf/1.root.json`, {
+    headers: { authorization: `Bearer ${machineKey}` },
+  });
+  if (root.status !== 200) throw new Error(`root 1: HTTP ${root.status}`);
+  return { machineKey, trustedRoot: new Uint8Array(await root.arrayBuffer()) };
+}
+
 async function main(): Promise<void> {
   const server = await startServer({ dev: true, port: 0, host: '127.0.0.1' });
   let dir: string | undefined;
@@ -57,20 +76,8 @@ async function main(): Promise<void> {
     }));
     await server.publish({ registry_version: '1.0.0', artifacts: files });
     say(`server ${server.url}, node_pubkey ${server.nodePubkey}`);
-    const minted = await fetch(`${server.url}/api/demo-key/mint`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{}',
-    });
-    const { machine_key: machineKey } = (await minted.json()) as { machine_key: string };
+    const { machineKey, trustedRoot } = await enrol(server.url);
     say(`minted a machine key; state directory ${dir}`);
-    // Trust starts from root 1 of the server's TUF repository (docs/PROTOCOL.md §TUF
-    // repository, "Client"), taken from its own dev server as a distributor would ship it.
-    const root = await fetch(`${server.url}/api/updates/tuf/1.root.json`, {
-      headers: { authorization: `Bearer ${machineKey}` },
-    });
-    if (root.status !== 200) throw new Error(`root 1: HTTP ${root.status}`);
-    const trustedRoot = new Uint8Array(await root.arrayBuffer());
     say('trust starts from the TUF root 1 of the server');
 
     updater = await createNodeUpdater({
