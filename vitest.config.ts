@@ -1,8 +1,13 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Unit test files that replace modules (vi.mock of electron and friends) or set process-wide
+ * state: each runs in a fresh process, as the integration suites do.
+ */
+const OWN_PROCESS = ['test/unit/main/**/*.test.ts', 'test/unit/preload/**/*.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'],
     // e2e (Playwright) and bench run through their own commands.
     exclude: ['test/e2e/**', 'bench/**', 'node_modules/**'],
     testTimeout: 30_000,
@@ -12,5 +17,25 @@ export default defineConfig({
     globalSetup: ['test/helpers/vitest-global-setup.ts'],
     reporters: ['default', 'json'],
     outputFile: { json: 'test-results/vitest.json' },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          exclude: ['test/e2e/**', 'bench/**', 'node_modules/**', ...OWN_PROCESS],
+          // The unit files share one process: a fresh process per file cost more than the
+          // tests themselves (README.md §Tests and benchmarks).
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'isolated',
+          include: ['test/integration/**/*.test.ts', ...OWN_PROCESS],
+        },
+      },
+    ],
   },
 });
