@@ -24,7 +24,10 @@ export type {
   SettingsField,
   SettingsInput,
   SettingsView,
+  SelfUpdateChoice,
+  UpdatePolicy,
 } from './settings-contract.js';
+export { SELF_UPDATE_CHOICES, UPDATE_POLICIES } from './settings-contract.js';
 
 export type {
   UpdatePhase,
@@ -85,9 +88,14 @@ export interface BridgeOperations {
   saveSettings: { args: [input: SettingsInput]; result: SaveSettingsResult };
 }
 
+/** A part of the window the app may ask it to show (the tray's "Settings…"). */
+export type WindowSection = 'settings';
+
 /** Push events (app -> window) and their payloads. */
 export interface BridgeEvents {
   status: AppStatus;
+  /** Show this part of the window (sent just before the window is shown). */
+  section: WindowSection;
 }
 
 export type OperationName = keyof BridgeOperations;
@@ -134,6 +142,7 @@ export const OPERATIONS: { readonly [K in OperationName]: OperationSpec<K> } = {
 /** Every push event: its Electron channel (the web transport uses its name as the SSE event). */
 export const EVENTS: { readonly [K in EventName]: { readonly channel: string } } = {
   status: { channel: 'updater:status' },
+  section: { channel: 'window:section' },
 };
 
 /** The operation names, in the contract's order. */

@@ -84,9 +84,13 @@ function main(): void {
 
   // The settings screen replaces both cards while open (docs/DESKTOP.md "Settings").
   const cards = Array.from(document.querySelectorAll<HTMLElement>('main > .card:not(#settings)'));
-  wireSettings(api, document, {
+  const settings = wireSettings(api, document, {
     others: cards,
     opener: document.getElementById('open-settings') as HTMLButtonElement,
+  });
+  // The tray's "Settings…" opens the window on its settings.
+  api.onSection((section) => {
+    if (section === 'settings') settings.open();
   });
 }
 

@@ -117,6 +117,7 @@ export function useWebWindow(): WebWindowFixture {
           statusListeners.add(listener);
           return () => statusListeners.delete(listener);
         },
+        section: () => () => undefined,
       },
       token: TOKEN,
       maxBodyBytes: 1024,

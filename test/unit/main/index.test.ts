@@ -37,6 +37,8 @@ const h = vi.hoisted(() => ({
   powerEvents: new Map<string, (event: { preventDefault(): void }) => void>(),
   /** Every URL the app asked Electron's session to fetch. */
   netRequests: [] as string[],
+  /** Every push event sent to the window: [channel, payload]. */
+  sent: [] as [string, unknown][],
 }));
 
 vi.mock('electron', async () => {
@@ -53,7 +55,9 @@ vi.mock('electron', async () => {
         setWindowOpenHandler: (fn: () => unknown) => {
           record.openHandler = fn;
         },
-        send: () => undefined,
+        send: (channel: string, payload: unknown) => {
+          h.sent.push([channel, payload]);
+        },
         reload: () => {
           h.reloads += 1;
         },
@@ -295,6 +299,16 @@ describe('main process composition (electron mocked)', () => {
     h.windowEvents.get('blur')?.();
   });
 
+  it("the tray's Settings… asks the window for its settings section and shows it", () => {
+    h.visible = false;
+    const menu = h.menus.at(-1) as { id?: string; click?: () => void }[];
+    const item = menu.find((entry) => entry.id === 'settings');
+    expect(item?.click).toBeDefined();
+    item?.click?.();
+    expect(h.sent).toContainEqual(['window:section', 'settings']);
+    expect(h.visible).toBe(true);
+  });
+
   it('macOS activate (a relaunch while running) shows the window', () => {
     h.visible = false;
     h.appHandlers.get('activate')?.({ preventDefault: () => undefined });
@@ -425,7 +439,15 @@ describe('main process composition (electron mocked)', () => {
       paused: false,
       startAtLogin: false,
       requireNonce: false,
+      updatePolicy: 'auto',
+      selfUpdate: 'ask',
+      minimiseToBackground: true,
     };
+    expect(view).toMatchObject({
+      updatePolicy: 'auto',
+      selfUpdate: 'ask',
+      minimiseToBackground: true,
+    });
     expect(await invoke('settings:save', trusted, input)).toMatchObject({
       ok: false,
       problems: [{ field: 'registryUrl' }, { field: 'pinnedKeys' }, { field: 'machineKey' }],
@@ -439,6 +461,12 @@ describe('main process composition (electron mocked)', () => {
     await expect(invoke('settings:save', trusted, withoutNonce)).rejects.toMatchObject({
       code: 'BAD_ARGUMENTS',
     });
+    // A choice outside its list is refused at the boundary, like a missing field.
+    for (const bad of [{ selfUpdate: 'sometimes' }, { updatePolicy: 'later' }]) {
+      await expect(invoke('settings:save', trusted, { ...input, ...bad })).rejects.toMatchObject({
+        code: 'BAD_ARGUMENTS',
+      });
+    }
     // The interval changed: the core and the demo registry close, and open again on it.
     expect(await invoke('settings:save', trusted, { ...input, registryUrl: '' })).toMatchObject({
       ok: true,
