@@ -24,6 +24,8 @@ export function bridgeHandlers(c: AppController, settings: SettingsService): Bri
     verify: () => c.verify(),
     openLog: () => c.openLog(),
     setPaused: (paused) => c.setPaused(paused),
+    installNow: () => c.installNow(),
+    skipVersion: (version) => c.skipVersion(version),
     getSettings: () => settings.get(),
     saveSettings: (input) => settings.save(input),
   };

@@ -196,6 +196,11 @@ export function controllerFor(opened: OpenedUpdater, wiring: AppControllerWiring
     notify: wiring.notify,
     log: (message) => wiring.log('info', message),
     persistPaused: (paused) => wiring.settings.set('paused', paused),
+    policy: () => wiring.settings.get('updatePolicy'),
+    skipped: {
+      initial: skippedAtStart(wiring.settings),
+      persist: (version) => wiring.settings.set('skippedVersion', version ?? ''),
+    },
     ...(opened.reopen === null ? {} : { reopen: opened.reopen }),
     ...(wiring.openLog === undefined ? {} : { openLog: wiring.openLog }),
     ...(wiring.logLocation === undefined ? {} : { logLocation: wiring.logLocation }),
@@ -219,4 +224,10 @@ export async function openSessionPart(
     label: opened.label,
     closeAfter: demo === null ? null : () => demo.close(),
   };
+}
+
+/** The version skipped in an earlier session, or null ('' is stored for none). */
+function skippedAtStart(settings: SettingsStore): string | null {
+  const version = settings.get('skippedVersion');
+  return version === '' ? null : version;
 }

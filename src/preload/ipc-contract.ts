@@ -82,6 +82,10 @@ export interface BridgeOperations {
   openLog: { args: []; result: ActionResult };
   /** Pauses (true) or resumes (false) automatic checks, and remembers the choice. */
   setPaused: { args: [paused: boolean]; result: void };
+  /** Installs the version on offer (update policies "ask" and "notify"). */
+  installNow: { args: []; result: ActionResult };
+  /** Skips the version on offer (named, so a stale window cannot skip another one). */
+  skipVersion: { args: [version: string]; result: ActionResult };
   /** The settings screen's current values (never the machine key itself). */
   getSettings: { args: []; result: SettingsView };
   /** Checks and saves the settings, then restarts the core on them. */
@@ -128,6 +132,15 @@ export const OPERATIONS: { readonly [K in OperationName]: OperationSpec<K> } = {
   setPaused: {
     channel: 'updater:set-paused',
     parseArgs: (raw) => (raw.length === 1 && typeof raw[0] === 'boolean' ? [raw[0]] : null),
+  },
+  installNow: { channel: 'updater:install-now', parseArgs: noArgs },
+  skipVersion: {
+    channel: 'updater:skip-version',
+    // A version string as the status told it: short, printable, no spaces.
+    parseArgs: (raw) =>
+      raw.length === 1 && typeof raw[0] === 'string' && /^[0-9A-Za-z.+-]{1,128}$/.test(raw[0])
+        ? [raw[0]]
+        : null,
   },
   getSettings: { channel: 'settings:get', parseArgs: noArgs },
   saveSettings: {

@@ -35,6 +35,12 @@ export interface AppSettings {
   readonly selfUpdate: SelfUpdateChoice;
   /** Without a tray, closing the window minimises it instead of quitting (default on). */
   readonly minimiseToBackground: boolean;
+  /**
+   * The version the user skipped or left by rolling back ('' none): not installed or offered
+   * again until a newer one appears (docs/DESKTOP.md "Update policy"). Kept here so it
+   * survives a restart; electron-store writes the file atomically (temporary file, rename).
+   */
+  readonly skippedVersion: string;
 }
 
 /** Shortest interval a user may set: checking more often only loads the registry. */
@@ -51,6 +57,7 @@ export const DEFAULT_SETTINGS: AppSettings = {
   updatePolicy: 'auto',
   selfUpdate: 'ask',
   minimiseToBackground: true,
+  skippedVersion: '',
 };
 
 /** electron-store schema (JSON Schema draft 2020-12 via ajv). */
@@ -69,6 +76,7 @@ export const SETTINGS_SCHEMA: Schema<AppSettings> = {
   updatePolicy: { type: 'string', enum: [...UPDATE_POLICIES] },
   selfUpdate: { type: 'string', enum: [...SELF_UPDATE_CHOICES] },
   minimiseToBackground: { type: 'boolean' },
+  skippedVersion: { type: 'string', maxLength: 128 },
 };
 
 /** The small slice of electron-store the app uses (tests pass a Map-backed fake). */

@@ -67,6 +67,8 @@ function fakeController(): AppController & {
     rollBack: () => Promise.resolve({ ok: true, words: 'rolled back' }),
     verify: () => Promise.resolve({ ok: true, words: 'verified' }),
     openLog: () => Promise.resolve({ ok: true, words: 'opened' }),
+    installNow: () => Promise.resolve({ ok: true, words: 'installing' }),
+    skipVersion: (version) => ({ ok: true, words: `skipped ${version}` }),
     start: () => Promise.resolve(),
     close: () => Promise.resolve(),
   };

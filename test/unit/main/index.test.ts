@@ -388,8 +388,10 @@ describe('main process composition (electron mocked)', () => {
       'updater:cancel',
       'updater:check-now',
       'updater:get-status',
+      'updater:install-now',
       'updater:roll-back',
       'updater:set-paused',
+      'updater:skip-version',
       'updater:verify',
     ]);
     for (const channel of h.ipc.keys()) {
@@ -399,10 +401,14 @@ describe('main process composition (electron mocked)', () => {
 
   it('refuses arguments on every channel, even from the trusted window', async () => {
     for (const channel of h.ipc.keys()) {
-      await expect(invoke(channel, trusted, 'extra')).rejects.toMatchObject({
+      // An object fits no channel's arguments (skip-version takes one version string).
+      await expect(invoke(channel, trusted, { extra: true })).rejects.toMatchObject({
         code: 'BAD_ARGUMENTS',
       });
     }
+    await expect(invoke('updater:skip-version', trusted, '2.0.0 <script>')).rejects.toMatchObject({
+      code: 'BAD_ARGUMENTS',
+    });
   });
 
   it('first run wires the demo registry: Check now installs the demo release from the in-process server', async () => {

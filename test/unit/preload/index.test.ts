@@ -8,12 +8,14 @@ const EXPOSED = [
   'getActivity',
   'getSettings',
   'getStatus',
+  'installNow',
   'onSection',
   'onStatus',
   'openLog',
   'rollBack',
   'saveSettings',
   'setPaused',
+  'skipVersion',
   'verify',
 ];
 
