@@ -44,6 +44,7 @@ import { closeShell, emptyShell, firstShow, refreshTray, showWindow } from './sh
 import { attachShutdown, createTrayIcon, forwardEvents } from './shell-wiring.js';
 import { createTrayToggle } from './tray-toggle.js';
 import { attachWindowLifecycle } from './window-lifecycle.js';
+import { escHidesWindow } from '#app/window-keys.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** dist/app/main -> dist/app; inside the package, app.asar/dist/app. */
@@ -186,6 +187,10 @@ function openWindow(plan: LaunchPlan, settings: SettingsStore): void {
     iconPath: join(resourcesDir, 'icon.png'),
   });
   shell.window = win;
+  // Esc hides the tray window (window-keys.ts); the page still gets the key.
+  win.webContents.on('before-input-event', (_event, input) => {
+    if (escHidesWindow(input, plan.windowStyle === 'tray')) win.hide();
+  });
   attachWindowLifecycle(win, {
     // Read at each close, so a change in the settings applies at once.
     closeAction: () => closeAction(plan.windowStyle, settings.get('minimiseToBackground')),

@@ -309,6 +309,16 @@ describe('main process composition (electron mocked)', () => {
     expect(h.visible).toBe(true);
   });
 
+  it('Esc hides the tray window; Enter does not', () => {
+    h.visible = true;
+    const onKey = h.windows[0]?.handlers.get('before-input-event');
+    const key = { type: 'keyDown', alt: false, control: false, meta: false, shift: false };
+    onKey?.({}, { ...key, key: 'Enter', isAutoRepeat: false });
+    expect(h.visible).toBe(true);
+    onKey?.({}, { ...key, key: 'Escape', isAutoRepeat: false });
+    expect(h.visible).toBe(false);
+  });
+
   it('macOS activate (a relaunch while running) shows the window', () => {
     h.visible = false;
     h.appHandlers.get('activate')?.({ preventDefault: () => undefined });
