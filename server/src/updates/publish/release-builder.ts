@@ -36,6 +36,8 @@ export interface ReleaseInput {
   readonly artifacts: readonly PublishArtifact[];
   /** Serve artifacts from another host: urls become `<artifact_base_url>/<sha256>`. */
   readonly artifact_base_url?: string;
+  /** Release notes (Markdown), signed inside the release (docs/PROTOCOL.md §2.2 `notes`). */
+  readonly notes?: string;
 }
 
 /** Where the bytes of an artifact go while they are hashed. */
@@ -138,7 +140,12 @@ export async function buildRelease(
       index.listSha256 === undefined ? ref : { ...ref, list_url: urlOf(index.listSha256) };
     artifacts.push({ ...entry, chunk_index });
   }
-  const release: Release = { registry_version: version, artifacts };
+  const release: Release = {
+    registry_version: version,
+    artifacts,
+    ...(input.notes === undefined ? {} : { notes: input.notes }),
+  };
+  // The client's own parser judges the notes too (cap, control characters): refused with 400.
   return { release, payload: checkPayload(release) };
 }
 
