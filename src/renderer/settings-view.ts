@@ -212,7 +212,9 @@ export function wireSettings(
 
   el.form.addEventListener('submit', (event) => {
     event.preventDefault(); // nothing navigates (CSP form-action 'none'): the bridge saves
-    el.save.disabled = true;
+    // Busy as aria-disabled, never `disabled`: a disabled button drops focus to <body>.
+    if (el.save.getAttribute('aria-disabled') === 'true') return;
+    el.save.setAttribute('aria-disabled', 'true');
     el.save.setAttribute('aria-busy', 'true');
     setText(el.result, '');
     void api
@@ -228,7 +230,7 @@ export function wireSettings(
         setText(el.result, answer.words);
       }, bridgeFailed)
       .finally(() => {
-        el.save.disabled = false;
+        el.save.removeAttribute('aria-disabled');
         el.save.removeAttribute('aria-busy');
       });
   });
