@@ -114,12 +114,7 @@ export function createAppController(deps: AppControllerDeps): AppController {
   });
   // Built after the hub and the runner it drives; the hub asks it only once running.
   const scheduler = deps.createScheduler?.(() => runner.run(true));
-  // A skip from an earlier session holds from the first check (docs/DESKTOP.md "Update policy").
-  const skipped = deps.skipped;
-  if (skipped !== undefined) {
-    hub.publish({ ...hub.current(), skippedVersion: skipped.initial });
-    watchSkipped(hub, skipped.initial, skipped.persist);
-  }
+  restoreSkipped(hub, deps.skipped);
   const onEvent = eventForwarder(deps, hub, (event) => runner.holds(event));
   let unsubscribe = updater.on(onEvent);
   const actions = createControllerActions({
@@ -155,6 +150,13 @@ export function createAppController(deps: AppControllerDeps): AppController {
       },
     }),
   };
+}
+
+/** A skip from an earlier session holds from the first check (docs/DESKTOP.md "Update policy"). */
+function restoreSkipped(hub: StatusHub, skipped: AppControllerDeps['skipped']): void {
+  if (skipped === undefined) return;
+  hub.publish({ ...hub.current(), skippedVersion: skipped.initial });
+  watchSkipped(hub, skipped.initial, skipped.persist);
 }
 
 /** Reads the core's status into the hub; skipped while the core is closed and reopened. */

@@ -41,6 +41,37 @@ export interface UpdateRunner {
 
 const UNEXPECTED = 'The update stopped unexpectedly; see the log file.';
 
+/** True when the run stops before any download: a skipped version, or one to offer. */
+function stopsBefore(deps: UpdateRunnerDeps, plan: PlanSummary, offer: boolean): boolean {
+  const status = deps.hub.current();
+  const skipped = status.skippedVersion;
+  if (skipped !== null && plan.toVersion === skipped && plan.skipped === undefined) {
+    deps.hub.dispatch({ type: 'skipped-by-user', version: skipped });
+    return true;
+  }
+  // The same version (a repair) or one that failed its health check here is not news.
+  const news = plan.toVersion !== status.installedVersion && plan.skipped === undefined;
+  if (!offer || !news) return false;
+  deps.hub.dispatch({ type: 'offered', plan, notes: plan.notes ?? null });
+  deps.offered?.(plan);
+  return true;
+}
+
+function recordFailure(deps: UpdateRunnerDeps, error: unknown): void {
+  if (isUpdateError(error)) {
+    // The core has already emitted an 'error' event; this covers a run that did not.
+    if (deps.hub.current().state !== 'failed') {
+      deps.hub.dispatch({ type: 'failed', error: describeError(error.code, error.message) });
+    }
+    return;
+  }
+  deps.log?.(
+    `update failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`,
+  );
+  const words = UNEXPECTED;
+  deps.hub.dispatch({ type: 'failed', error: { ...describeError('IO', words), words } });
+}
+
 export function createUpdateRunner(deps: UpdateRunnerDeps): UpdateRunner {
   let inFlight: Promise<void> | null = null;
   let probing = false;
@@ -54,22 +85,6 @@ export function createUpdateRunner(deps: UpdateRunnerDeps): UpdateRunner {
     }
   }
 
-  /** True when the run stops before any download: a skipped version, or one to offer. */
-  function stopsBefore(plan: PlanSummary, offer: boolean): boolean {
-    const status = deps.hub.current();
-    const skipped = status.skippedVersion;
-    if (skipped !== null && plan.toVersion === skipped && plan.skipped === undefined) {
-      deps.hub.dispatch({ type: 'skipped-by-user', version: skipped });
-      return true;
-    }
-    // The same version (a repair) or one that failed its health check here is not news.
-    const news = plan.toVersion !== status.installedVersion && plan.skipped === undefined;
-    if (!offer || !news) return false;
-    deps.hub.dispatch({ type: 'offered', plan, notes: plan.notes ?? null });
-    deps.offered?.(plan);
-    return true;
-  }
-
   async function perform(install: boolean): Promise<void> {
     const cancelling = deps.cancelling();
     if (cancelling !== null) await cancelling;
@@ -77,7 +92,7 @@ export function createUpdateRunner(deps: UpdateRunnerDeps): UpdateRunner {
       const offer = !install && (deps.policy?.() ?? 'auto') !== 'auto';
       if (
         (offer || deps.hub.current().skippedVersion !== null) &&
-        stopsBefore(await probe(), offer)
+        stopsBefore(deps, await probe(), offer)
       ) {
         return;
       }
@@ -85,21 +100,6 @@ export function createUpdateRunner(deps: UpdateRunnerDeps): UpdateRunner {
     } finally {
       await deps.refresh();
     }
-  }
-
-  function recordFailure(error: unknown): void {
-    if (isUpdateError(error)) {
-      // The core has already emitted an 'error' event; this covers a run that did not.
-      if (deps.hub.current().state !== 'failed') {
-        deps.hub.dispatch({ type: 'failed', error: describeError(error.code, error.message) });
-      }
-      return;
-    }
-    deps.log?.(
-      `update failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`,
-    );
-    const words = UNEXPECTED;
-    deps.hub.dispatch({ type: 'failed', error: { ...describeError('IO', words), words } });
   }
 
   return {
@@ -111,7 +111,7 @@ export function createUpdateRunner(deps: UpdateRunnerDeps): UpdateRunner {
         // Cancelled on purpose: the next automatic check comes after the normal interval.
         if (deps.cancelling() !== null) return;
         if (isUpdateError(error) && error.code === 'ABORTED') return;
-        recordFailure(error);
+        recordFailure(deps, error);
         if (rethrow) throw error;
       });
     },

@@ -45,6 +45,15 @@ export function offerTitle(offer: OfferView): string {
   return `Version ${offer.version} is verified and ready to install: ${size}.`;
 }
 
+/** Shows `offer` in the panel: its title and its notes as text only. */
+function fill(doc: Document, el: OfferElements, offer: OfferView): void {
+  setText(el.title, offerTitle(offer));
+  // Built by `doc` itself, so they are its elements (typed narrowly for the tests' fake).
+  el.notes.replaceChildren(...(renderNotes(doc, offer.notes ?? '') as unknown as Node[]));
+  el.notes.hidden = offer.notes === null || offer.notes.trim() === '';
+  el.panel.hidden = false;
+}
+
 export interface OfferPanel {
   render(status: AppStatus): void;
 }
@@ -108,11 +117,7 @@ export function wireOffer(
       }
       if (offer.version === shownVersion && !el.panel.hidden) return;
       shownVersion = offer.version;
-      setText(el.title, offerTitle(offer));
-      // Built by `doc` itself, so they are its elements (typed narrowly for the tests' fake).
-      el.notes.replaceChildren(...(renderNotes(doc, offer.notes ?? '') as unknown as Node[]));
-      el.notes.hidden = offer.notes === null || offer.notes.trim() === '';
-      el.panel.hidden = false;
+      fill(doc, el, offer);
     },
   };
 }
