@@ -7,9 +7,15 @@
  */
 import type { UpdateEvent } from '#core/events.js';
 import type { UpdaterApi } from '#core/updater-api.js';
-import type { ActionResult, ActivityResult, AppStatus } from '#preload/ipc-contract.js';
+import type {
+  ActionResult,
+  ActivityResult,
+  AppStatus,
+  UpdatePolicy,
+} from '#preload/ipc-contract.js';
 import { createControllerActions } from './controller-actions.js';
 import { createNotifier, type Notice } from './notifications.js';
+import { createOfferActions, offerNotice, watchSkipped } from './offer-actions.js';
 import { createStatusHub, type StatusHub } from './status-hub.js';
 import { applyCoreStatus } from './status/status-model.js';
 import { createUpdateRunner } from './update-runner.js';
@@ -49,6 +55,13 @@ export interface AppControllerDeps {
   readonly persistPaused?: (paused: boolean) => void;
   /** Clock for the download speed (default Date.now). */
   readonly nowMs?: () => number;
+  /** The update policy, read at each run (default: install automatically). */
+  readonly policy?: () => UpdatePolicy;
+  /** The version skipped in an earlier session, and where a new choice is kept. */
+  readonly skipped?: {
+    readonly initial: string | null;
+    readonly persist: (version: string | null) => void;
+  };
 }
 
 export interface AppController {
@@ -63,6 +76,10 @@ export interface AppController {
   rollBack(): Promise<ActionResult>;
   verify(): Promise<ActionResult>;
   openLog(): Promise<ActionResult>;
+  /** Installs the version on offer (the policies "ask" and "notify"). */
+  installNow(): Promise<ActionResult>;
+  /** Skips the version on offer until a newer one appears. */
+  skipVersion(version: string): ActionResult;
   /** Reads the core's persisted status and starts the schedule. */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -92,9 +109,12 @@ export function createAppController(deps: AppControllerDeps): AppController {
     cancelling: () => cancelling,
     refresh,
     ...(deps.log === undefined ? {} : { log: deps.log }),
+    ...(deps.policy === undefined ? {} : { policy: deps.policy }),
+    offered: (plan) => deps.notify?.(offerNotice(plan)),
   });
   // Built after the hub and the runner it drives; the hub asks it only once running.
   const scheduler = deps.createScheduler?.(() => runner.run(true));
+  restoreSkipped(hub, deps.skipped);
   const onEvent = eventForwarder(deps, hub, (event) => runner.holds(event));
   let unsubscribe = updater.on(onEvent);
   const actions = createControllerActions({
@@ -117,6 +137,7 @@ export function createAppController(deps: AppControllerDeps): AppController {
   const parts: Parts = { hub, scheduler };
   return {
     ...actions,
+    ...createOfferActions({ hub, runner, isClosed: () => closed }),
     ...lifecycle(parts, deps, {
       run: (rethrow) => runner.run(rethrow),
       refresh,
@@ -129,6 +150,13 @@ export function createAppController(deps: AppControllerDeps): AppController {
       },
     }),
   };
+}
+
+/** A skip from an earlier session holds from the first check (docs/DESKTOP.md "Update policy"). */
+function restoreSkipped(hub: StatusHub, skipped: AppControllerDeps['skipped']): void {
+  if (skipped === undefined) return;
+  hub.publish({ ...hub.current(), skippedVersion: skipped.initial });
+  watchSkipped(hub, skipped.initial, skipped.persist);
 }
 
 /** Reads the core's status into the hub; skipped while the core is closed and reopened. */
@@ -185,7 +213,10 @@ function lifecycle(
   { hub, scheduler }: Parts,
   deps: AppControllerDeps,
   hooks: LifecycleHooks,
-): Omit<AppController, 'cancel' | 'rollBack' | 'verify' | 'openLog'> {
+): Omit<
+  AppController,
+  'cancel' | 'rollBack' | 'verify' | 'openLog' | 'installNow' | 'skipVersion'
+> {
   const setPaused = (paused: boolean): void => {
     if (paused === hub.current().paused || hooks.isClosed()) return;
     if (paused) scheduler?.stop();

@@ -24,14 +24,25 @@ export function bridgeHandlers(c: AppController, settings: SettingsService): Bri
     verify: () => c.verify(),
     openLog: () => c.openLog(),
     setPaused: (paused) => c.setPaused(paused),
+    installNow: () => c.installNow(),
+    skipVersion: (version) => c.skipVersion(version),
     getSettings: () => settings.get(),
     saveSettings: (input) => settings.save(input),
   };
 }
 
-/** The controller's push events, by contract event name. */
-export function bridgeEvents(c: AppController): BridgeEventSources {
-  return { status: (listener) => c.onStatus(listener) };
+/** Never fires: where nothing asks the window to show a section (the web window). */
+const noSection: BridgeEventSources['section'] = () => () => undefined;
+
+/**
+ * The push events, by contract event name: the controller's status, and `section` from
+ * whoever may ask for one (the tray's "Settings…").
+ */
+export function bridgeEvents(
+  c: AppController,
+  section: BridgeEventSources['section'] = noSection,
+): BridgeEventSources {
+  return { status: (listener) => c.onStatus(listener), section };
 }
 
 /**

@@ -115,26 +115,31 @@ async function readShippedRoot(
   }
 }
 
+/** Where chooseRegistry reads the settings, the shipped files and the demo from. */
+function registrySources(deps: OpenUpdaterDeps): Parameters<typeof chooseRegistry>[0] {
+  return {
+    settings: {
+      baseUrl: deps.settings.get('baseUrl'),
+      pinnedKeys: deps.settings.get('pinnedKeys'),
+    },
+    readBundledKey: () => readBundledKey(deps.resourcesDir),
+    readShippedRegistry: () => readShippedRegistry(() => readShippedText(deps.resourcesDir)),
+    readTrustedRoot: (name) =>
+      deps.trustedRootFile === undefined
+        ? readShippedRoot(deps.resourcesDir, name)
+        : readShippedRoot('', deps.trustedRootFile),
+    secrets: deps.secrets,
+    startDemoServer: () => deps.startDemoServer(join(deps.userDataDir, 'demo-registry')),
+    ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
+  };
+}
+
 /** Chooses the registry and opens the core on it; never rejects with an UpdateError. */
 export async function openUpdater(deps: OpenUpdaterDeps): Promise<OpenedUpdater> {
   let demo: DemoServer | null = null;
   try {
     if (deps.settingsRefusal !== null) throw deps.settingsRefusal;
-    const registry = await chooseRegistry({
-      settings: {
-        baseUrl: deps.settings.get('baseUrl'),
-        pinnedKeys: deps.settings.get('pinnedKeys'),
-      },
-      readBundledKey: () => readBundledKey(deps.resourcesDir),
-      readShippedRegistry: () => readShippedRegistry(() => readShippedText(deps.resourcesDir)),
-      readTrustedRoot: (name) =>
-        deps.trustedRootFile === undefined
-          ? readShippedRoot(deps.resourcesDir, name)
-          : readShippedRoot('', deps.trustedRootFile),
-      secrets: deps.secrets,
-      startDemoServer: () => deps.startDemoServer(join(deps.userDataDir, 'demo-registry')),
-      ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
-    });
+    const registry = await chooseRegistry(registrySources(deps));
     demo = registry.demo;
     const requireNonce = deps.settings.get('requireNonce');
     deps.log('info', `registry: ${registry.label}`);
@@ -226,6 +231,11 @@ export function controllerFor(opened: OpenedUpdater, wiring: AppControllerWiring
     notify: wiring.notify,
     log: (message) => wiring.log('info', message),
     persistPaused: (paused) => wiring.settings.set('paused', paused),
+    policy: () => wiring.settings.get('updatePolicy'),
+    skipped: {
+      initial: skippedAtStart(wiring.settings),
+      persist: (version) => wiring.settings.set('skippedVersion', version ?? ''),
+    },
     ...(opened.reopen === null ? {} : { reopen: opened.reopen }),
     ...(wiring.openLog === undefined ? {} : { openLog: wiring.openLog }),
     ...(wiring.logLocation === undefined ? {} : { logLocation: wiring.logLocation }),
@@ -249,4 +259,10 @@ export async function openSessionPart(
     label: opened.label,
     closeAfter: demo === null ? null : () => demo.close(),
   };
+}
+
+/** The version skipped in an earlier session, or null ('' is stored for none). */
+function skippedAtStart(settings: SettingsStore): string | null {
+  const version = settings.get('skippedVersion');
+  return version === '' ? null : version;
 }

@@ -40,6 +40,8 @@ export interface PlanSummary {
   readonly artifacts: readonly ArtifactPlan[];
   /** Set when `toVersion` failed its health check here: it will not be installed. */
   readonly skipped?: { readonly reason: string };
+  /** The release notes signed with `toVersion` (Markdown), when it carries them. */
+  readonly notes?: string;
 }
 
 export type UpdateEvent =

@@ -19,7 +19,7 @@ import {
 export function createAppSelfUpdate(deps: {
   notify: (notice: NoticeText) => void;
   log: (level: 'info' | 'warn' | 'error', message: string) => void;
-  /** The setting "update the app itself"; ask first until the settings carry it. */
+  /** The setting "update the app itself" (read at each run); ask first when absent. */
   mode?: () => SelfUpdateMode;
 }): SelfUpdateRunner {
   const install = app.isPackaged

@@ -35,18 +35,16 @@ import {
 } from '#app/settings/secret-store.js';
 import { createSettingsService } from '#app/settings/settings-service.js';
 import { createAppSelfUpdate } from './app-self-update.js';
-import {
-  decideLaunch,
-  loginItemDeps,
-  MINIMISE_TO_BACKGROUND,
-  tellWhereTheAppLives,
-} from './launch-wiring.js';
+import { parseSelfUpdateMode } from '#app/self-update/self-update-mode.js';
+import type { WindowSection } from '#preload/ipc-contract.js';
+import { decideLaunch, loginItemDeps, tellWhereTheAppLives } from './launch-wiring.js';
 import type { InstalledVerifyReport } from '#app/self-update/verified-copy.js';
 import { memorySettings, openSettingsStore, type SettingsStore } from '#app/settings/settings.js';
 import { closeTrayApp, emptyTrayApp, firstShow, refreshTray, showWindow } from './tray-app.js';
 import { attachShutdown, createTrayIcon, forwardEvents } from './tray-app-wiring.js';
 import { createTrayToggle } from './tray-toggle.js';
 import { attachWindowLifecycle } from './window-lifecycle.js';
+import { escHidesWindow } from '#app/window-keys.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** dist/app/main -> dist/app; inside the package, app.asar/dist/app. */
@@ -125,6 +123,7 @@ async function openController(
   const selfUpdate = createAppSelfUpdate({
     notify: (notice) => notices.show(notice),
     log: (level, message) => log.write(level, message),
+    mode: () => parseSelfUpdateMode(settings.get('selfUpdate')),
   });
   const openerDeps = {
     // Called by open-updater.ts once the core applied a release (the hook it needs).
@@ -178,7 +177,7 @@ function wireSettings(c: AppSession, settings: SettingsStore, secrets: SecretSto
 }
 
 /** The window, its close rule (launch-mode.ts) and its OS shutdown handling. */
-function openWindow(plan: LaunchPlan): void {
+function openWindow(plan: LaunchPlan, settings: SettingsStore): void {
   const win = createMainWindow({
     preloadPath: join(appDir, 'preload', 'index.cjs'),
     onBlur: () => trayToggle.onBlur(),
@@ -188,8 +187,13 @@ function openWindow(plan: LaunchPlan): void {
     iconPath: join(resourcesDir, 'icon.png'),
   });
   trayApp.window = win;
+  // Esc hides the tray window (window-keys.ts); the page still gets the key.
+  win.webContents.on('before-input-event', (_event, input) => {
+    if (escHidesWindow(input, plan.windowStyle === 'tray')) win.hide();
+  });
   attachWindowLifecycle(win, {
-    closeAction: () => closeAction(plan.windowStyle, MINIMISE_TO_BACKGROUND),
+    // Read at each close, so a change in the settings applies at once.
+    closeAction: () => closeAction(plan.windowStyle, settings.get('minimiseToBackground')),
     quit: () => app.quit(),
     isQuitting: () => trayApp.quitting,
     nowMs: () => Date.now(),
@@ -218,7 +222,7 @@ async function boot(): Promise<void> {
   const c = await openController(log, notices, settings, refusal, secrets);
   trayApp.controller = c;
   wireSettings(c, settings, secrets);
-  openWindow(plan);
+  openWindow(plan, settings);
   if (plan.windowStyle === 'tray') {
     createTrayIcon(trayApp, resourcesDir, () => trayToggle.onTrayClick());
   }
@@ -228,7 +232,14 @@ async function boot(): Promise<void> {
     notices.show(firstLaunchNotice(process.platform, plan.windowStyle === 'tray')),
   ).catch((error: unknown) => log.write('warn', `first-launch notice: ${String(error)}`));
   // Every push event of the contract goes to the window; a status change also to the tray.
-  forwardEvents(trayApp, c);
+  const sections = new Set<(section: WindowSection) => void>();
+  trayApp.showSection = (section) => {
+    for (const listener of sections) listener(section);
+  };
+  forwardEvents(trayApp, c, (listener) => {
+    sections.add(listener);
+    return () => sections.delete(listener);
+  });
   c.onStatus(() => refreshTray(trayApp));
   // The controller remembers the choice in the settings (open-updater.ts).
   trayApp.setPaused = (paused) => c.setPaused(paused);

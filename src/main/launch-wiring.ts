@@ -29,12 +29,6 @@ export function loginItemDeps(): LoginItemDeps {
   };
 }
 
-/**
- * Normal window where the desktop has no tray: closing it minimises it to the background
- * (docs/DESKTOP.md "Launch"). A constant until the settings carry the choice.
- */
-export const MINIMISE_TO_BACKGROUND = true;
-
 /** This launch's window style and first show (launch-mode.ts); argv and env read here only. */
 export function decideLaunch(): Promise<LaunchPlan> {
   return readLaunchPlan({

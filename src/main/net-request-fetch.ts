@@ -62,13 +62,67 @@ function headersOf(raw: Record<string, string | string[]>): Headers {
   return headers;
 }
 
+/** Proxy challenges go to `answer`; no credential (or a failed question) cancels the sign-in. */
+function answerLogins(req: NetRequestLike, answer: AnswerChallenge): void {
+  req.on('login', (authInfo, callback) => {
+    answer(authInfo).then(
+      (credential) =>
+        credential === null ? callback() : callback(credential.username, credential.password),
+      () => callback(),
+    );
+  });
+}
+
+/** The answer, as a fetch Response: a 3xx handed over as is, else the status and body. */
+function settleOnAnswer(
+  req: NetRequestLike,
+  init: RequestInit | undefined,
+  succeed: (response: Response) => void,
+): void {
+  // `redirect: 'manual'`: hand the 3xx to the caller, as fetch does; not following it
+  // synchronously makes Electron end the request, which is wanted.
+  req.on('redirect', (statusCode, _method, _url, responseHeaders) => {
+    succeed(new Response(null, { status: statusCode, headers: headersOf(responseHeaders) }));
+  });
+  req.on('response', (response) => {
+    const empty = [101, 204, 205, 304].includes(response.statusCode) || init?.method === 'HEAD';
+    const body = empty ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>);
+    succeed(
+      new Response(body, {
+        status: response.statusCode,
+        statusText: response.statusMessage,
+        headers: headersOf(response.headers),
+      }),
+    );
+  });
+}
+
+/** Sends the headers and a string body, then ends the request; other bodies are refused. */
+function sendRequest(
+  req: NetRequestLike,
+  init: RequestInit | undefined,
+  fail: (error: Error) => void,
+): void {
+  new Headers(init?.headers).forEach((value, name) => req.setHeader(name, value));
+  if (typeof init?.body === 'string') req.write(init.body);
+  else if (init?.body !== undefined && init.body !== null) {
+    fail(new TypeError('only string bodies are sent'));
+    req.abort();
+    return;
+  }
+  req.end();
+}
+
+const abortReason = (signal: AbortSignal | null): Error =>
+  signal?.reason instanceof Error ? signal.reason : new Error('aborted');
+
 /** A fetch whose proxy challenges go to `answer`. */
 export function createNetRequestFetch(request: NetRequestFactory, answer: AnswerChallenge) {
   return (input: string | URL, init?: RequestInit): Promise<Response> =>
     new Promise<Response>((resolve, reject) => {
       const signal = init?.signal ?? null;
       if (signal?.aborted === true) {
-        reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+        reject(abortReason(signal));
         return;
       }
       const req = request({
@@ -79,7 +133,7 @@ export function createNetRequestFetch(request: NetRequestFactory, answer: Answer
       let settled = false;
       const onAbort = (): void => {
         req.abort();
-        fail(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+        fail(abortReason(signal));
       };
       const fail = (error: Error): void => {
         if (settled) return;
@@ -87,43 +141,14 @@ export function createNetRequestFetch(request: NetRequestFactory, answer: Answer
         signal?.removeEventListener('abort', onAbort);
         reject(error);
       };
-      const succeed = (response: Response): void => {
+      signal?.addEventListener('abort', onAbort, { once: true });
+      answerLogins(req, answer);
+      settleOnAnswer(req, init, (response) => {
         if (settled) return;
         settled = true;
         resolve(response);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      req.on('login', (authInfo, callback) => {
-        answer(authInfo).then(
-          (credential) =>
-            credential === null ? callback() : callback(credential.username, credential.password),
-          () => callback(),
-        );
-      });
-      // `redirect: 'manual'`: hand the 3xx to the caller, as fetch does; not following it
-      // synchronously makes Electron end the request, which is wanted.
-      req.on('redirect', (statusCode, _method, _url, responseHeaders) => {
-        succeed(new Response(null, { status: statusCode, headers: headersOf(responseHeaders) }));
-      });
-      req.on('response', (response) => {
-        const empty = [101, 204, 205, 304].includes(response.statusCode) || init?.method === 'HEAD';
-        const body = empty ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>);
-        succeed(
-          new Response(body, {
-            status: response.statusCode,
-            statusText: response.statusMessage,
-            headers: headersOf(response.headers),
-          }),
-        );
       });
       req.on('error', fail);
-      new Headers(init?.headers).forEach((value, name) => req.setHeader(name, value));
-      if (typeof init?.body === 'string') req.write(init.body);
-      else if (init?.body !== undefined && init.body !== null) {
-        fail(new TypeError('only string bodies are sent'));
-        req.abort();
-        return;
-      }
-      req.end();
+      sendRequest(req, init, fail);
     });
 }

@@ -7,7 +7,12 @@ import { join } from 'node:path';
 import { nativeImage, powerMonitor, Tray, type BrowserWindow } from 'electron';
 import type { AppController } from '#app/app-controller.js';
 import { bridgeEvents } from '#app/bridge-handlers.js';
-import { EVENT_NAMES, EVENTS, type EventName } from '#preload/ipc-contract.js';
+import {
+  EVENT_NAMES,
+  EVENTS,
+  type BridgeEventSources,
+  type EventName,
+} from '#preload/ipc-contract.js';
 import { attachOsShutdown } from './os-shutdown.js';
 import { popUpTrayMenu, type TrayApp } from './tray-app.js';
 
@@ -28,8 +33,12 @@ export function createTrayIcon(trayApp: TrayApp, resourcesDir: string, onClick: 
 }
 
 /** Every push event of the contract goes to the window, while it exists. */
-export function forwardEvents(trayApp: TrayApp, c: AppController): void {
-  const events = bridgeEvents(c);
+export function forwardEvents(
+  trayApp: TrayApp,
+  c: AppController,
+  section: BridgeEventSources['section'],
+): void {
+  const events = bridgeEvents(c, section);
   const forward = <K extends EventName>(name: K): void => {
     events[name]((payload) => {
       const win = trayApp.window;

@@ -8,6 +8,7 @@ import type { AppController } from '#app/app-controller.js';
 import type { DemoServer } from '#app/registry/first-run.js';
 import type { FirstShow, WindowStyle } from './launch-mode.js';
 import type { LogFile } from '#app/log-file.js';
+import type { WindowSection } from '#preload/ipc-contract.js';
 import { showNearTray } from './main-window.js';
 import { trayMenuPolicy } from './tray-menu-policy.js';
 import { trayMenuTemplate, trayTooltip } from './tray-menu.js';
@@ -27,6 +28,8 @@ export interface TrayApp {
   trayMenu: Menu | null;
   /** How this launch shows its window (launch-mode.ts); 'tray' until boot decides. */
   windowStyle: WindowStyle;
+  /** Asks the window to show one of its sections (the `section` push event). */
+  showSection: (section: WindowSection) => void;
 }
 
 /** The record before boot: nothing open yet. */
@@ -41,6 +44,7 @@ export function emptyTrayApp(): TrayApp {
     quitting: false,
     trayMenu: null,
     windowStyle: 'tray',
+    showSection: () => undefined,
   };
 }
 
@@ -74,7 +78,10 @@ export function refreshTray(trayApp: TrayApp): void {
         checkNow: () => void controller.checkNow(),
         cancel: () => void controller.cancel(),
         open: () => showWindow(trayApp),
-        openSettings: () => showWindow(trayApp),
+        openSettings: () => {
+          trayApp.showSection('settings');
+          showWindow(trayApp);
+        },
         setPaused: (paused) => trayApp.setPaused(paused),
         quit: () => app.quit(),
       },

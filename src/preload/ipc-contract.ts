@@ -24,7 +24,10 @@ export type {
   SettingsField,
   SettingsInput,
   SettingsView,
+  SelfUpdateChoice,
+  UpdatePolicy,
 } from './settings-contract.js';
+export { SELF_UPDATE_CHOICES, UPDATE_POLICIES } from './settings-contract.js';
 
 export type {
   UpdatePhase,
@@ -79,15 +82,24 @@ export interface BridgeOperations {
   openLog: { args: []; result: ActionResult };
   /** Pauses (true) or resumes (false) automatic checks, and remembers the choice. */
   setPaused: { args: [paused: boolean]; result: void };
+  /** Installs the version on offer (update policies "ask" and "notify"). */
+  installNow: { args: []; result: ActionResult };
+  /** Skips the version on offer (named, so a stale window cannot skip another one). */
+  skipVersion: { args: [version: string]; result: ActionResult };
   /** The settings screen's current values (never the machine key itself). */
   getSettings: { args: []; result: SettingsView };
   /** Checks and saves the settings, then restarts the core on them. */
   saveSettings: { args: [input: SettingsInput]; result: SaveSettingsResult };
 }
 
+/** A part of the window the app may ask it to show (the tray's "Settings…"). */
+export type WindowSection = 'settings';
+
 /** Push events (app -> window) and their payloads. */
 export interface BridgeEvents {
   status: AppStatus;
+  /** Show this part of the window (sent just before the window is shown). */
+  section: WindowSection;
 }
 
 export type OperationName = keyof BridgeOperations;
@@ -121,6 +133,15 @@ export const OPERATIONS: { readonly [K in OperationName]: OperationSpec<K> } = {
     channel: 'updater:set-paused',
     parseArgs: (raw) => (raw.length === 1 && typeof raw[0] === 'boolean' ? [raw[0]] : null),
   },
+  installNow: { channel: 'updater:install-now', parseArgs: noArgs },
+  skipVersion: {
+    channel: 'updater:skip-version',
+    // A version string as the status told it: short, printable, no spaces.
+    parseArgs: (raw) =>
+      raw.length === 1 && typeof raw[0] === 'string' && /^[0-9A-Za-z.+-]{1,128}$/.test(raw[0])
+        ? [raw[0]]
+        : null,
+  },
   getSettings: { channel: 'settings:get', parseArgs: noArgs },
   saveSettings: {
     channel: 'settings:save',
@@ -134,6 +155,7 @@ export const OPERATIONS: { readonly [K in OperationName]: OperationSpec<K> } = {
 /** Every push event: its Electron channel (the web transport uses its name as the SSE event). */
 export const EVENTS: { readonly [K in EventName]: { readonly channel: string } } = {
   status: { channel: 'updater:status' },
+  section: { channel: 'window:section' },
 };
 
 /** The operation names, in the contract's order. */

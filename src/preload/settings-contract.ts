@@ -4,6 +4,17 @@
  * (docs/DESKTOP.md "Settings").
  */
 
+/** How the app updates itself (docs/RELEASING.md "Self-update targets"). */
+export type SelfUpdateChoice = 'auto' | 'ask' | 'never';
+export const SELF_UPDATE_CHOICES: readonly SelfUpdateChoice[] = ['auto', 'ask', 'never'];
+
+/**
+ * What a run does when it finds a new release (docs/DESKTOP.md "Update policy"): install it
+ * (auto), stop after verification and planning and ask (ask), or only tell (notify).
+ */
+export type UpdatePolicy = 'auto' | 'ask' | 'notify';
+export const UPDATE_POLICIES: readonly UpdatePolicy[] = ['auto', 'ask', 'notify'];
+
 /** The settings screen's fields (docs/DESKTOP.md "Settings"). */
 export type SettingsField =
   'registryUrl' | 'pinnedKeys' | 'machineKey' | 'checkIntervalMinutes' | 'startAtLogin';
@@ -23,6 +34,10 @@ export interface SettingsView {
   readonly startAtLoginAvailable: boolean;
   /** Every check asks for a statement signed for its own nonce (docs/PROTOCOL.md §2.7.5). */
   readonly requireNonce: boolean;
+  readonly updatePolicy: UpdatePolicy;
+  readonly selfUpdate: SelfUpdateChoice;
+  /** Closing the normal window (a desktop without a tray) keeps the app running, minimised. */
+  readonly minimiseToBackground: boolean;
 }
 
 /** What the settings screen sends on Save. */
@@ -36,6 +51,9 @@ export interface SettingsInput {
   readonly paused: boolean;
   readonly startAtLogin: boolean;
   readonly requireNonce: boolean;
+  readonly updatePolicy: UpdatePolicy;
+  readonly selfUpdate: SelfUpdateChoice;
+  readonly minimiseToBackground: boolean;
 }
 
 /** A field's problem in plain words, shown next to it. */
@@ -60,10 +78,18 @@ const INPUT_KEYS: readonly (keyof SettingsInput)[] = [
   'paused',
   'startAtLogin',
   'requireNonce',
+  'updatePolicy',
+  'selfUpdate',
+  'minimiseToBackground',
 ];
 
+/** The one of `choices` that `value` is, or null. */
+function choice<T extends string>(choices: readonly T[], value: unknown): T | null {
+  return choices.find((c) => c === value) ?? null;
+}
+
 /**
- * Checks the shape of a SettingsInput that crossed the boundary: exactly its seven fields, of
+ * Checks the shape of a SettingsInput that crossed the boundary: exactly its ten fields, of
  * their types and bounded sizes. The values' meaning (an address, a key) is judged in
  * src/app/settings/settings-form.ts, which answers in plain words.
  */
@@ -81,6 +107,7 @@ export function parseSettingsInput(raw: unknown): SettingsInput | null {
     paused,
     startAtLogin,
     requireNonce,
+    minimiseToBackground,
   } = record;
   if (!text(registryUrl) || !text(machineKey)) return null;
   if (!Array.isArray(pinnedKeys) || pinnedKeys.length > MAX_INPUT_KEYS) return null;
@@ -89,7 +116,10 @@ export function parseSettingsInput(raw: unknown): SettingsInput | null {
     return null;
   }
   if (typeof paused !== 'boolean' || typeof startAtLogin !== 'boolean') return null;
-  if (typeof requireNonce !== 'boolean') return null;
+  if (typeof requireNonce !== 'boolean' || typeof minimiseToBackground !== 'boolean') return null;
+  const updatePolicy = choice(UPDATE_POLICIES, record['updatePolicy']);
+  const selfUpdate = choice(SELF_UPDATE_CHOICES, record['selfUpdate']);
+  if (updatePolicy === null || selfUpdate === null) return null;
   return {
     registryUrl,
     pinnedKeys: [...pinnedKeys],
@@ -98,5 +128,8 @@ export function parseSettingsInput(raw: unknown): SettingsInput | null {
     paused,
     startAtLogin,
     requireNonce,
+    updatePolicy,
+    selfUpdate,
+    minimiseToBackground,
   };
 }

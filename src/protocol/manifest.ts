@@ -47,6 +47,38 @@ export interface Manifest {
   readonly issued_at: string;
   readonly expires_at: string;
   readonly artifacts: readonly ManifestArtifact[];
+  /** The release's notes, Markdown, signed with it (docs/PROTOCOL.md §2.2); optional. */
+  readonly notes?: string;
+}
+
+/**
+ * C0 but tab and line feed, DEL, C1, and the bidirectional marks, embeddings, overrides and
+ * isolates: each could make the text shown differ from the text signed.
+ */
+function isRefusedControl(code: number): boolean {
+  if (code === 0x09 || code === 0x0a) return false;
+  if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return true;
+  if (code === 0x200e || code === 0x200f) return true;
+  return (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
+}
+
+/** Longest release notes accepted, in UTF-8 bytes. */
+export const MAX_NOTES_BYTES = 16 * 1024;
+
+/**
+ * Why `notes` is not acceptable release-notes text, or null: a string of at most
+ * MAX_NOTES_BYTES, with no control character but line feed and tab (a carriage return,
+ * an escape sequence or a bidi override could make the shown text differ from the signed).
+ */
+export function notesProblem(notes: unknown): string | null {
+  if (typeof notes !== 'string') return 'notes is not a string';
+  if (new TextEncoder().encode(notes).length > MAX_NOTES_BYTES) {
+    return `notes is over ${MAX_NOTES_BYTES} bytes`;
+  }
+  for (const char of notes) {
+    if (isRefusedControl(char.codePointAt(0) ?? 0)) return 'notes holds a control character';
+  }
+  return null;
 }
 
 /** A parsed manifest with its timestamps as epoch milliseconds. */
@@ -172,7 +204,7 @@ export function parseManifest(bytes: Uint8Array, options: ListOptions = {}): Par
   const issuedAtMs = Date.parse(issued);
   const expiresAtMs = Date.parse(expires);
   if (expiresAtMs <= issuedAtMs) fail('expires_at is not after issued_at');
-  return {
+  const parsed = {
     registry_version: version,
     issued_at: issued,
     expires_at: expires,
@@ -180,6 +212,10 @@ export function parseManifest(bytes: Uint8Array, options: ListOptions = {}): Par
     issuedAtMs,
     expiresAtMs,
   };
+  if (!Object.hasOwn(o, 'notes')) return parsed;
+  const problem = notesProblem(o['notes']);
+  if (problem !== null) fail(problem);
+  return { ...parsed, notes: o['notes'] as string };
 }
 
 /**
@@ -241,10 +277,9 @@ function checkNameSet(artifacts: readonly ManifestArtifact[]): void {
 
 /** Serialises a manifest to the exact bytes that get signed (server side). */
 export function encodeManifest(manifest: Manifest): Uint8Array {
-  const { registry_version, issued_at, expires_at, artifacts } = manifest;
-  return new TextEncoder().encode(
-    JSON.stringify({ registry_version, issued_at, expires_at, artifacts }),
-  );
+  const { registry_version, issued_at, expires_at, artifacts, notes } = manifest;
+  const body = { registry_version, issued_at, expires_at, artifacts };
+  return new TextEncoder().encode(JSON.stringify(notes === undefined ? body : { ...body, notes }));
 }
 
 /**

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { parseJsonObject, requiredField } from './json-object.js';
 import {
   isStrictSemver,
+  notesProblem,
   parseArtifactList,
   type ListOptions,
   type ManifestArtifact,
@@ -21,6 +22,8 @@ export const RELEASE_PAYLOAD_TYPE = 'application/vnd.updates.release+json';
 export interface Release {
   readonly registry_version: string;
   readonly artifacts: readonly ManifestArtifact[];
+  /** The release notes, Markdown, signed with the release (§2.2 `notes`); optional. */
+  readonly notes?: string;
 }
 
 /**
@@ -33,16 +36,21 @@ export function parseRelease(bytes: Uint8Array, options: ListOptions = {}): Rele
   if (typeof version !== 'string' || !isStrictSemver(version)) {
     throw new ProtocolError('BAD_VERSION', 'release registry_version is not a strict semver');
   }
-  return {
+  const release = {
     registry_version: version,
     artifacts: parseArtifactList(requiredField(o, 'artifacts', 'release'), options),
   };
+  if (!Object.hasOwn(o, 'notes')) return release;
+  const problem = notesProblem(o['notes']);
+  if (problem !== null) throw new ProtocolError('MANIFEST_MALFORMED', `release ${problem}`);
+  return { ...release, notes: o['notes'] as string };
 }
 
 /** Serialises a release to the exact bytes that get signed. */
 export function encodeRelease(release: Release): Uint8Array {
-  const { registry_version, artifacts } = release;
-  return new TextEncoder().encode(JSON.stringify({ registry_version, artifacts }));
+  const { registry_version, artifacts, notes } = release;
+  const body = { registry_version, artifacts };
+  return new TextEncoder().encode(JSON.stringify(notes === undefined ? body : { ...body, notes }));
 }
 
 /** The release digest: lowercase hex SHA-256 of the payload bytes (what freshness names). */

@@ -6,6 +6,7 @@ import type { AppStatus, BridgeApi } from '#preload/ipc-contract.js';
 import { startActivityWidget, type ActivityElements } from './activity-widget.js';
 import { getApi } from './bridge.js';
 import { findConfirmElements } from './confirm-dialog.js';
+import { wireOffer, type OfferPanel } from './offer-view.js';
 import { wireSettings } from './settings-view.js';
 import { createResultLine, wireStatusActions } from './status-actions.js';
 import {
@@ -31,9 +32,11 @@ function wireStatus(api: BridgeApi): void {
   const result = createResultLine(document.getElementById('action-result') as HTMLElement);
   const locale = systemLocale();
   let current: AppStatus | null = null;
+  let offer: OfferPanel | null = null;
   const show = (status: AppStatus): void => {
     current = status;
     renderStatus(el, status, Date.now(), locale);
+    offer?.render(status);
     result.render(status);
   };
   // The bridge itself failed (main process gone or refusing): say so with the BRIDGE code and
@@ -41,6 +44,7 @@ function wireStatus(api: BridgeApi): void {
   const bridgeFailed = (): void => show(withBridgeError(current));
   const refresh = (): Promise<void> => api.getStatus().then(show, bridgeFailed);
 
+  offer = wireOffer(api, document, { focusHome: () => el.checkNow.focus(), result, refresh });
   api.onStatus(show);
   void refresh();
   setInterval(() => {
@@ -84,9 +88,13 @@ function main(): void {
 
   // The settings screen replaces both cards while open (docs/DESKTOP.md "Settings").
   const cards = Array.from(document.querySelectorAll<HTMLElement>('main > .card:not(#settings)'));
-  wireSettings(api, document, {
+  const settings = wireSettings(api, document, {
     others: cards,
     opener: document.getElementById('open-settings') as HTMLButtonElement,
+  });
+  // The tray's "Settings…" opens the window on its settings.
+  api.onSection((section) => {
+    if (section === 'settings') settings.open();
   });
 }
 

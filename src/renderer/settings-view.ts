@@ -8,9 +8,11 @@
 import type {
   BridgeApi,
   FieldProblem,
+  SelfUpdateChoice,
   SettingsField,
   SettingsInput,
   SettingsView,
+  UpdatePolicy,
 } from '#preload/ipc-contract.js';
 import { setText } from './dom-text.js';
 
@@ -29,6 +31,9 @@ interface SettingsElements {
   readonly startAtLogin: HTMLInputElement;
   readonly startAtLoginHint: HTMLElement;
   readonly requireNonce: HTMLInputElement;
+  readonly updatePolicy: HTMLSelectElement;
+  readonly selfUpdate: HTMLSelectElement;
+  readonly minimise: HTMLInputElement;
   readonly save: HTMLButtonElement;
   readonly back: HTMLButtonElement;
   readonly result: HTMLElement;
@@ -64,6 +69,9 @@ function find(doc: Document): SettingsElements {
     startAtLogin: get<HTMLInputElement>('start-at-login'),
     startAtLoginHint: get('start-at-login-hint'),
     requireNonce: get<HTMLInputElement>('require-nonce'),
+    updatePolicy: get<HTMLSelectElement>('update-policy'),
+    selfUpdate: get<HTMLSelectElement>('self-update'),
+    minimise: get<HTMLInputElement>('minimise-to-background'),
     save: get<HTMLButtonElement>('settings-save'),
     back: get<HTMLButtonElement>('settings-back'),
     result: get('settings-result'),
@@ -84,6 +92,18 @@ function fill(el: SettingsElements, view: SettingsView): void {
   el.startAtLogin.disabled = !view.startAtLoginAvailable;
   el.startAtLoginHint.hidden = view.startAtLoginAvailable;
   el.requireNonce.checked = view.requireNonce;
+  el.updatePolicy.value = view.updatePolicy;
+  el.selfUpdate.value = view.selfUpdate;
+  el.minimise.checked = view.minimiseToBackground;
+}
+
+/** The options of the two choices (the app checks them again on Save). */
+const UPDATE_POLICIES: readonly UpdatePolicy[] = ['auto', 'ask', 'notify'];
+const SELF_UPDATE_CHOICES: readonly SelfUpdateChoice[] = ['auto', 'ask', 'never'];
+
+/** The option chosen in `select`, as one of `choices` (the first when none matches). */
+function chosen<T extends string>(select: HTMLSelectElement, choices: readonly T[]): T {
+  return choices.find((c) => c === select.value) ?? (choices[0] as T);
 }
 
 /** What Save sends: the fields as typed (the app trims and judges them). */
@@ -99,6 +119,9 @@ function read(el: SettingsElements): SettingsInput {
     paused: el.paused.checked,
     startAtLogin: el.startAtLogin.checked,
     requireNonce: el.requireNonce.checked,
+    updatePolicy: chosen(el.updatePolicy, UPDATE_POLICIES),
+    selfUpdate: chosen(el.selfUpdate, SELF_UPDATE_CHOICES),
+    minimiseToBackground: el.minimise.checked,
   };
 }
 
@@ -189,7 +212,9 @@ export function wireSettings(
 
   el.form.addEventListener('submit', (event) => {
     event.preventDefault(); // nothing navigates (CSP form-action 'none'): the bridge saves
-    el.save.disabled = true;
+    // Busy as aria-disabled, never `disabled`: a disabled button drops focus to <body>.
+    if (el.save.getAttribute('aria-disabled') === 'true') return;
+    el.save.setAttribute('aria-disabled', 'true');
     el.save.setAttribute('aria-busy', 'true');
     setText(el.result, '');
     void api
@@ -205,7 +230,7 @@ export function wireSettings(
         setText(el.result, answer.words);
       }, bridgeFailed)
       .finally(() => {
-        el.save.disabled = false;
+        el.save.removeAttribute('aria-disabled');
         el.save.removeAttribute('aria-busy');
       });
   });

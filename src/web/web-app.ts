@@ -10,7 +10,7 @@ import type { AppController } from '#app/app-controller.js';
 import { bridgeEvents, bridgeHandlers } from '#app/bridge-handlers.js';
 import { startDemoServer } from '#app/registry/demo-server.js';
 import type { Notice } from '#app/notifications.js';
-import { openAppSession } from '#app/app-session.js';
+import { openAppSession, type AppSession } from '#app/app-session.js';
 import { openSessionPart, type LogLevel } from '#app/open-updater.js';
 import { createSettingsService } from '#app/settings/settings-service.js';
 import type { SettingsStore } from '#app/settings/settings.js';
@@ -66,20 +66,28 @@ export async function webWindowFiles(
   return files;
 }
 
-/** Opens the updater, starts its schedule and serves the window; close() undoes all of it. */
-export async function openWebApp(options: WebAppOptions): Promise<WebApp> {
-  const files = await webWindowFiles(options.appDir);
+/** This process's memory as the secret store (docs/DESKTOP.md "Settings"). */
+function memorySecrets(initial: string): SecretsInMemory {
   // The key comes from the flag or the environment each start; one entered in the settings
-  // is kept in this process's memory only (docs/DESKTOP.md "Settings").
-  let machineKey = options.machineKey === '' ? null : options.machineKey;
-  const secrets = {
+  // is kept in this process's memory only.
+  let machineKey = initial === '' ? null : initial;
+  return {
     load: () => machineKey,
     save: (key: string) => {
       machineKey = key;
       return false;
     },
   };
-  const session = await openAppSession(() =>
+}
+
+interface SecretsInMemory {
+  load(): string | null;
+  save(key: string): boolean;
+}
+
+/** The session on the registry the settings name (Save restarts it inside). */
+function openWebSession(options: WebAppOptions, secrets: SecretsInMemory): Promise<AppSession> {
+  return openAppSession(() =>
     openSessionPart(
       {
         settings: options.settings,
@@ -102,6 +110,13 @@ export async function openWebApp(options: WebAppOptions): Promise<WebApp> {
       },
     ),
   );
+}
+
+/** Opens the updater, starts its schedule and serves the window; close() undoes all of it. */
+export async function openWebApp(options: WebAppOptions): Promise<WebApp> {
+  const files = await webWindowFiles(options.appDir);
+  const secrets = memorySecrets(options.machineKey);
+  const session = await openWebSession(options, secrets);
   const settings = createSettingsService({
     store: options.settings,
     secrets,

@@ -11,18 +11,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import {
   EVENT_NAMES,
-  OPERATIONS,
   type BridgeEventSources,
   type BridgeHandlers,
   type EventName,
-  type OperationName,
 } from '#preload/ipc-contract.js';
-import {
-  APP_HOST,
-  APP_SCHEME,
-  CONTENT_SECURITY_POLICY,
-  createAppProtocolHandler,
-} from '#app/app-protocol.js';
+import { APP_HOST, APP_SCHEME, createAppProtocolHandler } from '#app/app-protocol.js';
 import { runOperation } from '#app/bridge-handlers.js';
 import { createEventStreams } from './event-stream.js';
 import {
@@ -35,10 +28,18 @@ import {
   urlHostOf,
   type ListenAddress,
 } from './web-access.js';
-import { refusalPage, wantsPage } from './refusal-page.js';
+import {
+  answerFailure,
+  isOperation,
+  readJsonBody,
+  send,
+  WEB_SECURITY_HEADERS,
+} from './web-answer.js';
 import { WebRefusal } from './web-errors.js';
 import { limitSockets, socketServerOptions, type SocketLimits } from '#shared/socket-limits.js';
 import { WEB_SOCKET_LIMITS } from './web-limits.js';
+
+export { WEB_SECURITY_HEADERS } from './web-answer.js';
 
 export interface WebWindowOptions {
   readonly listen: ListenAddress;
@@ -78,17 +79,6 @@ export interface WebWindow {
 export const BRIDGE_SCRIPT_PATH = '/web-bridge.js';
 const RENDERER_SCRIPT_TAG = '<script src="renderer.js" defer></script>';
 
-/** Headers on every answer: the Electron window's CSP, and no framing, sniffing or caching. */
-export const WEB_SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'content-security-policy': CONTENT_SECURITY_POLICY,
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
-  'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-resource-policy': 'same-origin',
-  'cache-control': 'no-store',
-};
-
 /** The renderer's index.html with the web bridge loaded first (same CSP: both are 'self'). */
 export function withBridgeScript(html: string): string {
   if (!html.includes(RENDERER_SCRIPT_TAG)) {
@@ -100,73 +90,118 @@ export function withBridgeScript(html: string): string {
   );
 }
 
-function send(res: ServerResponse, status: number, type: string, body: string | Buffer): void {
-  res.writeHead(status, { ...WEB_SECURITY_HEADERS, 'content-type': type });
-  res.end(body);
+/** What answering one request needs from the running window. */
+interface RequestContext {
+  readonly options: WebWindowOptions;
+  readonly token: string;
+  readonly maxBodyBytes: number;
+  readonly port: () => number;
+  readonly streams: ReturnType<typeof createEventStreams>;
+  readonly serveFile: (res: ServerResponse, path: string) => Promise<void>;
 }
 
-function refuse(res: ServerResponse, refusal: WebRefusal, page = false): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  // A person who opened the address sees words, a bridge call reads the error body.
-  if (page) send(res, refusal.status, 'text/html; charset=utf-8', refusalPage(refusal));
-  else send(res, refusal.status, 'application/json; charset=utf-8', JSON.stringify(refusal));
-}
-
-/** Reads a JSON body up to maxBytes; refuses more, and anything that is not JSON. */
-async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
-  const declared = Number(req.headers['content-length'] ?? '0');
-  if (declared > maxBytes) throw new WebRefusal('BODY_TOO_LARGE', `at most ${maxBytes} bytes`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) throw new WebRefusal('BODY_TOO_LARGE', `at most ${maxBytes} bytes`);
-    chunks.push(chunk);
+/** The request's host (checked against the listen address first) and its URL. */
+function parseTarget(req: IncomingMessage, ctx: RequestContext): { host: string; url: URL } {
+  const host = req.headers.host;
+  // DNS rebinding: a foreign name pointed at our address is refused before anything else.
+  if (
+    !isAllowedHost(host, { host: ctx.options.listen.host, port: ctx.port() }) ||
+    host === undefined
+  ) {
+    throw new WebRefusal('HOST_REFUSED', 'this server answers only to its own address');
   }
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+    return { host, url: new URL(req.url ?? '/', `http://${host}`) };
   } catch {
-    throw new WebRefusal('BAD_REQUEST', 'the body is not JSON');
+    // An absolute-form target that is no URL (`GET http://[`) is the client's error, not an
+    // INTERNAL failure logged as the app's (docs/SECURITY.md §6).
+    throw new WebRefusal('BAD_REQUEST', 'the request target is not a URL');
   }
 }
 
-/** Errors of a connection the client dropped (a reset, a request aborted mid-body). */
-const CLIENT_GONE = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE']);
-
-/**
- * True when `error` is the client leaving: its code says so and the request's connection is
- * indeed gone. The same code from a handler while the client still waits (a socket of its
- * own) is a failure of ours.
- */
-function clientLeft(req: IncomingMessage, error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && CLIENT_GONE.has(code) && req.socket.destroyed;
-}
-
-function isOperation(name: string): name is OperationName {
-  return Object.prototype.hasOwnProperty.call(OPERATIONS, name);
-}
-
-/** Starts the web window's server; resolves once it listens. */
-export async function startWebWindow(options: WebWindowOptions): Promise<WebWindow> {
-  const token = options.token ?? randomBytes(32).toString('base64url');
-  const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024;
-  const serveStatic = createAppProtocolHandler({ rootDir: options.rendererDir });
-  const streams = createEventStreams({
-    maxClients: options.maxStreams ?? 16,
-    heartbeatMs: options.heartbeatMs ?? 15_000,
-    maxQueuedBytes: 1024 * 1024,
+/** The token's one use: exchanged for the cookie, then dropped from the address. */
+function exchangeToken(
+  res: ServerResponse,
+  ctx: RequestContext,
+  method: string,
+  url: URL,
+  presented: string,
+): void {
+  if (method !== 'GET' || url.pathname !== '/') {
+    throw new WebRefusal('BAD_REQUEST', 'the token is accepted on the page address only');
+  }
+  if (!secretMatches(presented, ctx.token)) {
+    throw new WebRefusal('UNAUTHORIZED', 'the access token is not this server’s');
+  }
+  res.writeHead(303, {
+    ...WEB_SECURITY_HEADERS,
+    'set-cookie': sessionCookie(ctx.port(), ctx.token),
+    location: '/',
   });
-  const relay = <K extends EventName>(name: K): (() => void) =>
-    options.events[name]((payload) => streams.broadcast(name, payload));
-  const unsubscribe = EVENT_NAMES.map(relay);
-  let port = 0;
-  const listen = (): ListenAddress => ({ host: options.listen.host, port });
+  res.end();
+}
 
-  async function serveFile(res: ServerResponse, path: string): Promise<void> {
+/** `POST /api/bridge/<operation>`: checked like the Electron IPC, then run. */
+async function bridgeCall(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: RequestContext,
+  host: string,
+  url: URL,
+): Promise<void> {
+  if (req.method !== 'POST') throw new WebRefusal('METHOD_NOT_ALLOWED', 'bridge calls are POST');
+  // Cross-site requests (a form post, a fetch from another page) carry a foreign Origin.
+  if (!isSameOrigin(req.headers.origin, host)) {
+    throw new WebRefusal('ORIGIN_REFUSED', 'bridge calls come from this page only');
+  }
+  const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/json') {
+    throw new WebRefusal('UNSUPPORTED_MEDIA_TYPE', 'bridge calls send application/json');
+  }
+  const name = url.pathname.slice('/api/bridge/'.length);
+  if (!isOperation(name)) throw new WebRefusal('NOT_FOUND', 'no such operation');
+  const body = await readJsonBody(req, ctx.maxBodyBytes);
+  const args = (body as { args?: unknown } | null)?.args;
+  if (!Array.isArray(args)) throw new WebRefusal('BAD_ARGUMENTS', 'the body is {"args": [...]}');
+  const pending = runOperation(ctx.options.handlers, name, args);
+  if (pending === null) throw new WebRefusal('BAD_ARGUMENTS', `${name} refused its arguments`);
+  const result = await pending;
+  send(res, 200, 'application/json; charset=utf-8', JSON.stringify({ ok: true, result }));
+}
+
+/** One request: host, token or cookie, then the bridge, the event stream or a file. */
+async function handle(req: IncomingMessage, res: ServerResponse, ctx: RequestContext) {
+  const { host, url } = parseTarget(req, ctx);
+  const method = req.method ?? 'GET';
+  const presented = url.searchParams.get('token');
+  if (presented !== null) {
+    exchangeToken(res, ctx, method, url, presented);
+    return;
+  }
+  if (!secretMatches(readCookie(req.headers.cookie, cookieName(ctx.port())), ctx.token)) {
+    throw new WebRefusal(
+      'UNAUTHORIZED',
+      'open the address `updater serve` printed (it carries the access token)',
+    );
+  }
+  if (url.pathname.startsWith('/api/bridge/')) {
+    await bridgeCall(req, res, ctx, host, url);
+    return;
+  }
+  if (method !== 'GET') throw new WebRefusal('METHOD_NOT_ALLOWED', 'only GET here');
+  if (url.pathname === '/api/events') {
+    if (!ctx.streams.open(res, WEB_SECURITY_HEADERS)) {
+      throw new WebRefusal('TOO_MANY_STREAMS', 'too many open windows');
+    }
+    return;
+  }
+  await ctx.serveFile(res, url.pathname);
+}
+
+/** Serves the renderer's files and the web bridge script (index.html with the bridge first). */
+function fileServer(options: WebWindowOptions) {
+  const serveStatic = createAppProtocolHandler({ rootDir: options.rendererDir });
+  return async (res: ServerResponse, path: string): Promise<void> => {
     if (path === BRIDGE_SCRIPT_PATH) {
       const body = await readFile(options.bridgeScript).catch(() => null);
       if (body === null) throw new WebRefusal('NOT_FOUND', 'the web bridge is not built');
@@ -179,106 +214,45 @@ export async function startWebWindow(options: WebWindowOptions): Promise<WebWind
     const type = answer.headers.get('content-type') ?? 'application/octet-stream';
     if (file === '/index.html') send(res, 200, type, withBridgeScript(await answer.text()));
     else send(res, 200, type, Buffer.from(await answer.arrayBuffer()));
-  }
+  };
+}
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const host = req.headers.host;
-    // DNS rebinding: a foreign name pointed at our address is refused before anything else.
-    if (!isAllowedHost(host, listen()) || host === undefined) {
-      throw new WebRefusal('HOST_REFUSED', 'this server answers only to its own address');
-    }
-    let url: URL;
-    try {
-      url = new URL(req.url ?? '/', `http://${host}`);
-    } catch {
-      // An absolute-form target that is no URL (`GET http://[`) is the client's error, not an
-      // INTERNAL failure logged as the app's (docs/SECURITY.md §6).
-      throw new WebRefusal('BAD_REQUEST', 'the request target is not a URL');
-    }
-    const method = req.method ?? 'GET';
-    const presented = url.searchParams.get('token');
-    if (presented !== null) {
-      // The token's one use: exchange it for the cookie, then drop it from the address.
-      if (method !== 'GET' || url.pathname !== '/') {
-        throw new WebRefusal('BAD_REQUEST', 'the token is accepted on the page address only');
-      }
-      if (!secretMatches(presented, token)) {
-        throw new WebRefusal('UNAUTHORIZED', 'the access token is not this server’s');
-      }
-      res.writeHead(303, {
-        ...WEB_SECURITY_HEADERS,
-        'set-cookie': sessionCookie(port, token),
-        location: '/',
-      });
-      res.end();
-      return;
-    }
-    if (!secretMatches(readCookie(req.headers.cookie, cookieName(port)), token)) {
-      throw new WebRefusal(
-        'UNAUTHORIZED',
-        'open the address `updater serve` printed (it carries the access token)',
-      );
-    }
-    if (url.pathname.startsWith('/api/bridge/')) {
-      if (method !== 'POST') throw new WebRefusal('METHOD_NOT_ALLOWED', 'bridge calls are POST');
-      // Cross-site requests (a form post, a fetch from another page) carry a foreign Origin.
-      if (!isSameOrigin(req.headers.origin, host)) {
-        throw new WebRefusal('ORIGIN_REFUSED', 'bridge calls come from this page only');
-      }
-      const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-      if (type !== 'application/json') {
-        throw new WebRefusal('UNSUPPORTED_MEDIA_TYPE', 'bridge calls send application/json');
-      }
-      const name = url.pathname.slice('/api/bridge/'.length);
-      if (!isOperation(name)) throw new WebRefusal('NOT_FOUND', 'no such operation');
-      const body = await readJsonBody(req, maxBodyBytes);
-      const args = (body as { args?: unknown } | null)?.args;
-      if (!Array.isArray(args))
-        throw new WebRefusal('BAD_ARGUMENTS', 'the body is {"args": [...]}');
-      const pending = runOperation(options.handlers, name, args);
-      if (pending === null) throw new WebRefusal('BAD_ARGUMENTS', `${name} refused its arguments`);
-      const result = await pending;
-      send(res, 200, 'application/json; charset=utf-8', JSON.stringify({ ok: true, result }));
-      return;
-    }
-    if (method !== 'GET') throw new WebRefusal('METHOD_NOT_ALLOWED', 'only GET here');
-    if (url.pathname === '/api/events') {
-      if (!streams.open(res, WEB_SECURITY_HEADERS)) {
-        throw new WebRefusal('TOO_MANY_STREAMS', 'too many open windows');
-      }
-      return;
-    }
-    await serveFile(res, url.pathname);
-  }
-
-  const limits = { ...WEB_SOCKET_LIMITS, ...options.socketLimits };
-  const server: Server = createServer(socketServerOptions(limits), (req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (error instanceof WebRefusal) {
-        // Drain what the client still sends, so the refusal is read rather than reset.
-        req.resume();
-        refuse(res, error, wantsPage(req));
-        return;
-      }
-      const message = error instanceof Error ? error.message : String(error);
-      if (clientLeft(req, error)) {
-        // No one is left to answer: not a failure of the app (docs/PROTOCOL.md §7).
-        options.log?.('debug', `web window: the client left mid-request (${message})`);
-        res.destroy();
-        return;
-      }
-      options.log?.('error', `web window: ${message}`);
-      refuse(res, new WebRefusal('INTERNAL', 'the app failed to answer; see the log'));
-    });
-  });
-  limitSockets(server, limits);
-  await new Promise<void>((resolve, reject) => {
+function listenOn(server: Server, listen: ListenAddress): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.listen.port, options.listen.host, () => {
+    server.listen(listen.port, listen.host, () => {
       server.off('error', reject);
       resolve();
     });
   });
+}
+
+/** Starts the web window's server; resolves once it listens. */
+export async function startWebWindow(options: WebWindowOptions): Promise<WebWindow> {
+  const token = options.token ?? randomBytes(32).toString('base64url');
+  const streams = createEventStreams({
+    maxClients: options.maxStreams ?? 16,
+    heartbeatMs: options.heartbeatMs ?? 15_000,
+    maxQueuedBytes: 1024 * 1024,
+  });
+  const relay = <K extends EventName>(name: K): (() => void) =>
+    options.events[name]((payload) => streams.broadcast(name, payload));
+  const unsubscribe = EVENT_NAMES.map(relay);
+  let port = 0;
+  const ctx: RequestContext = {
+    options,
+    token,
+    maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
+    port: () => port,
+    streams,
+    serveFile: fileServer(options),
+  };
+  const limits = { ...WEB_SOCKET_LIMITS, ...options.socketLimits };
+  const server: Server = createServer(socketServerOptions(limits), (req, res) => {
+    handle(req, res, ctx).catch((error: unknown) => answerFailure(req, res, error, options.log));
+  });
+  limitSockets(server, limits);
+  await listenOn(server, options.listen);
   port = (server.address() as AddressInfo).port;
   const origin = `http://${urlHostOf(options.listen.host)}:${port}`;
   return {

@@ -122,6 +122,9 @@ export async function startHarness(
       registryLabel: 'Demo registry',
       // As controllerFor (open-updater.ts): the pause is remembered in the settings.
       persistPaused: (paused) => settings.set('paused', paused),
+      // As controllerFor: the update policy and the skipped version live in the settings.
+      policy: () => settings.get('updatePolicy'),
+      skipped: { initial: null, persist: (v) => settings.set('skippedVersion', v ?? '') },
       fetchActivity: () =>
         fetchActivity({ baseUrl: server.url, timeoutMs: options.activityTimeoutMs ?? 2_000 }),
       // The app's own scheduler, planned far enough out that only "Check now" runs in a test.

@@ -101,6 +101,8 @@ export function useWebWindow(): WebWindowFixture {
       rollBack: () => Promise.resolve({ ok: true, words: '' }),
       verify: () => Promise.resolve({ ok: true, words: '' }),
       openLog: () => Promise.resolve({ ok: true, words: '' }),
+      installNow: () => Promise.resolve({ ok: true, words: '' }),
+      skipVersion: () => ({ ok: true, words: '' }),
       setPaused: () => undefined,
       getSettings: () => {
         throw new Error('not used here');
@@ -117,6 +119,7 @@ export function useWebWindow(): WebWindowFixture {
           statusListeners.add(listener);
           return () => statusListeners.delete(listener);
         },
+        section: () => () => undefined,
       },
       token: TOKEN,
       maxBodyBytes: 1024,

@@ -25,7 +25,8 @@ export const USAGE = `Usage:
   npm run server -- [options]
   npm run server -- init DIR
   npm run server -- publish --data-dir DIR --version X.Y.Z [--node-key FILE] [--init]
-                    [--artifact-base-url URL] [--expires-in-s N] [--static-out OUT] FOLDER
+                    [--artifact-base-url URL] [--expires-in-s N] [--static-out OUT]
+                    [--notes FILE] FOLDER
   npm run server -- publish --data-dir DIR --bundle FILE [--expires-in-s N]
                     [--tuf-targets FILE] [--static-out OUT] FOLDER
   npm run server -- sign-release --release-key FILE... --version X.Y.Z
@@ -98,6 +99,8 @@ export type Command =
       readonly staticOut: string | undefined;
       /** --tuf-targets FILE: install TUF targets signed offline for this release. */
       readonly tufTargets: string | undefined;
+      /** --notes FILE: release notes (Markdown) signed with the release. */
+      readonly notesFile: string | undefined;
     }
   | TrustCommand
   | InitCommand;
@@ -137,6 +140,7 @@ const PUBLISH_OPTIONS: OptionSpec = {
   init: { type: 'boolean' },
   'static-out': { type: 'string' },
   'tuf-targets': { type: 'string' },
+  notes: { type: 'string' },
 };
 
 /** Parses the command line (without node and script). Throws UsageError on bad input. */
@@ -205,13 +209,16 @@ function parsePublish(argv: readonly string[]): Command {
   const init = take(flags, '--init') !== undefined;
   const staticOut = take(flags, '--static-out');
   const tufTargets = take(flags, '--tuf-targets');
+  const notesFile = take(flags, '--notes');
   const folder = rest.shift();
   refuseLeftovers(flags, rest);
   if (dataDir === undefined || dataDir === '') throw new UsageError('publish needs --data-dir DIR');
   if (bundle !== undefined) {
     // A bundle's version and URLs are signed (docs/PROTOCOL.md §2.7.8): they cannot change here.
-    if (version !== undefined || base !== undefined) {
-      throw new UsageError('publish --bundle takes neither --version nor --artifact-base-url');
+    if (version !== undefined || base !== undefined || notesFile !== undefined) {
+      throw new UsageError(
+        'publish --bundle takes neither --version, --artifact-base-url nor --notes',
+      );
     }
     nonEmpty('--bundle', bundle);
   } else if (version === undefined || version === '') {
@@ -230,6 +237,7 @@ function parsePublish(argv: readonly string[]): Command {
     init,
     staticOut: staticOut === undefined ? undefined : nonEmpty('--static-out', staticOut),
     tufTargets: tufTargets === undefined ? undefined : nonEmpty('--tuf-targets', tufTargets),
+    notesFile: notesFile === undefined ? undefined : nonEmpty('--notes', notesFile),
   };
 }
 

@@ -116,6 +116,7 @@ async function publish(command: Extract<Command, { kind: 'publish' }>): Promise<
           ...(command.artifactBaseUrl === undefined
             ? {}
             : { artifact_base_url: command.artifactBaseUrl }),
+          ...(command.notesFile === undefined ? {} : { notes: await readNotes(command.notesFile) }),
         },
   );
   // Targets signed offline for this release (docs/PROTOCOL.md §TUF repository).
@@ -199,3 +200,12 @@ main(process.argv.slice(2)).catch((error: unknown) => {
   process.stderr.write(`${JSON.stringify({ ok: false, error: message, code })}\n`);
   process.exit(1);
 });
+
+/**
+ * The notes file as signed text: UTF-8 (refused otherwise), line ends made LF so a file saved
+ * on Windows is not refused for its carriage returns; the publisher judges the rest.
+ */
+async function readNotes(file: string): Promise<string> {
+  const bytes = await readFile(file);
+  return new TextDecoder('utf-8', { fatal: true }).decode(bytes).replace(/\r\n/g, '\n');
+}

@@ -26,6 +26,7 @@ export function signLegacyEnvelope(
     issued_at: new Date(nowMs).toISOString(),
     expires_at: new Date(nowMs + expiresInS * 1000).toISOString(),
     artifacts: release.artifacts,
+    ...(release.notes === undefined ? {} : { notes: release.notes }),
   });
   return Buffer.from(
     JSON.stringify({ ok: true, ...signDsse(payload, MANIFEST_PAYLOAD_TYPE, [root]) }),

@@ -1,10 +1,13 @@
 /**
  * The setting "update the app itself": automatically, ask first, or never (docs/RELEASING.md
- * "Self-update targets"). Pure.
+ * "Self-update targets"). Pure. The choices are the settings contract's, so the screen, the
+ * stored settings and the runner never disagree.
  */
-export type SelfUpdateMode = 'auto' | 'ask' | 'never';
+import { SELF_UPDATE_CHOICES, type SelfUpdateChoice } from '#preload/ipc-contract.js';
 
-export const SELF_UPDATE_MODES: readonly SelfUpdateMode[] = ['auto', 'ask', 'never'];
+export type SelfUpdateMode = SelfUpdateChoice;
+
+export const SELF_UPDATE_MODES: readonly SelfUpdateMode[] = SELF_UPDATE_CHOICES;
 /** Ask first: replacing the running app restarts it, which the user should see coming. */
 export const DEFAULT_SELF_UPDATE_MODE: SelfUpdateMode = 'ask';
 

@@ -4,7 +4,12 @@
  * The registry's address and keys follow the one rule of registry-fields.ts (also used by the
  * shipped registry.json and the registry choice at start), so the three never disagree.
  */
-import type { FieldProblem, SettingsInput } from '#preload/ipc-contract.js';
+import type {
+  FieldProblem,
+  SelfUpdateChoice,
+  SettingsInput,
+  UpdatePolicy,
+} from '#preload/ipc-contract.js';
 import {
   normalizePinnedKey,
   pinnedKeysProblem,
@@ -30,6 +35,9 @@ export interface AcceptedSettings {
   readonly paused: boolean;
   readonly startAtLogin: boolean;
   readonly requireNonce: boolean;
+  readonly updatePolicy: UpdatePolicy;
+  readonly selfUpdate: SelfUpdateChoice;
+  readonly minimiseToBackground: boolean;
 }
 
 export type SettingsJudgement =
@@ -97,6 +105,9 @@ export function judgeSettings(
       paused: input.paused,
       startAtLogin: input.startAtLogin,
       requireNonce: input.requireNonce,
+      updatePolicy: input.updatePolicy,
+      selfUpdate: input.selfUpdate,
+      minimiseToBackground: input.minimiseToBackground,
     },
   };
 }

@@ -6,7 +6,7 @@
  * core on the new registry when anything the core was opened with changed.
  */
 import type { SaveSettingsResult, SettingsInput, SettingsView } from '#preload/ipc-contract.js';
-import { judgeSettings } from './settings-form.js';
+import { judgeSettings, type AcceptedSettings } from './settings-form.js';
 import type { SettingsStore } from './settings.js';
 
 export interface SettingsServiceDeps {
@@ -29,9 +29,10 @@ export interface SettingsService {
   save(input: SettingsInput): Promise<SaveSettingsResult>;
 }
 
-export function createSettingsService(deps: SettingsServiceDeps): SettingsService {
+/** The stored settings as the screen shows them. */
+function viewOf(deps: SettingsServiceDeps): SettingsView {
   const { store } = deps;
-  const get = (): SettingsView => ({
+  return {
     registryUrl: store.get('baseUrl'),
     pinnedKeys: [...store.get('pinnedKeys')],
     machineKeySet: deps.secrets.load() !== null,
@@ -41,59 +42,85 @@ export function createSettingsService(deps: SettingsServiceDeps): SettingsServic
     startAtLogin: store.get('startAtLogin'),
     startAtLoginAvailable: deps.applyStartAtLogin !== undefined,
     requireNonce: store.get('requireNonce'),
-  });
+    updatePolicy: store.get('updatePolicy'),
+    selfUpdate: store.get('selfUpdate'),
+    minimiseToBackground: store.get('minimiseToBackground'),
+  };
+}
 
+/** True when anything the core was opened with changes (then Save restarts it). */
+function coreChanges(store: SettingsStore, next: AcceptedSettings): boolean {
+  return (
+    next.baseUrl !== store.get('baseUrl') ||
+    next.pinnedKeys.join(',') !== store.get('pinnedKeys').join(',') ||
+    next.checkIntervalMs !== store.get('checkIntervalMs') ||
+    next.requireNonce !== store.get('requireNonce') ||
+    next.machineKey !== null
+  );
+}
+
+/** Stores what the running code reads at each use (no restart needed for these). */
+function storeValues(store: SettingsStore, next: AcceptedSettings): void {
+  store.set('baseUrl', next.baseUrl);
+  store.set('pinnedKeys', [...next.pinnedKeys]);
+  store.set('checkIntervalMs', next.checkIntervalMs);
+  store.set('requireNonce', next.requireNonce);
+  store.set('updatePolicy', next.updatePolicy);
+  store.set('selfUpdate', next.selfUpdate);
+  store.set('minimiseToBackground', next.minimiseToBackground);
+}
+
+/** Applies start at login when it changed; the words to add when it could not be. */
+async function applyLogin(
+  deps: SettingsServiceDeps & { applyStartAtLogin: (on: boolean) => Promise<void> },
+  on: boolean,
+): Promise<string> {
+  try {
+    await deps.applyStartAtLogin(on);
+    deps.store.set('startAtLogin', on);
+    return '';
+  } catch {
+    return ' Start at login could not be changed; see the log file.';
+  }
+}
+
+async function saveNow(
+  deps: SettingsServiceDeps,
+  input: SettingsInput,
+): Promise<SaveSettingsResult> {
+  const judged = judgeSettings(input, {
+    machineKeyKept: deps.secrets.load() !== null,
+    startAtLoginAvailable: deps.applyStartAtLogin !== undefined,
+  });
+  if (!judged.ok) return { ok: false, problems: judged.problems };
+  const next = judged.accepted;
+  const coreChanged = coreChanges(deps.store, next);
+  storeValues(deps.store, next);
+  let keyWords = '';
+  if (next.machineKey !== null && !deps.secrets.save(next.machineKey)) {
+    // Kept in memory only (no keychain, or the web window): said where it is kept.
+    keyWords = ` ${deps.machineKeyStorage}`;
+  }
+  const { applyStartAtLogin } = deps;
+  const loginChanges =
+    next.startAtLogin !== deps.store.get('startAtLogin') && applyStartAtLogin !== undefined;
+  const loginWords = loginChanges
+    ? await applyLogin({ ...deps, applyStartAtLogin }, next.startAtLogin)
+    : '';
+  if (coreChanged) await deps.restart();
+  deps.setPaused(next.paused);
+  const where = next.baseUrl === '' ? 'the demo registry' : deps.registryLabel();
+  const words = coreChanged ? `Saved. The updater restarted on ${where}.` : 'Saved.';
+  return { ok: true, words: `${words}${keyWords}${loginWords}`, settings: viewOf(deps) };
+}
+
+export function createSettingsService(deps: SettingsServiceDeps): SettingsService {
   /** One save at a time: a second Save waits for the restart of the first. */
   let queue: Promise<unknown> = Promise.resolve();
-
-  async function save(input: SettingsInput): Promise<SaveSettingsResult> {
-    const judged = judgeSettings(input, {
-      machineKeyKept: deps.secrets.load() !== null,
-      startAtLoginAvailable: deps.applyStartAtLogin !== undefined,
-    });
-    if (!judged.ok) return { ok: false, problems: judged.problems };
-    const next = judged.accepted;
-    const before = {
-      baseUrl: store.get('baseUrl'),
-      keys: store.get('pinnedKeys').join(','),
-      interval: store.get('checkIntervalMs'),
-      requireNonce: store.get('requireNonce'),
-    };
-    const coreChanged =
-      next.baseUrl !== before.baseUrl ||
-      next.pinnedKeys.join(',') !== before.keys ||
-      next.checkIntervalMs !== before.interval ||
-      next.requireNonce !== before.requireNonce ||
-      next.machineKey !== null;
-    store.set('baseUrl', next.baseUrl);
-    store.set('pinnedKeys', [...next.pinnedKeys]);
-    store.set('checkIntervalMs', next.checkIntervalMs);
-    store.set('requireNonce', next.requireNonce);
-    let keyWords = '';
-    if (next.machineKey !== null && !deps.secrets.save(next.machineKey)) {
-      // Kept in memory only (no keychain, or the web window): said where it is kept.
-      keyWords = ` ${deps.machineKeyStorage}`;
-    }
-    let loginWords = '';
-    if (next.startAtLogin !== store.get('startAtLogin') && deps.applyStartAtLogin !== undefined) {
-      try {
-        await deps.applyStartAtLogin(next.startAtLogin);
-        store.set('startAtLogin', next.startAtLogin);
-      } catch {
-        loginWords = ' Start at login could not be changed; see the log file.';
-      }
-    }
-    if (coreChanged) await deps.restart();
-    deps.setPaused(next.paused);
-    const where = next.baseUrl === '' ? 'the demo registry' : deps.registryLabel();
-    const words = coreChanged ? `Saved. The updater restarted on ${where}.` : 'Saved.';
-    return { ok: true, words: `${words}${keyWords}${loginWords}`, settings: get() };
-  }
-
   return {
-    get,
+    get: () => viewOf(deps),
     save(input) {
-      const run = queue.then(() => save(input));
+      const run = queue.then(() => saveNow(deps, input));
       queue = run.catch(() => undefined);
       return run;
     },

@@ -5,6 +5,12 @@
  */
 import type { Schema } from 'electron-store';
 import { UpdateError } from '#core/errors.js';
+import {
+  SELF_UPDATE_CHOICES,
+  UPDATE_POLICIES,
+  type SelfUpdateChoice,
+  type UpdatePolicy,
+} from '#preload/ipc-contract.js';
 
 export interface AppSettings {
   /** Registry base URL; '' selects the embedded demo registry. */
@@ -23,6 +29,18 @@ export interface AppSettings {
   readonly requireNonce: boolean;
   /** safeStorage ciphertext of the machine key, base64 (src/app/settings/secret-store.ts). */
   readonly machineKeyCiphertext: string;
+  /** What a run does with a new release: install, ask first, or only tell (default install). */
+  readonly updatePolicy: UpdatePolicy;
+  /** How the app updates itself (default: ask first, since it restarts). */
+  readonly selfUpdate: SelfUpdateChoice;
+  /** Without a tray, closing the window minimises it instead of quitting (default on). */
+  readonly minimiseToBackground: boolean;
+  /**
+   * The version the user skipped or left by rolling back ('' none): not installed or offered
+   * again until a newer one appears (docs/DESKTOP.md "Update policy"). Kept here so it
+   * survives a restart; electron-store writes the file atomically (temporary file, rename).
+   */
+  readonly skippedVersion: string;
 }
 
 /** Shortest interval a user may set: checking more often only loads the registry. */
@@ -36,6 +54,10 @@ export const DEFAULT_SETTINGS: AppSettings = {
   startAtLogin: false,
   requireNonce: false,
   machineKeyCiphertext: '',
+  updatePolicy: 'auto',
+  selfUpdate: 'ask',
+  minimiseToBackground: true,
+  skippedVersion: '',
 };
 
 /** electron-store schema (JSON Schema draft 2020-12 via ajv). */
@@ -51,6 +73,10 @@ export const SETTINGS_SCHEMA: Schema<AppSettings> = {
   startAtLogin: { type: 'boolean' },
   requireNonce: { type: 'boolean' },
   machineKeyCiphertext: { type: 'string', maxLength: 4096 },
+  updatePolicy: { type: 'string', enum: [...UPDATE_POLICIES] },
+  selfUpdate: { type: 'string', enum: [...SELF_UPDATE_CHOICES] },
+  minimiseToBackground: { type: 'boolean' },
+  skippedVersion: { type: 'string', maxLength: 128 },
 };
 
 /** The small slice of electron-store the app uses (tests pass a Map-backed fake). */

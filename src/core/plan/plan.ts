@@ -70,6 +70,7 @@ export function planUpdate(
       bytesToFetch,
       bytesToReuse,
       artifacts,
+      ...notesOf(verified),
     },
     upToDate: installed !== null && installed.setId === verified.payloadSha256,
   };
@@ -119,6 +120,7 @@ export function planHeldSet(installed: InstalledSet, verified: VerifiedManifest)
       bytesToFetch: 0,
       bytesToReuse,
       artifacts,
+      ...notesOf(verified),
     },
     upToDate: installed.setId === verified.payloadSha256,
   };
@@ -134,4 +136,10 @@ export function reused(a: { readonly name: string; readonly size: number }): Art
     reusedBytes: a.size,
     indexBytes: 0,
   };
+}
+
+/** The signed release notes, as an optional field of the summary. */
+function notesOf(verified: VerifiedManifest): { notes?: string } {
+  const { notes } = verified.manifest;
+  return notes === undefined ? {} : { notes };
 }

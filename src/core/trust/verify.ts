@@ -121,6 +121,7 @@ export function verifyParsedAnswer(
       expires_at: freshness.expires_at,
       issuedAtMs: freshness.issuedAtMs,
       expiresAtMs: freshness.expiresAtMs,
+      ...(release.notes === undefined ? {} : { notes: release.notes }),
     },
     payloadSha256: checked.releaseSha256,
     keyid: checked.releaseKeyid,

@@ -22,6 +22,8 @@ function fakePart(label: string, log: string[]): SessionPart & { emit(s: AppStat
     rollBack: () => Promise.resolve({ ok: true, words: label }),
     verify: () => Promise.resolve({ ok: true, words: label }),
     openLog: () => Promise.resolve({ ok: true, words: label }),
+    installNow: () => Promise.resolve({ ok: true, words: label }),
+    skipVersion: () => ({ ok: true, words: label }),
     start: () => {
       log.push(`start ${label}`);
       return Promise.resolve();

@@ -2,9 +2,9 @@ import { describe, expect, it, vi } from 'vitest';
 import type { AppController } from '#app/app-controller.js';
 import { bridgeEvents, bridgeHandlers, runOperation } from '#app/bridge-handlers.js';
 import type { SettingsService } from '#app/settings/settings-service.js';
-import { OPERATION_NAMES, type SettingsInput } from '#preload/ipc-contract.js';
+import { OPERATION_NAMES, type SettingsInput, type SettingsView } from '#preload/ipc-contract.js';
 
-const VIEW = {
+const VIEW: SettingsView = {
   registryUrl: '',
   pinnedKeys: [],
   machineKeySet: false,
@@ -14,6 +14,9 @@ const VIEW = {
   startAtLogin: false,
   startAtLoginAvailable: true,
   requireNonce: false,
+  updatePolicy: 'auto',
+  selfUpdate: 'ask',
+  minimiseToBackground: true,
 };
 const INPUT: SettingsInput = {
   registryUrl: '',
@@ -23,6 +26,9 @@ const INPUT: SettingsInput = {
   paused: false,
   startAtLogin: false,
   requireNonce: false,
+  updatePolicy: 'auto',
+  selfUpdate: 'ask',
+  minimiseToBackground: true,
 };
 
 function fakeSettings(): SettingsService & { saved: SettingsInput[] } {
@@ -61,6 +67,8 @@ function fakeController(): AppController & {
     rollBack: () => Promise.resolve({ ok: true, words: 'rolled back' }),
     verify: () => Promise.resolve({ ok: true, words: 'verified' }),
     openLog: () => Promise.resolve({ ok: true, words: 'opened' }),
+    installNow: () => Promise.resolve({ ok: true, words: 'installing' }),
+    skipVersion: (version) => ({ ok: true, words: `skipped ${version}` }),
     start: () => Promise.resolve(),
     close: () => Promise.resolve(),
   };

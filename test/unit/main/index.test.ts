@@ -37,6 +37,8 @@ const h = vi.hoisted(() => ({
   powerEvents: new Map<string, (event: { preventDefault(): void }) => void>(),
   /** Every URL the app asked Electron's session to fetch. */
   netRequests: [] as string[],
+  /** Every push event sent to the window: [channel, payload]. */
+  sent: [] as [string, unknown][],
 }));
 
 vi.mock('electron', async () => {
@@ -53,7 +55,9 @@ vi.mock('electron', async () => {
         setWindowOpenHandler: (fn: () => unknown) => {
           record.openHandler = fn;
         },
-        send: () => undefined,
+        send: (channel: string, payload: unknown) => {
+          h.sent.push([channel, payload]);
+        },
         reload: () => {
           h.reloads += 1;
         },
@@ -295,6 +299,26 @@ describe('main process composition (electron mocked)', () => {
     h.windowEvents.get('blur')?.();
   });
 
+  it("the tray's Settings… asks the window for its settings section and shows it", () => {
+    h.visible = false;
+    const menu = h.menus.at(-1) as { id?: string; click?: () => void }[];
+    const item = menu.find((entry) => entry.id === 'settings');
+    expect(item?.click).toBeDefined();
+    item?.click?.();
+    expect(h.sent).toContainEqual(['window:section', 'settings']);
+    expect(h.visible).toBe(true);
+  });
+
+  it('Esc hides the tray window; Enter does not', () => {
+    h.visible = true;
+    const onKey = h.windows[0]?.handlers.get('before-input-event');
+    const key = { type: 'keyDown', alt: false, control: false, meta: false, shift: false };
+    onKey?.({}, { ...key, key: 'Enter', isAutoRepeat: false });
+    expect(h.visible).toBe(true);
+    onKey?.({}, { ...key, key: 'Escape', isAutoRepeat: false });
+    expect(h.visible).toBe(false);
+  });
+
   it('macOS activate (a relaunch while running) shows the window', () => {
     h.visible = false;
     h.appHandlers.get('activate')?.({ preventDefault: () => undefined });
@@ -374,8 +398,10 @@ describe('main process composition (electron mocked)', () => {
       'updater:cancel',
       'updater:check-now',
       'updater:get-status',
+      'updater:install-now',
       'updater:roll-back',
       'updater:set-paused',
+      'updater:skip-version',
       'updater:verify',
     ]);
     for (const channel of h.ipc.keys()) {
@@ -385,10 +411,14 @@ describe('main process composition (electron mocked)', () => {
 
   it('refuses arguments on every channel, even from the trusted window', async () => {
     for (const channel of h.ipc.keys()) {
-      await expect(invoke(channel, trusted, 'extra')).rejects.toMatchObject({
+      // An object fits no channel's arguments (skip-version takes one version string).
+      await expect(invoke(channel, trusted, { extra: true })).rejects.toMatchObject({
         code: 'BAD_ARGUMENTS',
       });
     }
+    await expect(invoke('updater:skip-version', trusted, '2.0.0 <script>')).rejects.toMatchObject({
+      code: 'BAD_ARGUMENTS',
+    });
   });
 
   it('first run wires the demo registry: Check now installs the demo release from the in-process server', async () => {
@@ -425,7 +455,15 @@ describe('main process composition (electron mocked)', () => {
       paused: false,
       startAtLogin: false,
       requireNonce: false,
+      updatePolicy: 'auto',
+      selfUpdate: 'ask',
+      minimiseToBackground: true,
     };
+    expect(view).toMatchObject({
+      updatePolicy: 'auto',
+      selfUpdate: 'ask',
+      minimiseToBackground: true,
+    });
     expect(await invoke('settings:save', trusted, input)).toMatchObject({
       ok: false,
       problems: [{ field: 'registryUrl' }, { field: 'pinnedKeys' }, { field: 'machineKey' }],
@@ -439,6 +477,12 @@ describe('main process composition (electron mocked)', () => {
     await expect(invoke('settings:save', trusted, withoutNonce)).rejects.toMatchObject({
       code: 'BAD_ARGUMENTS',
     });
+    // A choice outside its list is refused at the boundary, like a missing field.
+    for (const bad of [{ selfUpdate: 'sometimes' }, { updatePolicy: 'later' }]) {
+      await expect(invoke('settings:save', trusted, { ...input, ...bad })).rejects.toMatchObject({
+        code: 'BAD_ARGUMENTS',
+      });
+    }
     // The interval changed: the core and the demo registry close, and open again on it.
     expect(await invoke('settings:save', trusted, { ...input, registryUrl: '' })).toMatchObject({
       ok: true,

@@ -1,18 +1,21 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Api } from '#preload/index.js';
 
-/** Every method of window.updater: the contract's operations and onStatus. */
+/** Every method of window.updater: the contract's operations, onStatus and onSection. */
 const EXPOSED = [
   'cancel',
   'checkNow',
   'getActivity',
   'getSettings',
   'getStatus',
+  'installNow',
+  'onSection',
   'onStatus',
   'openLog',
   'rollBack',
   'saveSettings',
   'setPaused',
+  'skipVersion',
   'verify',
 ];
 

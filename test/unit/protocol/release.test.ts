@@ -27,6 +27,14 @@ const codeOf = (value: unknown): string | undefined =>
   );
 
 describe('parseRelease / encodeRelease', () => {
+  it('carries signed release notes, and refuses notes with a control character', () => {
+    const notes = 'Faster *sync*.\n\n- fixes';
+    expect(parseRelease(encodeRelease({ ...release, notes })).notes).toBe(notes);
+    expect('notes' in parseRelease(encodeRelease(release))).toBe(false);
+    expect(codeOf({ ...release, notes: 'a\u001b[2Jb' })).toBe('MANIFEST_MALFORMED');
+    expect(codeOf({ ...release, notes: 7 })).toBe('MANIFEST_MALFORMED');
+  });
+
   it('round-trips, keeping the signed chunk_index of an entry', () => {
     expect(parseRelease(encodeRelease(release))).toEqual(release);
   });

@@ -36,6 +36,8 @@ export interface ReleaseInput {
   readonly artifacts: readonly PublishArtifact[];
   /** Serve artifacts from another host: urls become `<artifact_base_url>/<sha256>`. */
   readonly artifact_base_url?: string;
+  /** Release notes (Markdown), signed inside the release (docs/PROTOCOL.md §2.2 `notes`). */
+  readonly notes?: string;
 }
 
 /** Where the bytes of an artifact go while they are hashed. */
@@ -146,7 +148,12 @@ export async function buildRelease(
     artifacts.push({ ...entry, chunk_index });
   }
   const packed = pack === undefined ? artifacts : await pack(artifacts, urlOf);
-  const release: Release = { registry_version: version, artifacts: packed };
+  const release: Release = {
+    registry_version: version,
+    artifacts: packed,
+    ...(input.notes === undefined ? {} : { notes: input.notes }),
+  };
+  // The client's own parser judges the notes too (cap, control characters): refused with 400.
   return { release, payload: checkPayload(release) };
 }
 

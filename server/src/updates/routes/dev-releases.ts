@@ -1,6 +1,6 @@
 /**
  * POST /api/dev/releases (dev only): {"registry_version", "artifacts": [{"name",
- * "content_base64"}], "expires_in_s"?, "artifact_base_url"?}, or a bundle signed offline:
+ * "content_base64"}], "expires_in_s"?, "artifact_base_url"?, "notes"?}, or a bundle signed offline:
  * {"bundle": <release envelope>, "artifacts": [...], "expires_in_s"?}. The body limit is raised to
  * DEV_RELEASE_MAX_BYTES for this route only; bigger releases go through the CLI or
  * startServer().publish().
@@ -25,11 +25,15 @@ export function parseDevRelease(body: unknown): PublishInput {
   // A bundle carries its version and URLs signed (docs/PROTOCOL.md §2.7.8).
   const allowed = bundled
     ? ['bundle', 'artifacts', 'expires_in_s']
-    : ['registry_version', 'artifacts', 'expires_in_s', 'artifact_base_url'];
+    : ['registry_version', 'artifacts', 'expires_in_s', 'artifact_base_url', 'notes'];
   for (const key of Object.keys(o)) {
     if (!allowed.includes(key)) bad('UNKNOWN_FIELD', `unknown field ${JSON.stringify(key)}`);
   }
-  const { registry_version, artifacts, expires_in_s, artifact_base_url } = o;
+  const { registry_version, artifacts, expires_in_s, artifact_base_url, notes } = o;
+  // Its length and characters are judged with the release (release-builder.ts checkPayload).
+  if (notes !== undefined && typeof notes !== 'string') {
+    bad('MANIFEST_MALFORMED', 'notes must be a string');
+  }
   if (!bundled && typeof registry_version !== 'string') {
     bad('INVALID_VERSION', 'registry_version is required');
   }
@@ -65,6 +69,7 @@ export function parseDevRelease(body: unknown): PublishInput {
     artifacts: list,
     ...expiry,
     ...(artifact_base_url === undefined ? {} : { artifact_base_url: artifact_base_url as string }),
+    ...(notes === undefined ? {} : { notes: notes as string }),
   };
 }
 

@@ -11,6 +11,8 @@ import { TARGETS_LIFETIME_S } from './tuf-layout.js';
 export interface TargetsContent {
   readonly registry_version: string;
   readonly artifacts: readonly ManifestArtifact[];
+  /** The release notes, signed beside the version (docs/PROTOCOL.md §2.2 `notes`). */
+  readonly notes?: string;
 }
 
 /**
@@ -35,7 +37,10 @@ export function targetsFor(
     {
       version,
       expiresMs: nowMs + TARGETS_LIFETIME_S * 1000,
-      custom: { registry_version: content.registry_version },
+      custom: {
+        registry_version: content.registry_version,
+        ...(content.notes === undefined ? {} : { notes: content.notes }),
+      },
     },
     content.artifacts.map((a) => {
       const custom = customOf(a);

@@ -12,6 +12,9 @@ const base: SettingsInput = {
   paused: false,
   startAtLogin: false,
   requireNonce: false,
+  updatePolicy: 'auto',
+  selfUpdate: 'ask',
+  minimiseToBackground: true,
 };
 const context = { machineKeyKept: false, startAtLoginAvailable: true };
 
@@ -40,7 +43,21 @@ describe('settings form', () => {
         paused: false,
         startAtLogin: false,
         requireNonce: false,
+        updatePolicy: 'auto',
+        selfUpdate: 'ask',
+        minimiseToBackground: true,
       },
+    });
+  });
+
+  it('passes the update policy, self-update and background choices through', () => {
+    const judged = judgeSettings(
+      { ...base, updatePolicy: 'notify', selfUpdate: 'never', minimiseToBackground: false },
+      context,
+    );
+    expect(judged).toMatchObject({
+      ok: true,
+      accepted: { updatePolicy: 'notify', selfUpdate: 'never', minimiseToBackground: false },
     });
   });
 

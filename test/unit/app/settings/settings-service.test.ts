@@ -43,6 +43,9 @@ const leaveDemo: SettingsInput = {
   paused: false,
   startAtLogin: false,
   requireNonce: false,
+  updatePolicy: 'auto',
+  selfUpdate: 'ask',
+  minimiseToBackground: true,
 };
 
 describe('settings service', () => {
@@ -58,7 +61,31 @@ describe('settings service', () => {
       startAtLogin: false,
       startAtLoginAvailable: true,
       requireNonce: false,
+      updatePolicy: 'auto',
+      selfUpdate: 'ask',
+      minimiseToBackground: true,
     });
+  });
+
+  it('stores the policy, self-update and background choices without restarting the core', async () => {
+    const { service, store, deps } = setup();
+    const demo = { ...leaveDemo, registryUrl: '', pinnedKeys: [], machineKey: '' };
+    const answer = await service.save({
+      ...demo,
+      checkIntervalMinutes: 60,
+      updatePolicy: 'ask',
+      selfUpdate: 'auto',
+      minimiseToBackground: false,
+    });
+    expect(answer).toMatchObject({
+      ok: true,
+      words: 'Saved.',
+      settings: { updatePolicy: 'ask', selfUpdate: 'auto', minimiseToBackground: false },
+    });
+    expect(store.get('updatePolicy')).toBe('ask');
+    expect(store.get('selfUpdate')).toBe('auto');
+    expect(store.get('minimiseToBackground')).toBe(false);
+    expect(deps.restart).not.toHaveBeenCalled();
   });
 
   it('asking for a nonce (or no longer) restarts the core on it', async () => {

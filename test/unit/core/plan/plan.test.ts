@@ -30,6 +30,17 @@ function installed(version: string, files: { name: string; content: Uint8Array }
 }
 
 describe('planUpdate', () => {
+  it('carries the signed release notes into the summary, and none when the release has none', () => {
+    const files = [{ name: 'a', content: a1 }];
+    const withNotes = verifyManifest(
+      envelopeBytes({ ...manifestOf('2.0.0', files), notes: '- faster' }, key),
+      pinKeys([key.hex]),
+      1 << 20,
+    );
+    expect(planUpdate(null, withNotes).summary.notes).toBe('- faster');
+    expect('notes' in planUpdate(null, verified('2.0.0', files)).summary).toBe(false);
+  });
+
   it('fetches everything on a first install', () => {
     const plan = planUpdate(
       null,

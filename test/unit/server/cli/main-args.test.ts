@@ -153,6 +153,23 @@ describe('parseArgs: publish', () => {
       init: false,
     });
   });
+  it('publish --notes FILE names the release notes; a bundle carries its own', () => {
+    const c = parseArgs([
+      'publish',
+      '--data-dir',
+      'd',
+      '--version',
+      '1.0.0',
+      '--notes',
+      'n.md',
+      'out',
+    ]);
+    expect(c).toMatchObject({ kind: 'publish', notesFile: 'n.md' });
+    expect(() =>
+      parseArgs(['publish', '--data-dir', 'd', '--bundle', 'b.json', '--notes', 'n.md', 'out']),
+    ).toThrow(/--notes/);
+  });
+
   it('takes --init for publish (a new node key only on purpose, docs/SERVER.md §Use it)', () => {
     const c = parseArgs(['publish', '--data-dir', 'd', '--version', '1.0.0', '--init', 'out']);
     expect(c).toMatchObject({ kind: 'publish', init: true });

@@ -48,6 +48,24 @@ describe('POST /api/dev/releases', () => {
     expect(first?.size).toBe('content of a/b.txt'.length);
   });
 
+  it('signs release notes inside the served manifest, and refuses notes a client would', async () => {
+    const notes = '## 1.0.0\n\n- *faster* sync';
+    expect((await release('1.0.0', ['a.txt'], { notes })).statusCode).toBe(200);
+    const answer = await built.app.inject({
+      method: 'GET',
+      url: '/api/updates/manifest',
+      headers: bearer(await mintKey(built.app)),
+    });
+    expect(parseManifest(parseEnvelope(answer.rawPayload).payload).notes).toBe(notes);
+    refused(await release('1.1.0', ['a.txt'], { notes: 'a\u001b[2Jb' }), 400, 'MANIFEST_MALFORMED');
+    refused(
+      await release('1.1.0', ['a.txt'], { notes: 'x'.repeat(16 * 1024 + 1) }),
+      400,
+      'MANIFEST_MALFORMED',
+    );
+    refused(await release('1.1.0', ['a.txt'], { notes: 42 }), 400, 'MANIFEST_MALFORMED');
+  });
+
   it('uses absolute URLs under artifact_base_url when given', async () => {
     const res = await release('1.0.0', ['a.txt'], { artifact_base_url: 'https://cdn.example/x/' });
     const art = res.json<{ artifacts: { url: string; sha256: string }[] }>().artifacts[0];
