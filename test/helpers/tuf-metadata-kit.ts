@@ -39,16 +39,20 @@ export function signedRoot(
   return tuf.signMetadata(signed, signers.map(signerOf));
 }
 
-/** Targets `version` naming `files`, with custom.registry_version, signed by `signer`. */
+/**
+ * Targets `version` naming `files`, with custom.registry_version (and `more` custom fields),
+ * signed by `signer`.
+ */
 export function signedTargets(
   signer: TestKey,
   registryVersion: string | undefined,
   files: readonly tuf.TargetSpec[],
   nowMs: number,
   version = 1,
+  more: tuf.JsonObject = {},
 ): Uint8Array {
   const custom =
-    registryVersion === undefined ? {} : { custom: { registry_version: registryVersion } };
+    registryVersion === undefined ? {} : { custom: { registry_version: registryVersion, ...more } };
   const signed = tuf.buildTargets({ version, expiresMs: nowMs + 90 * DAY_MS, ...custom }, files);
   return tuf.signMetadata(signed, [signerOf(signer)]);
 }

@@ -7,7 +7,12 @@
  */
 import { createHash } from 'node:crypto';
 import { compareNames } from '#protocol/artifact-name.js';
-import { isStrictSemver, parseArtifactList, type ParsedManifest } from '#protocol/manifest.js';
+import {
+  isStrictSemver,
+  notesProblem,
+  parseArtifactList,
+  type ParsedManifest,
+} from '#protocol/manifest.js';
 import { type Envelope, type TargetFile, type Targets } from '#protocol/tuf/index.js';
 import { UpdateError } from '../errors.js';
 import { fromProtocolError } from '../wire-errors.js';
@@ -29,11 +34,21 @@ export interface TufManifestInput {
   readonly checkedDigest?: string | undefined;
 }
 
-/** `custom.registry_version` of targets metadata, or MANIFEST_MALFORMED. */
-export function registryVersionOf(targets: Envelope<Targets>): string {
+/** What the product reads from the targets metadata's own `custom` (§TUF repository). */
+export interface TargetsCustom {
+  readonly registryVersion: string;
+  /** The release notes signed with it (docs/PROTOCOL.md §2.2), when it has them. */
+  readonly notes?: string;
+}
+
+/**
+ * `custom.registry_version` (strict semver) and `custom.notes` (optional, judged as the
+ * manifest's `notes` are) of targets metadata; anything else there is MANIFEST_MALFORMED.
+ */
+export function targetsCustomOf(targets: Envelope<Targets>): TargetsCustom {
   // The bytes passed the strict parser already (one reading only), so JSON.parse reads the same.
   const signed = (JSON.parse(Buffer.from(targets.raw).toString('utf8')) as { signed?: unknown })
-    .signed as { custom?: { registry_version?: unknown } } | undefined;
+    .signed as { custom?: { registry_version?: unknown; notes?: unknown } } | undefined;
   const version = signed?.custom?.registry_version;
   if (typeof version !== 'string' || !isStrictSemver(version)) {
     throw new UpdateError(
@@ -41,7 +56,16 @@ export function registryVersionOf(targets: Envelope<Targets>): string {
       'targets metadata carries no strict semver custom.registry_version',
     );
   }
-  return version;
+  const notes = signed?.custom?.notes;
+  if (notes === undefined) return { registryVersion: version };
+  const problem = notesProblem(notes);
+  if (problem !== null) throw new UpdateError('MANIFEST_MALFORMED', `targets custom.${problem}`);
+  return { registryVersion: version, notes: notes as string };
+}
+
+/** `custom.registry_version` of targets metadata, or MANIFEST_MALFORMED. */
+export function registryVersionOf(targets: Envelope<Targets>): string {
+  return targetsCustomOf(targets).registryVersion;
 }
 
 /** The artifact entry of one target, before the shared parser checks it. */
@@ -60,7 +84,7 @@ function artifactOf(target: TargetFile, url: string): Record<string, unknown> {
  */
 export function verifiedFromTargets(input: TufManifestInput): VerifiedManifest {
   const { targets } = input;
-  const registryVersion = registryVersionOf(targets);
+  const { registryVersion, notes } = targetsCustomOf(targets);
   const payloadSha256 = createHash('sha256').update(targets.raw).digest('hex');
   const files = [...targets.signed.targets.values()];
   // Canonical JSON writes the targets in code point order, which is the names' order: sort
@@ -80,6 +104,7 @@ export function verifiedFromTargets(input: TufManifestInput): VerifiedManifest {
   const manifest: ParsedManifest = {
     registry_version: registryVersion,
     artifacts,
+    ...(notes === undefined ? {} : { notes }),
     issued_at: new Date(input.nowMs).toISOString(),
     expires_at: new Date(input.freshUntilMs).toISOString(),
     issuedAtMs: input.nowMs,

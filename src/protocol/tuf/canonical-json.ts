@@ -13,6 +13,30 @@ export function canonicalJson(value: JsonValue): Uint8Array {
 }
 
 /**
+ * The bytes of a metadata file: canonical JSON with control characters in strings escaped as
+ * `\uXXXX`. Canonical JSON writes them raw (fine for the signed message), but raw control
+ * characters are not JSON (RFC 8259 §7): our strict parser, tuf-js and python-tuf would all
+ * refuse a file holding, say, release notes with a line feed. Parsing gives back the same
+ * strings, so the canonical form the signatures cover is unchanged; a file without control
+ * characters is byte for byte its canonical JSON. Outside strings canonical JSON has none.
+ */
+export function metadataFileJson(value: JsonValue): Uint8Array {
+  return encoder.encode(escapeControls(write(value)));
+}
+
+function escapeControls(text: string): string {
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0x20) continue;
+    out += `${text.slice(from, i)}\\u${unit.toString(16).padStart(4, '0')}`;
+    from = i + 1;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
+/**
  * Sorts by Unicode code point, as Python's `sorted` does on str: JavaScript's default sort
  * compares UTF-16 units, which orders astral characters before U+E000..U+FFFF.
  */

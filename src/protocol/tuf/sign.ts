@@ -5,7 +5,7 @@
  * Ed25519 only: the key type the repository signs with; verification takes more (key-verify.ts).
  */
 import { createHash } from 'node:crypto';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson, metadataFileJson } from './canonical-json.js';
 import type { JsonObject } from './strict-json.js';
 
 /** A key that signs metadata: its TUF key object and a signing function over bytes. */
@@ -29,7 +29,8 @@ export function tufKeyId(publicHex: string): string {
 
 /**
  * The metadata file `{"signed": …, "signatures": […]}` signed by each of `signers`, as the
- * bytes a repository serves. Signatures are sorted by keyid so equal inputs give equal bytes.
+ * bytes a repository serves (metadataFileJson: valid JSON even when a string holds a control
+ * character). Signatures are sorted by keyid so equal inputs give equal bytes.
  */
 export function signMetadata(signed: JsonObject, signers: readonly TufSigner[]): Uint8Array {
   const message = canonicalJson(signed);
@@ -39,7 +40,7 @@ export function signMetadata(signed: JsonObject, signers: readonly TufSigner[]):
       sig: Buffer.from(signer.sign(message)).toString('hex'),
     }))
     .sort((a, b) => (a.keyid < b.keyid ? -1 : a.keyid > b.keyid ? 1 : 0));
-  return canonicalJson({ signatures, signed });
+  return metadataFileJson({ signatures, signed });
 }
 
 /**
@@ -61,5 +62,5 @@ export function addSignatures(
     byKeyid.set(keyid, { keyid, sig: Buffer.from(signer.sign(message)).toString('hex') });
   }
   const signatures = [...byKeyid.keys()].sort().map((k) => byKeyid.get(k) as JsonObject);
-  return canonicalJson({ signatures, signed: document.signed });
+  return metadataFileJson({ signatures, signed: document.signed });
 }

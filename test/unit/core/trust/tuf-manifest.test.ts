@@ -87,4 +87,19 @@ describe('verifiedFromTargets', () => {
       expect.objectContaining({ code: 'MANIFEST_MALFORMED' }),
     );
   });
+
+  it('carries custom.notes as the manifest notes, judged as the manifest judges them', () => {
+    const notes = '# 1.2.0\n\n- faster\n';
+    const withNotes = signedTargets(keys.targets, '1.2.0', [], NOW, 1, { notes });
+    expect(manifestOf(withNotes).manifest.notes).toBe(notes);
+    expect(
+      manifestOf(signedTargets(keys.targets, '1.2.0', [], NOW)).manifest.notes,
+    ).toBeUndefined();
+    for (const bad of [42, 'turn \u202e around', 'x'.repeat(16 * 1024 + 1)]) {
+      const bytes = signedTargets(keys.targets, '1.2.0', [], NOW, 1, { notes: bad });
+      expect(() => manifestOf(bytes)).toThrow(
+        expect.objectContaining({ code: 'MANIFEST_MALFORMED' }),
+      );
+    }
+  });
 });

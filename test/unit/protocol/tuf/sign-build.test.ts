@@ -88,4 +88,24 @@ describe('TUF metadata we sign', () => {
     const parsedTs = tuf.parseEnvelope(tuf.signMetadata(ts, [signer(online)]), 'timestamp');
     expect(parsedTs.signed.snapshotMeta).toMatchObject({ version: 2, length: 9 });
   });
+
+  it('writes a string with control characters (notes with line feeds) as valid JSON', () => {
+    const notes = '# 2.0.0\n\n- tabs\tand lines\r\n';
+    const targets = tuf.buildTargets(
+      { version: 1, expiresMs: T0, custom: { registry_version: '2.0.0', notes } },
+      [],
+    );
+    const file = tuf.signMetadata(targets, [signer(root[0]!)]);
+    const text = new TextDecoder().decode(file);
+    expect(text).toContain(String.raw`"# 2.0.0\u000a\u000a- tabs\u0009and lines\u000d\u000a"`);
+    // JSON.parse (tuf-js; python-tuf's json.loads alike) reads it back, and the signature over
+    // the canonical form (raw characters, TUF spec §4.2) verifies there and in our parser.
+    const json = JSON.parse(text) as Parameters<typeof Metadata.fromJSON>[1];
+    const models = Metadata.fromJSON(MetadataKind.Targets, json);
+    expect(() => modelsRoot(bytes).verifyDelegate('targets', models)).not.toThrow();
+    const envelope = tuf.parseEnvelope(file, 'targets');
+    const rootEnvelope = tuf.parseEnvelope(bytes, 'root');
+    const { keys, roles } = rootEnvelope.signed;
+    expect(tuf.countValidSignatures(envelope, keys, roles.targets)).toBe(1);
+  });
 });
