@@ -33,6 +33,8 @@ export interface Release {
   readonly manifest: {
     readonly registry_version: string;
     readonly artifacts: readonly ManifestArtifact[];
+    /** The release notes signed with it (docs/PROTOCOL.md §2.2), for the TUF targets. */
+    readonly notes?: string;
     readonly expiresAtMs: number;
   };
   /** The release envelope as signed (format 2). */
@@ -65,6 +67,7 @@ export function releaseOf(envelope: DsseEnvelope, legacy?: Buffer): Release {
     manifest: {
       registry_version: release.registry_version,
       artifacts: release.artifacts,
+      ...(release.notes === undefined ? {} : { notes: release.notes }),
       expiresAtMs:
         legacy === undefined
           ? Number.POSITIVE_INFINITY

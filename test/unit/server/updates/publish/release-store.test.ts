@@ -42,6 +42,15 @@ describe('release store', () => {
     expect(again.releases.highestVersion).toBe('1.10.0');
   });
 
+  it('keeps the signed notes of the current release, across a restart (TUF targets carry them)', async () => {
+    const first = await open();
+    const notes = '# 1.0.0\n\n- first\n';
+    await first.publisher.publish({ registry_version: '1.0.0', artifacts: [], notes });
+    expect(first.releases.current?.manifest.notes).toBe(notes);
+    const again = await open();
+    expect(again.releases.current?.manifest.notes).toBe(notes);
+  });
+
   it('refuses to start when a stored release was tampered with', async () => {
     const first = await open();
     await first.publisher.publish({ registry_version: '1.0.0', artifacts: [] });
