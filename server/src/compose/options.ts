@@ -69,12 +69,7 @@ export interface ServerOptions {
   readonly rateLimitPerMinute: number;
 }
 
-/**
- * 7 days: the freshness lifetime is the TUF timestamp's, and our client refuses a timestamp
- * that expires further ahead (maxTimestampLifetimeS, docs/PROTOCOL.md §TUF repository, Expiry
- * defaults), so a server above it would serve nothing its clients accept: refused at start.
- */
-export const MAX_FRESHNESS_LIFETIME_S = 7 * 24 * 3600;
+export { MAX_FRESHNESS_LIFETIME_S } from '../updates/tuf/tuf-layout.js';
 
 export const DEFAULT_OPTIONS: ServerOptions = {
   port: 0,

@@ -13,7 +13,7 @@ import {
   toClient,
   type ClientRegistration,
 } from '../oauth/clients.js';
-import { MAX_FRESHNESS_LIFETIME_S } from '../compose/options.js';
+import { MAX_FRESHNESS_LIFETIME_S } from '../updates/tuf/tuf-layout.js';
 import { SUBJECT } from '../oauth/login/code-request.js';
 import { MACHINE_KEY } from '../updates/bearer.js';
 import { MAX_EXPIRES_IN_S } from '../updates/format-one-envelope.js';

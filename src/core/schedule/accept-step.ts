@@ -7,7 +7,8 @@ import { fetchKeyChain } from '../trust/index.js';
 import { fetchManifest } from '../trust/index.js';
 import { holdsExactly, planHeldSet, planUpdate, type Plan } from '../plan/index.js';
 import { alreadyRecorded, checkPolicy, recordAcceptance } from '../trust/index.js';
-import type { LocalStore, RandomBytes } from '../ports.js';
+import type { LocalStore } from '../ports.js';
+import { newNonce } from './nonce.js';
 import { missingBlobs } from '../transfer/index.js';
 import { withRetries } from '../transfer/index.js';
 import { nowOf, type RunContext } from './run-context.js';
@@ -44,14 +45,6 @@ async function storedNewBlobs(
   const fresh = artifacts.filter((a) => !have.has(a.sha256));
   const missing = new Set((await missingBlobs(store, fresh)).map((a) => a.sha256));
   return new Set(fresh.map((a) => a.sha256).filter((digest) => !missing.has(digest)));
-}
-
-/** Bytes of a request nonce: 128 bits, 22 base64url characters (docs/PROTOCOL.md §2.7.5). */
-export const NONCE_BYTES = 16;
-
-/** A fresh nonce from the injected CSPRNG, base64url without padding. */
-export function newNonce(randomBytes: RandomBytes): string {
-  return Buffer.from(randomBytes(NONCE_BYTES)).toString('base64url');
 }
 
 /**

@@ -1,4 +1,5 @@
 /** The schedule group's only door: what the rest of the updater uses of it. */
 export { Scheduler } from './scheduler.js';
 export { createUpdateLoop } from './update-loop.js';
-export { TUF_METADATA_PATH, TUF_TARGETS_PATH, type TufRunPorts } from './tuf-step.js';
+export { TUF_METADATA_PATH, TUF_TARGETS_PATH } from './tuf-step.js';
+export type { TufRunPorts } from './run-context.js';

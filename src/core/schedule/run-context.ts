@@ -11,7 +11,13 @@ import type { StepHook } from '../install/index.js';
 import type { Limits } from '../limits.js';
 import type { LocalStore, Logger, Random, RandomBytes } from '../ports.js';
 import type { PinnedKey } from '../trust/index.js';
-import type { TufRunPorts } from './tuf-step.js';
+import type { MetadataStore, TufClientConfig } from '../tuf/index.js';
+
+/** The TUF ports of a run: the metadata store under DIR/.updater/tuf and the client config. */
+export interface TufRunPorts {
+  readonly store: MetadataStore;
+  readonly config?: Partial<TufClientConfig>;
+}
 
 /** What one network run works with: its HTTP context (built once per run) and its ports. */
 export interface RunContext {

@@ -17,20 +17,9 @@ import {
   verifiedFromTargets,
   type VerifiedManifest,
 } from '../trust/index.js';
-import {
-  BundleFetcher,
-  TufUpdater,
-  type MetadataStore,
-  type TufClientConfig,
-} from '../tuf/index.js';
-import { newNonce } from './accept-step.js';
-import { nowOf, type RunContext } from './run-context.js';
-
-/** The TUF ports of a run: the metadata store under DIR/.updater/tuf and the client config. */
-export interface TufRunPorts {
-  readonly store: MetadataStore;
-  readonly config?: Partial<TufClientConfig>;
-}
+import { BundleFetcher, TufUpdater } from '../tuf/index.js';
+import { newNonce } from './nonce.js';
+import { nowOf, type RunContext, type TufRunPorts } from './run-context.js';
 
 /** Where the repository is, relative to the base URL (docs/PROTOCOL.md §TUF repository). */
 export const TUF_METADATA_PATH = 'api/updates/tuf/';

@@ -22,7 +22,7 @@ import { accept } from './accept-step.js';
 import { createRunQueue } from './run-queue.js';
 import { memoizeState } from './state-memo.js';
 import type { RunContext } from './run-context.js';
-import type { TufRunPorts } from './tuf-step.js';
+import type { TufRunPorts } from './run-context.js';
 import { checkForUpdate, install, recordFailure, rollBack, statusOf } from './update-steps.js';
 import type { UpdaterApi } from '../updater-api.js';
 import type { PinnedKey } from '../trust/index.js';

@@ -15,6 +15,13 @@ export const ROOT_LIFETIME_S = 365 * 24 * 3600;
 export const TARGETS_LIFETIME_S = 90 * 24 * 3600;
 export const SNAPSHOT_LIFETIME_S = 7 * 24 * 3600;
 
+/**
+ * 7 days: the freshness lifetime is the TUF timestamp's, and our client refuses a timestamp
+ * that expires further ahead (maxTimestampLifetimeS, docs/PROTOCOL.md §TUF repository, Expiry
+ * defaults), so a server above it would serve nothing its clients accept: refused at start.
+ */
+export const MAX_FRESHNESS_LIFETIME_S = 7 * 24 * 3600;
+
 export type VersionedRole = 'root' | 'targets' | 'snapshot';
 
 /** `N.root.json`, `N.targets.json`, `N.snapshot.json` or `timestamp.json`, nothing else. */
