@@ -30,6 +30,7 @@ export {
   verifyManifest,
   UpdateError,
   type AnswerCheckOptions,
+  type CheckedManifest,
   type UpdateErrorCode,
   type VerifiedManifest,
 } from './verify.js';

@@ -18,6 +18,18 @@ import type { ParsedEnvelope } from '../../../src/protocol/envelope.js';
 import { parseKeysAnswer } from '../../../src/protocol/manifest-answer.js';
 
 export type { VerifiedManifest } from '../../../src/core/trust/index.js';
+
+/**
+ * What both verifiers return: the verified manifest, whose set id the core calls `setId`,
+ * with that id also as `payloadSha256`, the name this package has always returned it under
+ * (docs/SERVER.md), so QA scripts that read it keep working.
+ */
+export type CheckedManifest = VerifiedManifest & { readonly payloadSha256: string };
+
+const checked = (verified: VerifiedManifest): CheckedManifest => ({
+  ...verified,
+  payloadSha256: verified.setId,
+});
 export { UpdateError, type UpdateErrorCode } from '../../../src/core/errors.js';
 
 /**
@@ -32,9 +44,10 @@ export function verifyManifest(
   bytes: Uint8Array,
   nodePubkeys: string | readonly string[],
   options: { readonly maxManifestBytes?: number } = {},
-): VerifiedManifest {
+): CheckedManifest {
   const pins = pinKeys(typeof nodePubkeys === 'string' ? [nodePubkeys] : nodePubkeys);
-  return verifyWithPins(bytes, pins, options.maxManifestBytes ?? DEFAULT_LIMITS.maxManifestBytes);
+  const max = options.maxManifestBytes ?? DEFAULT_LIMITS.maxManifestBytes;
+  return checked(verifyWithPins(bytes, pins, max));
 }
 
 /** What `verifyAnswer` may be told beside the bytes and the pinned keys. */
@@ -68,7 +81,7 @@ export function verifyAnswer(
   bytes: Uint8Array,
   nodePubkeys: string | readonly string[],
   options: AnswerCheckOptions = {},
-): VerifiedManifest {
+): CheckedManifest {
   const pinned = pinKeys(typeof nodePubkeys === 'string' ? [nodePubkeys] : nodePubkeys);
   let chain: readonly ParsedEnvelope[] | undefined;
   if (options.keyChain !== undefined) {
@@ -94,5 +107,5 @@ export function verifyAnswer(
       "the answer's key links do not reach the pinned key: pass the bytes of GET /api/updates/keys as keyChain",
     );
   }
-  return verifyParsedAnswer(answer, bytes, input, chain);
+  return checked(verifyParsedAnswer(answer, bytes, input, chain));
 }

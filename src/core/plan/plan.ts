@@ -72,7 +72,7 @@ export function planUpdate(
       artifacts,
       ...notesOf(verified),
     },
-    upToDate: installed !== null && installed.setId === verified.payloadSha256,
+    upToDate: installed !== null && installed.setId === verified.setId,
   };
 }
 
@@ -122,7 +122,7 @@ export function planHeldSet(installed: InstalledSet, verified: VerifiedManifest)
       artifacts,
       ...notesOf(verified),
     },
-    upToDate: installed.setId === verified.payloadSha256,
+    upToDate: installed.setId === verified.setId,
   };
 }
 

@@ -126,7 +126,7 @@ export async function accept(run: RunContext, options: AcceptOptions = {}): Prom
   if (!alreadyRecorded(loaded, verified)) {
     await store.appendAudit({
       version: verified.manifest.registry_version,
-      payloadSha256: verified.payloadSha256,
+      payloadSha256: verified.setId,
       keyid: verified.keyid,
       atMs: nowOf(run),
     });

@@ -45,7 +45,7 @@ export async function fetchVerifiedTuf(
   const checkedDigest = state.installed?.setId;
   const refreshed = await withRetries(retry, () => refreshOnce(run, tuf, checkedDigest));
   const { manifest, root } = refreshed;
-  const floor = await tufFloor(run.store, state, root, manifest.payloadSha256);
+  const floor = await tufFloor(run.store, state, root, manifest.setId);
   return { ...manifest, tufFloor: floor };
 }
 

@@ -68,9 +68,9 @@ export async function pullAndCommit(
   const other = planned === undefined ? undefined : chunkedPuller(run, planned.chunked);
   const downloaded =
     (await pullWithPacks(run, todo, onProgress, other)) + (planned?.planningBytes ?? 0);
-  const dir = repair ? repairDir(verified.payloadSha256, nowOf(run)) : undefined;
+  const dir = repair ? repairDir(verified.setId, nowOf(run)) : undefined;
   const set: InstalledSet = {
-    setId: verified.payloadSha256,
+    setId: verified.setId,
     ...(dir === undefined ? {} : { dir }),
     version: verified.manifest.registry_version,
     artifacts: verified.manifest.artifacts.map(({ name, size, sha256 }) => ({
@@ -192,9 +192,9 @@ export async function install(run: RunContext, accepted: Accepted): Promise<Upda
  */
 async function refreshEnvelope(store: LocalStore, verified: VerifiedManifest): Promise<void> {
   if (verified.format !== 2) return;
-  const stored = await store.loadEnvelope(verified.payloadSha256);
+  const stored = await store.loadEnvelope(verified.setId);
   if (stored !== undefined && Buffer.from(stored).equals(verified.envelope)) return;
-  await store.saveEnvelope(verified.payloadSha256, verified.envelope);
+  await store.saveEnvelope(verified.setId, verified.envelope);
 }
 
 /** Records a failed run as last_error (never for a state it could not read or own). */

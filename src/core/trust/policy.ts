@@ -117,7 +117,7 @@ function checkFormatOne(
 ): void {
   const m = verified.manifest;
   const seen = state.acceptedDigests[m.registry_version];
-  if (seen !== undefined && seen !== verified.payloadSha256) {
+  if (seen !== undefined && seen !== verified.setId) {
     throw new UpdateError(
       'EQUIVOCATION',
       `a different manifest was already accepted for ${m.registry_version}`,
@@ -147,7 +147,7 @@ function checkReleaseEquivocation(verified: VerifiedManifest, state: UpdaterStat
   const version = verified.manifest.registry_version;
   const seen = state.releaseDigests[version];
   if (seen !== undefined) {
-    if (seen !== verified.payloadSha256) {
+    if (seen !== verified.setId) {
       throw new UpdateError(
         'EQUIVOCATION',
         `a different release was already accepted for ${version}`,
@@ -191,7 +191,7 @@ export function recordAcceptance(state: UpdaterState, verified: VerifiedManifest
     return {
       ...state,
       highestAcceptedVersion: version,
-      releaseDigests: boundDigests({ ...state.releaseDigests, [version]: verified.payloadSha256 }),
+      releaseDigests: boundDigests({ ...state.releaseDigests, [version]: verified.setId }),
     };
   }
   if (verified.trust === undefined) {
@@ -200,14 +200,14 @@ export function recordAcceptance(state: UpdaterState, verified: VerifiedManifest
       highestAcceptedVersion: floor,
       acceptedDigests: boundDigests({
         ...state.acceptedDigests,
-        [version]: verified.payloadSha256,
+        [version]: verified.setId,
       }),
     };
   }
   return {
     ...state,
     highestAcceptedVersion: floor,
-    releaseDigests: boundDigests({ ...state.releaseDigests, [version]: verified.payloadSha256 }),
+    releaseDigests: boundDigests({ ...state.releaseDigests, [version]: verified.setId }),
     trust: verified.trust.trust,
     freshness: verified.trust.floor,
   };
@@ -216,5 +216,5 @@ export function recordAcceptance(state: UpdaterState, verified: VerifiedManifest
 /** True when this version's digest is already recorded (no new audit entry then). */
 export function alreadyRecorded(state: UpdaterState, verified: VerifiedManifest): boolean {
   const digests = verified.format === 1 ? state.acceptedDigests : state.releaseDigests;
-  return digests[verified.manifest.registry_version] === verified.payloadSha256;
+  return digests[verified.manifest.registry_version] === verified.setId;
 }

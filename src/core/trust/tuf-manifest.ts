@@ -85,7 +85,7 @@ function artifactOf(target: TargetFile, url: string): Record<string, unknown> {
 export function verifiedFromTargets(input: TufManifestInput): VerifiedManifest {
   const { targets } = input;
   const { registryVersion, notes } = targetsCustomOf(targets);
-  const payloadSha256 = createHash('sha256').update(targets.raw).digest('hex');
+  const setId = createHash('sha256').update(targets.raw).digest('hex');
   const files = [...targets.signed.targets.values()];
   // Canonical JSON writes the targets in code point order, which is the names' order: sort
   // only targets written otherwise.
@@ -97,7 +97,7 @@ export function verifiedFromTargets(input: TufManifestInput): VerifiedManifest {
   const entries = files.map((t) => artifactOf(t, input.urlOf(t)));
   let artifacts;
   try {
-    artifacts = parseArtifactList(entries, { listChecked: input.checkedDigest === payloadSha256 });
+    artifacts = parseArtifactList(entries, { listChecked: input.checkedDigest === setId });
   } catch (error) {
     throw fromProtocolError(error);
   }
@@ -113,7 +113,7 @@ export function verifiedFromTargets(input: TufManifestInput): VerifiedManifest {
   return {
     format: 'tuf',
     manifest,
-    payloadSha256,
+    setId,
     keyid: targets.signatures[0]?.keyid ?? '',
     envelope: targets.raw,
     // The caller sets the floor (tuf-floor.ts), which needs this manifest's digest.

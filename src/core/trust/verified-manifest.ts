@@ -36,7 +36,7 @@ export interface VerifiedManifest {
    * Lowercase hex SHA-256 of the signed payload bytes (the equivocation fingerprint and the
    * set id): the manifest payload (format 1) or the release digest (format 2).
    */
-  readonly payloadSha256: string;
+  readonly setId: string;
   /** keyid of the pinned key (format 1) or first release key (format 2) whose signature counted. */
   readonly keyid: string;
   /**

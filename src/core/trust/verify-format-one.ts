@@ -110,17 +110,17 @@ export function verifyFormatOne(
   if (envelope.payloadType !== MANIFEST_PAYLOAD_TYPE) {
     throw new UpdateError('WRONG_PAYLOAD_TYPE', 'signed payload is not an update manifest');
   }
-  const payloadSha256 = createHash('sha256').update(envelope.payload).digest('hex');
+  const setId = createHash('sha256').update(envelope.payload).digest('hex');
   let manifest: ParsedManifest;
   try {
-    manifest = parseManifest(envelope.payload, { listChecked: payloadSha256 === checkedDigest });
+    manifest = parseManifest(envelope.payload, { listChecked: setId === checkedDigest });
   } catch (error) {
     throw fromProtocolError(error);
   }
   return {
     format: 1,
     manifest,
-    payloadSha256,
+    setId,
     keyid: acceptedKeyid,
     envelope: bytes,
   } as VerifiedManifest;

@@ -123,7 +123,7 @@ export function verifyParsedAnswer(
       expiresAtMs: freshness.expiresAtMs,
       ...(release.notes === undefined ? {} : { notes: release.notes }),
     },
-    payloadSha256: checked.releaseSha256,
+    setId: checked.releaseSha256,
     keyid: checked.releaseKeyid,
     envelope: encodeDsse(answer.release),
     trust: {
@@ -172,7 +172,7 @@ export function verifyStoredManifest(
   if (envelope.payloadType !== RELEASE_PAYLOAD_TYPE) {
     const verified = verifyFormatOne(envelope, bytes, pinned);
     const m = verified.manifest;
-    return { version: m.registry_version, artifacts: m.artifacts, digest: verified.payloadSha256 };
+    return { version: m.registry_version, artifacts: m.artifacts, digest: verified.setId };
   }
   if (state.trust === null) {
     throw new UpdateError('STATE_CORRUPT', 'a release is installed but no key set is trusted');

@@ -19,7 +19,7 @@ function verified(version: string, files: { name: string; content: Uint8Array }[
 
 function installed(version: string, files: { name: string; content: Uint8Array }[]): InstalledSet {
   return {
-    setId: verified(version, files).payloadSha256,
+    setId: verified(version, files).setId,
     version,
     artifacts: files.map((f) => ({
       name: f.name,

@@ -15,7 +15,7 @@ const verified = verifyManifest(
   1 << 20,
 );
 const installed: InstalledSet = {
-  setId: verified.payloadSha256,
+  setId: verified.setId,
   version: '1.0.0',
   artifacts: FILES.map((f) => ({
     name: f.name,

@@ -71,7 +71,7 @@ function installed(verified: VerifiedManifest, state = EMPTY_STATE): UpdaterStat
   return {
     ...recordAcceptance(state, verified),
     installed: {
-      setId: verified.payloadSha256,
+      setId: verified.setId,
       version: m.registry_version,
       artifacts: m.artifacts.map(({ name, size, sha256 }) => ({ name, size, sha256 })),
     },
@@ -84,7 +84,7 @@ describe('checkPolicy on a format 2 release', () => {
     const state = recordAcceptance(EMPTY_STATE, verified);
     expect(state.trust).toEqual(verified.trust?.trust);
     expect(state.freshness).toEqual(verified.trust?.floor);
-    expect(state.releaseDigests).toEqual({ '1.0.0': verified.payloadSha256 });
+    expect(state.releaseDigests).toEqual({ '1.0.0': verified.setId });
     expect(state.acceptedDigests).toEqual({});
     expect(state.highestAcceptedVersion).toBe('1.0.0');
     expect(alreadyRecorded(state, verified)).toBe(true);
@@ -117,7 +117,7 @@ describe('migration from format 1 (docs/PROTOCOL.md §2.7.7)', () => {
   it('accepts the format 2 release of a version installed under format 1 with the same files', () => {
     const state = installed(vm1('1.0.0'));
     const verified = vm2('1.0.0');
-    expect(verified.payloadSha256).not.toBe(state.installed?.setId);
+    expect(verified.setId).not.toBe(state.installed?.setId);
     expect(refusal(verified, state)).toBe('accepted');
     expect(alreadyRecorded(state, verified)).toBe(false);
   });

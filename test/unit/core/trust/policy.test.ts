@@ -118,7 +118,7 @@ describe('recordAcceptance', () => {
     const verified = vmOf('1.2.0');
     const state = recordAcceptance(EMPTY_STATE, verified);
     expect(state.highestAcceptedVersion).toBe('1.2.0');
-    expect(state.acceptedDigests['1.2.0']).toBe(verified.payloadSha256);
+    expect(state.acceptedDigests['1.2.0']).toBe(verified.setId);
   });
 
   it('never lowers the floor', () => {

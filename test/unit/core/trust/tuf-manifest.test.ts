@@ -33,7 +33,7 @@ describe('verifiedFromTargets', () => {
       ['lib/z.so', 5, hex('b')],
     ]);
     expect(v.manifest.artifacts[0]?.url).toBe('https://r.example/api/updates/tuf/targets/bin/app');
-    expect(v.payloadSha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+    expect(v.setId).toBe(createHash('sha256').update(bytes).digest('hex'));
     expect(v.envelope).toEqual(bytes);
   });
 

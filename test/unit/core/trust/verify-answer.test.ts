@@ -97,7 +97,7 @@ describe('verifyAnswer: format 2 accepted', () => {
     expect(verified.format).toBe(2);
     expect(verified.manifest.registry_version).toBe('1.0.0');
     expect(verified.manifest.artifacts).toEqual(RELEASE.artifacts);
-    expect(verified.payloadSha256).toBe(digestOf(w.release));
+    expect(verified.setId).toBe(digestOf(w.release));
     expect(verified.keyid).toBe(w.chain.current.release[0]?.keyid);
     expect(verified.manifest.expiresAtMs).toBe(T0 - 60_000 + DAY_MS);
     expect(verified.trust?.trust.keySet.version).toBe(1);
@@ -114,7 +114,7 @@ describe('verifyAnswer: format 2 accepted', () => {
     const b = verifyAnswer(bytes, w.input());
     expect(b).toEqual(a);
     // Fed again after acceptance (a cached answer), it is still accepted: same sequence, same release.
-    expect(verifyAnswer(bytes, w.after(a)).payloadSha256).toBe(a.payloadSha256);
+    expect(verifyAnswer(bytes, w.after(a)).setId).toBe(a.setId);
   });
 
   it('walks rotations from the trusted key set and retires the dropped keys', () => {
@@ -445,7 +445,7 @@ describe('verifyStoredManifest (what verify() re-checks)', () => {
     expect(record).toEqual({
       version: '1.0.0',
       artifacts: RELEASE.artifacts,
-      digest: verified.payloadSha256,
+      digest: verified.setId,
     });
     expect(
       codeOf(() => verifyStoredManifest(verified.envelope, EMPTY_STATE, w.input().pinned)),
@@ -461,7 +461,7 @@ describe('verifyStoredManifest (what verify() re-checks)', () => {
       'KEY_RETIRED',
     );
     expect(verifyStoredManifest(rotated.envelope, next, w.input().pinned).digest).toBe(
-      verified.payloadSha256,
+      verified.setId,
     );
   });
 });

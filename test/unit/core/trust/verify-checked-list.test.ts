@@ -63,7 +63,7 @@ describe('verifyAnswer with checkedDigest: format 1', () => {
   it('takes the list of the installed payload as it was checked then', () => {
     const { bytes, digest } = formatOne();
     const verified = verifyAnswer(bytes, input({ checkedDigest: digest }));
-    expect(verified.payloadSha256).toBe(digest);
+    expect(verified.setId).toBe(digest);
     expect(verified.manifest.artifacts).toEqual(UNSAFE);
   });
 
@@ -108,7 +108,7 @@ describe('verifyAnswer with checkedDigest: format 2', () => {
 
   it('takes the list of the installed release as it was checked then', () => {
     const verified = verifyAnswer(answer(), input({ checkedDigest: digestOf(release) }));
-    expect(verified.payloadSha256).toBe(digestOf(release));
+    expect(verified.setId).toBe(digestOf(release));
     expect(verified.manifest.artifacts).toEqual(UNSAFE);
   });
 

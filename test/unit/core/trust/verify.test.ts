@@ -20,7 +20,7 @@ describe('verifyManifest', () => {
     const bytes = envelopeBytes(manifestOf('1.0.0', files), key);
     const verified = verifyManifest(bytes, pinKeys([key.hex]), MAX);
     expect(verified.manifest.registry_version).toBe('1.0.0');
-    expect(verified.payloadSha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(verified.setId).toMatch(/^[0-9a-f]{64}$/);
     expect(verified.envelope).toBe(bytes);
   });
 

@@ -47,6 +47,9 @@ describe('verifyAnswer', () => {
     const checked = verifyAnswer(await get('/api/updates/manifest'), pin(), { nowMs: T0 });
     expect(checked.format).toBe(2);
     expect(checked.manifest.registry_version).toBe('1.0.0');
+    // The set id under its core name and the name the package has always returned it under.
+    expect(checked.payloadSha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(checked.payloadSha256).toBe(checked.setId);
     expect(checked.manifest.artifacts.map((a) => a.name)).toEqual(['app/hello.txt']);
   });
 
