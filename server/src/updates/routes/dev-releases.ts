@@ -83,6 +83,7 @@ const RELEASE_SHAPES = declareShapes({
       registry_version: { type: 'string' },
       expires_in_s: { type: 'number' },
       artifact_base_url: { type: 'string' },
+      notes: { type: 'string' },
       artifacts: {
         type: 'array',
         items: {
