@@ -4,7 +4,7 @@
  * no dependency on the preload or the app:// scheme. Its Reload button submits a form to
  * `app://window-recovery/reload`, a navigation the main process reads in `will-navigate` and
  * cancels (as the proxy prompt does, docs/DESKTOP.md "Proxy sign-in"). The CSP allows no
- * script, the one style element by its hash, and forms only to that origin.
+ * script, the one style element by its hash, and forms only to the app: scheme.
  */
 import { createHash } from 'node:crypto';
 
@@ -20,9 +20,14 @@ export function styleHashSource(): string {
   return `'sha256-${createHash('sha256').update(STYLE, 'utf8').digest('base64')}'`;
 }
 
-/** The page's policy: no script at all, one known style, forms only back to the main process. */
+/**
+ * The page's policy: no script at all, one known style, forms only to the app: scheme. A
+ * scheme-source, not the host-source `app://window-recovery`: Chromium refuses the latter for
+ * a scheme it does not know as standard (seen in test/e2e/gave-up-page.spec.ts). Every
+ * navigation of the window is cancelled anyway; main acts only on RECOVERY_ORIGIN/reload.
+ */
 export function gaveUpPolicy(): string {
-  return `default-src 'none'; style-src ${styleHashSource()}; base-uri 'none'; form-action ${RECOVERY_ORIGIN}`;
+  return `default-src 'none'; style-src ${styleHashSource()}; base-uri 'none'; form-action app:`;
 }
 
 /** The page's HTML. Fixed text only: nothing from the failure goes into it. */
