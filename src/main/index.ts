@@ -12,7 +12,12 @@ import { fileURLToPath } from 'node:url';
 import { app, Menu, protocol, safeStorage, session, shell } from 'electron';
 import { isUpdateError, type UpdateError } from '#core/errors.js';
 import { APP_ID } from './app-identity.js';
-import { APP_PRIVILEGED_SCHEME, APP_SCHEME, createAppProtocolHandler } from '#app/app-protocol.js';
+import {
+  APP_ENTRY_URL,
+  APP_PRIVILEGED_SCHEME,
+  APP_SCHEME,
+  createAppProtocolHandler,
+} from '#app/app-protocol.js';
 import { bridgeHandlers } from '#app/bridge-handlers.js';
 import { startDemoServer } from '#app/registry/demo-server.js';
 import { registerIpcHandlers } from './ipc-handlers.js';
@@ -198,6 +203,7 @@ function openWindow(plan: LaunchPlan, settings: SettingsStore): void {
     isQuitting: () => trayApp.quitting,
     nowMs: () => Date.now(),
     log: (level, message) => trayApp.log?.write(level, message),
+    entryUrl: APP_ENTRY_URL,
   });
   attachShutdown(trayApp, win, shutdown, () => app.exit(0));
 }

@@ -362,6 +362,25 @@ describe('main process composition (electron mocked)', () => {
     expect(h.reloads).toBe(before + 1);
   });
 
+  it('a renderer that keeps failing gets the gave-up page, whose Reload loads the window again', () => {
+    const win = h.windows[0];
+    const before = h.reloads;
+    // The test above used one reload of the budget; keep failing until the window gives up.
+    for (let i = 0; i < 4 && !(h.loaded.at(-1) ?? '').startsWith('data:'); i += 1) {
+      win?.handlers.get('render-process-gone')?.({}, { reason: 'oom', exitCode: 9 });
+    }
+    expect(h.reloads - before).toBeLessThanOrEqual(3);
+    const page = decodeURIComponent((h.loaded.at(-1) ?? '').split(',')[1] ?? '');
+    expect(page).toContain('The window stopped working. Your updates are not affected.');
+    const prevent = vi.fn();
+    win?.handlers.get('will-navigate')?.({
+      url: 'app://window-recovery/reload?',
+      preventDefault: prevent,
+    });
+    expect(prevent).toHaveBeenCalledTimes(1);
+    expect(h.loaded.at(-1)).toBe('app://renderer/index.html');
+  });
+
   it('keeps DevTools in a development run (not packaged)', () => {
     const prefs = h.windows[0]?.options['webPreferences'] as Record<string, unknown>;
     expect(prefs['devTools']).toBe(true);

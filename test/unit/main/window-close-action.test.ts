@@ -13,12 +13,14 @@ function setup(minimiseToBackground: boolean, style: 'tray' | 'normal' = 'normal
     hide: () => calls.push('hide'),
     minimize: () => calls.push('minimise'),
     isDestroyed: () => false,
+    loadURL: () => Promise.resolve(),
     webContents: { on: () => undefined, reload: () => undefined },
   };
   attachWindowLifecycle(win, {
     isQuitting: () => false,
     nowMs: () => 0,
     log: () => undefined,
+    entryUrl: 'app://renderer/index.html',
     closeAction: () => closeAction(style, minimiseToBackground),
     quit: () => calls.push('quit'),
   });
