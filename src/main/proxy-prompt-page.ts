@@ -16,14 +16,19 @@ export function escapeHtml(text: string): string {
   );
 }
 
-/** The page, for a `data:text/html` URL. No script; the CSP allows none. */
+/**
+ * The page, for a `data:text/html` URL. No script; the CSP allows none. `form-action app:`
+ * names the scheme, not `app://proxy-answer`: Chromium refuses a form posted to a host-source
+ * of a non-network scheme (seen with the gave-up page, src/app/gave-up-page.ts), and main
+ * cancels every navigation and reads only the answer address (readAnswer).
+ */
 export function promptPage(question: Question): string {
   const refused = question.refused
     ? '<p role="alert"><strong>The proxy refused that user name and password.</strong></p>'
     : '';
   const realm = question.realm === '' ? '' : ` (“${escapeHtml(question.realm)}”)`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; form-action ${ANSWER_ORIGIN}">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; form-action app:">
 <title>Proxy sign-in</title>
 <style>body{font:14px system-ui,sans-serif;margin:16px}label{display:block;margin:8px 0 2px}input{width:100%;box-sizing:border-box}p.actions{margin-top:16px;display:flex;gap:8px;justify-content:flex-end}</style>
 </head><body>
