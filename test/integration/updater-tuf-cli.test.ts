@@ -12,9 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '#cli/run-cli.js';
 import { tuf } from '#protocol';
 import { startServer, type RunningServer } from '#server/compose/start-server.js';
-import { createRandom } from '#server/platform/random.js';
-import { rotateKeys } from '#server/updates/keys/rotate-keys.js';
 import { useLoopbackServer } from '#test/loopback-server.js';
+import { rotateIn } from '#test/rotate-kit.js';
 import { filesOf, snapshotTree } from '#test/tree-snapshot.js';
 import { newKey } from '#test/trust-kit.js';
 import { tempDirs } from '#test/updater-harness.js';
@@ -152,20 +151,10 @@ describe('updater CLI over TUF', () => {
     const dir = await dirs.make('tuf-cli-rotation-');
     expect((await cli('update', dir)).code).toBe(0);
     const offline = await dirs.make('tuf-cli-new-root-');
-    await rotateKeys(
-      {
-        dataDir: server.dataDir,
-        rootKeyFiles: [],
-        newRootKeyFiles: [join(offline, 'root-2.json')],
-        rootThreshold: undefined,
-        releasePubkeys: [],
-        newReleaseKey: false,
-        releaseThreshold: undefined,
-        newFreshnessKey: true,
-      },
-      createRandom(undefined),
-      () => Date.now(),
-    );
+    await rotateIn(server.dataDir, {
+      newRootKeyFiles: [join(offline, 'root-2.json')],
+      newFreshnessKey: true,
+    });
     await waitFor(async () => (await get('2.root.json')).status === 200);
     await waitFor(async () => {
       const ts = JSON.parse(await (await get('timestamp.json')).text()) as {

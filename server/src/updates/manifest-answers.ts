@@ -24,13 +24,17 @@ export const GZIP_LEVEL = 9;
 /** How many times an answer is paired again after the state changed under it (#paired). */
 export const PAIRING_TURNS = 8;
 
-interface Frame {
-  readonly release: Release;
-  readonly keysVersion: number;
+/** An answer's bytes around its one changing part: `head + middle + tail`. */
+export interface AnswerFrame {
   readonly head: Buffer;
   readonly tail: Buffer;
   /** The head deflated, made when a gzip answer is first asked for. */
   gzip?: GzipFrame;
+}
+
+interface Frame extends AnswerFrame {
+  readonly release: Release;
+  readonly keysVersion: number;
 }
 
 /**
@@ -44,8 +48,11 @@ export interface ManifestAnswer {
   gzip(): Buffer;
 }
 
-/** An answer over `frame` with `middle` (the freshness envelope) in it. */
-function answerOf(frame: Frame, middle: Uint8Array): ManifestAnswer {
+/**
+ * An answer over `frame` with `middle` in it (the freshness envelope here; the TUF bundle's
+ * timestamp in tuf-bundle.ts): the head is deflated once per frame, the rest per answer.
+ */
+export function answerOf(frame: AnswerFrame, middle: Uint8Array): ManifestAnswer {
   let bytes: Buffer | undefined;
   let coded: Buffer | undefined;
   return {

@@ -7,8 +7,8 @@
  * at the top while the format 1 gate allows them (format-one-gate.ts).
  */
 import type { DsseEnvelope } from '#protocol';
-import { GzipFrame } from '../gzip-frame.js';
-import { GZIP_LEVEL } from '../manifest-answers.js';
+import type { GzipFrame } from '../gzip-frame.js';
+import { answerOf } from '../manifest-answers.js';
 
 const TIMESTAMP_NAME = 'timestamp.json';
 
@@ -68,16 +68,5 @@ export function bundleFrame(top: TopMetadata, legacy: DsseEnvelope | undefined):
 
 /** The answer with `timestamp` in `frame`; base64 needs no JSON escaping. */
 export function bundleAnswer(frame: BundleFrame, timestamp: Uint8Array): BundleAnswer {
-  const middle = Buffer.from(Buffer.from(timestamp).toString('base64'));
-  let bytes: Buffer | undefined;
-  let coded: Buffer | undefined;
-  return {
-    length: frame.head.length + middle.length + frame.tail.length,
-    bytes: () => (bytes ??= Buffer.concat([frame.head, middle, frame.tail])),
-    gzip: () => {
-      frame.gzip ??= new GzipFrame(frame.head, GZIP_LEVEL);
-      coded ??= frame.gzip.code(Buffer.concat([middle, frame.tail]));
-      return coded;
-    },
-  };
+  return answerOf(frame, Buffer.from(Buffer.from(timestamp).toString('base64')));
 }
