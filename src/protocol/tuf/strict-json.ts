@@ -144,12 +144,16 @@ class StrictParser {
 
   private object(depth: number): JsonObject {
     this.expect('{');
-    const result = Object.create(null) as Record<string, JsonValue>;
+    // Built plain, then given a null prototype: V8 keeps such an object's fast properties,
+    // where Object.create(null) starts in dictionary mode, several times slower to read.
+    const result: Record<string, JsonValue> = {};
     this.skipSpace();
-    if (this.text[this.pos] === '}') {
-      this.pos += 1;
-      return result;
-    }
+    if (this.text[this.pos] === '}') this.pos += 1;
+    else this.members(result, depth);
+    return Object.setPrototypeOf(result, null) as JsonObject;
+  }
+
+  private members(result: Record<string, JsonValue>, depth: number): void {
     let previous: string | undefined;
     for (;;) {
       this.skipSpace();
@@ -164,13 +168,23 @@ class StrictParser {
       this.expect(':');
       this.skipSpace();
       const [start, before] = [this.pos, this.irregular];
-      result[name] = this.value(depth);
-      if (depth === 1 && this.irregular === before)
+      const value = this.value(depth);
+      // Assigning `__proto__` would set the prototype: it is defined as a plain member.
+      if (name === '__proto__') {
+        Object.defineProperty(result, name, {
+          value,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      } else result[name] = value;
+      if (depth === 1 && this.irregular === before) {
         this.canonicalSpans.set(name, [start, this.pos]);
+      }
       this.skipSpace();
       if (this.text[this.pos] === '}') {
         this.pos += 1;
-        return result;
+        return;
       }
       this.expect(',');
     }

@@ -23,6 +23,17 @@ describe('parseStrictJson', () => {
     expect(Object.getPrototypeOf(value)).toBeNull();
   });
 
+  it('gives every object, empty or nested, a null prototype and only its own members', () => {
+    const value = parse('{"a":{"constructor":1,"__proto__":2,"toString":3},"b":{}}') as JsonObject;
+    const inner = value['a'] as JsonObject;
+    expect(Object.keys(inner)).toEqual(['constructor', '__proto__', 'toString']);
+    expect(Object.values(inner)).toEqual([1, 2, 3]);
+    expect(inner['__proto__']).toBe(2);
+    expect(Object.getPrototypeOf(inner)).toBeNull();
+    expect(Object.getPrototypeOf(value['b'])).toBeNull();
+    expect((value['b'] as JsonObject)['constructor']).toBeUndefined();
+  });
+
   it('reads an escaped surrogate pair as one code point', () => {
     expect(parse('"\\ud83d\\ude00"')).toBe('😀');
   });
