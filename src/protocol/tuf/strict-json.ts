@@ -77,9 +77,6 @@ export function isJsonObject(value: JsonValue | undefined): value is JsonObject 
 }
 
 const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
-// Control characters (U+0000..U+001F) must be escaped inside strings (RFC 8259 §7).
-// eslint-disable-next-line no-control-regex -- the control range is exactly what must stop a run
-const PLAIN_RUN = /[^"\\\u0000-\u001f]*/y;
 const ESCAPES: Readonly<Record<string, string>> = {
   '"': '"',
   '\\': '\\',
@@ -167,7 +164,8 @@ class StrictParser {
       this.skipSpace();
       this.expect(':');
       this.skipSpace();
-      const [start, before] = [this.pos, this.irregular];
+      const start = this.pos;
+      const before = this.irregular;
       const value = this.value(depth);
       // Assigning `__proto__` would set the prototype: it is defined as a plain member.
       if (name === '__proto__') {
@@ -230,10 +228,9 @@ class StrictParser {
     this.expect('"');
     let result = '';
     for (;;) {
-      PLAIN_RUN.lastIndex = this.pos;
-      const run = PLAIN_RUN.exec(this.text)?.[0] ?? '';
-      result += run;
-      this.pos += run.length;
+      const start = this.pos;
+      this.pos = this.plainRunEnd(start);
+      result += this.text.slice(start, this.pos);
       const c = this.text[this.pos];
       if (c === '"') {
         this.pos += 1;
@@ -241,6 +238,18 @@ class StrictParser {
       }
       if (c !== '\\') return this.fail('unescaped control character or unterminated string');
       result += this.escape();
+    }
+  }
+
+  /** Where the run of characters a string may hold as they are, from `from`, ends. */
+  private plainRunEnd(from: number): number {
+    const { text } = this;
+    let at = from;
+    for (;;) {
+      const unit = text.charCodeAt(at);
+      // Control characters (U+0000..U+001F) must be escaped (RFC 8259 §7); NaN is the end.
+      if (!(unit >= 0x20) || unit === 0x22 || unit === 0x5c) return at;
+      at += 1;
     }
   }
 
