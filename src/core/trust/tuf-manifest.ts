@@ -13,7 +13,7 @@ import {
   parseArtifactList,
   type ParsedManifest,
 } from '#protocol/manifest.js';
-import { type Envelope, type TargetFile, type Targets } from '#protocol/tuf/index.js';
+import { isJsonObject, type Envelope, type TargetFile, type Targets } from '#protocol/tuf/index.js';
 import { UpdateError } from '../errors.js';
 import { fromProtocolError } from '../wire-errors.js';
 import type { VerifiedManifest } from './verified-manifest.js';
@@ -46,17 +46,16 @@ export interface TargetsCustom {
  * manifest's `notes` are) of targets metadata; anything else there is MANIFEST_MALFORMED.
  */
 export function targetsCustomOf(targets: Envelope<Targets>): TargetsCustom {
-  // The bytes passed the strict parser already (one reading only), so JSON.parse reads the same.
-  const signed = (JSON.parse(Buffer.from(targets.raw).toString('utf8')) as { signed?: unknown })
-    .signed as { custom?: { registry_version?: unknown; notes?: unknown } } | undefined;
-  const version = signed?.custom?.registry_version;
+  // The strict parser's one reading of the signed bytes, kept as is (no second parse).
+  const custom = isJsonObject(targets.signed.custom) ? targets.signed.custom : undefined;
+  const version = custom?.['registry_version'];
   if (typeof version !== 'string' || !isStrictSemver(version)) {
     throw new UpdateError(
       'MANIFEST_MALFORMED',
       'targets metadata carries no strict semver custom.registry_version',
     );
   }
-  const notes = signed?.custom?.notes;
+  const notes = custom?.['notes'];
   if (notes === undefined) return { registryVersion: version };
   const problem = notesProblem(notes);
   if (problem !== null) throw new UpdateError('MANIFEST_MALFORMED', `targets custom.${problem}`);

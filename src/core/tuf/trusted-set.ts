@@ -9,11 +9,14 @@ import {
   parseEnvelope,
   requireLengthAndHashes,
   requireThreshold,
+  TOP_LEVEL_ROLES,
   type Envelope,
   type Root,
   type Snapshot,
   type Targets,
   type Timestamp,
+  type TopLevelRole,
+  type TufKey,
 } from '#protocol/tuf/index.js';
 import type { TufClientConfig } from './config.js';
 import { delegatedRoleKeys } from './delegation-match.js';
@@ -26,6 +29,12 @@ export class TrustedMetadataSet {
   #timestamp: Envelope<Timestamp> | undefined;
   #snapshot: Envelope<Snapshot> | undefined;
   readonly #targets = new Map<string, Envelope<Targets>>();
+  /**
+   * Per top-level role, the keys a root trusted in this run listed and a newer one dropped:
+   * a valid signature by one names the refusal KEY_RETIRED (docs/PROTOCOL.md §TUF repository,
+   * "Client"). Naming only; such a signature never counts.
+   */
+  #retired: RetiredKeys = new Map();
 
   /** TUF spec §5.2: the trusted root, which must be signed by a threshold of its own keys. */
   constructor(
@@ -56,7 +65,7 @@ export class TrustedMetadataSet {
     if (this.#timestamp !== undefined) throw wrongOrder('root after timestamp');
     const trusted = this.#root.signed;
     const next = parseEnvelope(bytes, 'root');
-    requireThreshold(next, trusted.keys, trusted.roles.root, 'root');
+    requireThreshold(next, trusted.keys, trusted.roles.root, 'root', this.#retired.get('root'));
     if (next.signed.version !== trusted.version + 1) {
       throw new TufError(
         'BAD_VERSION',
@@ -64,9 +73,16 @@ export class TrustedMetadataSet {
         { expected: trusted.version + 1, got: next.signed.version },
       );
     }
-    requireThreshold(next, next.signed.keys, next.signed.roles.root, 'root');
+    const retired = retiredAfter(this.#retired, trusted, next.signed);
+    requireThreshold(next, next.signed.keys, next.signed.roles.root, 'root', retired.get('root'));
+    this.#retired = retired;
     this.#root = next;
     return next;
+  }
+
+  #requireRole(envelope: Envelope, role: TopLevelRole, name: string = role): void {
+    const root = this.#root.signed;
+    requireThreshold(envelope, root.keys, root.roles[role], name, this.#retired.get(role));
   }
 
   /**
@@ -80,9 +96,8 @@ export class TrustedMetadataSet {
     if (this.#snapshot !== undefined) throw wrongOrder('timestamp after snapshot');
     // TUF spec §5.3.10: the final root must not be expired.
     requireNotExpired(this.#root.signed, 'root', this.nowMs);
-    const root = this.#root.signed;
     const next = parseEnvelope(bytes, 'timestamp');
-    requireThreshold(next, root.keys, root.roles.timestamp, 'timestamp');
+    this.#requireRole(next, 'timestamp');
     if (nonce !== undefined && next.signed.nonce !== nonce) {
       throw new TufError('NONCE_MISMATCH', 'timestamp does not carry the nonce sent', {
         version: next.signed.version,
@@ -124,9 +139,8 @@ export class TrustedMetadataSet {
     if (this.#targets.has('targets')) throw wrongOrder('snapshot after targets');
     const meta = this.#checkFinalTimestamp().snapshotMeta;
     if (!fromCache) requireLengthAndHashes(bytes, meta.length, meta.hashes, 'snapshot');
-    const root = this.#root.signed;
     const next = parseEnvelope(bytes, 'snapshot');
-    requireThreshold(next, root.keys, root.roles.snapshot, 'snapshot');
+    this.#requireRole(next, 'snapshot');
     const old = this.#snapshot?.signed;
     if (old !== undefined) {
       for (const [name, oldMeta] of old.meta) {
@@ -197,8 +211,7 @@ export class TrustedMetadataSet {
    */
   requireSignedByDelegator(envelope: Envelope<Targets>, role: string, delegator: string): void {
     if (delegator === 'root') {
-      const root = this.#root.signed;
-      requireThreshold(envelope, root.keys, root.roles.targets, role);
+      this.#requireRole(envelope, 'targets', role);
       return;
     }
     const delegations = this.#targets.get(delegator)?.signed.delegations;
@@ -212,6 +225,25 @@ export class TrustedMetadataSet {
     }
     requireThreshold(envelope, delegations.keys, keys, role);
   }
+}
+
+/** Per top-level role, keyid -> key of the keys a newer trusted root dropped from it. */
+type RetiredKeys = ReadonlyMap<TopLevelRole, ReadonlyMap<string, TufKey>>;
+
+/** `retired` plus the keys `after` drops from a role `before` gave them, less re-listed ones. */
+function retiredAfter(retired: RetiredKeys, before: Root, after: Root): RetiredKeys {
+  const next = new Map<TopLevelRole, ReadonlyMap<string, TufKey>>();
+  for (const role of TOP_LEVEL_ROLES) {
+    const keys = new Map(retired.get(role));
+    const kept = after.roles[role].keyids;
+    for (const keyid of kept) keys.delete(keyid);
+    for (const keyid of before.roles[role].keyids) {
+      const key = before.keys.get(keyid);
+      if (key !== undefined && !kept.includes(keyid)) keys.set(keyid, key);
+    }
+    next.set(role, keys);
+  }
+  return next;
 }
 
 function wrongOrder(what: string): TufError {

@@ -16,7 +16,12 @@ import type {
 } from './metadata.js';
 import { parseRoot, parseSnapshot, parseTimestamp } from './parse-roles.js';
 import { parseTargets } from './parse-targets.js';
-import { isJsonObject, parseStrictJson, type JsonObject, type JsonValue } from './strict-json.js';
+import {
+  isJsonObject,
+  parseStrictDocument,
+  type JsonObject,
+  type JsonValue,
+} from './strict-json.js';
 import { TufError } from './tuf-error.js';
 
 interface ByType {
@@ -36,14 +41,15 @@ const PARSERS: { readonly [K in RoleType]: (signed: JsonObject) => ByType[K] } =
 
 /** Parses metadata bytes of the given type; throws a TufError naming what is wrong. */
 export function parseEnvelope<K extends RoleType>(bytes: Uint8Array, type: K): Envelope<ByType[K]> {
-  const document = parseStrictJson(bytes);
+  const { value: document, canonical } = parseStrictDocument(bytes);
   if (!isJsonObject(document)) throw malformed('metadata', 'must be a JSON object');
   const signedJson = objectAt(document, 'signed', 'metadata');
   const signed = PARSERS[type](signedJson) as ByType[K] & Signed;
   return {
     signed,
     signatures: parseSignatures(document['signatures']),
-    signedBytes: canonicalJson(signedJson),
+    // A `signed` written canonically (as our repository writes it) is its own canonical form.
+    signedBytes: canonical.get('signed') ?? canonicalJson(signedJson),
     raw: bytes,
   };
 }

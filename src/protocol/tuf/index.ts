@@ -4,12 +4,14 @@
  */
 export { TufError, isTufError, type TufErrorCode, type TufErrorDetails } from './tuf-error.js';
 export {
+  parseStrictDocument,
   parseStrictJson,
   isJsonObject,
   MAX_DEPTH,
   type JsonArray,
   type JsonObject,
   type JsonValue,
+  type StrictDocument,
 } from './strict-json.js';
 export { canonicalJson, compareCodePoints } from './canonical-json.js';
 export {

@@ -3,7 +3,7 @@
  * values; hashes keep the order the repository wrote them in (the first one names consistent
  * target files, TUF spec §5.7.3).
  */
-import type { JsonObject } from './strict-json.js';
+import type { JsonObject, JsonValue } from './strict-json.js';
 
 export const TOP_LEVEL_ROLES = ['root', 'timestamp', 'snapshot', 'targets'] as const;
 export type TopLevelRole = (typeof TOP_LEVEL_ROLES)[number];
@@ -92,6 +92,11 @@ export interface Targets extends SignedCommon {
   readonly type: 'targets';
   readonly targets: ReadonlyMap<string, TargetFile>;
   readonly delegations: Delegations | undefined;
+  /**
+   * `signed.custom` as read, unchecked: TUF gives it no shape (TUF spec §4.5); the product
+   * reads its own fields from it (src/core/trust/tuf-manifest.ts).
+   */
+  readonly custom?: JsonValue | undefined;
 }
 
 export type Signed = Root | Timestamp | Snapshot | Targets;

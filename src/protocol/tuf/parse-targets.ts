@@ -36,6 +36,7 @@ export function parseTargets(signed: JsonObject): Targets {
     type: 'targets',
     targets,
     delegations: delegationsJson === undefined ? undefined : parseDelegations(delegationsJson),
+    custom: signed['custom'],
   };
 }
 

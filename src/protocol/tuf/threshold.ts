@@ -27,34 +27,52 @@ export function countValidSignatures(
 }
 
 /**
- * Throws unless `role`'s threshold is met. KEY_RETIRED when none of the signatures is by a key
- * the role lists (signed only by retired or foreign keys), THRESHOLD_NOT_MET otherwise.
+ * Throws unless `role`'s threshold is met. KEY_RETIRED when a valid signature comes from a key
+ * `retired` holds (one an earlier trusted root listed for this role and a newer root dropped:
+ * it would have counted before the rotation); THRESHOLD_NOT_MET otherwise, unknown keys
+ * included (never listed, so nothing of theirs was ever trusted).
  */
 export function requireThreshold(
   envelope: Envelope,
   keys: ReadonlyMap<string, TufKey>,
   role: RoleKeys,
   roleName: string,
+  retired?: ReadonlyMap<string, TufKey>,
 ): void {
   const valid = countValidSignatures(envelope, keys, role);
   if (valid >= role.threshold) return;
-  const listed = envelope.signatures.filter((s) => role.keyids.includes(s.keyid));
   const details = {
     role: roleName,
     threshold: role.threshold,
     valid,
     keyids_seen: envelope.signatures.map((s) => s.keyid),
   };
-  if (listed.length === 0 && envelope.signatures.length > 0) {
-    throw new TufError(
-      'KEY_RETIRED',
-      `${roleName} is signed only by keys it does not list`,
-      details,
-    );
+  const byRetired = signedByRetired(envelope, role, retired);
+  if (byRetired !== undefined) {
+    throw new TufError('KEY_RETIRED', `${roleName} is signed by retired key ${byRetired}`, {
+      ...details,
+      retired_keyid: byRetired,
+    });
   }
   throw new TufError(
     'THRESHOLD_NOT_MET',
     `${roleName}: ${valid} valid signature(s), threshold ${role.threshold}`,
     details,
   );
+}
+
+/** The keyid of a retired key (one `role` no longer lists) that validly signed, if any. */
+function signedByRetired(
+  envelope: Envelope,
+  role: RoleKeys,
+  retired: ReadonlyMap<string, TufKey> | undefined,
+): string | undefined {
+  if (retired === undefined || retired.size === 0) return undefined;
+  for (const { keyid, sig } of envelope.signatures) {
+    const key = retired.get(keyid);
+    if (key === undefined || role.keyids.includes(keyid)) continue;
+    // Only a signature that would have counted names the cause; a forged claim does not.
+    if (verifySignature(key, sig, envelope.signedBytes)) return keyid;
+  }
+  return undefined;
 }

@@ -94,13 +94,13 @@ describe('delegation search (TUF spec §5.6.7)', () => {
     });
   });
 
-  it('refuses a delegated role signed by keys its delegator does not give it (KEY_RETIRED)', async () => {
+  it('refuses a delegated role signed by keys its delegator does not give it (THRESHOLD_NOT_MET)', async () => {
     const repo = new SimRepo();
     repo.delegate('targets', { paths: ['*'] }, { name: 'A' });
     repo.roles.get('A')!.signers = [newKey()];
     repo.bump('targets');
     await expect((await repo.client()).getTargetInfo('x')).rejects.toMatchObject({
-      code: 'KEY_RETIRED',
+      code: 'THRESHOLD_NOT_MET',
     });
   });
 
@@ -131,10 +131,12 @@ describe('delegation search (TUF spec §5.6.7)', () => {
     const client = await repo.client();
     expect(await client.getTargetInfo('team-a/file')).toBeDefined();
     await expect(client.getTargetInfo('team-b/file')).rejects.toMatchObject({
-      code: 'KEY_RETIRED',
+      code: 'THRESHOLD_NOT_MET',
     });
     // A later run finds the stored copy and checks it against parent-b too.
     const next = await repo.client(NOW + DAY / 2);
-    await expect(next.getTargetInfo('team-b/file')).rejects.toMatchObject({ code: 'KEY_RETIRED' });
+    await expect(next.getTargetInfo('team-b/file')).rejects.toMatchObject({
+      code: 'THRESHOLD_NOT_MET',
+    });
   });
 });

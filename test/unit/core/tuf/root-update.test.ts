@@ -23,13 +23,15 @@ describe('root update loop (TUF spec §5.3)', () => {
     expect(repo.store.version('root')).toBe(2);
   });
 
-  it('refuses root N+1 signed by none of the keys root N lists (KEY_RETIRED)', async () => {
+  it('refuses root N+1 signed by none of the keys root N lists (THRESHOLD_NOT_MET)', async () => {
     const repo = new SimRepo();
     repo.keys.root = [repo.keys.root[0]!, newKey()];
     repo.rootVersion = 2;
     // v2 signed by the new key alone: v1's only key did not sign it.
     repo.publishRoot([], [repo.keys.root[1]!]);
-    await expect((await repo.client()).refresh()).rejects.toMatchObject({ code: 'KEY_RETIRED' });
+    await expect((await repo.client()).refresh()).rejects.toMatchObject({
+      code: 'THRESHOLD_NOT_MET',
+    });
     expect(repo.store.version('root')).toBe(1);
   });
 
@@ -57,6 +59,16 @@ describe('root update loop (TUF spec §5.3)', () => {
     repo.rootVersion = 2;
     repo.publishRoot([], old);
     await expect((await repo.client()).refresh()).rejects.toMatchObject({ code: 'KEY_RETIRED' });
+  });
+
+  it('refuses root N+2 signed only by a root key root N+1 dropped (KEY_RETIRED)', async () => {
+    const repo = new SimRepo();
+    const old = repo.keys.root;
+    repo.rotateRoot(() => (repo.keys.root = [newKey()]));
+    repo.rootVersion = 3;
+    repo.publishRoot([], old);
+    await expect((await repo.client()).refresh()).rejects.toMatchObject({ code: 'KEY_RETIRED' });
+    expect(repo.store.version('root')).toBe(2);
   });
 
   it('refuses root N+1 not signed by a threshold of its own keys (THRESHOLD_NOT_MET)', async () => {
@@ -126,10 +138,10 @@ describe('root update loop (TUF spec §5.3)', () => {
     expect(repo.store.files.has('snapshot')).toBe(false);
   });
 
-  it('refuses a stored root signed by none of its own keys (KEY_RETIRED)', async () => {
+  it('refuses a stored root signed by none of its own keys (THRESHOLD_NOT_MET)', async () => {
     const repo = new SimRepo();
     const body = repo.rootBody();
     await repo.store.write('root', signed(body, [newKey()]));
-    await expect(repo.client()).rejects.toMatchObject({ code: 'KEY_RETIRED' });
+    await expect(repo.client()).rejects.toMatchObject({ code: 'THRESHOLD_NOT_MET' });
   });
 });

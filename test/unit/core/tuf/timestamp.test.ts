@@ -82,11 +82,35 @@ describe('timestamp (TUF spec §5.4)', () => {
     expect(repo.store.version('timestamp')).toBe(1);
   });
 
-  it('refuses a timestamp not signed by the timestamp keys root lists (KEY_RETIRED)', async () => {
+  it('refuses a timestamp signed only by a key root never listed (THRESHOLD_NOT_MET)', async () => {
     const repo = new SimRepo();
     repo.keys.timestamp = [newKey()];
     repo.publish();
-    await expect((await repo.client()).refresh()).rejects.toMatchObject({ code: 'KEY_RETIRED' });
+    await expect((await repo.client()).refresh()).rejects.toMatchObject({
+      code: 'THRESHOLD_NOT_MET',
+    });
+  });
+
+  it('refuses a timestamp signed by a key a newer root dropped (KEY_RETIRED)', async () => {
+    const repo = new SimRepo();
+    const old = repo.keys.timestamp;
+    repo.rotateRoot(() => (repo.keys.timestamp = [newKey()]));
+    repo.keys.timestamp = old;
+    repo.publish();
+    await expect((await repo.client()).refresh()).rejects.toMatchObject({
+      code: 'KEY_RETIRED',
+      details: { retired_keyid: old[0]!.keyid },
+    });
+  });
+
+  it('counts a key dropped and listed again by a later root (no KEY_RETIRED)', async () => {
+    const repo = new SimRepo();
+    const old = repo.keys.timestamp;
+    repo.rotateRoot(() => (repo.keys.timestamp = [newKey()]));
+    repo.rotateRoot(() => (repo.keys.timestamp = old));
+    repo.publish();
+    await (await repo.client()).refresh();
+    expect(repo.store.version('root')).toBe(3);
   });
 
   it('refuses a timestamp below its threshold (THRESHOLD_NOT_MET)', async () => {

@@ -60,11 +60,31 @@ describe('requireThreshold (TUF spec §5.3.4, §5.4.2)', () => {
     );
   });
 
-  it('refuses signatures only by keys the role does not list (KEY_RETIRED)', () => {
+  it('refuses signatures only by a key never listed as THRESHOLD_NOT_MET', () => {
     const env = envelope([{ keyid: 'b', privateKey: b.privateKey }]);
     expect(() => requireThreshold(env, keys, { keyids: ['a'], threshold: 1 }, 'root')).toThrow(
-      expect.objectContaining({ code: 'KEY_RETIRED' }),
+      expect.objectContaining({ code: 'THRESHOLD_NOT_MET' }),
     );
+  });
+
+  it('refuses a valid signature by a retired key as KEY_RETIRED', () => {
+    const env = envelope([{ keyid: 'b', privateKey: b.privateKey }]);
+    const retired = new Map([['b', b.key]]);
+    let refusal: unknown;
+    try {
+      requireThreshold(env, keys, { keyids: ['a'], threshold: 1 }, 'root', retired);
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toMatchObject({ code: 'KEY_RETIRED', details: { retired_keyid: 'b' } });
+  });
+
+  it('does not name a retired key whose signature is invalid (THRESHOLD_NOT_MET)', () => {
+    const env = envelope([{ keyid: 'b', privateKey: a.privateKey }]);
+    const retired = new Map([['b', b.key]]);
+    expect(() =>
+      requireThreshold(env, keys, { keyids: ['a'], threshold: 1 }, 'root', retired),
+    ).toThrow(expect.objectContaining({ code: 'THRESHOLD_NOT_MET' }));
   });
 
   it('counts one public key listed under two keyids once', () => {
