@@ -117,7 +117,9 @@ function certificate(input: CertInput): string {
         extension('2.5.29.17', false, altNames(input.names)),
       ];
   const serial = randomBytes(16);
-  serial[0] = (serial[0] ?? 0) & 0x7f;
+  // Positive and minimal (X.690 §8.3.2): a first byte of 0x00 followed by one below 0x80 is
+  // an "illegal padding" that OpenSSL refuses, which made one certificate in 256 unreadable.
+  serial[0] = 0x40 | ((serial[0] ?? 0) & 0x3f);
   const tbs = seq(
     der(0xa0, integer(Buffer.from([2]))),
     integer(serial),
