@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '#server/compose/start-server.js';
+import { mulberry32 } from '#server/chain/seeded-prng.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CHILD = join(ROOT, 'test/helpers/publish-kill-child.ts');
@@ -23,18 +24,6 @@ const SEED = Number(process.env['PUBLISH_KILL_SEED'] ?? Date.now() % 100_000);
 let work: string;
 let dataDir: string;
 let folder: string;
-
-/** A small seeded generator (mulberry32): the kill points of a failed run can be replayed. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'server-publish-kill-'));
@@ -136,7 +125,8 @@ async function inspect(): Promise<{
 
 describe('kill -9 during a publish', () => {
   it(`leaves the old or the new release served, nothing torn, nothing left (seed ${SEED})`, async () => {
-    const random = seeded(SEED);
+    // The simulator's seeded generator: the kill points of a failed run can be replayed.
+    const random = mulberry32(SEED);
     // How long an unkilled publish takes, per kind: the kill points are drawn within it.
     const spans = { server: 0, cli: 0 };
     let served = '1.0.0';

@@ -7,9 +7,8 @@ import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '#server/compose/start-server.js';
-import { createRandom } from '#server/platform/random.js';
-import { rotateKeys } from '#server/updates/keys/rotate-keys.js';
 import { ownTufClient } from '#test/own-tuf-client.js';
+import { rotateIn, rotationServed } from '#test/rotate-kit.js';
 import { tufJsClient } from '#test/tuf-js-client.js';
 import { tempDirs } from '#test/updater-harness.js';
 
@@ -131,33 +130,15 @@ describe('the TUF repository read by tuf-js', () => {
     // Format 1 rides at the top of the answer while the node key is online.
     expect(await before.json()).toHaveProperty('payloadType');
     const offline = await dirs.make('tuf-new-root-');
-    await rotateKeys(
-      {
-        dataDir: server.dataDir,
-        rootKeyFiles: [],
-        newRootKeyFiles: [join(offline, 'root-2.json')],
-        rootThreshold: undefined,
-        releasePubkeys: [],
-        newReleaseKey: false,
-        releaseThreshold: undefined,
-        newFreshnessKey: true,
-      },
-      createRandom(undefined),
+    await rotateIn(
+      server.dataDir,
+      { newRootKeyFiles: [join(offline, 'root-2.json')], newFreshnessKey: true },
       () => server.clock.now(),
     );
     // No retired root key stays in the data directory (TUF spec §6.1).
     await expect(access(join(server.dataDir, 'node-key.json'))).rejects.toThrow();
     // The server reloads the key set it watches; tuf-js then walks 1 -> 2.
-    await waitFor(async () => (await get('2.root.json')).status === 200);
-    await waitFor(async () => {
-      const ts = JSON.parse(await (await get('timestamp.json')).text()) as {
-        signatures: { keyid: string }[];
-      };
-      const root2 = JSON.parse(await (await get('2.root.json')).text()) as {
-        signed: { roles: { timestamp: { keyids: string[] } } };
-      };
-      return root2.signed.roles.timestamp.keyids.includes(ts.signatures[0]?.keyid ?? '');
-    });
+    await rotationServed(get);
     const after = await tufJsClient({
       dir,
       trustedRoot: await readFile(join(client.metadataDir, 'root.json')),
@@ -191,12 +172,4 @@ describe('the TUF repository read by tuf-js', () => {
 
 function get(name: string): Promise<Response> {
   return fetch(`${base()}/${name}`, { headers: { authorization: `Bearer ${machineKey}` } });
-}
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('timed out waiting for the server');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }

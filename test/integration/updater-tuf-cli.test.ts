@@ -13,7 +13,7 @@ import { runCli } from '#cli/run-cli.js';
 import { tuf } from '#protocol';
 import { startServer, type RunningServer } from '#server/compose/start-server.js';
 import { useLoopbackServer } from '#test/loopback-server.js';
-import { rotateIn } from '#test/rotate-kit.js';
+import { rotateIn, rotationServed } from '#test/rotate-kit.js';
 import { filesOf, snapshotTree } from '#test/tree-snapshot.js';
 import { newKey } from '#test/trust-kit.js';
 import { tempDirs } from '#test/updater-harness.js';
@@ -155,16 +155,7 @@ describe('updater CLI over TUF', () => {
       newRootKeyFiles: [join(offline, 'root-2.json')],
       newFreshnessKey: true,
     });
-    await waitFor(async () => (await get('2.root.json')).status === 200);
-    await waitFor(async () => {
-      const ts = JSON.parse(await (await get('timestamp.json')).text()) as {
-        signatures: { keyid: string }[];
-      };
-      const root2 = JSON.parse(await (await get('2.root.json')).text()) as {
-        signed: { roles: { timestamp: { keyids: string[] } } };
-      };
-      return root2.signed.roles.timestamp.keyids.includes(ts.signatures[0]?.keyid ?? '');
-    });
+    await rotationServed(get);
     await server.publish({
       registry_version: '1.2.0',
       artifacts: [{ name: 'bin/app.bin', content: new TextEncoder().encode('app 1.2.0\n') }],
@@ -183,14 +174,6 @@ function get(name: string): Promise<Response> {
   return fetch(`${server.url}/api/updates/tuf/${name}`, {
     headers: { authorization: `Bearer ${machineKey}` },
   });
-}
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('timed out waiting for the server');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 interface MirrorOptions {
