@@ -24,10 +24,10 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           exclude: ['test/e2e/**', 'bench/**', 'node_modules/**', ...OWN_PROCESS],
-          // A fresh process per file, as everywhere. Sharing one process (isolate: false) was
-          // measured faster (README.md §Tests and benchmarks) and is left off until it has run
-          // clean over more full runs: a suite whose result depends on file order is worse
-          // than a slower one.
+          // The unit files share their worker processes: about half the time and CPU of a
+          // process per file (README.md §Tests and benchmarks). A unit file that cannot share
+          // (a module mock, process-wide state) belongs in OWN_PROCESS above.
+          isolate: false,
         },
       },
       {
