@@ -145,7 +145,8 @@ const ITEMS: Record<number, Item> = {
     );
     try {
       await page.goto(serve.url);
-      await resumeAfterOutage(page, link);
+      const by = await resumeAfterOutage(page, link);
+      process.stdout.write(`item 2: resumed by ${by}\n`);
       await shoot(statusCard(page), 2, 'before');
     } finally {
       await serve.stop();

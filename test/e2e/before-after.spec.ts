@@ -107,7 +107,10 @@ test('item 2: after an outage the resumed download shows the link’s speed and 
   );
   try {
     await page.goto(serve.url);
-    await resumeAfterOutage(page, link);
+    test.info().annotations.push({
+      type: 'resumed by',
+      description: await resumeAfterOutage(page, link),
+    });
     await expect(page.locator('#status-line')).toHaveText('Downloading version 3.0.0…');
     await expect(page.locator('#error')).toBeHidden();
     const text = (await page.locator('#progress-text').textContent()) ?? '';

@@ -90,9 +90,9 @@ export function seedRanking(chain: ChainSeeder): void {
 export const LINK_BYTES_PER_SECOND = 1024 * 1024;
 export const BIG_RELEASE_BYTES = 12 * 1024 * 1024;
 
-async function until(test: () => boolean, timeoutMs: number): Promise<void> {
+async function until(test: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
   const end = Date.now() + timeoutMs;
-  while (!test()) {
+  while (!(await test())) {
     if (Date.now() > end) throw new Error('the throttled download did not get that far');
     await new Promise((done) => setTimeout(done, 100));
   }
@@ -101,9 +101,12 @@ async function until(test: () => boolean, timeoutMs: number): Promise<void> {
 /**
  * Item 2's situation, the same in both versions: Check now starts the 12 MiB download over the
  * throttled link, the link is cut for 4 s a third of the way in, then restored; Check now again
- * if the run gave up; returns once 3.5 MiB more have arrived after the resume.
+ * if the run gave up; returns, once 3.5 MiB more have arrived, what resumed it.
  */
-export async function resumeAfterOutage(page: Page, link: ThrottleProxy): Promise<void> {
+export async function resumeAfterOutage(
+  page: Page,
+  link: ThrottleProxy,
+): Promise<'own retry' | 'Check now'> {
   const checkNow = page.getByRole('button', { name: 'Check now' });
   await checkNow.click();
   await until(() => link.sentBytes() > BIG_RELEASE_BYTES / 3, 60_000);
@@ -111,11 +114,19 @@ export async function resumeAfterOutage(page: Page, link: ThrottleProxy): Promis
   await new Promise((done) => setTimeout(done, 4_000));
   link.restore();
   const resumedFrom = link.sentBytes();
-  await new Promise((done) => setTimeout(done, 1_500));
-  // The run gave up (nothing moved since the link came back): the user's Check now resumes it.
-  if (link.sentBytes() === resumedFrom) await checkNow.click({ timeout: 5_000 }).catch(() => {});
+  // Either the run resumes by its own retry, or it gave up and Check now is free again (neither
+  // disabled nor aria-disabled): then the user's Check now resumes it.
+  const free = (): Promise<boolean> =>
+    checkNow.evaluate(
+      (button) =>
+        !(button as HTMLButtonElement).disabled && button.getAttribute('aria-disabled') !== 'true',
+    );
+  await until(async () => link.sentBytes() > resumedFrom || (await free()), 30_000);
+  const by = link.sentBytes() === resumedFrom ? 'Check now' : 'own retry';
+  if (by === 'Check now') await checkNow.click();
   // 3.5 s of the link's rate: long enough for a steady rate, well before the end.
   await until(() => link.sentBytes() > resumedFrom + 3.5 * 1024 * 1024, 60_000);
+  return by;
 }
 
 /** Saves `dir`/item-N-<side>.png (docs/screenshots/before-after/), clipped to `target`. */
