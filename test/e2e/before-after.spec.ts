@@ -5,6 +5,7 @@
  * item-N-after.png (800 px; 380 px for the ranking and the settings), clipped to the card or
  * widget, into docs/screenshots/before-after/ with UPDATE_SCREENSHOT=1. Against the real core and companion server (the
  * test bridge); item 2 against `updater serve` itself over a throttled, cut and restored link.
+ * axe-core finds nothing in each state shot.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -32,6 +33,7 @@ import {
   textArtifact,
   twoArtifacts,
 } from '#test/first-hour-kit.js';
+import { expectNoAxeViolations } from './axe.js';
 import { SCREENSHOT_DIR } from './screenshots.js';
 import { expectFocusNeverOnBody, watchFocus } from './viewports.js';
 
@@ -81,6 +83,7 @@ test('item 1: a Cancel the user chose is said once, as neutral news', async ({ p
   await expect(page.locator('#status-line')).toHaveText('Nothing installed yet.');
   await expect(page.locator('#error')).toBeHidden();
   await expect(statusCard(page)).not.toContainText('ABORTED');
+  await expectNoAxeViolations(page, 'item 1');
   await shoot(statusCard(page), 1, 'after', AFTER_DIR);
   await expectFocusNeverOnBody(page);
 });
@@ -127,6 +130,7 @@ test('item 2: after an outage the resumed download shows the link’s speed and 
     const expectedLeft = ((12 - Number(done)) * 1024 * 1024) / perSecond;
     expect(Number(left)).toBeGreaterThanOrEqual(Math.floor(expectedLeft * 0.5));
     expect(Number(left)).toBeLessThanOrEqual(Math.ceil(expectedLeft * 2));
+    await expectNoAxeViolations(page, 'item 2');
     await shoot(statusCard(page), 2, 'after', AFTER_DIR);
   } finally {
     expect(await serve.stop()).toBe(0);
@@ -152,6 +156,7 @@ test('item 3: Roll back asks in the window naming both versions; Check now keeps
     /^Version 3\.0\.0 is available but skipped because you rolled back from it\./,
   );
   await expect(page.locator('#installed-version')).toHaveText('2.0.0');
+  await expectNoAxeViolations(page, 'item 3');
   await shoot(statusCard(page), 3, 'after', AFTER_DIR);
   await expectFocusNeverOnBody(page);
 });
@@ -164,6 +169,7 @@ test('item 4: Check now by keyboard keeps focus on Check now', async ({ page }) 
   await page.keyboard.press('Enter');
   await expect(page.locator('#installed-version')).toHaveText('1.0.0');
   await expect(checkNow(page)).toBeFocused();
+  await expectNoAxeViolations(page, 'item 4');
   await shoot(statusCard(page), 4, 'after', AFTER_DIR);
   await expectFocusNeverOnBody(page);
 });
@@ -200,6 +206,7 @@ test('item 5: the ranking at 380 x 560: rows apart, compact counts, exact ones s
     if (next !== undefined) expect(box.bottom).toBeLessThanOrEqual(next.top);
     expect(box.countHeight).toBe(lineHeight);
   });
+  await expectNoAxeViolations(page, 'item 5');
   await shoot(rankingCard(page), 5, 'after', AFTER_DIR);
 });
 
@@ -216,6 +223,7 @@ test('item 6: a download cut by an outage names the version, the bytes kept and 
     /^[\d.]+ KiB of 768\.0 KiB of 3\.0\.0 are kept; the download resumes from there\.$/,
   );
   await expect(page.getByRole('button', { name: 'Retry now' })).toBeVisible();
+  await expectNoAxeViolations(page, 'item 6');
   await shoot(statusCard(page), 6, 'after', AFTER_DIR);
   await expectFocusNeverOnBody(page);
 });
@@ -234,6 +242,7 @@ test('item 7: settings at 380 px: the summary links to its field, a checkbox kee
   const label = await page.locator('label[for="require-nonce"]').boundingBox();
   // The label starts beside its box, not on the line below it.
   expect(label !== null && box !== null && label.y < box.y + box.height).toBe(true);
+  await expectNoAxeViolations(page, 'item 7');
   await shoot(settingsCard(page), 7, 'after', AFTER_DIR);
   await expectFocusNeverOnBody(page);
 });
@@ -252,6 +261,7 @@ test('item 8: "ask first" offers the version with its size and notes, nothing in
   await expect(page.getByRole('region', { name: 'Release notes' })).toContainText('Sync is faster');
   await expect(page.getByRole('button', { name: 'Skip this version' })).toBeVisible();
   await expect(page.locator('#installed-version')).toHaveText('1.0.0');
+  await expectNoAxeViolations(page, 'item 8');
   await shoot(statusCard(page), 8, 'after', AFTER_DIR);
   await expectFocusNeverOnBody(page);
 });
