@@ -6,8 +6,9 @@
  * from test/helpers/first-hour-kit.ts.
  *
  *   git worktree add --detach /tmp/before 0565ac7 && ln -s "$PWD/node_modules" /tmp/before/
- *   (cd /tmp/before && node --input-type=module -e "await (await import('./scripts/build-app.mjs'))
- *     .buildApp({ only: ['renderer'] }); await (await import('./scripts/build-cli.mjs')).buildCli()")
+ *   (cd /tmp/before && node --input-type=module -e "
+ *     await (await import('./scripts/build-app.mjs')).buildApp({ only: ['renderer', 'web'] });
+ *     await (await import('./scripts/build-cli.mjs')).buildCli()")
  *   node --import tsx scripts/before-after-shots.ts /tmp/before [ITEM...]
  *
  * It builds and fetches nothing: the older checkout's renderer and CLI bundle must be built
@@ -62,7 +63,7 @@ interface OldTree {
 }
 
 async function loadTree(tree: string): Promise<OldTree> {
-  const need = ['dist/app/renderer/index.html', 'dist/cli/updater.mjs'];
+  const need = ['dist/app/renderer/index.html', 'dist/app/web/web.js', 'dist/cli/updater.mjs'];
   const missing = need.filter((path) => !existsSync(join(tree, path)));
   if (missing.length > 0)
     throw new Error(`${tree} is not built (${missing.join(', ')}): see this script's header`);
