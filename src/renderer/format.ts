@@ -55,11 +55,18 @@ export function windowWords(units: number, unitMs: number): string {
   return `${head} ≈ ${span}`;
 }
 
-/** Short counts for a narrow column ("12M", "1.2K"); the exact figure goes in the label. */
+/**
+ * Short counts for a narrow column ("12M", "1.2K", "844K"); the exact figure goes in the label.
+ * One decimal at most and three digits at most, whichever is shorter: "843.8K" would not fit
+ * the column.
+ */
 export function formatCompact(count: number, locale: string): string {
-  return new Intl.NumberFormat(locale, { notation: 'compact', maximumFractionDigits: 1 }).format(
-    count,
-  );
+  return new Intl.NumberFormat(locale, {
+    notation: 'compact',
+    maximumFractionDigits: 1,
+    maximumSignificantDigits: 3,
+    roundingPriority: 'lessPrecision',
+  }).format(count);
 }
 
 /**

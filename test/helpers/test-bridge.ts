@@ -89,17 +89,23 @@ export async function startHarness(
     limits?: Partial<Limits>;
     /** Pins this key instead of the server's (a foreign key: every release is refused). */
     pinnedKey?: string;
+    /**
+     * Another registry for the core (a server CLI the test started), instead of the in-process
+     * server's address; give its key as `pinnedKey`.
+     */
+    baseUrl?: string;
   } = {},
 ): Promise<Harness> {
   const server = await startServer({ dev: true, simulate: false });
   const installDir = await mkdtemp(join(tmpdir(), 'desktop-e2e-'));
   const renderer = await serveRenderer();
+  const registryUrl = options.baseUrl ?? server.url;
   try {
-    const mint = await fetch(`${server.url}/api/demo-key/mint`, { method: 'POST' });
+    const mint = await fetch(`${registryUrl}/api/demo-key/mint`, { method: 'POST' });
     const minted = (await mint.json()) as { machine_key: string };
     const open = () =>
       createNodeUpdater({
-        baseUrl: server.url,
+        baseUrl: registryUrl,
         machineKey: minted.machine_key,
         pubkeys: [options.pinnedKey ?? server.nodePubkey],
         dir: installDir,
@@ -108,7 +114,7 @@ export async function startHarness(
     const logOpened = { count: 0 };
     const settings = memorySettings({
       ...DEFAULT_SETTINGS,
-      baseUrl: server.url,
+      baseUrl: registryUrl,
       pinnedKeys: [options.pinnedKey ?? server.nodePubkey],
     });
     const controller = createAppController({
@@ -126,7 +132,7 @@ export async function startHarness(
       policy: () => settings.get('updatePolicy'),
       skipped: { initial: null, persist: (v) => settings.set('skippedVersion', v ?? '') },
       fetchActivity: () =>
-        fetchActivity({ baseUrl: server.url, timeoutMs: options.activityTimeoutMs ?? 2_000 }),
+        fetchActivity({ baseUrl: registryUrl, timeoutMs: options.activityTimeoutMs ?? 2_000 }),
       // The app's own scheduler, planned far enough out that only "Check now" runs in a test.
       createScheduler: (run) =>
         createCheckScheduler({ run, intervalMs: 3_600_000, initialDelayMs: 3_600_000 }),
@@ -153,7 +159,7 @@ export async function startHarness(
         restarts.loginItem.push(on);
         return Promise.resolve();
       },
-      registryLabel: () => new URL(settings.get('baseUrl') || server.url).host,
+      registryLabel: () => new URL(settings.get('baseUrl') || registryUrl).host,
     });
     const pages = new Set<Page>();
     const calls = Object.fromEntries(OPERATION_NAMES.map((name) => [name, 0])) as Record<

@@ -87,6 +87,13 @@ describe('compact counts and the countdown', () => {
     expect(formatCompact(999, 'en-US')).toBe('999');
   });
 
+  it('keeps a compact count to three digits, so it fits its column ("844K", not "843.8K")', () => {
+    expect(formatCompact(843_830, 'en-US')).toBe('844K');
+    expect(formatCompact(13_500_080, 'en-US')).toBe('13.5M');
+    expect(formatCompact(2_062_552, 'en-US')).toBe('2.1M');
+    expect(formatCompact(999_949, 'en-US')).toBe('1M');
+  });
+
   it('counts the next check down by the second under two minutes', () => {
     expect(countdown(null, 0, 'not scheduled')).toBe('not scheduled');
     expect(countdown(45_000, 0, 'x')).toBe('in 45 s');
