@@ -16,21 +16,16 @@
  * controller) and its own `updater serve`, in Chromium as the e2e suite finds it.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from '@playwright/test';
-import { startServeProcess } from '#test/serve-process.js';
-import { startThrottleProxy } from '#test/throttle-proxy.js';
 import {
   ARTIFACT_ROUTE,
-  BIG_RELEASE_BYTES,
-  LINK_BYTES_PER_SECOND,
   NARROW,
   NARROW_TALL,
   WIDE,
   rankingCard,
   resumeAfterOutage,
+  startOutageScene,
   seedRanking,
   settingsCard,
   shoot,
@@ -127,21 +122,9 @@ const ITEMS: Record<number, Item> = {
     }),
   // 2: speed and time left after a resume over the throttled link (its own `updater serve`).
   2: async (tree, page) => {
-    const registry = await tree.startServer({ dev: true, simulate: false });
-    const link = await startThrottleProxy({
-      target: registry.url,
-      bytesPerSecond: LINK_BYTES_PER_SECOND,
-    });
-    const dataDir = await mkdtemp(join(tmpdir(), 'before-item-2-'));
-    const mint = await fetch(`${registry.url}/api/demo-key/mint`, { method: 'POST' });
-    const { machine_key: machineKey } = (await mint.json()) as { machine_key: string };
-    await registry.publish({
-      registry_version: '3.0.0',
-      artifacts: [{ name: 'app.bin', content: new Uint8Array(BIG_RELEASE_BYTES).fill(5) }],
-    });
-    const serve = await startServeProcess(
-      ['--base-url', link.url, '--pubkey', registry.nodePubkey, '--data-dir', dataDir],
-      { UPDATER_MACHINE_KEY: machineKey, NO_PROXY: '*' },
+    const { link, serve, stop } = await startOutageScene(
+      (options) => tree.startServer(options),
+      'before',
       tree.serveBundle,
     );
     try {
@@ -150,10 +133,7 @@ const ITEMS: Record<number, Item> = {
       process.stdout.write(`item 2: resumed by ${by}\n`);
       await shoot(statusCard(page), 2, 'before');
     } finally {
-      await serve.stop();
-      await link.close();
-      await registry.close();
-      await rm(dataDir, { recursive: true, force: true });
+      await stop();
     }
   },
   // 3: Roll back (window.confirm), then Check now.

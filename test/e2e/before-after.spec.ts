@@ -7,17 +7,12 @@
  * test bridge); item 2 against `updater serve` itself over a throttled, cut and restored link.
  * axe-core finds nothing in each state shot.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { startServer } from '#server/compose/start-server.js';
 import { startHarness, type Harness } from '#test/test-bridge.js';
-import { startServeProcess } from '#test/serve-process.js';
-import { startThrottleProxy } from '#test/throttle-proxy.js';
 import {
   ARTIFACT_ROUTE,
-  BIG_RELEASE_BYTES,
   LINK_BYTES_PER_SECOND,
   NARROW,
   NARROW_TALL,
@@ -26,6 +21,7 @@ import {
   WIDE,
   rankingCard,
   resumeAfterOutage,
+  startOutageScene,
   seedRanking,
   settingsCard,
   shoot,
@@ -92,22 +88,7 @@ test('item 2: after an outage the resumed download shows the link’s speed and 
   page,
 }) => {
   test.setTimeout(120_000);
-  const registry = await startServer({ dev: true, simulate: false });
-  const link = await startThrottleProxy({
-    target: registry.url,
-    bytesPerSecond: LINK_BYTES_PER_SECOND,
-  });
-  const dataDir = await mkdtemp(join(tmpdir(), 'after-item-2-'));
-  const mint = await fetch(`${registry.url}/api/demo-key/mint`, { method: 'POST' });
-  const { machine_key: machineKey } = (await mint.json()) as { machine_key: string };
-  await registry.publish({
-    registry_version: '3.0.0',
-    artifacts: [{ name: 'app.bin', content: new Uint8Array(BIG_RELEASE_BYTES).fill(5) }],
-  });
-  const serve = await startServeProcess(
-    ['--base-url', link.url, '--pubkey', registry.nodePubkey, '--data-dir', dataDir],
-    { UPDATER_MACHINE_KEY: machineKey, NO_PROXY: '*' },
-  );
+  const { link, serve, stop } = await startOutageScene(startServer, 'after');
   try {
     await page.goto(serve.url);
     test.info().annotations.push({
@@ -133,10 +114,7 @@ test('item 2: after an outage the resumed download shows the link’s speed and 
     await expectNoAxeViolations(page, 'item 2');
     await shoot(statusCard(page), 2, 'after', AFTER_DIR);
   } finally {
-    expect(await serve.stop()).toBe(0);
-    await link.close();
-    await registry.close();
-    await rm(dataDir, { recursive: true, force: true });
+    expect(await stop()).toBe(0);
   }
 });
 

@@ -6,10 +6,12 @@
  * device scale 1, clipped to the card or widget the item is about.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Locator, Page } from '@playwright/test';
-import type { ThrottleProxy } from './throttle-proxy.js';
+import { startServeProcess, type ServeProcess } from './serve-process.js';
+import { startThrottleProxy, type ThrottleProxy } from './throttle-proxy.js';
 
 export const SHOTS_DIR = resolve(import.meta.dirname, '../../docs/screenshots/before-after');
 export type Side = 'before' | 'after';
@@ -89,6 +91,59 @@ export function seedRanking(chain: ChainSeeder): void {
 /** The throttled link of item 2: 1 MiB/s, a 12 MiB release, cut for 4 s about a third in. */
 export const LINK_BYTES_PER_SECOND = 1024 * 1024;
 export const BIG_RELEASE_BYTES = 12 * 1024 * 1024;
+
+/** What item 2's scene needs of a companion server, of this tree or of an older one. */
+export interface OutageRegistry {
+  readonly url: string;
+  readonly nodePubkey: string;
+  publish(release: unknown): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** Item 2's scene: a registry with 3.0.0 (12 MiB), the throttled link, and `updater serve` on it. */
+export interface OutageScene {
+  readonly link: ThrottleProxy;
+  readonly serve: ServeProcess;
+  /** Stops all of it and gives `updater serve`'s exit code. */
+  readonly stop: () => Promise<number | null>;
+}
+
+/**
+ * Builds item 2's scene the same way for both versions: `startRegistry` is this tree's or the
+ * older tree's `startServer`, `serveBundle` the `updater serve` bundle to run (this tree's by
+ * default).
+ */
+export async function startOutageScene(
+  startRegistry: (options: { dev: true; simulate: false }) => Promise<OutageRegistry>,
+  side: Side,
+  serveBundle?: string,
+): Promise<OutageScene> {
+  const registry = await startRegistry({ dev: true, simulate: false });
+  const link = await startThrottleProxy({
+    target: registry.url,
+    bytesPerSecond: LINK_BYTES_PER_SECOND,
+  });
+  const dataDir = await mkdtemp(join(tmpdir(), `${side}-item-2-`));
+  const mint = await fetch(`${registry.url}/api/demo-key/mint`, { method: 'POST' });
+  const { machine_key: machineKey } = (await mint.json()) as { machine_key: string };
+  await registry.publish({
+    registry_version: '3.0.0',
+    artifacts: [{ name: 'app.bin', content: new Uint8Array(BIG_RELEASE_BYTES).fill(5) }],
+  });
+  const serve = await startServeProcess(
+    ['--base-url', link.url, '--pubkey', registry.nodePubkey, '--data-dir', dataDir],
+    { UPDATER_MACHINE_KEY: machineKey, NO_PROXY: '*' },
+    serveBundle,
+  );
+  const stop = async (): Promise<number | null> => {
+    const code = await serve.stop();
+    await link.close();
+    await registry.close();
+    await rm(dataDir, { recursive: true, force: true });
+    return code;
+  };
+  return { link, serve, stop };
+}
 
 async function until(test: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
   const end = Date.now() + timeoutMs;
