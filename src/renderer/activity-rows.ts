@@ -8,7 +8,14 @@
  */
 import type { ActiveMachine } from '#protocol/activity.js';
 import { setText } from './dom-text.js';
-import { barPercent, competitionRanks, formatCompact, formatCount, isolate } from './format.js';
+import {
+  barPercent,
+  competitionRanks,
+  countColumnCh,
+  formatCompact,
+  formatCount,
+  isolate,
+} from './format.js';
 import { createSparkline, drawSparkline, seriesPeak } from './sparkline.js';
 
 type Movable = HTMLOListElement & {
@@ -48,6 +55,13 @@ export function updateRows(
   });
   for (const child of Array.from(list.children)) {
     if (!kept.has(child as HTMLLIElement)) child.remove();
+  }
+  // One width for the count column of every row and of the heading (their common parent).
+  const counts = machines.map((m) => m.transitions);
+  const ch = `${countColumnCh(counts, locale)}ch`;
+  const columns = list.parentElement ?? list;
+  if (columns.style.getPropertyValue('--count-width') !== ch) {
+    columns.style.setProperty('--count-width', ch);
   }
   // The focused machine left the ranking: keep the keyboard in the list, at the same place.
   if (focusedIndex >= 0 && !list.contains(doc.activeElement)) {

@@ -70,6 +70,14 @@ export function formatCompact(count: number, locale: string): string {
 }
 
 /**
+ * The width of the count column in `ch`: 5 holds every English compact count ("13.5M"), but
+ * other locales write longer ones ("13,5 Mio.", "844 тыс."), so the column takes the longest.
+ */
+export function countColumnCh(counts: readonly number[], locale: string): number {
+  return counts.reduce((widest, count) => Math.max(widest, formatCompact(count, locale).length), 5);
+}
+
+/**
  * Standard competition ranks ("1224"): equal counts share a rank, and the next count's rank
  * counts everyone ahead of it. `counts` are in ranking order (highest first).
  */

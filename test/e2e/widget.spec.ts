@@ -353,3 +353,32 @@ test("sizes follow the user's font size (rem), and the focus ring has 3:1 on bot
     await saveScreenshot(page, `widget-focus-${scheme}`);
   }
 });
+
+test.describe('in a language whose compact counts are longer', () => {
+  test.use({ locale: 'de-DE' });
+
+  test('every count fits its column, and the columns still line up', async ({ page }) => {
+    // The chain takes at most a million transitions per call: 13.5 million in 14 calls.
+    addMachine(harness, 'big', 'Build farm', 1_000_000);
+    const unit = harness.server.chain.unitNow() - 1;
+    for (let i = 0; i < 12; i += 1) {
+      harness.server.chain.addTransitions({ machine_id: 'big', count: 1_000_000, unit });
+    }
+    harness.server.chain.addTransitions({ machine_id: 'big', count: 500_000, unit });
+    addMachine(harness, 'mid', 'Lab bench', 843_830);
+    addMachine(harness, 'small', 'Kiosk', 287);
+    await page.setViewportSize({ width: 380, height: 560 });
+    await open(page);
+    await expect(rows(page)).toHaveCount(3);
+    await expect(rows(page).first().locator('.count')).toHaveText('13,5 Mio.');
+    const cells = await page.locator('#activity-list .count').evaluateAll((els) =>
+      els.map((el) => ({
+        fits: el.scrollWidth <= el.clientWidth,
+        left: Math.round(el.getBoundingClientRect().left),
+      })),
+    );
+    expect(cells.every((cell) => cell.fits)).toBe(true);
+    expect(new Set(cells.map((cell) => cell.left)).size).toBe(1);
+    await expectNoAxeViolations(page, 'de-DE counts');
+  });
+});

@@ -8,6 +8,7 @@ import {
   isolate,
   relativeTime,
   windowWords,
+  countColumnCh,
   formatCompact,
   countdown,
 } from '#renderer/format.js';
@@ -92,6 +93,14 @@ describe('compact counts and the countdown', () => {
     expect(formatCompact(13_500_080, 'en-US')).toBe('13.5M');
     expect(formatCompact(2_062_552, 'en-US')).toBe('2.1M');
     expect(formatCompact(999_949, 'en-US')).toBe('1M');
+  });
+
+  it('widens the count column for a locale whose compact counts are longer, never below 5ch', () => {
+    expect(countColumnCh([54_000_080, 13_500_000, 843_830, 287], 'en-US')).toBe(5);
+    expect(countColumnCh([], 'en-US')).toBe(5);
+    // "13,5 Mio." and "844 тыс.": 9 and 8 characters.
+    expect(countColumnCh([54_000_080, 13_500_000], 'de-DE')).toBe(9);
+    expect(countColumnCh([843_830], 'ru-RU')).toBe(8);
   });
 
   it('counts the next check down by the second under two minutes', () => {
