@@ -17,17 +17,20 @@ export function relativeTime(atMs: number | null, nowMs: number, none: string): 
   return deltaS > 0 ? `in ${text}` : `${text} ago`;
 }
 
-/** 1 KiB = 1024 bytes; one decimal above bytes. */
+/**
+ * 1 KiB = 1024 bytes; one decimal above bytes. A value of 1000 or more moves up a unit, so a
+ * figure never takes five digits ("0.98 MiB/s", not "1006.0 KiB/s"); below 1, two decimals.
+ */
 export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1000) return `${bytes} B`;
   const units = ['KiB', 'MiB', 'GiB', 'TiB'];
   let value = bytes / 1024;
   let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
+  while (value >= 1000 && unit < units.length - 1) {
     value /= 1024;
     unit += 1;
   }
-  return `${value.toFixed(1)} ${units[unit] ?? 'TiB'}`;
+  return `${value.toFixed(value < 1 ? 2 : 1)} ${units[unit] ?? 'TiB'}`;
 }
 
 /** Bar width in percent of the leader's count; a non-zero count is never drawn as empty. */

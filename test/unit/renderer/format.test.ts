@@ -38,6 +38,10 @@ describe('window formatting', () => {
     expect(formatBytes(512)).toBe('512 B');
     expect(formatBytes(1536)).toBe('1.5 KiB');
     expect(formatBytes(5 * 1024 * 1024)).toBe('5.0 MiB');
+    // Never five digits: just under 1 MiB/s reads as MiB.
+    expect(formatBytes(1006 * 1024)).toBe('0.98 MiB');
+    expect(formatBytes(999 * 1024)).toBe('999.0 KiB');
+    expect(formatBytes(1010)).toBe('0.99 KiB');
   });
 
   it('draws bars proportional to the leader, never empty for a non-zero count', () => {
