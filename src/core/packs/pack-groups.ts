@@ -41,8 +41,9 @@ export interface PackSplit {
   readonly single: readonly ManifestArtifact[];
 }
 
+/** 32 bytes from the shared pool, not an ArrayBuffer of its own per member. */
 function hexBytes(hex: string): Uint8Array {
-  return Uint8Array.from(Buffer.from(hex, 'hex'));
+  return Buffer.from(hex, 'hex');
 }
 
 /**
@@ -67,8 +68,9 @@ export function splitByPack(todo: readonly ManifestArtifact[]): PackSplit {
       group = { sha256: pack.sha256, size: pack.size, url: pack.url, members: [] };
       byPack.set(pack.sha256, group);
     }
-    const piece = { offset: pack.offset, length: artifact.size, sha256: hexBytes(artifact.sha256) };
-    group.members.push({ ...piece, artifact });
+    // A literal, not a spread: one hidden class for every member (docs/UPDATER.md §11.1).
+    const sha256 = hexBytes(artifact.sha256);
+    group.members.push({ offset: pack.offset, length: artifact.size, sha256, artifact });
   }
   const packs: PackGroup[] = [];
   for (const group of byPack.values()) {
