@@ -70,7 +70,7 @@ async function copyTargets(
   }
   const packs = new Set<string>();
   const table = tuf.isJsonObject(signed.custom) ? signed.custom['packs'] : undefined;
-  const rows: readonly unknown[] = Array.isArray(table) ? table : [];
+  const rows: readonly tuf.JsonValue[] = Array.isArray(table) ? table : [];
   for (const row of rows) {
     const packSha = tuf.isJsonObject(row) ? row['sha256'] : undefined;
     if (typeof packSha === 'string' && SHA256_HEX.test(packSha)) packs.add(packSha);
