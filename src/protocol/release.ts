@@ -12,9 +12,11 @@ import {
   isStrictSemver,
   notesProblem,
   parseArtifactList,
+  wireArtifacts,
   type ListOptions,
   type ManifestArtifact,
 } from './manifest.js';
+import { parsePackTable } from './pack-ref.js';
 import { ProtocolError } from './protocol-error.js';
 
 export const RELEASE_PAYLOAD_TYPE = 'application/vnd.updates.release+json';
@@ -38,7 +40,11 @@ export function parseRelease(bytes: Uint8Array, options: ListOptions = {}): Rele
   }
   const release = {
     registry_version: version,
-    artifacts: parseArtifactList(requiredField(o, 'artifacts', 'release'), options),
+    artifacts: parseArtifactList(
+      requiredField(o, 'artifacts', 'release'),
+      options,
+      parsePackTable(o['packs']),
+    ),
   };
   if (!Object.hasOwn(o, 'notes')) return release;
   const problem = notesProblem(o['notes']);
@@ -49,7 +55,7 @@ export function parseRelease(bytes: Uint8Array, options: ListOptions = {}): Rele
 /** Serialises a release to the exact bytes that get signed. */
 export function encodeRelease(release: Release): Uint8Array {
   const { registry_version, artifacts, notes } = release;
-  const body = { registry_version, artifacts };
+  const body = { registry_version, ...wireArtifacts(artifacts) };
   return new TextEncoder().encode(JSON.stringify(notes === undefined ? body : { ...body, notes }));
 }
 

@@ -67,7 +67,14 @@ describe('publish --static-out', () => {
       await client.updater.refresh();
       const info = await client.updater.getTargetInfo('lib/core.bin');
       expect(info).toBeDefined();
-      expect((info?.custom['pack'] as { sha256?: string } | undefined)?.sha256).toBe(packName);
+      // The target names its pack by index into the table the targets' own custom holds.
+      expect(info?.custom['pack']).toBe(0);
+      expect(typeof info?.custom['pack_offset']).toBe('number');
+      const targetsName = top.filter((n) => /^\d+\.targets\.json$/.test(n)).pop() ?? '';
+      const targets = JSON.parse(await readFile(join(out, targetsName), 'utf8')) as {
+        signed: { custom: { packs: { sha256: string }[] } };
+      };
+      expect(targets.signed.custom.packs.map((p) => p.sha256)).toEqual([packName]);
       const path = await client.updater.downloadTarget(info!, join(client.targetDir, 'core.bin'));
       expect(await readFile(path, 'utf8')).toBe('core bytes, version 2.0.0\n');
       expect(files.requested.some((p) => /^\/targets\/lib\/[0-9a-f]{64}\.core\.bin$/.test(p))).toBe(

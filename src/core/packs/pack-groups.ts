@@ -6,13 +6,23 @@
 import type { ManifestArtifact } from '#protocol/manifest.js';
 import type { CoalesceRule } from '../chunks/index.js';
 
-/** One member to fetch: its place in the pack and the artifact it is. */
-export interface MemberPiece {
-  readonly offset: number;
-  readonly length: number;
-  /** The artifact's signed SHA-256, as bytes (what the range fetch compares). */
-  readonly sha256: Uint8Array;
-  readonly artifact: ManifestArtifact;
+/**
+ * One member to fetch: its place in the pack and the artifact it is. Its digest as bytes (what
+ * the range fetch compares) is made when asked, once per member as it is checked: held for
+ * every member of a 10,000-artifact pull, the 32-byte buffers were megabytes of heap
+ * (docs/UPDATER.md §11.1).
+ */
+export class MemberPiece {
+  constructor(
+    readonly offset: number,
+    readonly length: number,
+    readonly artifact: ManifestArtifact,
+  ) {}
+
+  /** The artifact's signed SHA-256, as bytes. */
+  get sha256(): Uint8Array {
+    return Buffer.from(this.artifact.sha256, 'hex');
+  }
 }
 
 /** The members one pack contributes to a pull. */
@@ -41,10 +51,6 @@ export interface PackSplit {
   readonly single: readonly ManifestArtifact[];
 }
 
-function hexBytes(hex: string): Uint8Array {
-  return Uint8Array.from(Buffer.from(hex, 'hex'));
-}
-
 /**
  * Splits `todo` (unique digests) into pack groups and single artifacts. Two artifacts that
  * claim overlapping bytes of one pack cannot both be right: the later is fetched whole.
@@ -67,8 +73,7 @@ export function splitByPack(todo: readonly ManifestArtifact[]): PackSplit {
       group = { sha256: pack.sha256, size: pack.size, url: pack.url, members: [] };
       byPack.set(pack.sha256, group);
     }
-    const piece = { offset: pack.offset, length: artifact.size, sha256: hexBytes(artifact.sha256) };
-    group.members.push({ ...piece, artifact });
+    group.members.push(new MemberPiece(pack.offset, artifact.size, artifact));
   }
   const packs: PackGroup[] = [];
   for (const group of byPack.values()) {

@@ -2,8 +2,9 @@
  * Trusted TUF targets -> the one shape planning accepts (docs/PROTOCOL.md §TUF repository,
  * "Client"). Each target becomes a manifest artifact `{...custom, name, size, sha256, url}`
  * read by the SAME artifact parser as a manifest's (#protocol/manifest.js), so every product
- * field a target's `custom` carries (`chunk_index`, and whatever the parser learns later) works
- * with no TUF-specific code; the signed length and SHA-256 always win over `custom`.
+ * field a target's `custom` carries (`chunk_index`, `pack` with `pack_offset` into the table of
+ * packs of the targets' own `custom.packs`, and whatever the parser learns later) works with no
+ * TUF-specific code; the signed length and SHA-256 always win over `custom`.
  */
 import { createHash } from 'node:crypto';
 import { compareNames } from '#protocol/artifact-name.js';
@@ -13,6 +14,7 @@ import {
   parseArtifactList,
   type ParsedManifest,
 } from '#protocol/manifest.js';
+import { parsePackTable } from '#protocol/pack-ref.js';
 import { isJsonObject, type Envelope, type TargetFile, type Targets } from '#protocol/tuf/index.js';
 import { UpdateError } from '../errors.js';
 import { fromProtocolError } from '../wire-errors.js';
@@ -96,7 +98,10 @@ export function verifiedFromTargets(input: TufManifestInput): VerifiedManifest {
   const entries = files.map((t) => artifactOf(t, input.urlOf(t)));
   let artifacts;
   try {
-    artifacts = parseArtifactList(entries, { listChecked: input.checkedDigest === setId });
+    const custom = isJsonObject(targets.signed.custom) ? targets.signed.custom : undefined;
+    const packs = parsePackTable(custom?.['packs'], 'targets custom.packs');
+    const listChecked = input.checkedDigest === setId;
+    artifacts = parseArtifactList(entries, { listChecked }, packs);
   } catch (error) {
     throw fromProtocolError(error);
   }

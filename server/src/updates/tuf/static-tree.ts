@@ -53,7 +53,7 @@ export async function writeStaticTree(
 
 /**
  * Copies each target of the newest targets metadata to its consistent name, and each pack
- * its targets name (`custom.pack`) to `api/updates/artifacts/<sha256>`, the relative URL the
+ * the targets' table names (`custom.packs`) to `api/updates/artifacts/<sha256>`, the relative URL the
  * server writes for it, so a client whose base URL is the tree finds it as on the server.
  */
 async function copyTargets(
@@ -64,12 +64,15 @@ async function copyTargets(
   const version = await highestVersion(dir, 'targets');
   const bytes = (await readMetadata(dir, versionedName(version, 'targets'))) as Buffer;
   const { signed } = tuf.parseEnvelope(bytes, 'targets');
-  const packs = new Set<string>();
   for (const [path, file] of signed.targets) {
     const sha256 = file.hashes.get('sha256') as string;
     await copyBlob(blobs, sha256, join(outDir, 'targets', targetFileName(path, sha256)));
-    const pack = file.custom?.['pack'];
-    const packSha = tuf.isJsonObject(pack) ? pack['sha256'] : undefined;
+  }
+  const packs = new Set<string>();
+  const table = tuf.isJsonObject(signed.custom) ? signed.custom['packs'] : undefined;
+  const rows: readonly tuf.JsonValue[] = Array.isArray(table) ? table : [];
+  for (const row of rows) {
+    const packSha = tuf.isJsonObject(row) ? row['sha256'] : undefined;
     if (typeof packSha === 'string' && SHA256_HEX.test(packSha)) packs.add(packSha);
   }
   for (const sha256 of packs) {

@@ -4,7 +4,7 @@
  * product fields (the chunk index reference) in the target's `custom`; `registry_version`
  * is in the targets metadata's own `custom`.
  */
-import { tuf, type ManifestArtifact } from '#protocol';
+import { packTableOf, tuf, type ManifestArtifact } from '#protocol';
 import { TARGETS_LIFETIME_S } from './tuf-layout.js';
 
 /** What targets metadata vouches for: a release's version and artifacts. */
@@ -17,14 +17,15 @@ export interface TargetsContent {
 
 /**
  * The product fields of one artifact: everything but where today's manifest points; the chunk
- * index reference and the pack (docs/PROTOCOL.md §2.8) as the manifest carries them.
+ * index reference as the manifest carries it, and the pack (docs/PROTOCOL.md §2.8) by its
+ * index into the table of packs (`custom.packs` of the targets) and the member's offset.
  */
-function customOf(artifact: ManifestArtifact): tuf.JsonObject | undefined {
+function customOf(artifact: ManifestArtifact, packIndex: number): tuf.JsonObject | undefined {
   const { chunk_index, pack } = artifact;
   if (chunk_index === undefined && pack === undefined) return undefined;
   return {
     ...(chunk_index === undefined ? {} : { chunk_index: { ...chunk_index } }),
-    ...(pack === undefined ? {} : { pack: { ...pack } }),
+    ...(pack === undefined ? {} : { pack: packIndex, pack_offset: pack.offset }),
   };
 }
 
@@ -33,6 +34,7 @@ export function targetsFor(
   version: number,
   nowMs: number,
 ): tuf.JsonObject {
+  const { packs, indexOf } = packTableOf(content.artifacts.map((a) => a.pack));
   return tuf.buildTargets(
     {
       version,
@@ -40,10 +42,11 @@ export function targetsFor(
       custom: {
         registry_version: content.registry_version,
         ...(content.notes === undefined ? {} : { notes: content.notes }),
+        ...(packs.length === 0 ? {} : { packs: packs.map((p) => ({ ...p })) }),
       },
     },
-    content.artifacts.map((a) => {
-      const custom = customOf(a);
+    content.artifacts.map((a, i) => {
+      const custom = customOf(a, indexOf[i] as number);
       return {
         path: a.name,
         length: a.size,

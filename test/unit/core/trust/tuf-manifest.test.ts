@@ -102,4 +102,47 @@ describe('verifiedFromTargets', () => {
       );
     }
   });
+
+  describe('packs (docs/PROTOCOL.md §2.8: the table in the targets custom.packs)', () => {
+    const row = { sha256: hex('d'), size: 8, url: 'api/updates/artifacts/d' };
+    const files = (first: tuf.JsonObject): tuf.TargetSpec[] => [
+      { path: 'a', length: 4, sha256: hex('a'), custom: first },
+      { path: 'b', length: 4, sha256: hex('b'), custom: { pack: 0, pack_offset: 4 } },
+    ];
+    const packed = (first: tuf.JsonObject, packs: unknown = [row]): Uint8Array =>
+      signedTargets(keys.targets, '1.0.0', files(first), NOW, 1, { packs } as tuf.JsonObject);
+
+    it('resolves each target pack through the table, checked or already checked', () => {
+      const bytes = packed({ pack: 0, pack_offset: 0 });
+      const want = [
+        { ...row, offset: 0 },
+        { ...row, offset: 4 },
+      ];
+      expect(manifestOf(bytes).manifest.artifacts.map((a) => a.pack)).toEqual(want);
+      const targets = tuf.parseEnvelope(bytes, 'targets');
+      const checkedDigest = createHash('sha256').update(bytes).digest('hex');
+      const again = verifiedFromTargets({
+        targets,
+        urlOf,
+        freshUntilMs: NOW + 1000,
+        nowMs: NOW,
+        checkedDigest,
+      });
+      expect(again.manifest.artifacts.map((a) => a.pack)).toEqual(want);
+    });
+
+    const refusals: [string, tuf.JsonObject, unknown][] = [
+      ['an index past the table', { pack: 1, pack_offset: 0 }, [row]],
+      ['a member past the end of its pack', { pack: 0, pack_offset: 5 }, [row]],
+      ['the old inline object', { pack: { ...row, offset: 0 } }, [row]],
+      ['a table that is not an array', { pack: 0, pack_offset: 0 }, { 0: row }],
+    ];
+    for (const [why, first, packs] of refusals) {
+      it(`refuses ${why} (MANIFEST_MALFORMED)`, () => {
+        expect(() => manifestOf(packed(first, packs))).toThrow(
+          expect.objectContaining({ code: 'MANIFEST_MALFORMED' }),
+        );
+      });
+    }
+  });
 });
