@@ -5,45 +5,67 @@
  * flight, else the oldest one still receiving a request (a body trickle), and only when every
  * socket is being answered does it refuse the newcomer with 503 SERVER_BUSY. So an idle or
  * slow-body flood cannot lock out a health probe, and file descriptors stay for the process.
+ * A second, per-address cap keeps one client address from holding the whole budget: a
+ * newcomer from an address already at it makes room among that address's own sockets by the
+ * same rule (so a legitimate client sharing the address, as every local one does on loopback,
+ * still gets in), and is refused only when all of them are being answered.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { errorBody } from '#protocol';
 
 interface Tracked {
+  /** The client address (the key of its per-address group). */
+  readonly address: string;
   /** When the socket opened or its last answer ended (ms, monotonic). */
   since: number;
   /** The request in flight, until its answer ends. */
   request: IncomingMessage | undefined;
 }
 
-const BUSY_BODY = JSON.stringify(
-  errorBody('SERVER_BUSY', 'the server is at its connection limit; retry shortly'),
-);
-const BUSY =
-  'HTTP/1.1 503 Service Unavailable\r\n' +
-  'Content-Type: application/json; charset=utf-8\r\n' +
-  'X-Content-Type-Options: nosniff\r\n' +
-  'Retry-After: 1\r\n' +
-  `Content-Length: ${Buffer.byteLength(BUSY_BODY)}\r\n` +
-  'Connection: close\r\n\r\n' +
-  BUSY_BODY;
+function busy(message: string): string {
+  const body = JSON.stringify(errorBody('SERVER_BUSY', message));
+  return (
+    'HTTP/1.1 503 Service Unavailable\r\n' +
+    'Content-Type: application/json; charset=utf-8\r\n' +
+    'X-Content-Type-Options: nosniff\r\n' +
+    'Retry-After: 1\r\n' +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+    'Connection: close\r\n\r\n' +
+    body
+  );
+}
+const BUSY = busy('the server is at its connection limit; retry shortly');
+const ADDRESS_BUSY = busy('this address is at its connection limit; retry shortly');
 
 export interface GuardCounters {
   /** Sockets closed to make room for a newer one. */
   readonly evicted: number;
   /** New sockets refused with 503 because every open one was being answered. */
   readonly refused: number;
+  /** Sockets closed to make room for a newer one from the same address at its own cap. */
+  readonly evicted_per_address: number;
+  /** New sockets refused with 503 because every socket of their address was being answered. */
+  readonly refused_per_address: number;
 }
+
+type Candidates = Iterable<[Socket, Tracked]>;
 
 export class ConnectionGuard {
   readonly #open = new Map<Socket, Tracked>();
-  #evicted = 0;
-  #refused = 0;
+  /** The open sockets of each client address. */
+  readonly #byAddress = new Map<string, Map<Socket, Tracked>>();
+  readonly #counts = { evicted: 0, refused: 0, evicted_per_address: 0, refused_per_address: 0 };
 
+  /**
+   * @param cap open sockets at most
+   * @param now a monotonic clock in ms
+   * @param perAddressCap open sockets of one client address at most (default: `cap`)
+   */
   constructor(
     private readonly cap: number,
     private readonly now: () => number = () => performance.now(),
+    private readonly perAddressCap: number = cap,
   ) {}
 
   /** Open sockets now. */
@@ -52,7 +74,7 @@ export class ConnectionGuard {
   }
 
   get counters(): GuardCounters {
-    return { evicted: this.#evicted, refused: this.#refused };
+    return { ...this.#counts };
   }
 
   /** Watches `server`'s sockets and requests; call once, before it listens. */
@@ -70,32 +92,56 @@ export class ConnectionGuard {
   }
 
   #accept(socket: Socket): void {
-    if (this.#open.size >= this.cap && !this.#evictOne()) {
-      this.#refused += 1;
-      socket.end(BUSY);
-      socket.destroySoon();
-      return;
+    const address = socket.remoteAddress ?? '';
+    const own = this.#byAddress.get(address);
+    // At or above the whole cap the per-address one adds nothing: the whole cap's rule decides.
+    if (own !== undefined && own.size >= this.perAddressCap && this.perAddressCap < this.cap) {
+      if (!this.#evictOne(own)) return this.#refuse(socket, ADDRESS_BUSY, 'refused_per_address');
+      this.#counts.evicted_per_address += 1;
     }
-    this.#open.set(socket, { since: this.now(), request: undefined });
-    socket.once('close', () => this.#open.delete(socket));
+    if (this.#open.size >= this.cap) {
+      if (!this.#evictOne(this.#open)) return this.#refuse(socket, BUSY, 'refused');
+      this.#counts.evicted += 1;
+    }
+    // Looked up again: an eviction may have emptied (and dropped) the address's group.
+    let group = this.#byAddress.get(address);
+    if (group === undefined) this.#byAddress.set(address, (group = new Map<Socket, Tracked>()));
+    const tracked: Tracked = { address, since: this.now(), request: undefined };
+    this.#open.set(socket, tracked);
+    group.set(socket, tracked);
+    socket.once('close', () => this.#forget(socket, address));
   }
 
-  /** Closes the best candidate to make room; false when every socket is being answered. */
-  #evictOne(): boolean {
-    let idle: [Socket, number] | undefined;
-    let receiving: [Socket, number] | undefined;
-    for (const [socket, t] of this.#open) {
+  #refuse(socket: Socket, answer: string, counter: 'refused' | 'refused_per_address'): void {
+    this.#counts[counter] += 1;
+    socket.end(answer);
+    socket.destroySoon();
+  }
+
+  #forget(socket: Socket, address: string): void {
+    this.#open.delete(socket);
+    const own = this.#byAddress.get(address);
+    if (own?.delete(socket) === true && own.size === 0) this.#byAddress.delete(address);
+  }
+
+  /**
+   * Closes the best of `candidates` to make room: the longest idle, else the oldest still
+   * receiving its request; false when every one is being answered.
+   */
+  #evictOne(candidates: Candidates): boolean {
+    let idle: [Socket, Tracked] | undefined;
+    let receiving: [Socket, Tracked] | undefined;
+    for (const [socket, t] of candidates) {
       if (t.request === undefined) {
-        if (idle === undefined || t.since < idle[1]) idle = [socket, t.since];
-      } else if (!t.request.complete && (receiving === undefined || t.since < receiving[1])) {
-        receiving = [socket, t.since];
+        if (idle === undefined || t.since < idle[1].since) idle = [socket, t];
+      } else if (!t.request.complete && (receiving === undefined || t.since < receiving[1].since)) {
+        receiving = [socket, t];
       }
     }
-    const victim = (idle ?? receiving)?.[0];
+    const victim = idle ?? receiving;
     if (victim === undefined) return false;
-    this.#open.delete(victim);
-    victim.destroy();
-    this.#evicted += 1;
+    this.#forget(victim[0], victim[1].address);
+    victim[0].destroy();
     return true;
   }
 }

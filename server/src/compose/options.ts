@@ -63,6 +63,12 @@ export interface ServerOptions {
   /** File descriptors kept free for the process's own files (the cap shrinks to leave them). */
   readonly fdReserve: number;
   /**
+   * Open connections of one client address at most (in proportion when the reserve lowers
+   * `maxConnections`); beyond it that address's own idle socket is evicted, or the new one
+   * refused. Half the cap: no address holds the whole budget, no QA suite comes near it.
+   */
+  readonly maxConnectionsPerAddress: number;
+  /**
    * Requests per minute and client address on the limited routes (mint; token, revocation and
    * authentication failures); the whole minute may come as one burst. 0 turns the limit off.
    */
@@ -95,5 +101,6 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   idleTimeoutMs: 60_000,
   maxConnections: 1_000,
   fdReserve: 128,
+  maxConnectionsPerAddress: 500,
   rateLimitPerMinute: 600,
 };

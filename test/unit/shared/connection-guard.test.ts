@@ -14,8 +14,11 @@ afterEach(async () => {
 
 /** A server whose handler never answers, so each request keeps its socket busy. */
 let requests = 0;
-async function stuckServer(cap: number): Promise<{ port: number; guard: ConnectionGuard }> {
-  const guard = new ConnectionGuard(cap);
+async function stuckServer(
+  cap: number,
+  perAddress = cap,
+): Promise<{ port: number; guard: ConnectionGuard }> {
+  const guard = new ConnectionGuard(cap, undefined, perAddress);
   requests = 0;
   server = createServer(() => {
     requests += 1;
@@ -25,9 +28,13 @@ async function stuckServer(cap: number): Promise<{ port: number; guard: Connecti
   return { port: (server.address() as AddressInfo).port, guard };
 }
 
-function send(port: number, text: string): Promise<{ socket: Socket; reply: Promise<string> }> {
+function send(
+  port: number,
+  text: string,
+  localAddress = '127.0.0.1',
+): Promise<{ socket: Socket; reply: Promise<string> }> {
   return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1', () => {
+    const socket = connect({ port, host: '127.0.0.1', localAddress }, () => {
       socket.write(text);
       let got = '';
       socket.setEncoding('utf8');
@@ -56,7 +63,7 @@ describe('ConnectionGuard (docs/SERVER.md §Limits)', () => {
     expect(text).toMatch(/^HTTP\/1\.1 503 /);
     expect(text).toContain('Retry-After: 1');
     expect(text).toContain('"code":"SERVER_BUSY"');
-    expect(guard.counters).toEqual({ evicted: 0, refused: 1 });
+    expect(guard.counters).toMatchObject({ evicted: 0, refused: 1 });
   });
 
   it('evicts a socket still receiving its body before refusing anyone', async () => {
@@ -69,7 +76,40 @@ describe('ConnectionGuard (docs/SERVER.md §Limits)', () => {
     await until(() => requests === 2);
     await send(port, 'GET /c HTTP/1.1\r\nHost: x\r\n\r\n');
     await trickle.reply;
-    expect(guard.counters).toEqual({ evicted: 1, refused: 0 });
+    expect(guard.counters).toMatchObject({ evicted: 1, refused: 0 });
+  });
+
+  it('refuses a newcomer of an address whose sockets are all being answered, not another', async () => {
+    const { port, guard } = await stuckServer(4, 2);
+    await send(port, 'GET /a HTTP/1.1\r\nHost: x\r\n\r\n', '127.0.0.2');
+    await send(port, 'GET /b HTTP/1.1\r\nHost: x\r\n\r\n', '127.0.0.2');
+    await until(() => requests === 2);
+    const third = await send(port, 'GET /c HTTP/1.1\r\nHost: x\r\n\r\n', '127.0.0.2');
+    const text = await third.reply;
+    expect(text).toMatch(/^HTTP\/1\.1 503 /);
+    expect(text).toContain('X-Content-Type-Options: nosniff');
+    expect(text).toContain('"code":"SERVER_BUSY"');
+    expect(text).toContain('this address is at its connection limit');
+    await send(port, 'GET /d HTTP/1.1\r\nHost: x\r\n\r\n', '127.0.0.3');
+    await until(() => requests === 3);
+    expect(guard.counters).toEqual({
+      evicted: 0,
+      refused: 0,
+      evicted_per_address: 0,
+      refused_per_address: 1,
+    });
+  });
+
+  it('makes room among the address’s own sockets, oldest idle first', async () => {
+    const { port, guard } = await stuckServer(4, 2);
+    const idle = await send(port, '', '127.0.0.2');
+    await send(port, 'GET /a HTTP/1.1\r\nHost: x\r\n\r\n', '127.0.0.2');
+    await until(() => requests === 1);
+    await send(port, 'GET /b HTTP/1.1\r\nHost: x\r\n\r\n', '127.0.0.2');
+    await idle.reply;
+    await until(() => requests === 2);
+    expect(guard.size).toBe(2);
+    expect(guard.counters).toMatchObject({ evicted: 0, evicted_per_address: 1 });
   });
 
   it('lets a request through under the cap', async () => {
