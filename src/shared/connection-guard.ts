@@ -5,10 +5,13 @@
  * flight, else the oldest one still receiving a request (a body trickle), and only when every
  * socket is being answered does it refuse the newcomer with 503 SERVER_BUSY. So an idle or
  * slow-body flood cannot lock out a health probe, and file descriptors stay for the process.
- * A second, per-address cap keeps one client address from holding the whole budget: a
- * newcomer from an address already at it makes room among that address's own sockets by the
- * same rule (so a legitimate client sharing the address, as every local one does on loopback,
- * still gets in), and is refused only when all of them are being answered.
+ * A per-address share keeps one client address from holding the whole budget once it is
+ * contested: at the cap, a newcomer from an address holding its share or more makes room among
+ * that address's own sockets by the same rule (so a legitimate client sharing the address, as
+ * every local one does on loopback, still gets in) and is refused only when all of them are
+ * being answered; a newcomer from any other address takes the room from an address over its
+ * share first. Below the cap nothing is scarce and an address may hold more: closing its
+ * sockets then would only make a client that reconnects at once cost more than its idle ones.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -43,9 +46,9 @@ export interface GuardCounters {
   readonly evicted: number;
   /** New sockets refused with 503 because every open one was being answered. */
   readonly refused: number;
-  /** Sockets closed to make room for a newer one from the same address at its own cap. */
+  /** Sockets of an address at or over its share closed to make room at the cap. */
   readonly evicted_per_address: number;
-  /** New sockets refused with 503 because every socket of their address was being answered. */
+  /** New sockets refused with 503 at the cap: their address holds its share, all answering. */
   readonly refused_per_address: number;
 }
 
@@ -60,7 +63,7 @@ export class ConnectionGuard {
   /**
    * @param cap open sockets at most
    * @param now a monotonic clock in ms
-   * @param perAddressCap open sockets of one client address at most (default: `cap`)
+   * @param perAddressCap one client address's share of `cap` (default: all of it)
    */
   constructor(
     private readonly cap: number,
@@ -93,16 +96,7 @@ export class ConnectionGuard {
 
   #accept(socket: Socket): void {
     const address = socket.remoteAddress ?? '';
-    const own = this.#byAddress.get(address);
-    // At or above the whole cap the per-address one adds nothing: the whole cap's rule decides.
-    if (own !== undefined && own.size >= this.perAddressCap && this.perAddressCap < this.cap) {
-      if (!this.#evictOne(own)) return this.#refuse(socket, ADDRESS_BUSY, 'refused_per_address');
-      this.#counts.evicted_per_address += 1;
-    }
-    if (this.#open.size >= this.cap) {
-      if (!this.#evictOne(this.#open)) return this.#refuse(socket, BUSY, 'refused');
-      this.#counts.evicted += 1;
-    }
+    if (this.#open.size >= this.cap && !this.#makeRoom(socket, address)) return;
     // Looked up again: an eviction may have emptied (and dropped) the address's group.
     let group = this.#byAddress.get(address);
     if (group === undefined) this.#byAddress.set(address, (group = new Map<Socket, Tracked>()));
@@ -110,6 +104,31 @@ export class ConnectionGuard {
     this.#open.set(socket, tracked);
     group.set(socket, tracked);
     socket.once('close', () => this.#forget(socket, address));
+  }
+
+  /** At the cap: closes a socket for the newcomer from `address`, or refuses it (false). */
+  #makeRoom(socket: Socket, address: string): boolean {
+    const own = this.#byAddress.get(address);
+    // A share of the whole cap is no share: the whole cap's rule alone decides.
+    if (own !== undefined && own.size >= this.perAddressCap && this.perAddressCap < this.cap) {
+      if (this.#evictOne(own)) return this.#count('evicted_per_address');
+      this.#refuse(socket, ADDRESS_BUSY, 'refused_per_address');
+      return false;
+    }
+    if (this.#evictOne(this.#overShare())) return this.#count('evicted_per_address');
+    if (this.#evictOne(this.#open)) return this.#count('evicted');
+    this.#refuse(socket, BUSY, 'refused');
+    return false;
+  }
+
+  /** The sockets of every address holding more than its share. */
+  *#overShare(): Candidates {
+    for (const group of this.#byAddress.values()) if (group.size > this.perAddressCap) yield* group;
+  }
+
+  #count(counter: 'evicted' | 'evicted_per_address'): true {
+    this.#counts[counter] += 1;
+    return true;
   }
 
   #refuse(socket: Socket, answer: string, counter: 'refused' | 'refused_per_address'): void {

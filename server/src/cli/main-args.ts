@@ -63,8 +63,9 @@ Server options:
   --max-connections N      open connections at most (default 1000; fewer if the open-files
                            limit minus --fd-reserve is lower)
   --fd-reserve N           file descriptors kept for the server's own files (default 128)
-  --max-connections-per-address N  open connections of one client address at most (default
-                           500; lowered with --max-connections's cap in proportion)
+  --max-connections-per-address N  one address's share of the cap: at the cap, room is
+                           taken from an address over it first (default 500, lowered in
+                           proportion with the cap)
   --rate-limit N|off       limited requests per minute and client address (default 600)
   --help                   print this help
 

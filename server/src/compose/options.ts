@@ -63,9 +63,10 @@ export interface ServerOptions {
   /** File descriptors kept free for the process's own files (the cap shrinks to leave them). */
   readonly fdReserve: number;
   /**
-   * Open connections of one client address at most (in proportion when the reserve lowers
-   * `maxConnections`); beyond it that address's own idle socket is evicted, or the new one
-   * refused. Half the cap: no address holds the whole budget, no QA suite comes near it.
+   * One client address's share of `maxConnections` (lowered in proportion with it): at the cap,
+   * room is taken first from an address over its share, and an address at its share makes
+   * room only among its own sockets (or is refused 503). Half the cap: no address holds the
+   * whole budget once it is contested, and no QA suite comes near it.
    */
   readonly maxConnectionsPerAddress: number;
   /**

@@ -79,36 +79,64 @@ describe('ConnectionGuard (docs/SERVER.md §Limits)', () => {
     expect(guard.counters).toMatchObject({ evicted: 1, refused: 0 });
   });
 
-  it('refuses a newcomer of an address whose sockets are all being answered, not another', async () => {
+  const STUCK = 'GET /a HTTP/1.1\r\nHost: x\r\n\r\n';
+  const closedSoon = (w: { socket: Socket }): Promise<void> =>
+    w.socket.destroyed
+      ? Promise.resolve()
+      : new Promise((done) => w.socket.once('close', () => done()));
+
+  it('at the cap, refuses an address holding its share, all answering, not another', async () => {
     const { port, guard } = await stuckServer(4, 2);
-    await send(port, 'GET /a HTTP/1.1\r\nHost: x\r\n\r\n', '127.0.0.2');
-    await send(port, 'GET /b HTTP/1.1\r\nHost: x\r\n\r\n', '127.0.0.2');
-    await until(() => requests === 2);
-    const third = await send(port, 'GET /c HTTP/1.1\r\nHost: x\r\n\r\n', '127.0.0.2');
+    await send(port, STUCK, '127.0.0.2');
+    await send(port, STUCK, '127.0.0.2');
+    await send(port, STUCK, '127.0.0.3');
+    const idle = await send(port, '', '127.0.0.3');
+    await until(() => requests === 3);
+    // .3 has an idle socket, but .2 may not take it: .2 holds its share.
+    const third = await send(port, STUCK, '127.0.0.2');
     const text = await third.reply;
     expect(text).toMatch(/^HTTP\/1\.1 503 /);
     expect(text).toContain('X-Content-Type-Options: nosniff');
     expect(text).toContain('"code":"SERVER_BUSY"');
     expect(text).toContain('this address is at its connection limit');
-    await send(port, 'GET /d HTTP/1.1\r\nHost: x\r\n\r\n', '127.0.0.3');
-    await until(() => requests === 3);
+    expect(idle.socket.destroyed).toBe(false);
+    // Another address gets in (the idle socket makes room).
+    await send(port, STUCK, '127.0.0.4');
+    await closedSoon(idle);
+    await until(() => requests === 4);
     expect(guard.counters).toEqual({
-      evicted: 0,
+      evicted: 1,
       refused: 0,
       evicted_per_address: 0,
       refused_per_address: 1,
     });
   });
 
-  it('makes room among the address’s own sockets, oldest idle first', async () => {
+  it('at the cap, makes room among the address’s own sockets, oldest idle first', async () => {
     const { port, guard } = await stuckServer(4, 2);
-    const idle = await send(port, '', '127.0.0.2');
-    await send(port, 'GET /a HTTP/1.1\r\nHost: x\r\n\r\n', '127.0.0.2');
-    await until(() => requests === 1);
-    await send(port, 'GET /b HTTP/1.1\r\nHost: x\r\n\r\n', '127.0.0.2');
-    await idle.reply;
+    const oldest = await send(port, '', '127.0.0.1');
+    const ownIdle = await send(port, '', '127.0.0.2');
+    await send(port, STUCK, '127.0.0.2');
+    await send(port, STUCK, '127.0.0.3');
     await until(() => requests === 2);
-    expect(guard.size).toBe(2);
+    await send(port, STUCK, '127.0.0.2');
+    await closedSoon(ownIdle);
+    await until(() => requests === 3);
+    expect(oldest.socket.destroyed).toBe(false);
+    expect(guard.counters).toMatchObject({ evicted: 0, evicted_per_address: 1 });
+  });
+
+  it('lets an address pass its share below the cap, and takes from it first at the cap', async () => {
+    const { port, guard } = await stuckServer(4, 2);
+    const oldest = await send(port, '', '127.0.0.1');
+    const heavy = [];
+    for (let i = 0; i < 3; i += 1) heavy.push(await send(port, '', '127.0.0.2'));
+    await until(() => guard.size === 4);
+    expect(guard.counters).toMatchObject({ evicted: 0, evicted_per_address: 0 });
+    await send(port, STUCK, '127.0.0.3');
+    await closedSoon(heavy[0] as { socket: Socket });
+    await until(() => requests === 1);
+    expect(oldest.socket.destroyed).toBe(false);
     expect(guard.counters).toMatchObject({ evicted: 0, evicted_per_address: 1 });
   });
 
