@@ -10,17 +10,56 @@
  * without, probe success, the server's RSS, the limits' effect, the CPU seconds of the server,
  * the abuser and this process in each phase, and orphan blobs and temporary files left in the
  * data directory. SOAK_CPU_PROF=DIR writes the server's CPU profile there. Loopback only.
+ *
+ * The server's RSS is sampled every SOAK_RSS_EVERY_S seconds (default 5) and reported as a
+ * series with its slope over the last half of the run (MiB per minute: flat is near 0);
+ * SOAK_RSS_FILE=PATH also writes the series there as JSON.
+ *
+ * Where the processes run (docs/SERVER.md §Soak): by default wherever the scheduler puts them,
+ * so the poller, the abuser and the server share both CPUs. SOAK_PIN=1 models an attacker from
+ * outside: the server alone on CPU 0 (`taskset -c 0`), the poller (this process, with the
+ * health probes) on CPU 1, and the abuser on CPU 1 at `nice 19`, so the abuse takes the CPU
+ * the poller leaves idle and not the poller's own. The placement is the same in both phases.
+ * SOAK_SERVER_ARGS adds flags to the server's command line (e.g. "--max-connections-per-address 1000").
  */
-import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { referencedDigests } from '#server/updates/publish/blob-sweep.js';
 
 const SECONDS = Number(process.env['SOAK_SECONDS'] ?? 60);
 const CPU_PROF = process.env['SOAK_CPU_PROF'];
+const RSS_EVERY_S = Number(process.env['SOAK_RSS_EVERY_S'] ?? 5);
+const RSS_FILE = process.env['SOAK_RSS_FILE'];
+const PIN = process.env['SOAK_PIN'] === '1';
+const SERVER_ARGS = (process.env['SOAK_SERVER_ARGS'] ?? '').split(' ').filter((a) => a !== '');
+/** The command prefixes of the server and the abuser under SOAK_PIN (none without it). */
+const SERVER_PREFIX = PIN ? ['taskset', '-c', '0'] : [];
+const ABUSER_PREFIX = PIN ? ['taskset', '-c', '1', 'nice', '-n', '19'] : [];
+
+/** Spawns node with `args`, behind `prefix` (taskset and nice exec it: the pid stays node's). */
+function spawnNode(prefix: readonly string[], args: readonly string[]) {
+  const [cmd, ...rest] = [...prefix, process.execPath, ...args];
+  return spawn(cmd ?? process.execPath, rest, { stdio: ['pipe', 'pipe', 'inherit'] });
+}
+
+/** Least-squares slope of (seconds, MiB) points, in MiB per minute. */
+function slopePerMin(points: readonly (readonly [number, number])[]): number {
+  const n = points.length;
+  if (n < 2) return 0;
+  const mx = points.reduce((a, [x]) => a + x, 0) / n;
+  const my = points.reduce((a, [, y]) => a + y, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (const [x, y] of points) {
+    num += (x - mx) * (y - my);
+    den += (x - mx) ** 2;
+  }
+  return den === 0 ? 0 : (num / den) * 60;
+}
 
 const round2 = (o: Record<string, number>): Record<string, number> =>
   Object.fromEntries(Object.entries(o).map(([k, v]) => [k, Math.round(v * 100) / 100]));
@@ -72,24 +111,21 @@ interface Child {
 }
 
 async function startChild(dataDir: string, profile: boolean): Promise<Child> {
-  const child = spawn(
-    process.execPath,
-    [
-      ...(profile && CPU_PROF !== undefined ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF] : []),
-      '--import',
-      'tsx',
-      'server/src/cli/main.ts',
-      '--port',
-      '0',
-      '--data-dir',
-      dataDir,
-      '--simulate',
-      'off',
-      '--log-level',
-      'warn',
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+  const child = spawnNode(SERVER_PREFIX, [
+    ...(profile && CPU_PROF !== undefined ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF] : []),
+    '--import',
+    'tsx',
+    'server/src/cli/main.ts',
+    '--port',
+    '0',
+    '--data-dir',
+    dataDir,
+    '--simulate',
+    'off',
+    '--log-level',
+    'warn',
+    ...SERVER_ARGS,
+  ]);
   const line = await new Promise<string>((resolve) =>
     createInterface({ input: child.stdout }).once('line', resolve),
   );
@@ -153,9 +189,7 @@ const selfCpuS = (): number => {
 
 /** Starts bench/soak-abuser.ts; `stop` closes its stdin and resolves to its counters. */
 function startAbuser(url: string): { pid: number; stop(): Promise<Record<string, unknown>> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/soak-abuser.ts', url], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const child = spawnNode(ABUSER_PREFIX, ['--import', 'tsx', 'bench/soak-abuser.ts', url]);
   const line = new Promise<string>((resolve) =>
     createInterface({ input: child.stdout }).once('line', resolve),
   );
@@ -168,13 +202,39 @@ function startAbuser(url: string): { pid: number; stop(): Promise<Record<string,
   };
 }
 
+/** The server's RSS every RSS_EVERY_S seconds from now, as [seconds, MiB] points. */
+function sampleRss(pid: number): { points: [number, number][]; stop(): void } {
+  const t0 = performance.now();
+  const points: [number, number][] = [];
+  const sample = (): void => {
+    const at = Math.round((performance.now() - t0) / 100) / 10;
+    void rssMiB(pid).then((mib) => points.push([at, Math.round(mib * 10) / 10]));
+  };
+  sample();
+  const timer = setInterval(sample, RSS_EVERY_S * 1000);
+  return { points, stop: () => clearInterval(timer) };
+}
+
+/** The series' summary: start, peak, end, and the slope over its last half. */
+function rssSummary(points: readonly [number, number][]): Record<string, number> {
+  const mib = points.map(([, m]) => m);
+  return {
+    start: mib[0] ?? 0,
+    max: Math.max(...mib),
+    end: mib.at(-1) ?? 0,
+    slope_last_half_mib_per_min: Number(slopePerMin(points.slice(points.length >> 1)).toFixed(2)),
+  };
+}
+
 async function main(): Promise<void> {
+  // Pinned: this process (the poller and the probes, every thread of it) on CPU 1.
+  if (PIN) spawnSync('taskset', ['-a', '-cp', '1', String(process.pid)], { stdio: 'ignore' });
+  const load0 = loadavg();
   const dataDir = await mkdtemp(join(tmpdir(), 'server-soak-'));
   const server = await startChild(dataDir, true);
   const minted = await get(`${server.url}/api/demo-key/mint`, { method: 'POST' });
   const key = (JSON.parse(minted.body) as { machine_key: string }).machine_key;
-  const rss: number[] = [await rssMiB(server.pid)];
-  const rssTimer = setInterval(() => void rssMiB(server.pid).then((r) => rss.push(r)), 2_000);
+  const rss = sampleRss(server.pid);
   let abusing = false;
   const probes = { sent: 0, ok: 0 };
   const probeTimer = setInterval(() => {
@@ -198,7 +258,8 @@ async function main(): Promise<void> {
     abuser: abuserCpu,
   };
   clearInterval(probeTimer);
-  clearInterval(rssTimer);
+  rss.stop();
+  const load1 = loadavg();
   // Killed with -9 in the middle of the mint flood (a profiled run stops cleanly instead, so
   // its profile is written): the next start must read every state file (none torn), still
   // know the poller's key, and sweep what the kill left.
@@ -227,20 +288,25 @@ async function main(): Promise<void> {
   }
   for (const entry of await readdir(dataDir)) if (entry.endsWith('.tmp')) temps += 1;
   again?.stop();
+  if (RSS_FILE !== undefined) await writeFile(RSS_FILE, JSON.stringify(rss.points));
   console.log(
     JSON.stringify(
       {
         seconds: SECONDS,
+        server_args: SERVER_ARGS.join(' '),
+        placement: PIN ? 'pinned: server CPU 0; poller CPU 1; abuser CPU 1 at nice 19' : 'shared',
+        load_average: {
+          start: load0.map((l) => l.toFixed(2)),
+          end: load1.map((l) => l.toFixed(2)),
+        },
         manifest_per_s_alone: Math.round(baseline.perS),
         manifest_per_s_under_abuse: Math.round(during.perS),
         ratio: Number((during.perS / baseline.perS).toFixed(3)),
         poller_errors: baseline.errors + during.errors,
         health_probes: `${probes.ok}/${probes.sent}`,
-        rss_mib: {
-          start: rss[0]?.toFixed(1),
-          max: Math.max(...rss).toFixed(1),
-          end: rss.at(-1)?.toFixed(1),
-        },
+        rss_mib: rssSummary(rss.points),
+        // [seconds since start, MiB], every RSS_EVERY_S (the abuse starts at a quarter).
+        rss_series: rss.points.map(([t, m]) => `${t}:${m}`).join(' '),
         abuse,
         // CPU seconds per phase: alone (a quarter) and under abuse (the rest).
         cpu_s: { alone: round2(cpuAlone), under_abuse: round2(cpuAbuse) },
