@@ -2,8 +2,8 @@
  * The abuse of bench/server-soak.ts, in its own process so its CPU is its own and is reported
  * apart from the server's and the poller's: a mint flood and machine-key guessing (a new
  * connection per request, FLOODERS loops each), sockets trickling a request body and sockets
- * that send nothing, all from 127.0.0.2. Runs until stdin closes, then prints its counters as
- * one JSON line.
+ * that send nothing, all from 127.0.0.2. Says `abusing` on stdout once it starts, runs until
+ * stdin closes, then prints its counters as one JSON line.
  *   npx tsx bench/soak-abuser.ts URL
  */
 import { request } from 'node:http';
@@ -84,6 +84,7 @@ const trickle = holdSockets(TRICKLE_SOCKETS, (s) => {
   s.on('close', () => clearInterval(t));
 });
 const idle = holdSockets(IDLE_SOCKETS, () => undefined);
+process.stdout.write('abusing\n');
 process.stdin.resume();
 process.stdin.on('end', () => {
   done = true;

@@ -34,3 +34,13 @@ export function connectionCap(
   if (nofile === undefined) return maxConnections;
   return Math.max(1, Math.min(maxConnections, nofile - fdReserve));
 }
+
+/**
+ * The per-address cap under the connection cap `cap`: `perAddress` of `maxConnections`, in
+ * the same proportion of `cap` when the reserve lowered it (so one address never gets the
+ * whole budget), and never below one.
+ */
+export function addressCap(perAddress: number, maxConnections: number, cap: number): number {
+  const share = cap < maxConnections ? Math.floor((perAddress * cap) / maxConnections) : perAddress;
+  return Math.max(1, Math.min(cap, share));
+}

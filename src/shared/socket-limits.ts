@@ -6,7 +6,7 @@
  */
 import type { Server, ServerOptions } from 'node:http';
 import { ConnectionGuard } from './connection-guard.js';
-import { connectionCap, openFilesLimit } from './fd-limit.js';
+import { addressCap, connectionCap, openFilesLimit } from './fd-limit.js';
 
 export interface SocketLimits {
   /** A request head must arrive within this after the connection opens or the last answer. */
@@ -21,6 +21,11 @@ export interface SocketLimits {
   readonly maxConnections: number;
   /** File descriptors kept free for the process's own files (the cap shrinks to leave them). */
   readonly fdReserve: number;
+  /**
+   * Open connections of one client address at most, lowered in proportion when the reserve
+   * lowers the cap; absent: `maxConnections` alone (the web window, whose clients are local).
+   */
+  readonly maxConnectionsPerAddress?: number;
 }
 
 /**
@@ -50,8 +55,12 @@ export function limitSockets(server: Server, limits: SocketLimits): ConnectionGu
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   // Without a 'timeout' listener node destroys a socket idle this long (reads and writes).
   server.setTimeout(limits.idleTimeoutMs);
+  const cap = connectionCap(limits.maxConnections, limits.fdReserve, openFilesLimit());
+  const perAddress = limits.maxConnectionsPerAddress;
   const guard = new ConnectionGuard(
-    connectionCap(limits.maxConnections, limits.fdReserve, openFilesLimit()),
+    cap,
+    undefined,
+    perAddress === undefined ? cap : addressCap(perAddress, limits.maxConnections, cap),
   );
   guard.attach(server);
   return guard;

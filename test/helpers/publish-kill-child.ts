@@ -1,7 +1,8 @@
 /**
  * The publisher that test/integration/server-publish-kill.test.ts kills with -9: a real
  * process that opens DATA_DIR with startServer, says `publishing` on stdout, publishes VERSION
- * with the artifacts of FOLDER (every file in it), then says `published` and stops.
+ * with the artifacts of FOLDER (every file in it), then says `published` and stops once its
+ * stdin ends (so a kill after the acknowledgement still lands on a live process).
  *
  *   node --import tsx test/helpers/publish-kill-child.ts DATA_DIR VERSION FOLDER
  */
@@ -19,4 +20,6 @@ await server.publish({
   artifacts: names.map((name) => ({ name, path: join(folder, name) })),
 });
 process.stdout.write('published\n');
+process.stdin.resume();
+await new Promise((done) => process.stdin.once('end', done));
 await server.close();

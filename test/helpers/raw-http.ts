@@ -9,6 +9,8 @@ export interface RawRequest {
   readonly path?: string;
   readonly headers?: Record<string, string>;
   readonly body?: string;
+  /** The client's own address (another 127.x on loopback: another client address). */
+  readonly localAddress?: string;
 }
 
 export interface RawAnswer {
@@ -37,6 +39,7 @@ export function rawRequest(port: number, options: RawRequest = {}): Promise<RawA
         method: options.method ?? 'GET',
         path: options.path ?? '/',
         headers: { host: `127.0.0.1:${port}`, ...options.headers },
+        ...(options.localAddress === undefined ? {} : { localAddress: options.localAddress }),
       },
       (res) => {
         let body = '';

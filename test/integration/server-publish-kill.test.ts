@@ -5,6 +5,9 @@
  * serves the old release or the new one, complete: no torn file (every blob hashes to its
  * name, every release file parses), no temporary file and no blob that no stored release
  * names (the start-up sweep removed what the crash left). The seed is in every message.
+ * Both outcomes must occur, at two fixed kill points beside the seeded ones: one the moment the
+ * publisher says it is publishing (its 12 MiB still to hash and write: the old release), one
+ * right after the publish is acknowledged (the new release: an acknowledgement is durable).
  */
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -20,6 +23,8 @@ const CHILD = join(ROOT, 'test/helpers/publish-kill-child.ts');
 const SERVER_CLI = join(ROOT, 'server/src/cli/main.ts');
 const ROUNDS = 8;
 const SEED = Number(process.env['PUBLISH_KILL_SEED'] ?? Date.now() % 100_000);
+/** Fixed kill points of the server-kind rounds (ms after `publishing`, or the acknowledgement). */
+const KILL_POINTS: Readonly<Record<number, number | 'acknowledged'>> = { 0: 0, 2: 'acknowledged' };
 
 let work: string;
 let dataDir: string;
@@ -47,8 +52,12 @@ afterAll(async () => {
 interface Run {
   /** Resolves when the process is ready to be killed from (its `publishing` line, or spawn). */
   readonly started: Promise<void>;
+  /** Resolves when the publish is acknowledged (the `published` line; the server kind only). */
+  readonly acknowledged: Promise<void>;
   readonly exited: Promise<number | null>;
   kill(): void;
+  /** Lets an acknowledged server-kind publisher stop (it waits for its stdin to end). */
+  finish(): void;
 }
 
 function spawnPublisher(kind: 'server' | 'cli', version: string): Run {
@@ -57,20 +66,33 @@ function spawnPublisher(kind: 'server' | 'cli', version: string): Run {
       ? ['--import', 'tsx', CHILD, dataDir, version, folder]
       : ['--import', 'tsx', SERVER_CLI, 'publish', '--data-dir', dataDir, '--version', version];
   if (kind === 'cli') args.push(folder);
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
   child.stderr.resume();
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  const started =
+  const said = (word: string): Promise<void> =>
     kind === 'cli'
       ? Promise.resolve()
       : new Promise<void>((done) => {
+          let out = '';
           child.stdout.on('data', (chunk: Buffer) => {
-            if (chunk.toString().includes('publishing')) done();
+            out += chunk.toString();
+            if (out.split('\n').includes(word)) done();
           });
           void exited.then(() => done());
         });
-  if (kind === 'cli') child.stdout.resume();
-  return { started, exited, kill: () => child.kill('SIGKILL') };
+  const started = said('publishing');
+  const acknowledged = said('published');
+  if (kind === 'cli') {
+    child.stdout.resume();
+    child.stdin.end();
+  }
+  return {
+    started,
+    acknowledged,
+    exited,
+    kill: () => child.kill('SIGKILL'),
+    finish: () => child.stdin.end(),
+  };
 }
 
 /** Every file under `dir`, relative. */
@@ -124,7 +146,7 @@ async function inspect(): Promise<{
 }
 
 describe('kill -9 during a publish', () => {
-  it(`leaves the old or the new release served, nothing torn, nothing left (seed ${SEED})`, async () => {
+  it(`leaves the old or the new release served, both seen, nothing torn, nothing left (seed ${SEED})`, async () => {
     // The simulator's seeded generator: the kill points of a failed run can be replayed.
     const random = mulberry32(SEED);
     // How long an unkilled publish takes, per kind: the kill points are drawn within it.
@@ -135,6 +157,8 @@ describe('kill -9 during a publish', () => {
       const run = spawnPublisher(kind, `2.0.${patch++}`);
       await run.started;
       const t0 = performance.now();
+      await run.acknowledged;
+      run.finish();
       expect(await run.exited, `calibration ${kind}`).toBe(0);
       spans[kind] = performance.now() - t0;
       served = `2.0.${patch - 1}`;
@@ -145,21 +169,26 @@ describe('kill -9 during a publish', () => {
       const version = `2.0.${patch++}`;
       const run = spawnPublisher(kind, version);
       await run.started;
-      // A third past the span: some kills land after the acknowledgement (the new release).
-      const delay = Math.floor(random() * spans[kind] * 1.3);
-      await new Promise((done) => setTimeout(done, delay));
+      // Round 0: at once (the old release); round 2: once acknowledged (the new one); the
+      // rest seeded, up to a third past the span (some land after the acknowledgement too).
+      const point = KILL_POINTS[round] ?? Math.floor(random() * spans[kind] * 1.3);
+      if (point === 'acknowledged') await run.acknowledged;
+      else await new Promise((done) => setTimeout(done, point));
       run.kill();
       await run.exited;
       const found = await inspect();
-      const where = `seed ${SEED}, round ${round} (${kind}, killed at ${delay} ms)`;
+      const where = `seed ${SEED}, round ${round} (${kind}, killed at ${String(point)} ms)`;
       expect([served, version], where).toContain(found.version);
+      if (point === 0) expect(found.version, where).toBe(served);
+      if (point === 'acknowledged') expect(found.version, where).toBe(version);
       expect(found.torn, where).toEqual([]);
       expect(found.temps, where).toEqual([]);
       expect(found.orphans, where).toEqual([]);
       outcomes.push(found.version === version ? 'new' : 'old');
       served = found.version ?? served;
     }
-    // Both outcomes are legitimate; the rounds say which they saw (not asserted: timing).
     expect(outcomes).toHaveLength(ROUNDS);
+    expect(outcomes, `seed ${SEED}: ${outcomes.join(' ')}`).toContain('old');
+    expect(outcomes, `seed ${SEED}: ${outcomes.join(' ')}`).toContain('new');
   }, 180_000);
 });

@@ -63,6 +63,9 @@ Server options:
   --max-connections N      open connections at most (default 1000; fewer if the open-files
                            limit minus --fd-reserve is lower)
   --fd-reserve N           file descriptors kept for the server's own files (default 128)
+  --max-connections-per-address N  one address's share of the cap: at the cap, room is
+                           taken from an address over it first (default 500, lowered in
+                           proportion with the cap)
   --rate-limit N|off       limited requests per minute and client address (default 600)
   --help                   print this help
 
@@ -128,6 +131,7 @@ const SERVER_OPTIONS: OptionSpec = {
   'idle-timeout-ms': { type: 'string' },
   'max-connections': { type: 'string' },
   'fd-reserve': { type: 'string' },
+  'max-connections-per-address': { type: 'string' },
   'rate-limit': { type: 'string' },
 };
 const PUBLISH_OPTIONS: OptionSpec = {
@@ -262,6 +266,9 @@ function parseLimitFlags(v: (name: string) => string | undefined): Partial<Serve
     o.maxConnections = int('--max-connections', s, 1, 1_000_000);
   }
   if ((s = v('--fd-reserve')) !== undefined) o.fdReserve = int('--fd-reserve', s, 0, 1_000_000);
+  if ((s = v('--max-connections-per-address')) !== undefined) {
+    o.maxConnectionsPerAddress = int('--max-connections-per-address', s, 1, 1_000_000);
+  }
   if ((s = v('--rate-limit')) !== undefined) {
     o.rateLimitPerMinute = s === 'off' ? 0 : int('--rate-limit', s, 1, 1_000_000_000);
   }

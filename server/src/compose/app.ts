@@ -22,7 +22,13 @@ import {
   type RawHandler,
   type ServerParts,
 } from '../http/raw-first-server.js';
-import { installRateLimits, type LimitedRoutes, type RateLimits } from '../http/rate-limits.js';
+import {
+  installRateLimits,
+  type LimitedRoutes,
+  type RateLimitCounters,
+  type RateLimits,
+} from '../http/rate-limits.js';
+import type { GuardCounters } from '#shared/connection-guard.js';
 import { NOSNIFF } from '../http/request-guard.js';
 import { RouteTable } from '../http/route-table.js';
 import { CHECK_ONLY_AJV } from '../http/route-schema.js';
@@ -51,8 +57,16 @@ export interface BuiltApp {
   readonly clock: ServerClock;
   /** Resets every module, the clock offset, the faults and the request log. */
   reset(): Promise<void>;
+  /** The rate limits' and the connection guard's counters (docs/SERVER.md §Rate limits). */
+  counters(): ServerCounters;
   /** Called once the server listens, so modules can build absolute URLs. */
   setBaseUrl(url: string): void;
+}
+
+/** What the limits counted: beside the dev request log, and on the in-process handle. */
+export interface ServerCounters {
+  readonly rate_limits: RateLimitCounters | null;
+  readonly connections: GuardCounters | null;
 }
 
 /** Merges partial options over the defaults. */
@@ -112,7 +126,14 @@ export async function buildApp(
     await app.close();
     throw error;
   }
-  return { app, ctx, modules, faults, requests, clock, reset, setBaseUrl: frame.setBaseUrl };
+  const counters = (): ServerCounters => ({
+    rate_limits: frame.rateLimits.current?.counters() ?? null,
+    connections: frame.parts.guard?.counters ?? null,
+  });
+  return {
+    ...{ app, ctx, modules, faults, requests, clock, reset, counters },
+    setBaseUrl: frame.setBaseUrl,
+  };
 }
 
 /** Fastify, the clock, faults, request log and the context the modules get. */
@@ -178,6 +199,8 @@ async function startModules(
     registerDevRoutes(app, { clock, faults, requests, reset, counters });
     for (const m of list) await m.registerDev?.(app);
   } else {
+    // First the addresses already over a limit (a flood is refused before anything else).
+    frame.rawHandlers.push(limits.over.handle);
     for (const m of list) if (m.handleRaw !== undefined) frame.rawHandlers.push(m.handleRaw);
   }
   return modules;

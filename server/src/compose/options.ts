@@ -63,6 +63,13 @@ export interface ServerOptions {
   /** File descriptors kept free for the process's own files (the cap shrinks to leave them). */
   readonly fdReserve: number;
   /**
+   * One client address's share of `maxConnections` (lowered in proportion with it): at the cap,
+   * room is taken first from an address over its share, and an address at its share makes
+   * room only among its own sockets (or is refused 503). Half the cap: no address holds the
+   * whole budget once it is contested, and no QA suite comes near it.
+   */
+  readonly maxConnectionsPerAddress: number;
+  /**
    * Requests per minute and client address on the limited routes (mint; token, revocation and
    * authentication failures); the whole minute may come as one burst. 0 turns the limit off.
    */
@@ -95,5 +102,6 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   idleTimeoutMs: 60_000,
   maxConnections: 1_000,
   fdReserve: 128,
+  maxConnectionsPerAddress: 500,
   rateLimitPerMinute: 600,
 };

@@ -7,7 +7,7 @@
  *   await server.close();
  */
 import type { AddressInfo } from 'node:net';
-import { buildApp, type BuildDeps } from './app.js';
+import { buildApp, type BuildDeps, type ServerCounters } from './app.js';
 import type { ServerClock } from '../platform/clock.js';
 import type { Faults } from '../dev/faults.js';
 import type { RequestLog } from '../dev/request-log.js';
@@ -36,6 +36,8 @@ export interface RunningServer {
   readonly updates: Modules['updates']['api'];
   readonly oauth: Modules['oauth']['api'];
   readonly chain: Modules['chain']['api'];
+  /** What the rate limits and the connection cap counted (docs/SERVER.md §Rate limits). */
+  counters(): ServerCounters;
   /** Fields each module adds to the first stdout line. */
   describe(): Record<string, unknown>;
 }
@@ -77,6 +79,7 @@ export async function startServer(
     updates: modules.updates.api,
     oauth: modules.oauth.api,
     chain: modules.chain.api,
+    counters: () => built.counters(),
     describe: () => {
       const out: Record<string, unknown> = {};
       for (const m of Object.values(modules)) Object.assign(out, m.describe?.() ?? {});

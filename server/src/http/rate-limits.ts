@@ -5,10 +5,13 @@
  * (400, 401, 403), so a legitimate client is never slowed by its own successes while key and
  * secret guessing is. A whole minute's quota may come as one burst; past it the answer is
  * `429 RATE_LIMITED` with `Retry-After`. `perMinute` 0 installs nothing. The dev reset clears
- * every count (`clear`): a QA suite's next test starts with the whole quota.
+ * every count (`clear`): a QA suite's next test starts with the whole quota. An address whose
+ * quota is used is noted in `over` (over-limit.ts), whose raw handler refuses its next
+ * requests before Fastify.
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { OverLimit, rateLimitedMessage, retryAfterSeconds } from './over-limit.js';
 import { sendError } from './send-error.js';
 
 /** Which routes (Fastify URL patterns) are limited, and how. */
@@ -26,12 +29,16 @@ export interface RateLimitCounters {
   readonly limited_failures: number;
   /** Failures counted against their address. */
   readonly failures_counted: number;
+  /** Requests answered 429 before Fastify, from an address already over its quota. */
+  readonly limited_early: number;
 }
 
 /** The installed limits: their live counters, and a clear of every count (the dev reset). */
 export interface RateLimits {
   counters(): RateLimitCounters;
   clear(): void;
+  /** The addresses over their quota, with the raw handler that refuses them before Fastify. */
+  readonly over: OverLimit;
 }
 
 const FAILURE_STATUSES = new Set([400, 401, 403]);
@@ -50,11 +57,14 @@ export async function installRateLimits(
   // and the old entries age out of the store's bounded LRU (the library's store has no clear).
   let generation = 0;
   const suspects = new Suspects();
+  const over = new OverLimit();
   const limits: RateLimits = {
-    counters: () => ({ ...counters }),
+    over,
+    counters: () => ({ ...counters, limited_early: over.refused }),
     clear: () => {
       generation += 1;
       suspects.clear();
+      over.clear();
       counters.limited_every = 0;
       counters.limited_failures = 0;
       counters.failures_counted = 0;
@@ -63,18 +73,45 @@ export async function installRateLimits(
   if (perMinute === 0) return limits;
   await app.register(rateLimit, { global: false });
   const keyGenerator = (request: FastifyRequest): string => `${generation}:${request.ip}`;
-  const every = app.createRateLimit({ max: perMinute, timeWindow: WINDOW_MS, keyGenerator });
-  const failures = app.createRateLimit({ max: perMinute, timeWindow: WINDOW_MS, keyGenerator });
-  const everySet = new Set(routes.every);
-  const failureSet = new Set(routes.failures);
+  addLimitHooks(app, {
+    every: app.createRateLimit({ max: perMinute, timeWindow: WINDOW_MS, keyGenerator }),
+    failures: app.createRateLimit({ max: perMinute, timeWindow: WINDOW_MS, keyGenerator }),
+    everySet: new Set(routes.every),
+    failureSet: new Set(routes.failures),
+    counters,
+    suspects,
+    over,
+  });
+  return limits;
+}
 
+interface Limiter {
+  readonly every: Check;
+  readonly failures: Check;
+  readonly everySet: ReadonlySet<string>;
+  readonly failureSet: ReadonlySet<string>;
+  readonly counters: { limited_every: number; limited_failures: number; failures_counted: number };
+  readonly suspects: Suspects;
+  readonly over: OverLimit;
+}
+
+/** The hooks that note the limited routes, check each request and count failures. */
+function addLimitHooks(app: FastifyInstance, limiter: Limiter): void {
+  const { every, failures, everySet, failureSet, counters, suspects, over } = limiter;
+  app.addHook('onRoute', (route) => {
+    if (everySet.has(route.url)) over.route('every', route.url, route.method);
+    if (failureSet.has(route.url)) over.route('failures', route.url, route.method);
+  });
   app.addHook('onRequest', async (request, reply) => {
     const url = request.routeOptions.url ?? '';
     if (everySet.has(url)) {
       const state = await every(request);
-      if (!state.isAllowed && state.isExceeded) {
+      if (state.isAllowed) return undefined;
+      // The last of the quota used (or past it): the next ones are refused before Fastify.
+      if (state.remaining === 0) over.mark('every', request.ip, state.ttl);
+      if (state.isExceeded) {
         counters.limited_every += 1;
-        return refuse(reply, state.ttlInSeconds);
+        return refuse(reply, state.ttl);
       }
     } else if (failureSet.has(url) && suspects.has(request.ip)) {
       // A peek: the quota is used once `perMinute` failures are counted. An address with no
@@ -82,7 +119,8 @@ export async function installRateLimits(
       const state = await failures(request, { increment: false });
       if (!state.isAllowed && state.remaining === 0) {
         counters.limited_failures += 1;
-        return refuse(reply, state.ttlInSeconds);
+        over.mark('failures', request.ip, state.ttl);
+        return refuse(reply, state.ttl);
       }
     }
     return undefined;
@@ -92,9 +130,8 @@ export async function installRateLimits(
     if (!FAILURE_STATUSES.has(reply.statusCode)) return;
     counters.failures_counted += 1;
     suspects.add(request.ip);
-    await count(failures, request);
+    await count(failures, request, over);
   });
-  return limits;
 }
 
 /**
@@ -126,17 +163,15 @@ export class Suspects {
   }
 }
 
-async function count(check: Check, request: FastifyRequest): Promise<void> {
-  await check(request);
+/** Counts a failure; the one that uses the quota notes its address as over it. */
+async function count(check: Check, request: FastifyRequest, over: OverLimit): Promise<void> {
+  const state = await check(request);
+  if (!state.isAllowed && state.remaining === 0) over.mark('failures', request.ip, state.ttl);
 }
 
-function refuse(reply: FastifyReply, retryAfterS: number): FastifyReply {
-  const seconds = Math.max(1, retryAfterS);
-  return sendError(
-    reply,
-    429,
-    'RATE_LIMITED',
-    `too many requests from this address; retry in ${seconds} s`,
-    { 'retry-after': String(seconds) },
-  );
+function refuse(reply: FastifyReply, ttlMs: number): FastifyReply {
+  const seconds = retryAfterSeconds(ttlMs);
+  return sendError(reply, 429, 'RATE_LIMITED', rateLimitedMessage(seconds), {
+    'retry-after': String(seconds),
+  });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { connectionCap, parseOpenFilesLimit } from '#shared/fd-limit.js';
+import { addressCap, connectionCap, parseOpenFilesLimit } from '#shared/fd-limit.js';
 
 const LIMITS = `Limit                     Soft Limit           Hard Limit           Units
 Max cpu time              unlimited            unlimited            seconds
@@ -18,5 +18,13 @@ describe('the descriptor reserve (docs/SERVER.md §Limits)', () => {
     expect(connectionCap(100, 128, 1024)).toBe(100);
     expect(connectionCap(1000, 128, undefined)).toBe(1000);
     expect(connectionCap(1000, 128, 64)).toBe(1);
+  });
+
+  it('gives one address its share of the cap, in proportion when the reserve lowered it', () => {
+    expect(addressCap(500, 1000, 1000)).toBe(500);
+    expect(addressCap(500, 1000, 896)).toBe(448);
+    expect(addressCap(500, 1000, 1)).toBe(1);
+    expect(addressCap(2000, 1000, 1000)).toBe(1000);
+    expect(addressCap(1, 1000, 10)).toBe(1);
   });
 });

@@ -65,6 +65,13 @@ describe('parseArgs: server flags', () => {
     });
   });
 
+  it('takes the socket limits and the per-address cap (docs/SERVER.md §Sockets)', () => {
+    expect(
+      serve(['--max-connections', '40', '--fd-reserve', '0', '--max-connections-per-address', '9']),
+    ).toEqual({ maxConnections: 40, fdReserve: 0, maxConnectionsPerAddress: 9 });
+    expect(() => parseArgs(['--max-connections-per-address', '0'])).toThrow(UsageError);
+  });
+
   it('accepts --flag=value', () => {
     expect(serve(['--port=0', '--simulate=on']).simulate).toBe(true);
   });

@@ -39,6 +39,7 @@ describe('rate limits (docs/SERVER.md §Rate limits)', () => {
     expect(res.json()).toMatchObject({ ok: false, code: 'RATE_LIMITED' });
     expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
   });
 
   it('counts only failed machine keys, per address', async () => {
@@ -51,6 +52,8 @@ describe('rate limits (docs/SERVER.md §Rate limits)', () => {
     const limited = await manifest(built.app, bad);
     expect(limited.statusCode).toBe(429);
     expect(limited.json()).toMatchObject({ code: 'RATE_LIMITED' });
+    expect(limited.headers['x-content-type-options']).toBe('nosniff');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     // The same address is refused even with a good key until the window ends ...
     expect((await manifest(built.app, good)).statusCode).toBe(429);
     // ... while another address is not affected.
@@ -80,7 +83,14 @@ describe('rate limits (docs/SERVER.md §Rate limits)', () => {
     await token(built.app);
     const res = await built.app.inject({ method: 'GET', url: '/api/dev/requests' });
     expect(res.json()).toMatchObject({
-      counters: { rate_limits: { limited_every: 1, limited_failures: 0, failures_counted: 1 } },
+      counters: {
+        rate_limits: {
+          limited_every: 1,
+          limited_failures: 0,
+          failures_counted: 1,
+          limited_early: 0,
+        },
+      },
     });
     expect(res.json<{ requests: { status: number }[] }>().requests.map((r) => r.status)).toContain(
       429,
