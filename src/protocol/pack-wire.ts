@@ -3,7 +3,7 @@
  * signed, each pack is a row of the payload's table and an entry names it by index and
  * offset; parsed, an entry carries its whole `PackRef`.
  */
-import type { ManifestArtifact } from './manifest.js';
+import type { ManifestArtifact } from './manifest-artifact.js';
 import { packTableOf, type PackInfo } from './pack-ref.js';
 
 /** An entry as signed: its pack an index into the table. */
