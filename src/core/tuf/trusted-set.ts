@@ -19,7 +19,7 @@ import {
   type TufKey,
 } from '#protocol/tuf/index.js';
 import type { TufClientConfig } from './config.js';
-import { delegatedRoleKeys } from './delegation-match.js';
+import { requireSignedByDelegations } from './delegation-match.js';
 import { requireNotExpired, requireTimestampLifetime } from './freshness.js';
 
 export type TimestampUpdate = 'updated' | 'unchanged';
@@ -216,14 +216,7 @@ export class TrustedMetadataSet {
     }
     const delegations = this.#targets.get(delegator)?.signed.delegations;
     if (delegations === undefined) throw wrongOrder(`${role} before its delegator ${delegator}`);
-    const keys = delegatedRoleKeys(delegations, role);
-    if (keys === undefined) {
-      throw new TufError('NOT_DELEGATED', `${delegator} does not delegate to ${role}`, {
-        role,
-        delegator,
-      });
-    }
-    requireThreshold(envelope, delegations.keys, keys, role);
+    requireSignedByDelegations(envelope, role, delegator, delegations);
   }
 }
 

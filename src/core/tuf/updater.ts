@@ -14,6 +14,7 @@ import {
 } from './load-metadata.js';
 import type { MetadataStore, TufClock, TufFetcher } from './ports.js';
 import { targetFilePath, withSlash } from './role-names.js';
+import { walkRelease, type TrustedRelease } from './release-walk.js';
 import { findTarget } from './target-search.js';
 import { TrustedMetadataSet } from './trusted-set.js';
 
@@ -79,6 +80,18 @@ export class TufUpdater {
   async getTargetInfo(targetPath: string): Promise<TargetFile | undefined> {
     await (this.#refresh ?? this.refresh());
     return findTarget(this.ctx, targetPath);
+  }
+
+  /**
+   * Every target of the release, the delegated roles' included, each as its own §5.6.7 search
+   * finds it (release-walk.ts), with the roles it came from.
+   */
+  async releaseTargets(): Promise<TrustedRelease> {
+    await (this.#refresh ?? this.refresh());
+    return walkRelease(
+      (role, delegator) => loadTargets(this.ctx, role, delegator),
+      this.ctx.config,
+    );
   }
 
   /** As getTargetInfo, refusing an unlisted target with TARGET_NOT_FOUND. */
