@@ -44,7 +44,8 @@ export class TufUpdater {
     const rootBytes = await options.store.read('root');
     if (rootBytes === undefined) throw new TufError('NO_TRUSTED_ROOT', 'no trusted root is stored');
     const config = tufConfig(options.config);
-    const trusted = new TrustedMetadataSet(rootBytes, options.clock.nowMs(), config);
+    const retired = await options.store.readRetiredKeys();
+    const trusted = new TrustedMetadataSet(rootBytes, options.clock.nowMs(), config, retired);
     return new TufUpdater({
       trusted,
       fetcher: options.fetcher,
