@@ -37,6 +37,8 @@ export interface OpenUpdaterDeps {
   readonly resourcesDir: string;
   /** A TUF root file given by the user (`serve --trusted-root`): read before the shipped one. */
   readonly trustedRootFile?: string;
+  /** The root kept from the settings screen (settings/trusted-root.ts), read at each open. */
+  readonly keptTrustedRoot?: () => Uint8Array | null;
   /** Where the install and the demo registry's data live (Electron's userData). */
   readonly userDataDir: string;
   /** Starts the demo registry with its data in `dataDir` (src/app/registry/demo-server.ts). */
@@ -121,6 +123,7 @@ function registrySources(deps: OpenUpdaterDeps): Parameters<typeof chooseRegistr
     settings: {
       baseUrl: deps.settings.get('baseUrl'),
       pinnedKeys: deps.settings.get('pinnedKeys'),
+      trustedRoot: deps.keptTrustedRoot?.() ?? null,
     },
     readBundledKey: () => readBundledKey(deps.resourcesDir),
     readShippedRegistry: () => readShippedRegistry(() => readShippedText(deps.resourcesDir)),

@@ -45,6 +45,7 @@ import type { WindowSection } from '#preload/ipc-contract.js';
 import { decideLaunch, loginItemDeps, tellWhereTheAppLives } from './launch-wiring.js';
 import type { InstalledVerifyReport } from '#app/self-update/verified-copy.js';
 import { memorySettings, openSettingsStore, type SettingsStore } from '#app/settings/settings.js';
+import { fileTrustedRoot, type TrustedRootStore } from '#app/settings/trusted-root.js';
 import { closeTrayApp, emptyTrayApp, firstShow, refreshTray, showWindow } from './tray-app.js';
 import { attachShutdown, createTrayIcon, forwardEvents } from './tray-app-wiring.js';
 import { createTrayToggle } from './tray-toggle.js';
@@ -112,6 +113,7 @@ async function openController(
   settings: SettingsStore,
   refusal: UpdateError | null,
   secrets: SecretStore,
+  trustedRoot: TrustedRootStore,
 ): Promise<AppSession> {
   // A proxy that asks for a password is asked about in a prompt window, for the app's own
   // requests and for web contents alike (docs/DESKTOP.md "Proxy sign-in").
@@ -139,6 +141,7 @@ async function openController(
     secrets,
     resourcesDir,
     userDataDir: app.getPath('userData'),
+    keptTrustedRoot: () => trustedRoot.load(),
     startDemoServer,
     log: (level: LogLevel, message: string) => log.write(level, message),
     // The system proxy, PAC, proxy sign-in and certificate store (docs/DESKTOP.md "Network").
@@ -159,10 +162,16 @@ async function openController(
 }
 
 /** The window's operations answered by the controller, and start at login re-applied. */
-function wireSettings(c: AppSession, settings: SettingsStore, secrets: SecretStore): void {
+function wireSettings(
+  c: AppSession,
+  settings: SettingsStore,
+  secrets: SecretStore,
+  trustedRoot: TrustedRootStore,
+): void {
   const settingsService = createSettingsService({
     store: settings,
     secrets,
+    trustedRoot,
     machineKeyStorage: machineKeyStorageWords(safeStorage),
     restart: () => c.restart(),
     setPaused: (paused) => c.setPaused(paused),
@@ -225,9 +234,11 @@ async function boot(): Promise<void> {
   secureSession();
   const { settings, refusal } = await openSettings();
   const secrets = openSecrets(settings);
-  const c = await openController(log, notices, settings, refusal, secrets);
+  // The settings screen's trusted root, kept beside settings.json (docs/DESKTOP.md "Settings").
+  const trustedRoot = await fileTrustedRoot(join(app.getPath('userData'), 'trusted-root.json'));
+  const c = await openController(log, notices, settings, refusal, secrets, trustedRoot);
   trayApp.controller = c;
-  wireSettings(c, settings, secrets);
+  wireSettings(c, settings, secrets, trustedRoot);
   openWindow(plan, settings);
   if (plan.windowStyle === 'tray') {
     createTrayIcon(trayApp, resourcesDir, () => trayToggle.onTrayClick());

@@ -17,7 +17,12 @@ export const UPDATE_POLICIES: readonly UpdatePolicy[] = ['auto', 'ask', 'notify'
 
 /** The settings screen's fields (docs/DESKTOP.md "Settings"). */
 export type SettingsField =
-  'registryUrl' | 'pinnedKeys' | 'machineKey' | 'checkIntervalMinutes' | 'startAtLogin';
+  | 'registryUrl'
+  | 'pinnedKeys'
+  | 'machineKey'
+  | 'trustedRoot'
+  | 'checkIntervalMinutes'
+  | 'startAtLogin';
 
 /** What the settings screen shows. The machine key itself never crosses: only whether one is kept. */
 export interface SettingsView {
@@ -27,6 +32,11 @@ export interface SettingsView {
   readonly machineKeySet: boolean;
   /** Where a machine key entered here is kept, in plain words. */
   readonly machineKeyStorage: string;
+  /**
+   * The TUF root kept for the registry, in plain words ('' or absent: none kept). The file
+   * itself never crosses back (docs/DESKTOP.md "Settings", trusted root).
+   */
+  readonly trustedRootKept?: string;
   readonly checkIntervalMinutes: number;
   readonly paused: boolean;
   readonly startAtLogin: boolean;
@@ -47,6 +57,8 @@ export interface SettingsInput {
   readonly pinnedKeys: readonly string[];
   /** A new machine key; '' keeps the one already kept. */
   readonly machineKey: string;
+  /** A TUF root.json's text to start trust from; '' or absent keeps the one kept, if any. */
+  readonly trustedRoot?: string;
   readonly checkIntervalMinutes: number;
   readonly paused: boolean;
   readonly startAtLogin: boolean;
@@ -70,6 +82,8 @@ export type SaveSettingsResult =
 /** Bounds of what may cross in a SettingsInput (the settings' own limits are checked after). */
 export const MAX_INPUT_TEXT = 4096;
 export const MAX_INPUT_KEYS = 64;
+/** Longest root.json text that may cross (a root with a dozen RSA keys fits). */
+export const MAX_TRUSTED_ROOT_TEXT = 32 * 1024;
 const INPUT_KEYS: readonly (keyof SettingsInput)[] = [
   'registryUrl',
   'pinnedKeys',
@@ -89,15 +103,24 @@ function choice<T extends string>(choices: readonly T[], value: unknown): T | nu
 }
 
 /**
- * Checks the shape of a SettingsInput that crossed the boundary: exactly its ten fields, of
- * their types and bounded sizes. The values' meaning (an address, a key) is judged in
+ * Checks the shape of a SettingsInput that crossed the boundary: exactly its ten fields and
+ * optionally `trustedRoot`, of their types and bounded sizes. The values' meaning (an address, a key) is judged in
  * src/app/settings/settings-form.ts, which answers in plain words.
  */
 export function parseSettingsInput(raw: unknown): SettingsInput | null {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
   const record = raw as Record<string, unknown>;
   const keys = Object.keys(record);
-  if (keys.length !== INPUT_KEYS.length || !INPUT_KEYS.every((k) => keys.includes(k))) return null;
+  const rootGiven = keys.includes('trustedRoot');
+  if (keys.length !== INPUT_KEYS.length + (rootGiven ? 1 : 0)) return null;
+  if (!INPUT_KEYS.every((k) => keys.includes(k))) return null;
+  const trustedRoot = record['trustedRoot'];
+  if (
+    rootGiven &&
+    !(typeof trustedRoot === 'string' && trustedRoot.length <= MAX_TRUSTED_ROOT_TEXT)
+  ) {
+    return null;
+  }
   const text = (v: unknown): v is string => typeof v === 'string' && v.length <= MAX_INPUT_TEXT;
   const {
     registryUrl,
@@ -131,5 +154,6 @@ export function parseSettingsInput(raw: unknown): SettingsInput | null {
     updatePolicy,
     selfUpdate,
     minimiseToBackground,
+    ...(typeof trustedRoot === 'string' ? { trustedRoot } : {}),
   };
 }

@@ -26,6 +26,9 @@ interface SettingsElements {
   readonly pinnedKeys: HTMLTextAreaElement;
   readonly machineKey: HTMLInputElement;
   readonly machineKeyHint: HTMLElement;
+  readonly trustedRoot: HTMLTextAreaElement;
+  readonly trustedRootFile: HTMLInputElement;
+  readonly trustedRootHint: HTMLElement;
   readonly interval: HTMLInputElement;
   readonly paused: HTMLInputElement;
   readonly startAtLogin: HTMLInputElement;
@@ -44,6 +47,7 @@ const FIELD_IDS: Readonly<Record<SettingsField, string>> = {
   registryUrl: 'registry-url',
   pinnedKeys: 'pinned-keys',
   machineKey: 'machine-key',
+  trustedRoot: 'trusted-root',
   checkIntervalMinutes: 'check-interval',
   startAtLogin: 'start-at-login',
 };
@@ -64,6 +68,9 @@ function find(doc: Document): SettingsElements {
     pinnedKeys: get<HTMLTextAreaElement>('pinned-keys'),
     machineKey: get<HTMLInputElement>('machine-key'),
     machineKeyHint: get('machine-key-hint'),
+    trustedRoot: get<HTMLTextAreaElement>('trusted-root'),
+    trustedRootFile: get<HTMLInputElement>('trusted-root-file'),
+    trustedRootHint: get('trusted-root-hint'),
     interval: get<HTMLInputElement>('check-interval'),
     paused: get<HTMLInputElement>('settings-paused'),
     startAtLogin: get<HTMLInputElement>('start-at-login'),
@@ -86,6 +93,11 @@ function fill(el: SettingsElements, view: SettingsView): void {
   el.machineKey.placeholder = view.machineKeySet ? 'kept (leave empty to keep it)' : '';
   const kept = view.machineKeySet ? 'A key is kept: leave the field empty to keep it. ' : '';
   setText(el.machineKeyHint, `${kept}${view.machineKeyStorage}`);
+  // The kept root never comes back: the field stays empty and the hint says one is kept.
+  el.trustedRoot.value = '';
+  el.trustedRootFile.value = '';
+  const rootKept = view.trustedRootKept ?? '';
+  setText(el.trustedRootHint, rootKept === '' ? ROOT_HINT : `${rootKept} ${ROOT_HINT}`);
   el.interval.value = String(view.checkIntervalMinutes);
   el.paused.checked = view.paused;
   el.startAtLogin.checked = view.startAtLogin;
@@ -96,6 +108,9 @@ function fill(el: SettingsElements, view: SettingsView): void {
   el.selfUpdate.value = view.selfUpdate;
   el.minimise.checked = view.minimiseToBackground;
 }
+
+const ROOT_HINT =
+  'Optional: the root.json your registry’s operator gives. Trust then starts from it (TUF), and public keys are optional.';
 
 /** The options of the two choices (the app checks them again on Save). */
 const UPDATE_POLICIES: readonly UpdatePolicy[] = ['auto', 'ask', 'notify'];
@@ -112,6 +127,7 @@ function read(el: SettingsElements): SettingsInput {
     registryUrl: el.registryUrl.value,
     pinnedKeys: el.pinnedKeys.value.split(/\r?\n/),
     machineKey: el.machineKey.value,
+    trustedRoot: el.trustedRoot.value,
     // An empty or non-numeric field crosses as NaN's stand-in 0: the app asks for a number.
     checkIntervalMinutes: Number.isFinite(el.interval.valueAsNumber)
       ? el.interval.valueAsNumber
@@ -233,6 +249,11 @@ export function wireSettings(
         el.save.removeAttribute('aria-disabled');
         el.save.removeAttribute('aria-busy');
       });
+  });
+  // A picked file fills the text field; the app judges the text on Save, as if pasted.
+  el.trustedRootFile.addEventListener('change', () => {
+    const file = el.trustedRootFile.files?.[0];
+    if (file !== undefined) void file.text().then((text) => (el.trustedRoot.value = text));
   });
   el.back.addEventListener('click', close);
   doc.addEventListener('keydown', (event) => {

@@ -13,6 +13,7 @@ import type { Notice } from '#app/notifications.js';
 import { openAppSession, type AppSession } from '#app/app-session.js';
 import { openSessionPart, type LogLevel } from '#app/open-updater.js';
 import { createSettingsService } from '#app/settings/settings-service.js';
+import { memoryTrustedRoot, type TrustedRootStore } from '#app/settings/trusted-root.js';
 import type { SettingsStore } from '#app/settings/settings.js';
 import { UpdateError } from '#core/errors.js';
 import type { SessionFetch } from '#node/http/index.js';
@@ -86,7 +87,11 @@ interface SecretsInMemory {
 }
 
 /** The session on the registry the settings name (Save restarts it inside). */
-function openWebSession(options: WebAppOptions, secrets: SecretsInMemory): Promise<AppSession> {
+function openWebSession(
+  options: WebAppOptions,
+  secrets: SecretsInMemory,
+  trustedRoot: TrustedRootStore,
+): Promise<AppSession> {
   return openAppSession(() =>
     openSessionPart(
       {
@@ -95,6 +100,7 @@ function openWebSession(options: WebAppOptions, secrets: SecretsInMemory): Promi
         secrets,
         resourcesDir: options.resourcesDir,
         userDataDir: options.dataDir,
+        keptTrustedRoot: () => trustedRoot.load(),
         ...(options.trustedRootFile === undefined
           ? {}
           : { trustedRootFile: options.trustedRootFile }),
@@ -116,10 +122,13 @@ function openWebSession(options: WebAppOptions, secrets: SecretsInMemory): Promi
 export async function openWebApp(options: WebAppOptions): Promise<WebApp> {
   const files = await webWindowFiles(options.appDir);
   const secrets = memorySecrets(options.machineKey);
-  const session = await openWebSession(options, secrets);
+  // Kept in memory, as the serve process keeps every setting (docs/DESKTOP.md "Settings").
+  const trustedRoot = memoryTrustedRoot();
+  const session = await openWebSession(options, secrets, trustedRoot);
   const settings = createSettingsService({
     store: options.settings,
     secrets,
+    trustedRoot,
     machineKeyStorage:
       'Kept in the memory of this updater serve process only: give it again (UPDATER_MACHINE_KEY) when serve restarts.',
     restart: () => session.restart(),

@@ -75,3 +75,52 @@ test('the settings screen leaves the demo registry: saved, restarted on it, upda
   await expect(page.locator('#installed-version')).toHaveText('3.0.0', { timeout: 20_000 });
   expect(serve.stderr()).not.toContain(machineKey);
 });
+
+test('the settings screen takes a trusted root: a bad one refused by its field, a good one trusted', async ({
+  page,
+}) => {
+  test.setTimeout(60_000);
+  const mint = await fetch(`${registry.url}/api/demo-key/mint`, { method: 'POST' });
+  const { machine_key: machineKey } = (await mint.json()) as { machine_key: string };
+  const rootRes = await fetch(`${registry.url}/api/updates/tuf/1.root.json`, {
+    headers: { authorization: `Bearer ${machineKey}` },
+  });
+  const root = Buffer.from(await rootRes.arrayBuffer());
+  await page.goto(serve.url);
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await page.getByLabel('Registry address').fill(registry.url);
+  await page.getByLabel('Machine key').fill(machineKey);
+
+  // A root its own keys did not sign: refused next to its field, in plain words.
+  const doc = JSON.parse(root.toString('utf8')) as { signatures: unknown[] };
+  await page
+    .getByLabel('Trusted root (root.json)')
+    .fill(JSON.stringify({ ...doc, signatures: [] }));
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.locator('#trusted-root-error')).toContainText(
+    'This root is not signed by 1 of its own 1 root keys',
+  );
+  await expect(page.getByLabel('Trusted root (root.json)')).toHaveAttribute('aria-invalid', 'true');
+  await expect(page.locator('#settings-problem-list')).toContainText('not signed by');
+
+  // The genuine root, picked as a file: no public key needed, trust starts from it.
+  await page.getByLabel('Or pick the file').setInputFiles({
+    name: 'root.json',
+    mimeType: 'application/json',
+    buffer: root,
+  });
+  await expect(page.getByLabel('Trusted root (root.json)')).toHaveValue(root.toString('utf8'));
+  await page.getByRole('button', { name: 'Save' }).click();
+  const host = new URL(registry.url).host;
+  await expect(page.locator('#settings-result')).toContainText(
+    `Saved. The updater restarted on ${host}.`,
+    { timeout: 20_000 },
+  );
+  await expect(page.getByLabel('Trusted root (root.json)')).toHaveValue('');
+  await expect(page.locator('#trusted-root-hint')).toContainText(
+    'A trusted root is kept (version 1',
+  );
+  await page.getByRole('button', { name: 'Back' }).click();
+  await page.getByRole('button', { name: 'Check now' }).click();
+  await expect(page.locator('#installed-version')).toHaveText('3.0.0', { timeout: 20_000 });
+});

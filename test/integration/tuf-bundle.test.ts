@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BundleFetcher, TufError, TufUpdater, type TufFetcher } from '#core/tuf/index.js';
 import { FileMetadataStore } from '#node/tuf/index.js';
 import { startServer, type RunningServer } from '#server/compose/start-server.js';
+import { rotateIn, rotationServed } from '#test/rotate-kit.js';
 import { BearerFetcher, tufJsClient } from '#test/tuf-js-client.js';
 import { tempDirs } from '#test/updater-harness.js';
 
@@ -153,5 +154,41 @@ describe('a nonce timestamp read by tuf-js', () => {
     };
     // tuf-js keeps the field it does not know when it stores the timestamp.
     expect(stored.signed.nonce).toBe(NONCE);
+  });
+});
+
+describe('the bundle while the repository changes', () => {
+  interface BundleBody {
+    readonly root_version: number;
+    readonly metadata: Record<string, string>;
+  }
+  const bundle = async (): Promise<BundleBody> => {
+    const res = await fetch(`${server.url}/api/updates/manifest?format=tuf`, {
+      headers: { authorization: `Bearer ${machineKey}` },
+    });
+    return (await res.json()) as BundleBody;
+  };
+  const targetsName = (body: BundleBody) =>
+    Object.keys(body.metadata).find((name) => name.endsWith('.targets.json'));
+
+  it('names the new targets after a publish and the new root after rotate-keys', async () => {
+    const before = await bundle();
+    expect(await bundle()).toEqual(before);
+    await server.publish({
+      registry_version: '1.5.0',
+      artifacts: [{ name: 'app.bin', content: new TextEncoder().encode('version 1.5\n') }],
+    });
+    const published = await bundle();
+    expect(targetsName(published)).not.toBe(targetsName(before));
+    expect(published.root_version).toBe(before.root_version);
+
+    await rotateIn(server.dataDir, { newFreshnessKey: true }, () => server.clock.now());
+    await rotationServed(
+      (name) => fetch(`${base()}/${name}`, { headers: { authorization: `Bearer ${machineKey}` } }),
+      before.root_version + 1,
+    );
+    const rotated = await bundle();
+    expect(rotated.root_version).toBe(before.root_version + 1);
+    expect(rotated.metadata['timestamp.json']).not.toBe(published.metadata['timestamp.json']);
   });
 });

@@ -5,13 +5,15 @@
  * (a hostile mirror in front of the server) is refused with DIR/current and the trusted
  * metadata unchanged.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { request, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '#cli/run-cli.js';
 import { tuf } from '#protocol';
 import { startServer, type RunningServer } from '#server/compose/start-server.js';
+import { createRandom } from '#server/platform/random.js';
+import { heldKey } from '#server/updates/keys/trust-keys.js';
 import { useLoopbackServer } from '#test/loopback-server.js';
 import { rotateIn, rotationServed } from '#test/rotate-kit.js';
 import { filesOf, snapshotTree } from '#test/tree-snapshot.js';
@@ -147,10 +149,13 @@ describe('updater CLI over TUF', () => {
     expect(accepted.code, JSON.stringify(accepted.body)).toBe(0);
   });
 
-  it('follows a root rotation 1 -> 2 from the stored root 1', async () => {
+  it('follows a root rotation 1 -> 2 from the stored root 1; a later run names the retired key', async () => {
     const dir = await dirs.make('tuf-cli-rotation-');
     expect((await cli('update', dir)).code).toBe(0);
     const offline = await dirs.make('tuf-cli-new-root-');
+    // A thief's copy of root key 1, which the rotation retires.
+    const stolenFile = join(offline, 'stolen-root-1.json');
+    await copyFile(join(server.dataDir, 'node-key.json'), stolenFile);
     await rotateIn(server.dataDir, {
       newRootKeyFiles: [join(offline, 'root-2.json')],
       newFreshnessKey: true,
@@ -167,8 +172,37 @@ describe('updater CLI over TUF', () => {
       signed: { version: number };
     };
     expect(stored.signed.version).toBe(2);
+
+    // A later run, from root 2: root 3 signed only by the retired root key is KEY_RETIRED
+    // (the keys root 2 dropped are kept beside root.json), the trusted metadata unchanged.
+    const stolen = await heldKey(offline, stolenFile, createRandom(undefined), false);
+    const rootThree = tuf.signMetadata(
+      {
+        ...(JSON.parse(await readFile(tufFile(dir, 'root'), 'utf8')) as RootDoc).signed,
+        version: 3,
+      },
+      [{ publicHex: stolen!.hex, sign: stolen!.sign }],
+    );
+    const rootBefore = await readFile(tufFile(dir, 'root'));
+    const before = await snapshotTree(join(dir, 'current'));
+    const forging = await mirror.serve((req, res) => {
+      if (req.url === '/api/updates/tuf/3.root.json') {
+        res.writeHead(200).end(rootThree);
+        return;
+      }
+      passThrough(server.url, (_u, body) => body)(req, res);
+    });
+    const refused = await cli('update', dir, forging);
+    expect(refused.code).toBe(1);
+    expect(refused.body['code']).toBe('KEY_RETIRED');
+    expect(await readFile(tufFile(dir, 'root'))).toEqual(rootBefore);
+    expect(filesOf(await snapshotTree(join(dir, 'current')))).toEqual(filesOf(before));
   });
 });
+
+interface RootDoc {
+  readonly signed: tuf.JsonObject;
+}
 
 function get(name: string): Promise<Response> {
   return fetch(`${server.url}/api/updates/tuf/${name}`, {

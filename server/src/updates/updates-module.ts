@@ -266,6 +266,7 @@ export async function createUpdatesModule(ctx: ServerContext): Promise<ServerMod
   const keysWatcher = watchKeys(state.trust().chain.dir, () => {
     state.reloadKeys().catch(onError('a key set in the data directory was refused'));
   });
+  const tufWatcher = state.tuf.watch();
 
   return {
     name: 'updates',
@@ -275,6 +276,7 @@ export async function createUpdatesModule(ctx: ServerContext): Promise<ServerMod
     close() {
       watcher.close();
       keysWatcher.close();
+      tufWatcher.close();
     },
     reset: () => resetUpdates(keys, state),
     // QA harnesses read where the state lives (e.g. to check a temporary dir is removed).

@@ -45,7 +45,12 @@ export interface RegistryChoice {
 }
 
 export interface FirstRunDeps {
-  readonly settings: { readonly baseUrl: string; readonly pinnedKeys: readonly string[] };
+  readonly settings: {
+    readonly baseUrl: string;
+    readonly pinnedKeys: readonly string[];
+    /** The root kept from the settings screen: trust starts from it for the settings' registry. */
+    readonly trustedRoot?: Uint8Array | null;
+  };
   /** Reads resources/pinned-key.txt; null when the build ships none. */
   readonly readBundledKey: () => Promise<string | null>;
   /**
@@ -113,11 +118,13 @@ export function demoReleaseToPublish(
 export async function chooseRegistry(deps: FirstRunDeps): Promise<RegistryChoice> {
   const baseUrl = deps.settings.baseUrl.trim();
   if (baseUrl !== '') {
-    return configuredRegistry(baseUrl, deps.settings.pinnedKeys, deps, undefined);
+    const kept = deps.settings.trustedRoot ?? null;
+    return configuredRegistry(baseUrl, deps.settings.pinnedKeys, deps, undefined, kept);
   }
   const shipped = (await deps.readShippedRegistry?.()) ?? null;
   if (shipped !== null) {
-    return configuredRegistry(shipped.baseUrl, shipped.pinnedKeys, deps, shipped.trustedRoot);
+    const { baseUrl: shippedUrl, pinnedKeys, trustedRoot } = shipped;
+    return configuredRegistry(shippedUrl, pinnedKeys, deps, trustedRoot, null);
   }
   return demoRegistry(deps);
 }
@@ -127,6 +134,7 @@ async function configuredRegistry(
   pinnedKeys: readonly string[],
   deps: FirstRunDeps,
   rootFile: string | undefined,
+  keptRoot: Uint8Array | null,
 ): Promise<RegistryChoice> {
   // The same rule as the settings screen: https, plain http only to this computer.
   const urlProblem = registryUrlProblem(baseUrl);
@@ -134,7 +142,8 @@ async function configuredRegistry(
     throw new UpdateError('CONFIG_INVALID', `The registry address is refused: ${urlProblem}`);
   }
   const url = new URL(baseUrl);
-  const trustedRoot = (await deps.readTrustedRoot?.(rootFile)) ?? null;
+  // The settings screen's root (judged when it was saved) before any shipped or given one.
+  const trustedRoot = keptRoot ?? (await deps.readTrustedRoot?.(rootFile)) ?? null;
   const bundled = pinnedKeys.length > 0 ? null : await deps.readBundledKey();
   const pubkeys = [...pinnedKeys];
   if (bundled !== null) pubkeys.push(bundled.trim());

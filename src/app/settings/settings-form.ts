@@ -16,6 +16,7 @@ import {
   registryUrlProblem,
 } from '../registry/registry-fields.js';
 import { MIN_CHECK_INTERVAL_MS } from './settings.js';
+import { judgeTrustedRoot } from './trusted-root.js';
 
 /** The interval's bounds in the screen's unit (the settings schema allows the same). */
 export const MIN_INTERVAL_MINUTES = MIN_CHECK_INTERVAL_MS / 60_000;
@@ -31,6 +32,8 @@ export interface AcceptedSettings {
   readonly pinnedKeys: readonly string[];
   /** A new key to keep, or null to keep the one already kept. */
   readonly machineKey: string | null;
+  /** A new trusted root to keep (judged: trusted-root.ts); absent keeps the kept one. */
+  readonly trustedRoot?: Uint8Array;
   readonly checkIntervalMs: number;
   readonly paused: boolean;
   readonly startAtLogin: boolean;
@@ -67,14 +70,30 @@ function intervalProblem(minutes: number): string | null {
   return null;
 }
 
+export interface JudgeContext {
+  readonly machineKeyKept: boolean;
+  readonly startAtLoginAvailable: boolean;
+  /** A trusted root is kept for the registry (then no pinned key is needed). */
+  readonly trustedRootKept?: boolean;
+}
+
+/** The trusted root field: null when left empty, else the judged root or its problem. */
+function rootField(text: string | undefined, demo: boolean) {
+  if (text === undefined || text.trim() === '') return null;
+  if (demo) {
+    return {
+      ok: false as const,
+      words: 'A trusted root belongs to a registry: enter the registry address too.',
+    };
+  }
+  return judgeTrustedRoot(text);
+}
+
 /**
  * Judges the input. `machineKeyKept`: a key is kept already, so an empty field keeps it.
  * `startAtLoginAvailable`: false where the app cannot start itself (the web window).
  */
-export function judgeSettings(
-  input: SettingsInput,
-  context: { readonly machineKeyKept: boolean; readonly startAtLoginAvailable: boolean },
-): SettingsJudgement {
+export function judgeSettings(input: SettingsInput, context: JudgeContext): SettingsJudgement {
   const problems: FieldProblem[] = [];
   const add = (field: FieldProblem['field'], words: string | null): void => {
     if (words !== null) problems.push({ field, words });
@@ -85,9 +104,13 @@ export function judgeSettings(
   const machineKey = input.machineKey.trim();
   // Empty address: the embedded demo, which pins its own key and mints its own machine key.
   const demo = baseUrl === '';
+  const root = rootField(input.trustedRoot, demo);
+  if (root !== null && !root.ok) add('trustedRoot', root.words);
+  // A TUF root is an anchor of its own: pinned keys are then optional (open-updater.ts).
+  const anchored = root?.ok === true || context.trustedRootKept === true;
   if (!demo) {
     add('registryUrl', registryUrlProblem(baseUrl));
-    add('pinnedKeys', pinnedKeysProblem(keys));
+    add('pinnedKeys', anchored && keys.length === 0 ? null : pinnedKeysProblem(keys));
     add('machineKey', machineKeyProblem(machineKey, context.machineKeyKept));
   }
   add('checkIntervalMinutes', intervalProblem(input.checkIntervalMinutes));
@@ -101,6 +124,7 @@ export function judgeSettings(
       baseUrl: demo ? '' : baseUrl,
       pinnedKeys: demo ? [] : keys.map(normalizePinnedKey),
       machineKey: demo || machineKey === '' ? null : machineKey,
+      ...(root?.ok === true ? { trustedRoot: root.bytes } : {}),
       checkIntervalMs: input.checkIntervalMinutes * 60_000,
       paused: input.paused,
       startAtLogin: input.startAtLogin,

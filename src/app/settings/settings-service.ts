@@ -8,6 +8,7 @@
 import type { SaveSettingsResult, SettingsInput, SettingsView } from '#preload/ipc-contract.js';
 import { judgeSettings, type AcceptedSettings } from './settings-form.js';
 import type { SettingsStore } from './settings.js';
+import { trustedRootSummary, type TrustedRootStore } from './trusted-root.js';
 
 export interface SettingsServiceDeps {
   readonly store: SettingsStore;
@@ -22,6 +23,8 @@ export interface SettingsServiceDeps {
   readonly applyStartAtLogin?: (on: boolean) => Promise<void>;
   /** What the status card calls the registry in use after a restart. */
   readonly registryLabel: () => string;
+  /** Where a trusted root given here is kept (trusted-root.ts); omitted: none can be. */
+  readonly trustedRoot?: TrustedRootStore;
 }
 
 export interface SettingsService {
@@ -37,6 +40,9 @@ function viewOf(deps: SettingsServiceDeps): SettingsView {
     pinnedKeys: [...store.get('pinnedKeys')],
     machineKeySet: deps.secrets.load() !== null,
     machineKeyStorage: deps.machineKeyStorage,
+    ...(deps.trustedRoot === undefined
+      ? {}
+      : { trustedRootKept: trustedRootSummary(deps.trustedRoot.load()) }),
     checkIntervalMinutes: Math.round(store.get('checkIntervalMs') / 60_000),
     paused: store.get('paused'),
     startAtLogin: store.get('startAtLogin'),
@@ -55,7 +61,8 @@ function coreChanges(store: SettingsStore, next: AcceptedSettings): boolean {
     next.pinnedKeys.join(',') !== store.get('pinnedKeys').join(',') ||
     next.checkIntervalMs !== store.get('checkIntervalMs') ||
     next.requireNonce !== store.get('requireNonce') ||
-    next.machineKey !== null
+    next.machineKey !== null ||
+    next.trustedRoot !== undefined
   );
 }
 
@@ -91,9 +98,18 @@ async function saveNow(
   const judged = judgeSettings(input, {
     machineKeyKept: deps.secrets.load() !== null,
     startAtLoginAvailable: deps.applyStartAtLogin !== undefined,
+    trustedRootKept: (deps.trustedRoot?.load() ?? null) !== null,
   });
   if (!judged.ok) return { ok: false, problems: judged.problems };
   const next = judged.accepted;
+  if (next.trustedRoot !== undefined) {
+    if (deps.trustedRoot === undefined) {
+      const words = 'This window cannot keep a trusted root.';
+      return { ok: false, problems: [{ field: 'trustedRoot', words }] };
+    }
+    // Kept before anything else is stored: the restart below opens the core on it.
+    await deps.trustedRoot.save(next.trustedRoot);
+  }
   const coreChanged = coreChanges(deps.store, next);
   storeValues(deps.store, next);
   let keyWords = '';

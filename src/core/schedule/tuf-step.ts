@@ -75,7 +75,9 @@ async function refreshOnce(
       ...withNonce,
       ...(tuf.config === undefined ? {} : { config: tuf.config }),
     });
-    await updater.refresh();
+    // Refreshes, then walks the delegations: the release is every role's targets
+    // (docs/PROTOCOL.md §TUF repository, "Delegated targets in a release").
+    const release = await updater.releaseTargets();
     const { trusted } = updater;
     const targets = trusted.targets('targets');
     const timestamp = trusted.timestamp;
@@ -85,6 +87,7 @@ async function refreshOnce(
     const targetBase = new URL(TUF_TARGETS_PATH, base).href;
     const manifest = verifiedFromTargets({
       targets,
+      release,
       urlOf: (target) => updater.targetUrl(target, targetBase),
       freshUntilMs: timestamp.signed.expiresMs,
       nowMs: nowOf(run),

@@ -110,7 +110,9 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
         verifyInstalled(
           deps.store,
           deps.pinned,
-          deps.tuf === undefined ? undefined : { store: deps.tuf.store, nowMs: now() },
+          deps.tuf === undefined
+            ? undefined
+            : { store: deps.tuf.store, nowMs: now(), config: deps.tuf.config },
         ),
       ),
     confirm: () => runs.run('confirm', () => confirmInstalled(healthContext())),

@@ -6,10 +6,11 @@
  * ends the timestamp and snapshot floors on their rotation; a set installed under format 1
  * or 2 sets no floor once a TUF root is trusted (the operator's new trust anchor decides).
  */
-import { parseEnvelope, requireThreshold, type Root } from '#protocol/tuf/index.js';
+import { requireThreshold, type Root } from '#protocol/tuf/index.js';
 import type { LocalStore } from '../ports.js';
 import type { UpdaterState } from '../state.js';
 import { registryVersionOf } from './tuf-manifest.js';
+import { storedTopTargets } from './tuf-release.js';
 
 /**
  * The floor for a run whose trusted root is `root` and whose new targets digest is `digest`.
@@ -27,7 +28,7 @@ export async function tufFloor(
   const bytes = await store.loadEnvelope(installed.setId);
   if (bytes === undefined) return null;
   try {
-    const targets = parseEnvelope(bytes, 'targets');
+    const targets = storedTopTargets(bytes);
     requireThreshold(targets, root.keys, root.roles.targets, 'targets');
     return registryVersionOf(targets);
   } catch {

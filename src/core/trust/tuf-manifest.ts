@@ -18,11 +18,19 @@ import { parsePackTable } from '#protocol/pack-ref.js';
 import { isJsonObject, type Envelope, type TargetFile, type Targets } from '#protocol/tuf/index.js';
 import { UpdateError } from '../errors.js';
 import { fromProtocolError } from '../wire-errors.js';
+import type { TrustedRelease } from '../tuf/index.js';
+import { releaseBytes } from './tuf-release.js';
 import type { VerifiedManifest } from './verified-manifest.js';
 
 /** What turning trusted targets into a VerifiedManifest needs besides them. */
 export interface TufManifestInput {
+  /** Top-level targets: its `custom` carries the product's fields. */
   readonly targets: Envelope<Targets>;
+  /**
+   * The release the delegation walk formed (release-walk.ts): its files are the artifacts and
+   * its bytes (tuf-release.ts) the set's. Absent: top-level targets alone.
+   */
+  readonly release?: TrustedRelease;
   /** The consistent-snapshot URL of a target (TufUpdater `targetUrl`). */
   readonly urlOf: (target: TargetFile) => string;
   /** The trusted timestamp's expiry: the freshness the manifest reports. */
@@ -79,15 +87,16 @@ function artifactOf(target: TargetFile, url: string): Record<string, unknown> {
 }
 
 /**
- * The VerifiedManifest of trusted top-level targets: set id and equivocation digest = SHA-256 of
- * the targets bytes, which are also what `verify` re-checks later. Only the caller (tuf-step.ts,
+ * The VerifiedManifest of a trusted release: set id and equivocation digest = SHA-256 of the
+ * set's bytes (the targets bytes when no role delegates), which `verify` re-checks later. Only the caller (tuf-step.ts,
  * after a full TUF refresh) may call it: the brand says "checked".
  */
 export function verifiedFromTargets(input: TufManifestInput): VerifiedManifest {
   const { targets } = input;
   const { registryVersion, notes } = targetsCustomOf(targets);
-  const setId = createHash('sha256').update(targets.raw).digest('hex');
-  const files = [...targets.signed.targets.values()];
+  const envelope = input.release === undefined ? targets.raw : releaseBytes(input.release);
+  const setId = createHash('sha256').update(envelope).digest('hex');
+  const files = [...(input.release?.files ?? targets.signed.targets.values())];
   // Canonical JSON writes the targets in code point order, which is the names' order: sort
   // only targets written otherwise.
   if (
@@ -119,7 +128,7 @@ export function verifiedFromTargets(input: TufManifestInput): VerifiedManifest {
     manifest,
     setId,
     keyid: targets.signatures[0]?.keyid ?? '',
-    envelope: targets.raw,
+    envelope,
     // The caller sets the floor (tuf-floor.ts), which needs this manifest's digest.
     tufFloor: null,
   } as VerifiedManifest;

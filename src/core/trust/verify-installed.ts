@@ -7,19 +7,23 @@
 import { UpdateError } from '../errors.js';
 import type { LocalStore } from '../ports.js';
 import type { VerifyReport } from '../updater-api.js';
-import type { MetadataStore } from '../tuf/index.js';
+import type { MetadataStore, TufClientConfig } from '../tuf/index.js';
 import { looksLikeTuf, verifyStoredTargets } from './tuf-installed.js';
 import { verifyStoredManifest, type PinnedKey } from './verify.js';
 
 /**
  * Compares DIR/current with the manifest of the installed set. `tuf`: the TUF metadata store,
  * for a set installed from TUF targets (tuf-installed.ts); `nowMs` only names the clock in a
- * refusal.
+ * refusal; `config` gives the release walk its limits.
  */
 export async function verifyInstalled(
   store: LocalStore,
   pinned: readonly PinnedKey[],
-  tuf?: { readonly store: MetadataStore; readonly nowMs: number },
+  tuf?: {
+    readonly store: MetadataStore;
+    readonly nowMs: number;
+    readonly config?: Partial<TufClientConfig> | undefined;
+  },
 ): Promise<VerifyReport> {
   const state = await store.loadState();
   const installed = state.installed;
@@ -30,7 +34,7 @@ export async function verifyInstalled(
   }
   const record =
     tuf !== undefined && looksLikeTuf(envelope)
-      ? verifyStoredTargets(envelope, await tuf.store.read('root'), tuf.nowMs)
+      ? await verifyStoredTargets(envelope, await tuf.store.read('root'), tuf.nowMs, tuf.config)
       : verifyStoredManifest(envelope, state, pinned);
   if (record.digest !== installed.setId) {
     throw new UpdateError('STATE_CORRUPT', 'stored manifest does not match the installed set');

@@ -7,6 +7,11 @@ export interface TufClientConfig {
   readonly maxRootRotations: number;
   /** How many targets roles one target search may visit (TUF spec §5.6.7). */
   readonly maxDelegations: number;
+  /**
+   * How many targets roles (top-level included) the release walk may load
+   * (docs/PROTOCOL.md §TUF repository, "Delegated targets in a release").
+   */
+  readonly maxReleaseRoles: number;
   readonly rootMaxBytes: number;
   readonly timestampMaxBytes: number;
   /** Used when timestamp does not give snapshot's length. */
@@ -26,6 +31,7 @@ export interface TufClientConfig {
 export const DEFAULT_TUF_CONFIG: TufClientConfig = {
   maxRootRotations: 256,
   maxDelegations: 32,
+  maxReleaseRoles: 1024,
   rootMaxBytes: 512_000,
   timestampMaxBytes: 16_384,
   snapshotMaxBytes: 2_000_000,

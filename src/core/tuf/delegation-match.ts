@@ -3,10 +3,14 @@
  * "path_hash_prefixes", TAP 15 succinct hash bins), and which keys sign a delegated role.
  */
 import {
+  TufError,
+  requireThreshold,
   sha256Hex,
   type Delegations,
+  type Envelope,
   type RoleKeys,
   type SuccinctRoles,
+  type Targets,
 } from '#protocol/tuf/index.js';
 import { fnmatchSegment } from './fnmatch.js';
 
@@ -47,6 +51,26 @@ export function delegatedRoleKeys(
 }
 
 /**
+ * Throws unless `envelope` meets the threshold `delegations` (of `delegator`) gives `role`:
+ * NOT_DELEGATED when they do not name it, THRESHOLD_NOT_MET when too few of its keys signed.
+ */
+export function requireSignedByDelegations(
+  envelope: Envelope<Targets>,
+  role: string,
+  delegator: string,
+  delegations: Delegations,
+): void {
+  const keys = delegatedRoleKeys(delegations, role);
+  if (keys === undefined) {
+    throw new TufError('NOT_DELEGATED', `${delegator} does not delegate to ${role}`, {
+      role,
+      delegator,
+    });
+  }
+  requireThreshold(envelope, delegations.keys, keys, role);
+}
+
+/**
  * TUF spec §4.5 "paths": shell-style patterns where `*` does not cross a `/`: the path and the
  * pattern must have as many segments, and each segment must match its pattern segment.
  */
@@ -69,7 +93,11 @@ function suffixLength(succinct: SuccinctRoles): number {
 /** TAP 15: the bin is the first `bit_length` bits of SHA-256(path), in zero-padded hex. */
 export function succinctRoleFor(succinct: SuccinctRoles, targetPath: string): string {
   const firstFour = parseInt(sha256Hex(targetPath).slice(0, 8), 16);
-  const bin = Math.floor(firstFour / 2 ** (32 - succinct.bitLength));
+  return succinctRoleName(succinct, Math.floor(firstFour / 2 ** (32 - succinct.bitLength)));
+}
+
+/** TAP 15: the name of bin number `bin` (0 to 2^bit_length - 1). */
+export function succinctRoleName(succinct: SuccinctRoles, bin: number): string {
   return `${succinct.namePrefix}-${bin.toString(16).padStart(suffixLength(succinct), '0')}`;
 }
 

@@ -6,7 +6,15 @@ export { TrustedMetadataSet, type TimestampUpdate } from './trusted-set.js';
 export { DEFAULT_TUF_CONFIG, tufConfig, type TufClientConfig } from './config.js';
 export type { MetadataStore, TufClock, TufFetcher } from './ports.js';
 export {
+  walkRelease,
+  type ReleaseLimits,
+  type ReleaseRole,
+  type RoleLoader,
+  type TrustedRelease,
+} from './release-walk.js';
+export {
   delegatedRoleKeys,
+  requireSignedByDelegations,
   isSuccinctRoleName,
   matchesPathPattern,
   rolesForTarget,

@@ -52,7 +52,7 @@ async function tryStored<T>(
 
 /**
  * TUF spec §5.3: walks root N+1, N+2, ... until the repository has no next one (403/404),
- * storing each trusted root. More than `maxRootRotations` new roots in one run is refused
+ * storing each trusted root and the keys it retired. More than `maxRootRotations` new roots in one run is refused
  * (TOO_MANY_ROOT_ROTATIONS) after the ones walked are stored. §5.3.11: when the timestamp or
  * snapshot keys changed, the stored timestamp and snapshot are deleted, so that a rotation
  * recovers from a fast-forward attack.
@@ -70,6 +70,9 @@ export async function loadRoot(ctx: WorkflowContext): Promise<void> {
     }
     const before = ctx.trusted.root.signed;
     const after = ctx.trusted.updateRoot(bytes).signed;
+    // The retired keys first: a crash between the two leaves a list naming keys the stored
+    // root may still list, which reading it drops (retired-keys.ts).
+    await ctx.store.writeRetiredKeys(ctx.trusted.retiredKeysBytes());
     await ctx.store.write('root', bytes);
     // Checked at each step, so a later root failing cannot hide a rotation already trusted.
     if (

@@ -29,4 +29,11 @@ export interface MetadataStore {
   write(role: string, bytes: Uint8Array): Promise<void>;
   /** Forgets the role's bytes; no error when there are none. */
   remove(role: string): Promise<void>;
+  /**
+   * The retired keys list kept beside root (src/core/tuf/retired-keys.ts): advisory, it only
+   * names refusals. Kept under a name no role's file can have.
+   */
+  readRetiredKeys(): Promise<Uint8Array | undefined>;
+  /** Replaces the retired keys list, atomically. */
+  writeRetiredKeys(bytes: Uint8Array): Promise<void>;
 }

@@ -9,18 +9,22 @@ import {
   parseEnvelope,
   requireLengthAndHashes,
   requireThreshold,
-  TOP_LEVEL_ROLES,
   type Envelope,
   type Root,
   type Snapshot,
   type Targets,
   type Timestamp,
   type TopLevelRole,
-  type TufKey,
 } from '#protocol/tuf/index.js';
 import type { TufClientConfig } from './config.js';
-import { delegatedRoleKeys } from './delegation-match.js';
+import { requireSignedByDelegations } from './delegation-match.js';
 import { requireNotExpired, requireTimestampLifetime } from './freshness.js';
+import {
+  decodeRetiredKeys,
+  encodeRetiredKeys,
+  retiredAfter,
+  type RetiredKeys,
+} from './retired-keys.js';
 
 export type TimestampUpdate = 'updated' | 'unchanged';
 
@@ -30,21 +34,31 @@ export class TrustedMetadataSet {
   #snapshot: Envelope<Snapshot> | undefined;
   readonly #targets = new Map<string, Envelope<Targets>>();
   /**
-   * Per top-level role, the keys a root trusted in this run listed and a newer one dropped:
-   * a valid signature by one names the refusal KEY_RETIRED (docs/PROTOCOL.md §TUF repository,
-   * "Client"). Naming only; such a signature never counts.
+   * Per top-level role, the keys a trusted root listed and a newer one dropped, in this run
+   * or (kept beside root.json) an earlier one: a valid signature by one names the refusal
+   * KEY_RETIRED (retired-keys.ts). Naming only; such a signature never counts.
    */
-  #retired: RetiredKeys = new Map();
+  #retired: RetiredKeys;
 
-  /** TUF spec §5.2: the trusted root, which must be signed by a threshold of its own keys. */
+  /**
+   * TUF spec §5.2: the trusted root, which must be signed by a threshold of its own keys.
+   * `retiredBytes`: the retired keys list kept beside it, if any (advisory).
+   */
   constructor(
     rootBytes: Uint8Array,
     readonly nowMs: number,
     private readonly config: TufClientConfig,
+    retiredBytes?: Uint8Array,
   ) {
     const root = parseEnvelope(rootBytes, 'root');
     requireThreshold(root, root.signed.keys, root.signed.roles.root, 'root');
     this.#root = root;
+    this.#retired = decodeRetiredKeys(retiredBytes, root.signed);
+  }
+
+  /** The retired keys as the list kept beside root.json (retired-keys.ts). */
+  retiredKeysBytes(): Uint8Array {
+    return encodeRetiredKeys(this.#retired);
   }
 
   get root(): Envelope<Root> {
@@ -216,34 +230,8 @@ export class TrustedMetadataSet {
     }
     const delegations = this.#targets.get(delegator)?.signed.delegations;
     if (delegations === undefined) throw wrongOrder(`${role} before its delegator ${delegator}`);
-    const keys = delegatedRoleKeys(delegations, role);
-    if (keys === undefined) {
-      throw new TufError('NOT_DELEGATED', `${delegator} does not delegate to ${role}`, {
-        role,
-        delegator,
-      });
-    }
-    requireThreshold(envelope, delegations.keys, keys, role);
+    requireSignedByDelegations(envelope, role, delegator, delegations);
   }
-}
-
-/** Per top-level role, keyid -> key of the keys a newer trusted root dropped from it. */
-type RetiredKeys = ReadonlyMap<TopLevelRole, ReadonlyMap<string, TufKey>>;
-
-/** `retired` plus the keys `after` drops from a role `before` gave them, less re-listed ones. */
-function retiredAfter(retired: RetiredKeys, before: Root, after: Root): RetiredKeys {
-  const next = new Map<TopLevelRole, ReadonlyMap<string, TufKey>>();
-  for (const role of TOP_LEVEL_ROLES) {
-    const keys = new Map(retired.get(role));
-    const kept = after.roles[role].keyids;
-    for (const keyid of kept) keys.delete(keyid);
-    for (const keyid of before.roles[role].keyids) {
-      const key = before.keys.get(keyid);
-      if (key !== undefined && !kept.includes(keyid)) keys.set(keyid, key);
-    }
-    next.set(role, keys);
-  }
-  return next;
 }
 
 function wrongOrder(what: string): TufError {

@@ -14,6 +14,7 @@ import {
 } from './load-metadata.js';
 import type { MetadataStore, TufClock, TufFetcher } from './ports.js';
 import { targetFilePath, withSlash } from './role-names.js';
+import { walkRelease, type TrustedRelease } from './release-walk.js';
 import { findTarget } from './target-search.js';
 import { TrustedMetadataSet } from './trusted-set.js';
 
@@ -43,7 +44,8 @@ export class TufUpdater {
     const rootBytes = await options.store.read('root');
     if (rootBytes === undefined) throw new TufError('NO_TRUSTED_ROOT', 'no trusted root is stored');
     const config = tufConfig(options.config);
-    const trusted = new TrustedMetadataSet(rootBytes, options.clock.nowMs(), config);
+    const retired = await options.store.readRetiredKeys();
+    const trusted = new TrustedMetadataSet(rootBytes, options.clock.nowMs(), config, retired);
     return new TufUpdater({
       trusted,
       fetcher: options.fetcher,
@@ -79,6 +81,24 @@ export class TufUpdater {
   async getTargetInfo(targetPath: string): Promise<TargetFile | undefined> {
     await (this.#refresh ?? this.refresh());
     return findTarget(this.ctx, targetPath);
+  }
+
+  /**
+   * Every target of the release, the delegated roles' included, each as its own §5.6.7 search
+   * finds it (release-walk.ts), with the roles it came from.
+   */
+  async releaseTargets(): Promise<TrustedRelease> {
+    await (this.#refresh ?? this.refresh());
+    const top = this.ctx.trusted.targets('targets');
+    // Top-level targets has one delegator, root, and the refresh just checked it against it:
+    // no second signature check of the largest file on the no-op path.
+    return walkRelease(
+      (role, delegator) =>
+        role === 'targets' && delegator === 'root' && top !== undefined
+          ? Promise.resolve(top)
+          : loadTargets(this.ctx, role, delegator),
+      this.ctx.config,
+    );
   }
 
   /** As getTargetInfo, refusing an unlisted target with TARGET_NOT_FOUND. */

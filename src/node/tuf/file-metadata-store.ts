@@ -35,6 +35,28 @@ export class FileMetadataStore implements MetadataStore {
     }
   }
 
+  /** `retired-keys`: no role's file lacks the `.json` ending, so no role can be named so. */
+  get retiredKeysPath(): string {
+    return join(this.dir, 'retired-keys');
+  }
+
+  async readRetiredKeys(): Promise<Uint8Array | undefined> {
+    try {
+      return new Uint8Array(await readFile(this.retiredKeysPath));
+    } catch (error) {
+      if (errnoOf(error) === 'ENOENT') return undefined;
+      throw storeFailed('read', 'retired keys', error);
+    }
+  }
+
+  async writeRetiredKeys(bytes: Uint8Array): Promise<void> {
+    try {
+      await writeFileAtomic(this.retiredKeysPath, bytes);
+    } catch (error) {
+      throw storeFailed('write', 'retired keys', error);
+    }
+  }
+
   async remove(role: string): Promise<void> {
     try {
       await rm(this.pathOf(role), { force: true });

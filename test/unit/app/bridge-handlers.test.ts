@@ -146,6 +146,20 @@ describe('bridge handlers', () => {
     expect(settings.saved).toEqual([]);
   });
 
+  it('saveSettings takes an optional trusted root text, bounded, and nothing else in its place', async () => {
+    const settings = fakeSettings();
+    const handlers = bridgeHandlers(fakeController(), settings);
+    const withRoot = { ...INPUT, trustedRoot: '{"signed":{}}' };
+    await expect(runOperation(handlers, 'saveSettings', [withRoot])).resolves.toMatchObject({
+      ok: true,
+    });
+    expect(settings.saved).toEqual([withRoot]);
+    for (const trustedRoot of [5, null, 'x'.repeat(32 * 1024 + 1)]) {
+      expect(runOperation(handlers, 'saveSettings', [{ ...INPUT, trustedRoot }])).toBeNull();
+    }
+    expect(settings.saved).toHaveLength(1);
+  });
+
   it('turns a handler that throws into a rejection, never a synchronous throw', async () => {
     const c = fakeController();
     c.getStatus = () => {

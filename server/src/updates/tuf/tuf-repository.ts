@@ -5,6 +5,7 @@
  * (tuf-online.ts). Every read first brings the repository up to date on the injected clock;
  * updates run one at a time.
  */
+import { watch } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tuf } from '#protocol';
@@ -31,6 +32,18 @@ export interface TufRepositoryDeps {
   readonly current: () => Release | undefined;
   readonly now: () => number;
   readonly timestampLifetimeS: number;
+  /** The highest version of each role's files in the directory (default: a directory read). */
+  readonly listVersions?: (dir: string) => Promise<Versions>;
+}
+
+type Versions = Awaited<ReturnType<typeof highestVersions>>;
+
+/** The versions a directory read found, and what they were read under. */
+interface HeldVersions {
+  readonly generation: number;
+  readonly trust: TrustKeys;
+  readonly release: Release | undefined;
+  readonly versions: { -readonly [K in keyof Versions]: Versions[K] };
 }
 
 export class TufRepository {
@@ -41,6 +54,14 @@ export class TufRepository {
   #top: { timestamp: Uint8Array; files: TopMetadata['files'] } | undefined;
   /** The newest root version the last update saw. */
   #rootVersion = 0;
+  /**
+   * The versions the last directory read found, kept while the directory (watched), the keys
+   * and the release stay the same: most requests then read no directory.
+   */
+  #versions: HeldVersions | undefined;
+  /** Bumped by every change the watcher sees in the directory. */
+  #generation = 0;
+  #watching = false;
   /** What the newest targets file says, by its version: a version's bytes never change. */
   #summary: { version: number; summary: ReturnType<typeof targetsSummary> } | undefined;
 
@@ -58,6 +79,51 @@ export class TufRepository {
       dir,
       await OnlineRoles.open(dir, deps.now, deps.timestampLifetimeS),
     );
+  }
+
+  /**
+   * Watches the directory for files another process writes (`publish`, `publish
+   * --tuf-targets`, `rotate-keys`), so the versions read per request can be kept in between
+   * (as releases/ and keys/ are watched). Without a watcher, or after its error, every request
+   * reads the directory.
+   */
+  watch(): { close(): void } {
+    let watcher: ReturnType<typeof watch>;
+    try {
+      watcher = watch(this.dir, () => {
+        this.#generation += 1;
+      });
+    } catch {
+      return { close: () => undefined };
+    }
+    this.#watching = true;
+    watcher.on('error', () => {
+      this.#watching = false;
+    });
+    return {
+      close: () => {
+        this.#watching = false;
+        watcher.close();
+      },
+    };
+  }
+
+  /** The versions in the directory, read again only when something may have changed them. */
+  async #versionsNow(trust: TrustKeys, release: Release | undefined): Promise<HeldVersions> {
+    const held = this.#versions;
+    if (
+      this.#watching &&
+      held?.generation === this.#generation &&
+      held.trust === trust &&
+      held.release === release
+    ) {
+      return held;
+    }
+    // The generation before the read: a change seen during it makes the next call read again.
+    const generation = this.#generation;
+    const versions = await (this.deps.listVersions ?? highestVersions)(this.dir);
+    this.#versions = { generation, trust, release, versions: { ...versions } };
+    return this.#versions;
   }
 
   /**
@@ -132,7 +198,9 @@ export class TufRepository {
 
   async #update(): Promise<Uint8Array | undefined> {
     const trust = this.deps.trust();
-    const versions = await highestVersions(this.dir);
+    // What this update writes it also notes in the held versions: the watcher's event for its
+    // own file may come after the next update starts.
+    const { versions } = await this.#versionsNow(trust, this.deps.current());
     this.#rootVersion = versions.root;
     if (versions.root === 0) {
       const first = trust.chain.first;
@@ -142,8 +210,10 @@ export class TufRepository {
       }
       await writeRoot(this.deps.dataDir, first, [trust.root], this.deps.now());
       this.#rootVersion = 1;
+      versions.root = 1;
     }
     const targetsVersion = await this.#syncTargets(trust, versions.targets);
+    versions.targets = targetsVersion;
     if (targetsVersion === 0) return undefined;
     return this.online.current(targetsVersion, toTufSigner(trust.freshness));
   }

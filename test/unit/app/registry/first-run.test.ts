@@ -63,6 +63,21 @@ function deps(overrides: Partial<FirstRunDeps>): FirstRunDeps {
   };
 }
 
+describe('a registry from the settings with a kept trusted root', () => {
+  it('starts trust from the kept root, before a shipped one, and needs no pinned key', async () => {
+    const kept = new Uint8Array([1, 2, 3]);
+    const shipped = vi.fn(() => Promise.resolve(new Uint8Array([9])));
+    const choice = await chooseRegistry(
+      deps({
+        settings: { baseUrl: 'https://updates.example.com', pinnedKeys: [], trustedRoot: kept },
+        readTrustedRoot: shipped,
+      }),
+    );
+    expect(choice).toMatchObject({ pubkeys: [], trustedRoot: kept, machineKey: 'mk_stored' });
+    expect(shipped).not.toHaveBeenCalled();
+  });
+});
+
 describe('first-run demo wiring', () => {
   it('with nothing configured, starts the demo server, publishes the demo release, mints a key and pins the in-process key', async () => {
     const server = fakeServer();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { judgeSettings } from '#app/settings/settings-form.js';
 import type { SettingsInput } from '#preload/ipc-contract.js';
+import { roleKeys, signedRoot } from '#test/tuf-metadata-kit.js';
 
 const KEY = 'ab'.repeat(32);
 const OTHER = 'cd'.repeat(32);
@@ -145,5 +146,39 @@ describe('settings form', () => {
         }),
       ),
     ).toEqual(['registryUrl', 'pinnedKeys', 'machineKey', 'checkIntervalMinutes']);
+  });
+});
+
+describe('settings form: the trusted root', () => {
+  const root = new TextDecoder().decode(signedRoot(roleKeys(), 1, Date.UTC(2026, 10, 1)));
+
+  it('accepts a self-signed root, and then needs no pinned key', () => {
+    const judged = judgeSettings({ ...base, pinnedKeys: [''], trustedRoot: root }, context);
+    expect(judged.ok).toBe(true);
+    expect(judged.ok && judged.accepted.pinnedKeys).toEqual([]);
+    expect(judged.ok && new TextDecoder().decode(judged.accepted.trustedRoot)).toBe(root);
+  });
+
+  it('needs no pinned key when a root is kept, and keeps it when the field is empty', () => {
+    const judged = judgeSettings(
+      { ...base, pinnedKeys: [], trustedRoot: '  ' },
+      { ...context, trustedRootKept: true },
+    );
+    expect(judged.ok && judged.accepted.trustedRoot).toBeUndefined();
+    expect(problems({ pinnedKeys: [] })).toHaveProperty('pinnedKeys');
+  });
+
+  it('refuses a bad root next to its field', () => {
+    expect(problems({ trustedRoot: '{"signed":' })).toEqual({
+      trustedRoot: expect.stringMatching(/^This is not a TUF root\.json/) as unknown,
+    });
+  });
+
+  it('refuses a root without a registry address', () => {
+    expect(
+      problems({ registryUrl: '', pinnedKeys: [], machineKey: '', trustedRoot: root }),
+    ).toEqual({
+      trustedRoot: 'A trusted root belongs to a registry: enter the registry address too.',
+    });
   });
 });

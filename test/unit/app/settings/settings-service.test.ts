@@ -1,7 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createSettingsService, type SettingsServiceDeps } from '#app/settings/settings-service.js';
 import { DEFAULT_SETTINGS, memorySettings } from '#app/settings/settings.js';
+import { memoryTrustedRoot } from '#app/settings/trusted-root.js';
 import type { SettingsInput } from '#preload/ipc-contract.js';
+import { roleKeys, signedRoot } from '#test/tuf-metadata-kit.js';
 
 const KEY = 'ab'.repeat(32);
 
@@ -211,5 +213,41 @@ describe('settings service', () => {
     release();
     await Promise.all([first, second]);
     expect(restarts).toEqual(['https://updates.example.com', 'https://other.example.com']);
+  });
+});
+
+describe('settings service: the trusted root', () => {
+  const rootBytes = signedRoot(roleKeys(), 2, Date.UTC(2026, 10, 1));
+  const rootText = new TextDecoder().decode(rootBytes);
+
+  it('keeps an accepted root, restarts the core on it and says one is kept', async () => {
+    const trustedRoot = memoryTrustedRoot();
+    const { service, deps, order } = setup({ trustedRoot });
+    const answer = await service.save({ ...leaveDemo, pinnedKeys: [], trustedRoot: rootText });
+    expect(answer.ok).toBe(true);
+    expect(trustedRoot.load()).toEqual(rootBytes);
+    expect(deps.restart).toHaveBeenCalledTimes(1);
+    expect(order).toContain('restart:https://updates.example.com');
+    expect(answer.ok && answer.settings.trustedRootKept).toContain('version 2');
+    expect(service.get().trustedRootKept).toContain('A trusted root is kept');
+  });
+
+  it('refuses a bad root by its field and stores nothing', async () => {
+    const trustedRoot = memoryTrustedRoot();
+    const { service, store, deps } = setup({ trustedRoot });
+    const answer = await service.save({ ...leaveDemo, trustedRoot: '{"signed":{}}' });
+    expect(answer.ok).toBe(false);
+    expect(!answer.ok && answer.problems.map((p) => p.field)).toEqual(['trustedRoot']);
+    expect(trustedRoot.load()).toBeNull();
+    expect(store.get('baseUrl')).toBe('');
+    expect(deps.restart).not.toHaveBeenCalled();
+  });
+
+  it('refuses a root where none can be kept', async () => {
+    const { service } = setup();
+    const answer = await service.save({ ...leaveDemo, trustedRoot: rootText });
+    expect(!answer.ok && answer.problems).toEqual([
+      { field: 'trustedRoot', words: 'This window cannot keep a trusted root.' },
+    ]);
   });
 });

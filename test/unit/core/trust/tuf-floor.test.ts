@@ -41,6 +41,20 @@ describe('tufFloor (docs/SECURITY.md, "Rollback floors under TUF")', () => {
     expect(await tufFloor(store, none, root, 'b'.repeat(64))).toBeNull();
   });
 
+  it('reads the top-level targets of a release record (delegated roles)', async () => {
+    const record = (top: Uint8Array) =>
+      new TextEncoder().encode(
+        `{"tuf_release":1,"roles":${JSON.stringify([
+          ['targets', Buffer.from(top).toString('base64')],
+          ['plugins', Buffer.from('{}').toString('base64')],
+        ])}}`,
+      );
+    const genuine = installedFrom(record(signedTargets(keys.targets, '9.0.0', [], NOW)));
+    expect(await tufFloor(genuine.store, genuine.state, root, 'b'.repeat(64))).toBe('9.0.0');
+    const stolen = installedFrom(record(signedTargets(newKey(), '99.0.0', [], NOW)));
+    expect(await tufFloor(stolen.store, stolen.state, root, 'b'.repeat(64))).toBeNull();
+  });
+
   it('needs no check when the targets did not change', async () => {
     const { store, state } = installedFrom(undefined, '3.0.0');
     expect(await tufFloor(store, state, root, 'a'.repeat(64))).toBe('3.0.0');

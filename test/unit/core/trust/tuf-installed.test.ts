@@ -14,22 +14,22 @@ describe('verify of a set installed under TUF', () => {
     expect(looksLikeTuf(new TextEncoder().encode('{"payloadType":"x"}'))).toBe(false);
   });
 
-  it('re-checks the kept targets under the stored root, long after they expired', () => {
+  it('re-checks the kept targets under the stored root, long after they expired', async () => {
     const bytes = signedTargets(keys.targets, '1.0.0', files, NOW);
-    const record = verifyStoredTargets(bytes, root, NOW + 400 * 86_400_000);
+    const record = await verifyStoredTargets(bytes, root, NOW + 400 * 86_400_000);
     expect(record.version).toBe('1.0.0');
     expect(record.artifacts.map((a) => [a.name, a.size, a.sha256])).toEqual([
       ['bin/app', 3, 'a'.repeat(64)],
     ]);
   });
 
-  it('refuses targets signed by a key the stored root never listed, and a missing root', () => {
+  it('refuses targets signed by a key the stored root never listed, and a missing root', async () => {
     const forged = signedTargets(newKey(), '1.0.0', files, NOW);
-    expect(() => verifyStoredTargets(forged, root, NOW)).toThrow(
+    await expect(verifyStoredTargets(forged, root, NOW)).rejects.toThrow(
       expect.objectContaining({ code: 'THRESHOLD_NOT_MET' }),
     );
     const bytes = signedTargets(keys.targets, '1.0.0', files, NOW);
-    expect(() => verifyStoredTargets(bytes, undefined, NOW)).toThrow(
+    await expect(verifyStoredTargets(bytes, undefined, NOW)).rejects.toThrow(
       expect.objectContaining({ code: 'STATE_CORRUPT' }),
     );
   });

@@ -25,6 +25,7 @@ export interface RoleSpec {
   signers: TestKey[];
   targets: Record<string, unknown>;
   delegations?: Record<string, unknown>;
+  custom?: Record<string, unknown>;
 }
 
 type Top = 'root' | 'timestamp' | 'snapshot' | 'targets';
@@ -157,6 +158,7 @@ export class SimRepo {
         expires: spec.expires,
         targets: spec.targets,
         ...(spec.delegations === undefined ? {} : { delegations: spec.delegations }),
+        ...(spec.custom === undefined ? {} : { custom: spec.custom }),
       };
       const bytes = signed(body, spec.signers);
       this.serve(metadataFileName(name, this.consistent ? spec.version : undefined), bytes);

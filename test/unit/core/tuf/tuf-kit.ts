@@ -83,6 +83,14 @@ export class MemoryStore implements MetadataStore {
     this.files.delete(role);
     return Promise.resolve();
   }
+  retired: Uint8Array | undefined;
+  readRetiredKeys(): Promise<Uint8Array | undefined> {
+    return Promise.resolve(this.retired);
+  }
+  writeRetiredKeys(bytes: Uint8Array): Promise<void> {
+    this.retired = bytes;
+    return Promise.resolve();
+  }
   version(role: string): number | undefined {
     const bytes = this.files.get(role);
     if (bytes === undefined) return undefined;
