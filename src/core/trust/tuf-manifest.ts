@@ -77,13 +77,26 @@ export function registryVersionOf(targets: Envelope<Targets>): string {
   return targetsCustomOf(targets).registryVersion;
 }
 
-/** The artifact entry of one target, before the shared parser checks it. */
-function artifactOf(target: TargetFile, url: string): Record<string, unknown> {
+/**
+ * The artifact entry of one target, before the shared parser checks it. The table of packs is
+ * top-level targets' own (`custom.packs`, docs/PROTOCOL.md §2.8): a delegated role's `pack`
+ * index would name a row of a table that role did not sign, so its targets are fetched whole.
+ */
+function artifactOf(target: TargetFile, url: string, topLevel: boolean): Record<string, unknown> {
   const sha256 = target.hashes.get('sha256');
   if (sha256 === undefined) {
     throw new UpdateError('BAD_DIGEST', `target ${target.path} has no sha256 hash`);
   }
-  return { ...target.custom, name: target.path, size: target.length, sha256, url };
+  const entry: Record<string, unknown> = {
+    ...target.custom,
+    name: target.path,
+    size: target.length,
+    sha256,
+    url,
+  };
+  if (topLevel) return entry;
+  const { pack: _pack, pack_offset: _offset, ...whole } = entry;
+  return whole;
 }
 
 /**
@@ -104,7 +117,9 @@ export function verifiedFromTargets(input: TufManifestInput): VerifiedManifest {
   ) {
     files.sort((a, b) => compareNames(a.path, b.path));
   }
-  const entries = files.map((t) => artifactOf(t, input.urlOf(t)));
+  const top = targets.signed.targets;
+  // The release walk hands on the very TargetFile its role listed: identity says top-level.
+  const entries = files.map((t) => artifactOf(t, input.urlOf(t), top.get(t.path) === t));
   let artifacts;
   try {
     const custom = isJsonObject(targets.signed.custom) ? targets.signed.custom : undefined;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { verifiedFromTargets } from '#core/trust/index.js';
 import { verifyStoredTargets } from '#core/trust/tuf-installed.js';
 import {
   isReleaseRecord,
@@ -95,5 +96,34 @@ describe('the signed bytes of a set installed under TUF', () => {
     const record = await verifyStoredTargets(bytes, repo.initialRoot, NOW + 400 * 86_400_000);
     expect(record.version).toBe('1.0.0');
     expect(record.artifacts.map((a) => a.name)).toEqual(['bin/app', 'plugins/a']);
+  });
+
+  it('name packs only for top-level targets: a delegated role cannot index a table it did not sign', async () => {
+    const repo = delegatingRepo();
+    const row = { sha256: 'd'.repeat(64), size: 8, url: 'api/updates/artifacts/d' };
+    const top = repo.roles.get('targets')!;
+    top.custom = { registry_version: '1.0.0', packs: [row] };
+    top.targets['bin/app'] = {
+      ...(top.targets['bin/app'] as object),
+      custom: { pack: 0, pack_offset: 0 },
+    };
+    const plugins = repo.roles.get('plugins')!;
+    plugins.targets['plugins/a'] = {
+      ...(plugins.targets['plugins/a'] as object),
+      custom: { pack: 0, pack_offset: 3 },
+    };
+    repo.bump('targets');
+    repo.bump('plugins');
+    const release = await (await repo.client()).releaseTargets();
+    const targets = release.roles[0]!.envelope;
+    const verified = verifiedFromTargets({
+      targets,
+      release,
+      urlOf: (t) => `https://r.example/${t.path}`,
+      freshUntilMs: NOW + 1000,
+      nowMs: NOW,
+    });
+    const packOf = Object.fromEntries(verified.manifest.artifacts.map((a) => [a.name, a.pack]));
+    expect(packOf).toEqual({ 'bin/app': { ...row, offset: 0 }, 'plugins/a': undefined });
   });
 });
