@@ -4,6 +4,7 @@ export { checkContentCoding, isGzipCoding } from './content-coding.js';
 export { parseEndpoint, requireEndpoint } from './endpoint.js';
 export type { Endpoint } from './endpoint.js';
 export { gcPacer } from './gc-pacer.js';
+export type { GarbageCollector } from './gc-pacer.js';
 export { errorForResponse } from './http-errors.js';
 export { startGet } from './http-get.js';
 export type { Exchange, HttpContext } from './http-get.js';
