@@ -10,7 +10,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, Menu, protocol, safeStorage, session, shell } from 'electron';
-import { isUpdateError, type UpdateError } from '#core/errors.js';
+import { isUpdateError } from '#core/errors.js';
 import { APP_ID } from './app-identity.js';
 import {
   APP_ENTRY_URL,
@@ -32,20 +32,15 @@ import { createProxyLogin } from './proxy-login.js';
 import { askInPromptWindow } from './proxy-prompt.js';
 import { openAppSession, type AppSession } from '#app/app-session.js';
 import { openSessionPart, type LogLevel } from '#app/open-updater.js';
-import {
-  createSecretStore,
-  machineKeyStorageWords,
-  sessionSeal,
-  type SecretStore,
-} from '#app/settings/secret-store.js';
+import { machineKeyStorageWords, sessionSeal } from '#app/settings/secret-store.js';
 import { createSettingsService } from '#app/settings/settings-service.js';
 import { createAppSelfUpdate } from './app-self-update.js';
 import { parseSelfUpdateMode } from '#app/self-update/self-update-mode.js';
 import type { WindowSection } from '#preload/ipc-contract.js';
 import { decideLaunch, loginItemDeps, tellWhereTheAppLives } from './launch-wiring.js';
 import type { InstalledVerifyReport } from '#app/self-update/verified-copy.js';
-import { memorySettings, openSettingsStore, type SettingsStore } from '#app/settings/settings.js';
-import { fileTrustedRoot, type TrustedRootStore } from '#app/settings/trusted-root.js';
+import type { SettingsStore } from '#app/settings/settings.js';
+import { openStores, type Stores } from './stores.js';
 import { closeTrayApp, emptyTrayApp, firstShow, refreshTray, showWindow } from './tray-app.js';
 import { attachShutdown, createTrayIcon, forwardEvents } from './tray-app-wiring.js';
 import { createTrayToggle } from './tray-toggle.js';
@@ -68,19 +63,6 @@ const trayToggle = createTrayToggle({
   hide: () => trayApp.window?.hide(),
 });
 
-/** Opens the settings file; a refused file leaves in-memory defaults and the refusal. */
-async function openSettings(): Promise<{ settings: SettingsStore; refusal: UpdateError | null }> {
-  try {
-    return { settings: await openSettingsStore(), refusal: null };
-  } catch (error) {
-    if (!isUpdateError(error)) throw error;
-    const cause = error.cause instanceof Error ? error.cause.message : '';
-    trayApp.log?.write('error', `settings refused: ${error.message} ${cause}`);
-    // Defaults in memory for this session; the refused file is left for the user to fix.
-    return { settings: memorySettings(), refusal: error };
-  }
-}
-
 /** Packaged builds have no menu; every permission is denied; the page comes from app://. */
 function secureSession(): void {
   // Packaged builds have no application menu, so no Reload / Toggle DevTools shortcuts.
@@ -91,18 +73,6 @@ function secureSession(): void {
   protocol.handle(APP_SCHEME, createAppProtocolHandler({ rootDir: join(appDir, 'renderer') }));
 }
 
-/** The machine key under safeStorage; one given in the environment is stored first. */
-function openSecrets(settings: SettingsStore): SecretStore {
-  const secrets = createSecretStore(safeStorage, {
-    get: () => settings.get('machineKeyCiphertext'),
-    set: (value) => settings.set('machineKeyCiphertext', value),
-  });
-  // Entry point only: the machine key may arrive in the environment, never in argv (ps).
-  const envKey = process.env['UPDATER_MACHINE_KEY'];
-  if (envKey !== undefined && envKey !== '') secrets.save(envKey);
-  return secrets;
-}
-
 /**
  * Opens the one session of the run (Save in the settings restarts the core inside it), with
  * proxy sign-in for the app's own requests and the self-update hook.
@@ -110,10 +80,7 @@ function openSecrets(settings: SettingsStore): SecretStore {
 async function openController(
   log: LogFile,
   notices: NotificationCenter,
-  settings: SettingsStore,
-  refusal: UpdateError | null,
-  secrets: SecretStore,
-  trustedRoot: TrustedRootStore,
+  { settings, refusal, secrets, trustedRoot }: Stores,
 ): Promise<AppSession> {
   // A proxy that asks for a password is asked about in a prompt window, for the app's own
   // requests and for web contents alike (docs/DESKTOP.md "Proxy sign-in").
@@ -162,12 +129,7 @@ async function openController(
 }
 
 /** The window's operations answered by the controller, and start at login re-applied. */
-function wireSettings(
-  c: AppSession,
-  settings: SettingsStore,
-  secrets: SecretStore,
-  trustedRoot: TrustedRootStore,
-): void {
+function wireSettings(c: AppSession, { settings, secrets, trustedRoot }: Stores): void {
   const settingsService = createSettingsService({
     store: settings,
     secrets,
@@ -232,14 +194,11 @@ async function boot(): Promise<void> {
     open: () => showWindow(trayApp),
   });
   secureSession();
-  const { settings, refusal } = await openSettings();
-  const secrets = openSecrets(settings);
-  // The settings screen's trusted root, kept beside settings.json (docs/DESKTOP.md "Settings").
-  const trustedRoot = await fileTrustedRoot(join(app.getPath('userData'), 'trusted-root.json'));
-  const c = await openController(log, notices, settings, refusal, secrets, trustedRoot);
+  const stores = await openStores((message) => trayApp.log?.write('error', message));
+  const c = await openController(log, notices, stores);
   trayApp.controller = c;
-  wireSettings(c, settings, secrets, trustedRoot);
-  openWindow(plan, settings);
+  wireSettings(c, stores);
+  openWindow(plan, stores.settings);
   if (plan.windowStyle === 'tray') {
     createTrayIcon(trayApp, resourcesDir, () => trayToggle.onTrayClick());
   }
