@@ -92,7 +92,7 @@ describe('updater CLI over TUF', () => {
 
   it('refuses a --trusted-root that is not a self-signed root (exit 2)', async () => {
     const dir = await dirs.make('tuf-cli-bad-');
-    const bad = join(dir, '..', `bad-root-${Date.now()}.json`);
+    const bad = join(await dirs.make('tuf-cli-bad-root-'), 'root.json');
     const root = JSON.parse(await readFile(rootFile, 'utf8')) as { signatures: unknown[] };
     await writeFile(bad, JSON.stringify({ ...root, signatures: [] }));
     let out = '';
