@@ -59,6 +59,8 @@ export interface SettingsInput {
   readonly machineKey: string;
   /** A TUF root.json's text to start trust from; '' or absent keeps the one kept, if any. */
   readonly trustedRoot?: string;
+  /** True: the kept root is forgotten (trust then starts from the pinned keys or a shipped root). */
+  readonly forgetTrustedRoot?: boolean;
   readonly checkIntervalMinutes: number;
   readonly paused: boolean;
   readonly startAtLogin: boolean;
@@ -102,25 +104,32 @@ function choice<T extends string>(choices: readonly T[], value: unknown): T | nu
   return choices.find((c) => c === value) ?? null;
 }
 
+const OPTIONAL_KEYS: readonly (keyof SettingsInput)[] = ['trustedRoot', 'forgetTrustedRoot'];
+
+/** The optional fields' shape: absent, or of their type and bound. */
+function optionalFieldsFit(record: Record<string, unknown>): boolean {
+  const { trustedRoot, forgetTrustedRoot } = record;
+  const rootFits =
+    trustedRoot === undefined ||
+    (typeof trustedRoot === 'string' && trustedRoot.length <= MAX_TRUSTED_ROOT_TEXT);
+  return rootFits && (forgetTrustedRoot === undefined || typeof forgetTrustedRoot === 'boolean');
+}
+
 /**
  * Checks the shape of a SettingsInput that crossed the boundary: exactly its ten fields and
- * optionally `trustedRoot`, of their types and bounded sizes. The values' meaning (an address, a key) is judged in
- * src/app/settings/settings-form.ts, which answers in plain words.
+ * optionally `trustedRoot` and `forgetTrustedRoot`, of their types and bounded sizes. The
+ * values' meaning (an address, a key) is judged in src/app/settings/settings-form.ts, which
+ * answers in plain words.
  */
 export function parseSettingsInput(raw: unknown): SettingsInput | null {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
   const record = raw as Record<string, unknown>;
   const keys = Object.keys(record);
-  const rootGiven = keys.includes('trustedRoot');
-  if (keys.length !== INPUT_KEYS.length + (rootGiven ? 1 : 0)) return null;
+  const optional = OPTIONAL_KEYS.filter((k) => keys.includes(k)).length;
+  if (keys.length !== INPUT_KEYS.length + optional) return null;
   if (!INPUT_KEYS.every((k) => keys.includes(k))) return null;
-  const trustedRoot = record['trustedRoot'];
-  if (
-    rootGiven &&
-    !(typeof trustedRoot === 'string' && trustedRoot.length <= MAX_TRUSTED_ROOT_TEXT)
-  ) {
-    return null;
-  }
+  if (!optionalFieldsFit(record)) return null;
+  const { trustedRoot, forgetTrustedRoot } = record;
   const text = (v: unknown): v is string => typeof v === 'string' && v.length <= MAX_INPUT_TEXT;
   const {
     registryUrl,
@@ -155,5 +164,6 @@ export function parseSettingsInput(raw: unknown): SettingsInput | null {
     selfUpdate,
     minimiseToBackground,
     ...(typeof trustedRoot === 'string' ? { trustedRoot } : {}),
+    ...(typeof forgetTrustedRoot === 'boolean' ? { forgetTrustedRoot } : {}),
   };
 }

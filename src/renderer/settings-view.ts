@@ -29,6 +29,8 @@ interface SettingsElements {
   readonly trustedRoot: HTMLTextAreaElement;
   readonly trustedRootFile: HTMLInputElement;
   readonly trustedRootHint: HTMLElement;
+  readonly forgetRootRow: HTMLElement;
+  readonly forgetRoot: HTMLInputElement;
   readonly interval: HTMLInputElement;
   readonly paused: HTMLInputElement;
   readonly startAtLogin: HTMLInputElement;
@@ -71,6 +73,8 @@ function find(doc: Document): SettingsElements {
     trustedRoot: get<HTMLTextAreaElement>('trusted-root'),
     trustedRootFile: get<HTMLInputElement>('trusted-root-file'),
     trustedRootHint: get('trusted-root-hint'),
+    forgetRootRow: get('forget-trusted-root-row'),
+    forgetRoot: get<HTMLInputElement>('forget-trusted-root'),
     interval: get<HTMLInputElement>('check-interval'),
     paused: get<HTMLInputElement>('settings-paused'),
     startAtLogin: get<HTMLInputElement>('start-at-login'),
@@ -98,6 +102,9 @@ function fill(el: SettingsElements, view: SettingsView): void {
   el.trustedRootFile.value = '';
   const rootKept = view.trustedRootKept ?? '';
   setText(el.trustedRootHint, rootKept === '' ? ROOT_HINT : `${rootKept} ${ROOT_HINT}`);
+  // Offered only while a root is kept: there is nothing to forget otherwise.
+  el.forgetRoot.checked = false;
+  el.forgetRootRow.hidden = rootKept === '';
   el.interval.value = String(view.checkIntervalMinutes);
   el.paused.checked = view.paused;
   el.startAtLogin.checked = view.startAtLogin;
@@ -128,6 +135,7 @@ function read(el: SettingsElements): SettingsInput {
     pinnedKeys: el.pinnedKeys.value.split(/\r?\n/),
     machineKey: el.machineKey.value,
     trustedRoot: el.trustedRoot.value,
+    forgetTrustedRoot: el.forgetRoot.checked,
     // An empty or non-numeric field crosses as NaN's stand-in 0: the app asks for a number.
     checkIntervalMinutes: Number.isFinite(el.interval.valueAsNumber)
       ? el.interval.valueAsNumber

@@ -123,4 +123,22 @@ test('the settings screen takes a trusted root: a bad one refused by its field, 
   await page.getByRole('button', { name: 'Back' }).click();
   await page.getByRole('button', { name: 'Check now' }).click();
   await expect(page.locator('#installed-version')).toHaveText('3.0.0', { timeout: 20_000 });
+
+  // The kept root belongs to this registry: leaving it asks to forget the root, by its field.
+  await page.getByRole('button', { name: 'Settings' }).click();
+  const forget = page.getByLabel('Forget the kept root');
+  await expect(forget).toBeVisible();
+  await page.getByLabel('Registry address').fill('');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.locator('#trusted-root-error')).toContainText(
+    'tick "Forget the kept root" to use the demo registry',
+  );
+  await forget.check();
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.locator('#settings-result')).toContainText(
+    'Saved. The updater restarted on the demo registry.',
+    { timeout: 20_000 },
+  );
+  await expect(forget).toBeHidden();
+  await expect(page.locator('#trusted-root-hint')).not.toContainText('is kept');
 });

@@ -34,6 +34,8 @@ export interface AcceptedSettings {
   readonly machineKey: string | null;
   /** A new trusted root to keep (judged: trusted-root.ts); absent keeps the kept one. */
   readonly trustedRoot?: Uint8Array;
+  /** The kept root is to be forgotten. */
+  readonly forgetTrustedRoot: boolean;
   readonly checkIntervalMs: number;
   readonly paused: boolean;
   readonly startAtLogin: boolean;
@@ -75,6 +77,8 @@ export interface JudgeContext {
   readonly startAtLoginAvailable: boolean;
   /** A trusted root is kept for the registry (then no pinned key is needed). */
   readonly trustedRootKept?: boolean;
+  /** The registry address stored now ('' the demo): the one a kept root was given for. */
+  readonly storedBaseUrl?: string;
 }
 
 /** The trusted root field: null when left empty, else the judged root or its problem. */
@@ -87,6 +91,27 @@ function rootField(text: string | undefined, demo: boolean) {
     };
   }
   return judgeTrustedRoot(text);
+}
+
+/**
+ * The kept root's problem: it belongs to the stored address, so another address needs that
+ * registry's own root or the kept one forgotten (trust never carries over to another registry
+ * unasked); and a new root and "forget" together contradict each other.
+ */
+function keptRootProblem(
+  input: SettingsInput,
+  baseUrl: string,
+  rootGiven: boolean,
+  context: JudgeContext,
+): string | null {
+  const forget = input.forgetTrustedRoot === true;
+  if (forget && rootGiven) return 'Give a new root or forget the kept one, not both.';
+  if (context.trustedRootKept !== true || forget || rootGiven) return null;
+  const stored = context.storedBaseUrl;
+  if (stored === undefined || stored === baseUrl) return null;
+  return baseUrl === ''
+    ? `The kept root belongs to ${stored}: tick "Forget the kept root" to use the demo registry.`
+    : `The kept root belongs to ${stored}: give this registry's root.json, or tick "Forget the kept root".`;
 }
 
 /**
@@ -106,8 +131,10 @@ export function judgeSettings(input: SettingsInput, context: JudgeContext): Sett
   const demo = baseUrl === '';
   const root = rootField(input.trustedRoot, demo);
   if (root !== null && !root.ok) add('trustedRoot', root.words);
+  else add('trustedRoot', keptRootProblem(input, demo ? '' : baseUrl, root !== null, context));
+  const forget = input.forgetTrustedRoot === true;
   // A TUF root is an anchor of its own: pinned keys are then optional (open-updater.ts).
-  const anchored = root?.ok === true || context.trustedRootKept === true;
+  const anchored = root?.ok === true || (context.trustedRootKept === true && !forget);
   if (!demo) {
     add('registryUrl', registryUrlProblem(baseUrl));
     add('pinnedKeys', anchored && keys.length === 0 ? null : pinnedKeysProblem(keys));
@@ -125,6 +152,7 @@ export function judgeSettings(input: SettingsInput, context: JudgeContext): Sett
       pinnedKeys: demo ? [] : keys.map(normalizePinnedKey),
       machineKey: demo || machineKey === '' ? null : machineKey,
       ...(root?.ok === true ? { trustedRoot: root.bytes } : {}),
+      forgetTrustedRoot: forget && context.trustedRootKept === true,
       checkIntervalMs: input.checkIntervalMinutes * 60_000,
       paused: input.paused,
       startAtLogin: input.startAtLogin,

@@ -62,7 +62,8 @@ function coreChanges(store: SettingsStore, next: AcceptedSettings): boolean {
     next.checkIntervalMs !== store.get('checkIntervalMs') ||
     next.requireNonce !== store.get('requireNonce') ||
     next.machineKey !== null ||
-    next.trustedRoot !== undefined
+    next.trustedRoot !== undefined ||
+    next.forgetTrustedRoot
   );
 }
 
@@ -99,6 +100,7 @@ async function saveNow(
     machineKeyKept: deps.secrets.load() !== null,
     startAtLoginAvailable: deps.applyStartAtLogin !== undefined,
     trustedRootKept: (deps.trustedRoot?.load() ?? null) !== null,
+    storedBaseUrl: deps.store.get('baseUrl'),
   });
   if (!judged.ok) return { ok: false, problems: judged.problems };
   const next = judged.accepted;
@@ -110,6 +112,7 @@ async function saveNow(
     // Kept before anything else is stored: the restart below opens the core on it.
     await deps.trustedRoot.save(next.trustedRoot);
   }
+  if (next.forgetTrustedRoot) await deps.trustedRoot?.forget();
   const coreChanged = coreChanges(deps.store, next);
   storeValues(deps.store, next);
   let keyWords = '';

@@ -6,7 +6,7 @@
  * (`trusted-root.json`, written atomically), the web window in its process's memory, as each
  * keeps the other settings.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { isTufError, parseEnvelope, requireThreshold } from '#protocol/tuf/index.js';
 import { writeFileAtomic } from '#shared/atomic-file.js';
 
@@ -16,6 +16,8 @@ export interface TrustedRootStore {
   load(): Uint8Array | null;
   /** Keeps `bytes` (an accepted root) in place of the kept one. */
   save(bytes: Uint8Array): Promise<void>;
+  /** Keeps none any more (nothing kept: nothing to do). */
+  forget(): Promise<void>;
 }
 
 export type RootJudgement =
@@ -45,15 +47,16 @@ export function judgeTrustedRoot(text: string): RootJudgement {
   return { ok: true, bytes };
 }
 
-/** What the screen says of a kept root; '' when none (or one that no longer reads). */
+/** What the screen says of a kept root; '' when none is kept. */
 export function trustedRootSummary(bytes: Uint8Array | null): string {
   if (bytes === null) return '';
   try {
     const { version, roles } = parseEnvelope(bytes, 'root').signed;
     const { threshold, keyids } = roles.root;
-    return `A trusted root is kept (version ${version}, ${threshold} of ${keyids.length} root keys): leave the field empty to keep it.`;
+    return `A trusted root is kept (version ${version}, ${threshold} of ${keyids.length} root keys): leave the field empty to keep it, or tick "Forget the kept root".`;
   } catch {
-    return '';
+    // Said, not hidden: the way out (a new root, or forgetting it) must stay on the screen.
+    return 'The kept trusted root can no longer be read: give a new root.json, or tick "Forget the kept root".';
   }
 }
 
@@ -71,6 +74,11 @@ export async function fileTrustedRoot(path: string): Promise<TrustedRootStore> {
       await writeFileAtomic(path, bytes);
       kept = bytes;
     },
+    async forget() {
+      // Removed before it counts as forgotten: a failed removal keeps it kept, and said so.
+      await rm(path, { force: true });
+      kept = null;
+    },
   };
 }
 
@@ -81,6 +89,10 @@ export function memoryTrustedRoot(): TrustedRootStore {
     load: () => kept,
     save(bytes) {
       kept = bytes;
+      return Promise.resolve();
+    },
+    forget() {
+      kept = null;
       return Promise.resolve();
     },
   };

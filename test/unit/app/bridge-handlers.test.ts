@@ -160,6 +160,25 @@ describe('bridge handlers', () => {
     expect(settings.saved).toHaveLength(1);
   });
 
+  it('saveSettings takes an optional boolean forgetTrustedRoot, beside a root or alone', async () => {
+    const settings = fakeSettings();
+    const handlers = bridgeHandlers(fakeController(), settings);
+    const forget = { ...INPUT, forgetTrustedRoot: true };
+    const both = { ...INPUT, trustedRoot: '', forgetTrustedRoot: false };
+    for (const input of [forget, both]) {
+      await expect(runOperation(handlers, 'saveSettings', [input])).resolves.toMatchObject({
+        ok: true,
+      });
+    }
+    expect(settings.saved).toEqual([forget, both]);
+    for (const forgetTrustedRoot of ['yes', 1, null]) {
+      const bad = { ...INPUT, forgetTrustedRoot };
+      expect(runOperation(handlers, 'saveSettings', [bad])).toBeNull();
+    }
+    expect(runOperation(handlers, 'saveSettings', [{ ...INPUT, forgetRoot: true }])).toBeNull();
+    expect(settings.saved).toHaveLength(2);
+  });
+
   it('turns a handler that throws into a rejection, never a synchronous throw', async () => {
     const c = fakeController();
     c.getStatus = () => {

@@ -40,6 +40,7 @@ describe('settings form', () => {
         baseUrl: 'https://updates.example.com',
         pinnedKeys: [KEY],
         machineKey: 'mk_0123456789',
+        forgetTrustedRoot: false,
         checkIntervalMs: 3_600_000,
         paused: false,
         startAtLogin: false,

@@ -243,6 +243,55 @@ describe('settings service: the trusted root', () => {
     expect(deps.restart).not.toHaveBeenCalled();
   });
 
+  it('forgets a kept root when asked: the core restarts without it, and pinned keys are needed again', async () => {
+    const trustedRoot = memoryTrustedRoot();
+    const { service, deps } = setup({ trustedRoot });
+    await service.save({ ...leaveDemo, pinnedKeys: [], trustedRoot: rootText });
+    const keyless = await service.save({ ...leaveDemo, pinnedKeys: [], forgetTrustedRoot: true });
+    expect(!keyless.ok && keyless.problems.map((p) => p.field)).toEqual(['pinnedKeys']);
+    expect(trustedRoot.load()).toEqual(rootBytes);
+    const answer = await service.save({ ...leaveDemo, forgetTrustedRoot: true });
+    expect(answer.ok).toBe(true);
+    expect(trustedRoot.load()).toBeNull();
+    expect(deps.restart).toHaveBeenCalledTimes(2);
+    expect(answer.ok && answer.settings.trustedRootKept).toBe('');
+  });
+
+  it('a kept root never carries over to another registry unasked', async () => {
+    const trustedRoot = memoryTrustedRoot();
+    const { service, store, deps } = setup({ trustedRoot });
+    await service.save({ ...leaveDemo, pinnedKeys: [], trustedRoot: rootText });
+    const other = { ...leaveDemo, registryUrl: 'https://other.example.com' };
+    const moved = await service.save(other);
+    expect(!moved.ok && moved.problems).toEqual([
+      {
+        field: 'trustedRoot',
+        words:
+          'The kept root belongs to https://updates.example.com: give this registry\'s root.json, or tick "Forget the kept root".',
+      },
+    ]);
+    const toDemo = await service.save({ ...leaveDemo, registryUrl: '' });
+    expect(!toDemo.ok && toDemo.problems[0]?.words).toContain('to use the demo registry');
+    expect(store.get('baseUrl')).toBe('https://updates.example.com');
+    expect(deps.restart).toHaveBeenCalledTimes(1);
+    // Its own root for the new address, or forgetting the old one, is accepted.
+    expect((await service.save({ ...other, trustedRoot: rootText })).ok).toBe(true);
+    expect((await service.save({ ...leaveDemo, forgetTrustedRoot: true })).ok).toBe(true);
+    expect(trustedRoot.load()).toBeNull();
+  });
+
+  it('refuses a new root and forgetting the kept one together', async () => {
+    const trustedRoot = memoryTrustedRoot();
+    const { service } = setup({ trustedRoot });
+    await service.save({ ...leaveDemo, pinnedKeys: [], trustedRoot: rootText });
+    const both = { ...leaveDemo, trustedRoot: rootText, forgetTrustedRoot: true };
+    const answer = await service.save(both);
+    expect(!answer.ok && answer.problems).toEqual([
+      { field: 'trustedRoot', words: 'Give a new root or forget the kept one, not both.' },
+    ]);
+    expect(trustedRoot.load()).toEqual(rootBytes);
+  });
+
   it('refuses a root where none can be kept', async () => {
     const { service } = setup();
     const answer = await service.save({ ...leaveDemo, trustedRoot: rootText });

@@ -50,6 +50,11 @@ describe('the settings screen’s trusted root', () => {
       await first.save(root);
       expect(new Uint8Array(await readFile(path))).toEqual(root);
       expect((await fileTrustedRoot(path)).load()).toEqual(root);
+      await first.forget();
+      expect(first.load()).toBeNull();
+      await expect(readFile(path)).rejects.toMatchObject({ code: 'ENOENT' });
+      expect((await fileTrustedRoot(path)).load()).toBeNull();
+      await first.forget();
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -60,7 +65,10 @@ describe('the settings screen’s trusted root', () => {
     expect(store.load()).toBeNull();
     await store.save(new Uint8Array([1]));
     expect(store.load()).toEqual(new Uint8Array([1]));
+    await store.forget();
+    expect(store.load()).toBeNull();
     expect(trustedRootSummary(null)).toBe('');
-    expect(trustedRootSummary(new Uint8Array([1]))).toBe('');
+    // A kept root that no longer reads is said, so the way out stays on the screen.
+    expect(trustedRootSummary(new Uint8Array([1]))).toContain('can no longer be read');
   });
 });
