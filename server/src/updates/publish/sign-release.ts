@@ -1,8 +1,9 @@
 /**
  * `npm run server -- sign-release` (docs/PROTOCOL.md §2.7.8): signs a release on a machine that
  * holds release keys and nothing else of the server. A new bundle hashes every regular file
- * under FOLDER (with the chunk indexes the server will build from the same bytes); an existing
- * bundle gets the signatures of more release keys (k of n signers in turn).
+ * under FOLDER (with the chunk indexes and the table of packs the server will build from the
+ * same bytes); an existing bundle gets the signatures of more release keys (k of n signers in
+ * turn), its payload, and so its table, unchanged.
  */
 import { readRegularFile } from '../../platform/regular-file.js';
 import {
@@ -19,6 +20,7 @@ import { HttpError } from '../../http/http-error.js';
 import type { RandomSource } from '../../platform/random.js';
 import { listFolder } from './publish-folder.js';
 import { buildRelease, hashArtifact } from './release-builder.js';
+import { offlinePacking, previousArtifacts } from './offline-packs.js';
 import { heldKey, type HeldKey } from '../keys/trust-keys.js';
 
 export interface SignReleaseOptions {
@@ -31,6 +33,11 @@ export interface SignReleaseOptions {
   readonly version: string | undefined;
   readonly folder: string | undefined;
   readonly artifactBaseUrl: string | undefined;
+  /**
+   * The bundle of the release the fleet holds (`--previous-bundle`): its packs are kept for
+   * the members still in this release (docs/PROTOCOL.md §2.8). Without it, packed afresh.
+   */
+  readonly previousBundle?: string | undefined;
 }
 
 export interface SignReleaseResult {
@@ -77,6 +84,12 @@ export async function signRelease(
     if (options.version === undefined || options.folder === undefined) {
       throw new HttpError(400, 'INVALID_VERSION', 'a new bundle needs --version and a FOLDER');
     }
+    const previous =
+      options.previousBundle === undefined
+        ? undefined
+        : await previousArtifacts(options.previousBundle);
+    // The table of packs the server's own path would write (docs/PROTOCOL.md §2.8).
+    const { put, pack } = offlinePacking(hashArtifact, previous);
     const { payload } = await buildRelease(
       {
         registry_version: options.version,
@@ -85,7 +98,8 @@ export async function signRelease(
           ? {}
           : { artifact_base_url: options.artifactBaseUrl }),
       },
-      hashArtifact,
+      put,
+      pack,
     );
     envelope = signDsse(payload, RELEASE_PAYLOAD_TYPE, signers);
   }
