@@ -21,6 +21,7 @@ import { ServerClock } from '#server/platform/clock.js';
 import { createRandom } from '#server/platform/random.js';
 import { heldKey } from '#server/updates/keys/trust-keys.js';
 import { offlinePacking } from '#server/updates/publish/offline-packs.js';
+import { Publisher, PUBLISH_LOCK_FILE } from '#server/updates/publish/publisher.js';
 import { listFolder } from '#server/updates/publish/publish-folder.js';
 import { buildRelease, hashArtifact } from '#server/updates/publish/release-builder.js';
 import { openUpdateState } from '#server/updates/updates-module.js';
@@ -231,5 +232,33 @@ describe('publishing a bundle with a table of packs', () => {
     expect(refusal.message).toContain(`${pack} of the signed table does not hold`);
     expect(await blobFiles()).toEqual(before);
     expect(state.releases.current?.manifest.registry_version).toBe('1.0.0');
+  });
+
+  it('removes the packs it built when the publish fails after them (the failed-publish sweep)', async () => {
+    const state = await open();
+    const root = await folder('v1', 30);
+    const release = await planned('1.0.0', root);
+    // The release store refuses to save: the packs are built by then, and must go again.
+    const releases = new Proxy(state.releases, {
+      get: (target, key) => {
+        if (key === 'save') return () => Promise.reject(new Error('disk full'));
+        const value: unknown = Reflect.get(target, key, target);
+        return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+      },
+    });
+    const publisher = new Publisher({
+      keys: state.trust,
+      releases,
+      blobs: state.blobs,
+      clock: new ServerClock(),
+      freshen: () => Promise.reject(new Error('not reached')),
+      lockPath: join(dir, PUBLISH_LOCK_FILE),
+    });
+    const before = await blobFiles();
+    const bundle = await bundleOf(release);
+    const artifacts = await listFolder(root);
+    await expect(publisher.publish({ bundle, artifacts })).rejects.toThrow('disk full');
+    expect(await blobFiles()).toEqual(before);
+    expect(await state.blobs.sizeOf(packsOf(release)[0] as string)).toBeUndefined();
   });
 });
