@@ -1,11 +1,12 @@
 /**
  * Packs of releases signed offline, through the real command line (docs/PROTOCOL.md §2.7.8,
  * §2.8): the release key is away from the data directory, `sign-release` signs the table of
- * packs (and the same table in the TUF targets it writes), `publish --bundle` builds the packs,
- * and a client of src/core installs from nginx in a few range requests. The next release,
- * signed with `--previous-bundle`, keeps the first one's packs: 12 changed files come in at
- * most 3 requests.
+ * packs (and the same table in the TUF targets it writes), `publish --bundle` builds the packs
+ * (and writes them into the static tree of those targets), and a client of src/core installs
+ * from nginx in a few range requests. The next release, signed with `--previous-bundle`,
+ * keeps the first one's packs: 12 changed files come in at most 3 requests.
  */
+import { createHash } from 'node:crypto';
 import { copyFile, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,13 +32,15 @@ beforeAll(async () => {
   work = await dirs.make('sign-release-packs-');
   nginx = await startNginx(await dirs.make('sign-release-packs-www-'));
   dataDir = join(work, 'data');
-  // The data directory's keys, then the release key goes offline (production).
-  await openUpdateState({
+  // The data directory's keys and TUF root 1 (offline targets need a root to be checked
+  // against), then the release key goes offline (production).
+  const state = await openUpdateState({
     dataDir,
     options: { ...DEFAULT_OPTIONS, dataDir },
     clock: new ServerClock(),
     random: createRandom(undefined),
   });
+  await state.tuf.update();
   releaseKey = join(work, 'release-key.json');
   await rename(join(dataDir, 'release-key.json'), releaseKey);
 }, 60_000);
@@ -106,6 +109,7 @@ async function waitForRelease(version: string): Promise<void> {
 describe('sign-release with packs, published as a bundle', () => {
   it('installs in a few range requests, then 12 changed files in at most 3', async () => {
     const base = `${nginx.baseUrl}/cdn`;
+    const reg = await registry();
     const v1 = await build('v1');
     const bundle1 = join(work, 'release-1.0.0.json');
     const targets = join(work, 'targets.json');
@@ -143,11 +147,30 @@ describe('sign-release with packs, published as a bundle', () => {
       });
     }
 
-    await cli(['publish', '--data-dir', dataDir, '--bundle', bundle1, v1]);
+    // The targets signed offline go in with the bundle; the static tree then holds the packs.
+    const tree = join(work, 'static');
+    const published = await cli([
+      'publish',
+      '--data-dir',
+      dataDir,
+      '--bundle',
+      bundle1,
+      '--tuf-targets',
+      targets,
+      '--static-out',
+      tree,
+      v1,
+    ]);
+    expect(published['static_out']).toMatchObject({ packs: packs1.size });
+    for (const sha of packs1) {
+      const bytes = await readFile(join(tree, 'api', 'updates', 'artifacts', sha));
+      expect(createHash('sha256').update(bytes).digest('hex')).toBe(sha);
+    }
     await mirrorBlobs();
+    await waitForRelease('1.0.0');
     const dir = await dirs.make('sign-release-packs-client-');
     const before = (await nginx.accessLog()).length;
-    expect((await updateOnce(await registry(), dir)).outcome).toBe('applied');
+    expect((await updateOnce(reg, dir)).outcome).toBe('applied');
     const fresh = await nginxSince(before);
     expect(fresh.every((r) => r.startsWith('206 '))).toBe(true);
     expect(fresh.length).toBeLessThanOrEqual(packs1.size);
@@ -179,7 +202,7 @@ describe('sign-release with packs, published as a bundle', () => {
     await mirrorBlobs();
     await waitForRelease('1.1.0');
     const mid = (await nginx.accessLog()).length;
-    expect((await updateOnce(await registry(), dir)).outcome).toBe('applied');
+    expect((await updateOnce(reg, dir)).outcome).toBe('applied');
     expect((await nginxSince(mid)).length).toBeLessThanOrEqual(3);
     expect(await readFile(join(dir, 'current', 'lib', 'm0005.js'))).toEqual(
       await readFile(join(v2, 'lib', 'm0005.js')),
