@@ -58,51 +58,60 @@ async function keysFrom(files: readonly string[], random: RandomSource): Promise
   return keys;
 }
 
+/** Adds the signatures of `signers` to the bundle in `file`; its payload stays as it is. */
+async function coSign(file: string, signers: readonly HeldKey[]): Promise<DsseEnvelope> {
+  const text = await readRegularFile(file);
+  let parsed;
+  try {
+    parsed = envelopeFromJson(JSON.parse(text), 'bundle');
+  } catch (cause) {
+    throw new HttpError(400, 'INVALID_BUNDLE', `${file} is not a release bundle`, { cause });
+  }
+  if (parsed.payloadType !== RELEASE_PAYLOAD_TYPE) {
+    throw new HttpError(400, 'INVALID_BUNDLE', `${file} is not a release bundle`);
+  }
+  const { payloadType, payload, signatures } = JSON.parse(text) as DsseEnvelope;
+  return addSignatures({ payloadType, payload, signatures }, signers);
+}
+
+/** A new release of FOLDER, with the table of packs the server's own path would write. */
+async function signNew(
+  options: SignReleaseOptions,
+  signers: readonly HeldKey[],
+): Promise<DsseEnvelope> {
+  if (options.version === undefined || options.folder === undefined) {
+    throw new HttpError(400, 'INVALID_VERSION', 'a new bundle needs --version and a FOLDER');
+  }
+  const previous =
+    options.previousBundle === undefined
+      ? undefined
+      : await previousArtifacts(options.previousBundle);
+  // docs/PROTOCOL.md §2.8: same planner and rules; the new packs are hashed, not stored.
+  const { put, pack } = offlinePacking(hashArtifact, previous);
+  const { payload } = await buildRelease(
+    {
+      registry_version: options.version,
+      artifacts: await listFolder(options.folder),
+      ...(options.artifactBaseUrl === undefined
+        ? {}
+        : { artifact_base_url: options.artifactBaseUrl }),
+    },
+    put,
+    pack,
+  );
+  return signDsse(payload, RELEASE_PAYLOAD_TYPE, signers);
+}
+
 /** Signs (or co-signs) a release and writes the bundle atomically. */
 export async function signRelease(
   options: SignReleaseOptions,
   random: RandomSource,
 ): Promise<SignReleaseResult> {
   const signers = await keysFrom(options.releaseKeyFiles, random);
-  let envelope: DsseEnvelope;
-  if (options.bundle !== undefined) {
-    const text = await readRegularFile(options.bundle);
-    let parsed;
-    try {
-      parsed = envelopeFromJson(JSON.parse(text), 'bundle');
-    } catch (cause) {
-      throw new HttpError(400, 'INVALID_BUNDLE', `${options.bundle} is not a release bundle`, {
-        cause,
-      });
-    }
-    if (parsed.payloadType !== RELEASE_PAYLOAD_TYPE) {
-      throw new HttpError(400, 'INVALID_BUNDLE', `${options.bundle} is not a release bundle`);
-    }
-    const { payloadType, payload, signatures } = JSON.parse(text) as DsseEnvelope;
-    envelope = addSignatures({ payloadType, payload, signatures }, signers);
-  } else {
-    if (options.version === undefined || options.folder === undefined) {
-      throw new HttpError(400, 'INVALID_VERSION', 'a new bundle needs --version and a FOLDER');
-    }
-    const previous =
-      options.previousBundle === undefined
-        ? undefined
-        : await previousArtifacts(options.previousBundle);
-    // The table of packs the server's own path would write (docs/PROTOCOL.md §2.8).
-    const { put, pack } = offlinePacking(hashArtifact, previous);
-    const { payload } = await buildRelease(
-      {
-        registry_version: options.version,
-        artifacts: await listFolder(options.folder),
-        ...(options.artifactBaseUrl === undefined
-          ? {}
-          : { artifact_base_url: options.artifactBaseUrl }),
-      },
-      put,
-      pack,
-    );
-    envelope = signDsse(payload, RELEASE_PAYLOAD_TYPE, signers);
-  }
+  const envelope =
+    options.bundle === undefined
+      ? await signNew(options, signers)
+      : await coSign(options.bundle, signers);
   const out = options.out ?? options.bundle;
   if (out === undefined)
     throw new HttpError(400, 'INVALID_BUNDLE', 'sign-release needs --out FILE');
