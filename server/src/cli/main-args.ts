@@ -30,7 +30,7 @@ export const USAGE = `Usage:
   npm run server -- publish --data-dir DIR --bundle FILE [--expires-in-s N]
                     [--tuf-targets FILE] [--static-out OUT] FOLDER
   npm run server -- sign-release --release-key FILE... --version X.Y.Z
-                    [--artifact-base-url URL] --out FILE
+                    [--artifact-base-url URL] [--previous-bundle FILE] --out FILE
                     [--tuf-targets FILE --tuf-targets-version N] FOLDER
   npm run server -- sign-release --release-key FILE... --bundle FILE [--out FILE]
                     [--tuf-targets FILE]
@@ -71,6 +71,8 @@ Server options:
 
 Keys (docs/PROTOCOL.md §2.7.8): publish signs with DIR/release-key.json when it is there, else
 takes a --bundle signed offline by sign-release; rotate-keys writes the next key set.
+sign-release signs the table of packs the server would (§2.8): give --previous-bundle FILE,
+the bundle of the release the fleet holds, to keep its packs (else packed afresh).
 publish refuses a DIR without keys (no key chain, no node key) unless --init is given: a new
 node key is not the one clients pin. init DIR writes a QA project's qa-server.json, a node key
 (keys/node-key.json, 0600) and a sample release, and never overwrites (docs/SERVER.md §Start a

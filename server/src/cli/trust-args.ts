@@ -13,6 +13,8 @@ export type TrustCommand =
       readonly bundle: string | undefined;
       readonly out: string | undefined;
       readonly artifactBaseUrl: string | undefined;
+      /** --previous-bundle FILE: keep the packs of the release the fleet holds. */
+      readonly previousBundle: string | undefined;
       /** --tuf-targets FILE: also sign (or co-sign) TUF targets there. */
       readonly tufTargets: string | undefined;
       /** --tuf-targets-version N: sign a new targets version N (else co-sign FILE). */
@@ -36,6 +38,7 @@ const SIGN_RELEASE_OPTIONS = {
   bundle: { type: 'string' },
   out: { type: 'string' },
   'artifact-base-url': { type: 'string' },
+  'previous-bundle': { type: 'string' },
   'tuf-targets': { type: 'string' },
   'tuf-targets-version': { type: 'string' },
 } as const;
@@ -69,6 +72,7 @@ function parseSignRelease(argv: readonly string[]): TrustCommand {
   const bundle = take(flags, '--bundle');
   const out = take(flags, '--out');
   const base = take(flags, '--artifact-base-url');
+  const previous = take(flags, '--previous-bundle');
   const tufTargets = take(flags, '--tuf-targets');
   const tufVersion = take(flags, '--tuf-targets-version');
   const folder = bundle === undefined ? rest.shift() : undefined;
@@ -82,9 +86,10 @@ function parseSignRelease(argv: readonly string[]): TrustCommand {
       throw new UsageError('sign-release needs --version X.Y.Z (or --bundle FILE)');
     if (folder === undefined) throw new UsageError('sign-release needs a FOLDER');
     if (out === undefined) throw new UsageError('sign-release needs --out FILE');
-  } else if (version !== undefined || base !== undefined) {
+  } else if (version !== undefined || base !== undefined || previous !== undefined) {
     throw new UsageError(
-      'sign-release --bundle signs the bundle as it is: no --version or --artifact-base-url',
+      'sign-release --bundle signs the bundle as it is: no --version, --artifact-base-url ' +
+        'or --previous-bundle',
     );
   }
   return {
@@ -95,6 +100,7 @@ function parseSignRelease(argv: readonly string[]): TrustCommand {
     bundle: bundle === undefined ? undefined : nonEmpty('--bundle', bundle),
     out: out === undefined ? undefined : nonEmpty('--out', out),
     artifactBaseUrl: base === undefined ? undefined : httpUrl('--artifact-base-url', base),
+    previousBundle: previous === undefined ? undefined : nonEmpty('--previous-bundle', previous),
     tufTargets: tufTargets === undefined ? undefined : nonEmpty('--tuf-targets', tufTargets),
     tufTargetsVersion:
       tufVersion === undefined

@@ -72,6 +72,20 @@ export class BlobStore {
     });
   }
 
+  /**
+   * Stores the concatenation of files, streamed one after another (a pack built from the
+   * blobs of its members, docs/PROTOCOL.md §2.8): memory does not depend on the total.
+   */
+  async putConcat(paths: readonly string[], options: PutOptions = {}): Promise<BlobInfo> {
+    return this.#put(0, options, async (write) => {
+      for (const path of paths) {
+        await pipeline(createReadStream(path), async (source: AsyncIterable<Buffer>) => {
+          for await (const chunk of source) await write(chunk);
+        });
+      }
+    });
+  }
+
   async #put(
     expectedSize: number,
     options: PutOptions,

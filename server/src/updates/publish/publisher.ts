@@ -1,10 +1,11 @@
 /**
  * Publishing a release (docs/PROTOCOL.md §2.3, §2.7.8): either signed here with the release key
  * held in the data directory (the one-command development path), or a bundle signed offline by
- * `sign-release`. Both store the blobs and the release envelope, sign a format 1 envelope for
- * old clients while the node key is here, and have a new freshness statement signed. Used by
- * the in-process publish(), POST /api/dev/releases and the `publish` CLI. Publishes are
- * serialised so the version check and the write are one step.
+ * `sign-release` (whose table of packs is checked and its new packs built here). Both store
+ * the blobs and the release envelope, sign a format 1 envelope for old clients while the node
+ * key is here, and have a new freshness statement signed. Used by the in-process publish(),
+ * POST /api/dev/releases and the `publish` CLI. Publishes are serialised so the version check
+ * and the write are one step.
  */
 import { readFile } from 'node:fs/promises';
 import semver from 'semver';
@@ -36,6 +37,7 @@ import type { TrustKeys } from '../keys/trust-keys.js';
 import { LockHeld, takeLock } from '../../platform/dir-lock.js';
 import { referencedDigests, sweep, type SweepResult } from './blob-sweep.js';
 import { addPacks, type PackPorts } from './pack-builder.js';
+import { buildBundlePacks, checkBundlePacks } from './bundle-packs.js';
 
 /** The data directory's publish lock (docs/SERVER.md §One publisher at a time). */
 export const PUBLISH_LOCK_FILE = 'publish.lock';
@@ -241,7 +243,11 @@ export class Publisher {
     const given = checkArtifactList(input.artifacts);
     const stored = new Map<string, BlobInfo>();
     for (const a of given) stored.set(a.name, await this.#put(a));
-    await matchArtifacts(bundle.release, given, stored, (sha) => this.deps.blobs.sizeOf(sha));
+    const { blobs } = this.deps;
+    await matchArtifacts(bundle.release, given, stored, (sha) => blobs.sizeOf(sha));
+    // docs/PROTOCOL.md §2.8: the signed table is checked whole before any pack is stored.
+    const packs = await checkBundlePacks(bundle.release, blobs);
+    await buildBundlePacks(packs, blobs, (sha256) => this.#stored.add(sha256));
     return { release: bundle.release, envelope: bundle.envelope };
   }
 

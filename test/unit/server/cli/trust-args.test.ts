@@ -61,6 +61,29 @@ describe('parseArgs: sign-release', () => {
     );
   });
 
+  it('takes --previous-bundle, the release whose packs are kept (docs/PROTOCOL.md §2.8)', () => {
+    expect(
+      parseArgs([
+        'sign-release',
+        '--release-key',
+        'k.json',
+        '--version',
+        '1.1.0',
+        '--previous-bundle',
+        'release-1.0.0.json',
+        '--out',
+        'r.json',
+        'build',
+      ]),
+    ).toMatchObject({ kind: 'sign-release', previousBundle: 'release-1.0.0.json' });
+  });
+
+  it('refuses --previous-bundle with --bundle (co-signing keeps the table as it is)', () => {
+    expect(
+      usage(['sign-release', '--release-key', 'k', '--bundle', 'b', '--previous-bundle', 'p']),
+    ).toContain('--previous-bundle');
+  });
+
   it('refuses --version with --bundle (the bundle is signed as it is)', () => {
     expect(
       usage(['sign-release', '--release-key', 'k', '--bundle', 'b', '--version', '1.0.0']),

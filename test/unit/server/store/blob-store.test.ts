@@ -55,6 +55,19 @@ describe('BlobStore', () => {
     expect(() => store.pathOf('../../etc/passwd')).toThrow(RangeError);
   });
 
+  it('stores the concatenation of files, streamed one after another (a pack)', async () => {
+    const store = new BlobStore(join(dir, 'blobs'));
+    const parts = [Buffer.from('first '), Buffer.alloc(200_000, 3), Buffer.from(' last')];
+    const paths = parts.map((_, i) => join(dir, `part-${i}`));
+    for (const [i, path] of paths.entries()) await writeFile(path, parts[i] as Buffer);
+    const stored: string[] = [];
+    const info = await store.putConcat(paths, { onStored: (sha256) => stored.push(sha256) });
+    const whole = Buffer.concat(parts);
+    expect(info).toEqual({ sha256: sha(whole), size: whole.length });
+    expect(stored).toEqual([info.sha256]);
+    expect(await readFile(store.pathOf(info.sha256))).toEqual(whole);
+  });
+
   it('fails on a missing source file and leaves no temporary file', async () => {
     const store = new BlobStore(join(dir, 'blobs'));
     await expect(store.putFile(join(dir, 'missing'))).rejects.toThrow();

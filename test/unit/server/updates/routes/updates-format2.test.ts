@@ -216,6 +216,36 @@ describe('publishing a bundle signed offline', () => {
     expect((await publishBundle(again, {})).statusCode).toBe(200);
   });
 
+  it('builds the signed table of packs, or refuses one its files do not make (ARTIFACT_MISMATCH)', async () => {
+    const files = { 'a.txt': 'first member ', 'b.txt': 'second member' };
+    const joined = Object.values(files).join('');
+    const sha = createHashHex(joined);
+    const pack = { sha256: sha, size: joined.length, url: `api/updates/artifacts/${sha}` };
+    const signer = await keyFile('release-key.json');
+    const signedWith = (offsets: readonly number[]) =>
+      signDsse(
+        encodeRelease({
+          registry_version: '1.0.0',
+          artifacts: Object.entries(files).map(([name, text], i) => ({
+            name,
+            size: text.length,
+            sha256: createHashHex(text),
+            url: `api/updates/artifacts/${createHashHex(text)}`,
+            pack: { ...pack, offset: offsets[i] ?? 0 },
+          })),
+        }),
+        RELEASE_PAYLOAD_TYPE,
+        [signer],
+      );
+    const forged = await publishBundle(signedWith([0, 1]), files);
+    expect(forged.statusCode).toBe(400);
+    expect(forged.json()).toMatchObject({ code: 'ARTIFACT_MISMATCH' });
+    expect(forged.json<{ error: string }>().error).toContain(sha);
+    expect((await get(`/api/updates/artifacts/${sha}`)).statusCode).toBe(404);
+    expect((await publishBundle(signedWith([0, 13]), files)).statusCode).toBe(200);
+    expect((await get(`/api/updates/artifacts/${sha}`)).body).toBe(joined);
+  });
+
   it('refuses another release under a published version with 409 VERSION_NOT_INCREASING', async () => {
     const release = await keyFile('release-key.json');
     expect(
