@@ -15,7 +15,7 @@ import { startServer, type RunningServer } from '#server/compose/start-server.js
 import { DEFAULT_OPTIONS } from '#server/compose/options.js';
 import { ServerClock } from '#server/platform/clock.js';
 import { createRandom } from '#server/platform/random.js';
-import { openUpdateState } from '#server/updates/updates-module.js';
+import { openUpdateState } from '#server/updates/update-state.js';
 import { startNginx, type Nginx } from '#test/nginx.js';
 import { runCli as runServerCli } from '#test/server-harness.js';
 import { bytesOf, tempDirs, updateOnce, type UpdaterServer } from '#test/updater-harness.js';

@@ -16,7 +16,7 @@ import { writeStaticTree } from '../updates/tuf/static-tree.js';
 import { installTargets } from '../updates/tuf/offline-targets.js';
 import { readBundleFile } from '../updates/publish/release-bundle.js';
 import { NodeKeyMissingError } from '../updates/keys/trust-keys.js';
-import { openUpdateState } from '../updates/updates-module.js';
+import { openUpdateState } from '../updates/update-state.js';
 import { DEFAULT_OPTIONS } from '../compose/options.js';
 import { startedByNpm, watchParent } from './parent-watch.js';
 import { createRandom } from '../platform/random.js';

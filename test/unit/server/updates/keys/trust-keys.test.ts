@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ServerClock } from '#server/platform/clock.js';
 import { DEFAULT_OPTIONS } from '#server/compose/options.js';
 import { createRandom } from '#server/platform/random.js';
-import { openUpdateState } from '#server/updates/updates-module.js';
+import { openUpdateState } from '#server/updates/update-state.js';
 import {
   encodeManifest,
   generateKeyPair,

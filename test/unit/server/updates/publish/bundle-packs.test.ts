@@ -24,7 +24,7 @@ import { offlinePacking } from '#server/updates/publish/offline-packs.js';
 import { Publisher, PUBLISH_LOCK_FILE } from '#server/updates/publish/publisher.js';
 import { listFolder } from '#server/updates/publish/publish-folder.js';
 import { buildRelease, hashArtifact } from '#server/updates/publish/release-builder.js';
-import { openUpdateState } from '#server/updates/updates-module.js';
+import { openUpdateState } from '#server/updates/update-state.js';
 import { refusalOfAsync, type Refusal } from '#test/expect-code.js';
 
 const random = createRandom(undefined);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ServerClock } from '#server/platform/clock.js';
-import { openUpdateState } from '#server/updates/updates-module.js';
+import { openUpdateState } from '#server/updates/update-state.js';
 import { ReleaseStoreError } from '#server/updates/publish/release-store.js';
 import { DEFAULT_OPTIONS } from '#server/compose/options.js';
 import { createRandom } from '#server/platform/random.js';

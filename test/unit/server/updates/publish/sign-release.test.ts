@@ -12,7 +12,7 @@ import { createRandom } from '#server/platform/random.js';
 import { listFolder } from '#server/updates/publish/publish-folder.js';
 import { signRelease, type SignReleaseOptions } from '#server/updates/publish/sign-release.js';
 import { heldKey } from '#server/updates/keys/trust-keys.js';
-import { openUpdateState } from '#server/updates/updates-module.js';
+import { openUpdateState } from '#server/updates/update-state.js';
 import {
   CHUNK_INDEX_MIN_BYTES,
   envelopeFromJson,
