@@ -76,10 +76,16 @@ describe('targets signed offline', () => {
       ),
     );
     const one = targetsFromBundle(bundle, 10, [offline[0]!], Date.now());
-    await expect(installTargets(server.dataDir, one, '2.0.0')).rejects.toMatchObject({
+    await expect(
+      installTargets(server.dataDir, one, server.updates.currentRelease()?.manifest),
+    ).rejects.toMatchObject({
       code: 'THRESHOLD_NOT_MET',
     });
-    await installTargets(server.dataDir, coSignTargets(one, [offline[1]!]), '2.0.0');
+    await installTargets(
+      server.dataDir,
+      coSignTargets(one, [offline[1]!]),
+      server.updates.currentRelease()?.manifest,
+    );
 
     const client = await tufJsClient({
       dir: await dirs.make('tuf-offline-'),

@@ -122,7 +122,7 @@ async function publish(command: Extract<Command, { kind: 'publish' }>): Promise<
   // Targets signed offline for this release (docs/PROTOCOL.md §TUF repository).
   if (command.tufTargets !== undefined) {
     const bytes = await readFile(command.tufTargets);
-    await installTargets(command.dataDir, bytes, result.registry_version);
+    await installTargets(command.dataDir, bytes, state.releases.current?.manifest);
   }
   // The TUF repository as a plain tree (docs/PROTOCOL.md §TUF repository, Static tree).
   const tree =

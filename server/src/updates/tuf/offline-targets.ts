@@ -17,7 +17,7 @@ import { writeFileAtomic } from '#shared/atomic-file.js';
 import { HttpError } from '../../http/http-error.js';
 import { highestVersion, readMetadata, TUF_DIR, versionedName } from './tuf-layout.js';
 import { toTufSigner, type HexSigner } from './tuf-root.js';
-import { targetsFor, targetsSummary } from './tuf-targets.js';
+import { targetsFor, type TargetsContent } from './tuf-targets.js';
 
 /** Targets version `version` for the release a bundle signs, signed by `signers`. */
 export function targetsFromBundle(
@@ -48,13 +48,13 @@ export function coSignTargets(bytes: Uint8Array, signers: readonly HexSigner[]):
 /**
  * Installs offline-signed targets into `<dataDir>/tuf/`. Refuses (400) metadata that is not
  * targets, 409 `VERSION_NOT_INCREASING` a version not above the newest, `THRESHOLD_NOT_MET`
- * one the newest root's targets role does not sign, `INVALID_BUNDLE` one that names another
- * release than `registryVersion`.
+ * one the newest root's targets role does not sign, `INVALID_BUNDLE` one that does not
+ * describe `release` exactly (its version, artifacts, notes and table of packs).
  */
 export async function installTargets(
   dataDir: string,
   bytes: Uint8Array,
-  registryVersion: string | undefined,
+  release: TargetsContent | undefined,
 ): Promise<number> {
   const dir = join(dataDir, TUF_DIR);
   const envelope = invalidUnless(() => tuf.parseEnvelope(bytes, 'targets'));
@@ -71,13 +71,33 @@ export async function installTargets(
   } catch (cause) {
     throw new HttpError(400, 'THRESHOLD_NOT_MET', (cause as Error).message, { cause });
   }
-  const named = targetsSummary(bytes).registryVersion;
-  if (registryVersion !== undefined && named !== registryVersion) {
-    throw new HttpError(400, 'INVALID_BUNDLE', `targets name ${named}, not ${registryVersion}`);
-  }
+  if (release !== undefined) requireSameContent(envelope.signedBytes, release);
   await writeFileAtomic(join(dir, versionedName(envelope.signed.version, 'targets')), bytes);
   return envelope.signed.version;
 }
+
+/**
+ * The targets and product fields that `signedBytes` sign must be those the release makes
+ * (tuf-targets.ts), so clients are never sent to a target, a digest or a pack that the
+ * release does not hold. The version, expiry and any delegations are the signers' own.
+ */
+function requireSameContent(signedBytes: Uint8Array, release: TargetsContent): void {
+  const offered = tuf.parseStrictJson(signedBytes) as tuf.JsonObject;
+  const expected = targetsFor(release, 0, 0);
+  for (const field of ['targets', 'custom'] as const) {
+    const same = Buffer.from(canonical(offered[field])).equals(canonical(expected[field]));
+    if (!same) {
+      throw new HttpError(
+        400,
+        'INVALID_BUNDLE',
+        `the targets do not describe release ${release.registry_version}: their "${field}" differ from the release's`,
+      );
+    }
+  }
+}
+
+const canonical = (value: tuf.JsonValue | undefined): Uint8Array =>
+  tuf.canonicalJson(value ?? null);
 
 function invalidUnless<T>(read: () => T): T {
   try {

@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RELEASE_PAYLOAD_TYPE, signDsse, tuf } from '#protocol';
+import { parseRelease, RELEASE_PAYLOAD_TYPE, signDsse, tuf } from '#protocol';
 import { writeFileAtomic } from '#shared/atomic-file.js';
 import {
   coSignTargets,
@@ -30,6 +30,7 @@ const payload = new TextEncoder().encode(
   }),
 );
 const bundle = signDsse(payload, RELEASE_PAYLOAD_TYPE, [release[0]!]);
+const content = parseRelease(payload);
 
 let dataDir: string;
 beforeEach(async () => {
@@ -53,20 +54,34 @@ afterEach(async () => {
 describe('offline targets', () => {
   it('refuses one signature of a 2-of-3 targets role, installs two', async () => {
     const one = targetsFromBundle(bundle, 1, [release[0]!], T0);
-    await expectCodeAsync(() => installTargets(dataDir, one, '1.4.0'), 'THRESHOLD_NOT_MET');
+    await expectCodeAsync(() => installTargets(dataDir, one, content), 'THRESHOLD_NOT_MET');
     const two = coSignTargets(one, [release[2]!, release[0]!]);
     expect(tuf.parseEnvelope(two, 'targets').signatures).toHaveLength(2);
-    expect(await installTargets(dataDir, two, '1.4.0')).toBe(1);
+    expect(await installTargets(dataDir, two, content)).toBe(1);
     const served = tuf.parseEnvelope(two, 'targets').signed.targets.get('app.bin');
     expect(served?.hashes.get('sha256')).toBe(sha);
   });
 
   it('refuses a version already served and targets of another release', async () => {
     const two = coSignTargets(targetsFromBundle(bundle, 1, [release[0]!], T0), [release[1]!]);
-    await installTargets(dataDir, two, '1.4.0');
-    await expectCodeAsync(() => installTargets(dataDir, two, '1.4.0'), 'VERSION_NOT_INCREASING');
+    await installTargets(dataDir, two, content);
+    await expectCodeAsync(() => installTargets(dataDir, two, content), 'VERSION_NOT_INCREASING');
     const next = coSignTargets(targetsFromBundle(bundle, 2, [release[0]!], T0), [release[1]!]);
-    await expectCodeAsync(() => installTargets(dataDir, next, '1.5.0'), 'INVALID_BUNDLE');
+    await expectCodeAsync(
+      () => installTargets(dataDir, next, { ...content, registry_version: '1.5.0' }),
+      'INVALID_BUNDLE',
+    );
+  });
+
+  it('refuses targets that send clients elsewhere than the release: a digest, a notes line', async () => {
+    const two = coSignTargets(targetsFromBundle(bundle, 1, [release[0]!], T0), [release[1]!]);
+    const [artifact] = content.artifacts;
+    const other = { ...content, artifacts: [{ ...artifact!, sha256: 'cd'.repeat(32) }] };
+    await expectCodeAsync(() => installTargets(dataDir, two, other), 'INVALID_BUNDLE');
+    const noted = { ...content, notes: 'not what was signed' };
+    await expectCodeAsync(() => installTargets(dataDir, two, noted), 'INVALID_BUNDLE');
+    // Refused before anything is written: the same bytes install for the release they describe.
+    expect(await installTargets(dataDir, two, content)).toBe(1);
   });
 
   it('refuses bytes that are not targets metadata', async () => {
