@@ -14,7 +14,7 @@
  * (about 70 ms with a full CA bundle on the shared machine): the floor row shows it, and the
  * bench says so when it is set (unset it for figures comparable with a user's machine).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startNginx } from '#test/nginx.js';
@@ -25,6 +25,12 @@ const ROUNDS = envInt('ROUNDS', 5);
 const COUNT = envInt('COUNT', 10_000);
 const SIZE = envInt('SIZE', 4096);
 const MODE = process.env.MODE ?? 'noop';
+/**
+ * MODE=fresh moves the previous install aside and syncs, instead of removing it just before the
+ * next one (why: bench/updater-peers.ts `RM_BETWEEN_ROUNDS`); RM_BETWEEN_ROUNDS=1 removes it,
+ * as before.
+ */
+const RM_BETWEEN_ROUNDS = process.env.RM_BETWEEN_ROUNDS === '1';
 const bundles = (process.env.BUNDLES ?? '').split(',').map((pair) => {
   const [label, spec] = pair.split(/=(.*)/s);
   const [path, ...nodeArgs] = (spec ?? '').split('+');
@@ -59,6 +65,17 @@ async function main(): Promise<void> {
       return r;
     };
     const runs: { label: string; run: () => Promise<ChildRun> }[] = [];
+    let aside = 0;
+    const clear = (dir: string): Promise<void> =>
+      RM_BETWEEN_ROUNDS
+        ? rm(dir, { recursive: true, force: true })
+        : rename(dir, join(work, `aside-${aside++}`))
+            .catch((error: unknown) => {
+              if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+            })
+            .then(async () => {
+              await runMeasured('sync', ['-f', work]);
+            });
     for (const b of bundles) {
       const dir = join(work, `ours-${b.label}`);
       if (MODE === 'noop') {
@@ -69,7 +86,7 @@ async function main(): Promise<void> {
         runs.push({
           label: `${b.label} fresh`,
           run: async () => {
-            await rm(dir, { recursive: true, force: true });
+            await clear(dir);
             return cli(b, 'update', dir);
           },
         });

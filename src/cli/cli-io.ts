@@ -17,7 +17,7 @@ export interface CliEnv {
   readonly machineKey?: string | undefined;
   readonly onStep?: StepHook | undefined;
   /** A cheap GC for large pulls (read-buffer-gc.ts), set up by the entry point. */
-  readonly collectGarbage?: ((full?: boolean) => void) | undefined;
+  readonly collectGarbage?: (() => void) | undefined;
   /** Early data syncs every this many bytes (main.ts UPDATER_TEST_WRITEBACK_BYTES: kill -9). */
   readonly writebackEveryBytes?: number | undefined;
   /**

@@ -1,8 +1,8 @@
 /**
- * V8 heap sizing for the CLI's short runs (docs/UPDATER.md §8, Peak RSS; §3, No-op runs). The
- * CLI runs as `node updater.mjs`, so heap flags cannot come from the command line; these two
- * are ones V8 reads when it sizes a space, not at start, so setting them from the entry point
- * takes effect:
+ * V8 heap sizing and tiering for the CLI's short runs (docs/UPDATER.md §8, Peak RSS; §3, No-op
+ * runs). The CLI runs as `node updater.mjs`, so V8 flags cannot come from the command line;
+ * these three are ones V8 reads when it sizes a space or decides to optimise a function, not
+ * at start, so setting them from the entry point takes effect:
  *
  * - `--semi-space-growth-factor=1`: the young generation stays at its initial size instead of
  *   doubling (docs/UPDATER.md §10.6). A pull allocates little that lives, and the garbage of each
@@ -11,6 +11,11 @@
  * - `--heap-growing-percent=50`: after a full GC the old generation may grow by half of what
  *   lived, not up to four times it, so objects that outlived two scavenges while in flight
  *   (many small downloads) are collected soon rather than piling up (docs/UPDATER.md §10.6).
+ * - `--max-opt=1`: no function is optimised past Sparkplug, V8's baseline tier. TurboFan
+ *   compiles on V8's worker threads, and each of them then kept its own malloc arena of about
+ *   2.5 MB resident, plus the optimiser's code pages of the node binary: 12-14 MiB of a fresh
+ *   10,000-artifact install's peak RSS, for code a run of a few seconds barely gets to use; it
+ *   cost more CPU than it saved there (docs/UPDATER.md §10.6).
  *
  * Only `update` pulls, so only `update` gets them: the other commands (a `check`, `status`,
  * `verify`, the long-running `serve`) keep V8's defaults, whose large young generation lets a
@@ -19,7 +24,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 
-export const CLI_HEAP_FLAGS = '--semi-space-growth-factor=1 --heap-growing-percent=50';
+export const CLI_HEAP_FLAGS = '--semi-space-growth-factor=1 --heap-growing-percent=50 --max-opt=1';
 
 /** The flags for `command` (argv[0]), or undefined when V8's defaults stay. */
 export function heapFlagsFor(command: string | undefined): string | undefined {

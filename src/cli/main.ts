@@ -59,11 +59,11 @@ function interruptSignal(argv: readonly string[]): AbortSignal | undefined {
  * V8 context (docs/UPDATER.md §10.6), which a run that writes no partial file (a no-op) never
  * needs (docs/UPDATER.md §3, No-op runs).
  */
-function lazyMinorGc(): (full?: boolean) => void {
-  let collect: ((full?: boolean) => void) | undefined | null = null;
-  return (full) => {
+function lazyMinorGc(): () => void {
+  let collect: (() => void) | undefined | null = null;
+  return () => {
     if (collect === null) collect = exposeMinorGc();
-    collect?.(full);
+    collect?.();
   };
 }
 

@@ -79,10 +79,9 @@ export interface NodeUpdaterOptions {
   /**
    * A cheap GC, called after every GC_EVERY_BYTES written to partial downloads so the read
    * buffers of a large pull are freed promptly (read-buffer-gc.ts; the CLI passes
-   * `exposeMinorGc()`; with `true`, a full GC, which the pack pull paces: docs/UPDATER.md
-   * §11.1). Default: none, V8 paces itself.
+   * `exposeMinorGc()`). Default: none, V8 paces itself.
    */
-  readonly collectGarbage?: (full?: boolean) => void;
+  readonly collectGarbage?: () => void;
   /**
    * Bytes appended to a large partial between two early data syncs (early-writeback.ts);
    * default WRITEBACK_EVERY_BYTES. The kill -9 suite sets it small (UPDATER_TEST_WRITEBACK_BYTES).

@@ -108,24 +108,6 @@ describe('packs in update()', () => {
     await expectInstalled(dir, v2);
   });
 
-  it('runs a full GC after every 2 MiB of members stored (docs/UPDATER.md §11.1)', async () => {
-    const files = Array.from({ length: COUNT }, (_, i) => ({
-      name: `lib/g${String(i).padStart(4, '0')}.js`,
-      content: bytesOf(8192, 300_000 + i),
-    }));
-    const entries = await publish(files, nginx.baseUrl, nginx.root);
-    expect(entries.every((e) => e.pack !== undefined)).toBe(true);
-    const calls: (boolean | undefined)[] = [];
-    const dir = await dirs.make('packs-gc-');
-    const result = await updateOnce(registry, dir, {
-      collectGarbage: (full) => calls.push(full),
-    });
-    expect(result.outcome).toBe('applied');
-    const total = files.reduce((sum, f) => sum + f.content.length, 0);
-    expect(calls.filter((full) => full === true)).toHaveLength(Math.floor(total / (2 << 20)));
-    await expectInstalled(dir, files);
-  });
-
   it('refuses a tampered member and fetches it whole; the other members come from the pack', async () => {
     const files = smallFiles(2);
     const entries = await publish(files, nginx.baseUrl, nginx.root);

@@ -27,11 +27,8 @@ export interface ChunkPorts {
   readonly store: ChunkStore;
   /** Base URLs under which any blob `<sha256>` is also served. */
   readonly mirrors?: readonly URL[];
-  /**
-   * A cheap GC after every 1 MiB copied or fetched (read-buffer-gc.ts); a full one when called
-   * with `true` (the pack pull's, docs/UPDATER.md §11.1).
-   */
-  readonly collectGarbage?: (full?: boolean) => void;
+  /** A cheap GC after every 1 MiB copied or fetched (read-buffer-gc.ts). */
+  readonly collectGarbage?: () => void;
 }
 
 export interface ChunkRun {

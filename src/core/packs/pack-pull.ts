@@ -10,7 +10,7 @@
 import { resolveArtifactUrl, type ManifestArtifact } from '#protocol/manifest.js';
 import { fetchPieces, type RangeFetchContext, type SourceFailure } from '../chunks/index.js';
 import { UpdateError } from '../errors.js';
-import { gcPacer, type GarbageCollector, type HttpContext } from '../transfer/index.js';
+import type { HttpContext } from '../transfer/index.js';
 import type { LocalStore, Logger, Random } from '../ports.js';
 import { MemberWrites } from './member-writes.js';
 import {
@@ -32,8 +32,6 @@ export interface PackPullHooks {
   /** A member is in the store (completed; promoted at the pull's batch boundary). */
   readonly onMember?: (artifact: ManifestArtifact) => void;
   readonly onNetworkBytes?: (count: number) => void;
-  /** The entry point's GC: a full one runs after every FULL_GC_EVERY_BYTES of members stored. */
-  readonly collectGarbage?: GarbageCollector;
 }
 
 export interface PackPullResult {
@@ -52,16 +50,6 @@ const MAX_PASSES = 4;
  */
 const MEMBER_WRITES = 4;
 const MEMBER_WRITE_BYTES = 1024 * 1024;
-/**
- * Member bytes stored between two full GCs. Why full: a member's buffer and the network chunk
- * it came in live across the file calls that store it, long enough for V8 to move them to the
- * old generation, where the young-generation GC of every MiB written (read-buffer-gc.ts) never
- * looks; they waited for V8's own full GC, megabytes of external memory at 10,000 members
- * that the allocator then kept resident (docs/UPDATER.md §11.1). Every 2 MiB measured as low
- * a peak as every MiB and every 4 MiB no lower than none; each costs 11-18 ms of the main
- * thread on the CLI's heap at 10,000 artifacts.
- */
-const FULL_GC_EVERY_BYTES = 2 * 1024 * 1024;
 
 /** Fetches the members of every pack in `todo`; answers what is left to fetch whole. */
 export async function pullPacks(
@@ -77,13 +65,10 @@ export async function pullPacks(
   }
   let members = 0;
   let next = 0;
-  const collect = hooks.collectGarbage;
-  const stored =
-    collect === undefined ? undefined : gcPacer(() => collect(true), FULL_GC_EVERY_BYTES);
   const worker = async (): Promise<void> => {
     for (let i = next++; i < packs.length && !ctx.signal.aborted; i = next++) {
       const pack = packs[i] as PackGroup;
-      const rest = await pullPack(ctx, pack, hooks, stored);
+      const rest = await pullPack(ctx, pack, hooks);
       members += pack.members.length - rest.length;
       left.push(...rest);
     }
@@ -112,7 +97,6 @@ async function pullPack(
   ctx: PackPullContext,
   pack: PackGroup,
   hooks: PackPullHooks,
-  stored?: (bytes: number) => void,
 ): Promise<ManifestArtifact[]> {
   const done = new Set<MemberPiece>();
   const refused = new Set<MemberPiece>();
@@ -131,7 +115,6 @@ async function pullPack(
       await fetchPieces(rangeContext(ctx, pack, url, refused, hooks), wanted, (piece, bytes) =>
         writes.add(bytes.length, async () => {
           await storeMember(ctx.store, piece.artifact, bytes);
-          stored?.(bytes.length);
           done.add(piece);
           hooks.onMember?.(piece.artifact);
         }),

@@ -5,12 +5,7 @@
  * Progress is told over the whole pull.
  */
 import type { ManifestArtifact } from '#protocol/manifest.js';
-import {
-  pullBlobs,
-  type BlobPuller,
-  type GarbageCollector,
-  type PullContext,
-} from '../transfer/index.js';
+import { pullBlobs, type BlobPuller, type PullContext } from '../transfer/index.js';
 import { pullPacks } from './pack-pull.js';
 
 /** `bytes` verified-in of `total`; `received` from the network in this run. */
@@ -21,16 +16,12 @@ export type PullProgress = (
   received: number,
 ) => void;
 
-/**
- * Pulls `todo` (unique digests the store lacks); resolves to the bytes from the network.
- * `collect` is the entry point's GC, if it gave one (pack-pull.ts paces its full GC).
- */
+/** Pulls `todo` (unique digests the store lacks); resolves to the bytes from the network. */
 export async function pullWithPacks(
   ctx: PullContext,
   todo: readonly ManifestArtifact[],
   onProgress: PullProgress,
   pullOther?: BlobPuller,
-  collect?: GarbageCollector,
 ): Promise<number> {
   const total = todo.reduce((sum, a) => sum + a.size, 0);
   let packed = 0;
@@ -43,7 +34,6 @@ export async function pullWithPacks(
     onNetworkBytes: (count) => {
       network += count;
     },
-    ...(collect === undefined ? {} : { collectGarbage: collect }),
   });
   const whole = await pullBlobs(
     ctx,

@@ -67,8 +67,7 @@ export async function pullAndCommit(
   };
   const other = planned === undefined ? undefined : chunkedPuller(run, planned.chunked);
   const downloaded =
-    (await pullWithPacks(run, todo, onProgress, other, run.chunks?.collectGarbage)) +
-    (planned?.planningBytes ?? 0);
+    (await pullWithPacks(run, todo, onProgress, other)) + (planned?.planningBytes ?? 0);
   const dir = repair ? repairDir(verified.setId, nowOf(run)) : undefined;
   const set: InstalledSet = {
     setId: verified.setId,

@@ -4,11 +4,8 @@
  * Pure, so both the whole-file pull (node side) and the chunk assembly (core) share it.
  */
 
-/**
- * An entry point's GC: the young generation, or the whole heap when `full` (the pack pull,
- * docs/UPDATER.md §11.1: its buffers outlive the young generation).
- */
-export type GarbageCollector = (full?: boolean) => void;
+/** An entry point's young-generation GC. */
+export type GarbageCollector = () => void;
 
 /** Bytes written between two collections (peak garbage about twice this). */
 export const GC_EVERY_BYTES = 1024 * 1024;

@@ -15,19 +15,17 @@ import { vm } from '../lazy-builtin.js';
 type GcFunction = (options?: { type?: 'major' | 'minor' }) => void;
 
 /**
- * Returns a young-generation GC (a full one when called with `true`: the pack pull paces one,
- * docs/UPDATER.md §11.1), or undefined when V8 does not offer one. Entry points only:
+ * Returns a young-generation GC, or undefined when V8 does not offer one. Entry points only:
  * it sets `--expose-gc` for the process (the documented way to reach `gc` at run time is a
  * new context created after the flag is set).
  */
-export function exposeMinorGc(): ((full?: boolean) => void) | undefined {
+export function exposeMinorGc(): (() => void) | undefined {
   try {
     setFlagsFromString('--expose-gc');
     const gc: unknown = vm().runInNewContext('gc');
     if (typeof gc !== 'function') return undefined;
     const collect = gc as GcFunction;
-    // No argument is a full GC: `{ type: 'major' }` ran a scavenge on node 20.
-    return (full) => (full === true ? collect() : collect({ type: 'minor' }));
+    return () => collect({ type: 'minor' });
   } catch {
     return undefined;
   }
