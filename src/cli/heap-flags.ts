@@ -23,6 +23,7 @@
  * never runs this.
  */
 import { setFlagsFromString } from 'node:v8';
+import { noteTier } from '#node/v8-tier.js';
 
 export const CLI_HEAP_FLAGS = '--semi-space-growth-factor=1 --heap-growing-percent=50 --max-opt=1';
 
@@ -34,5 +35,8 @@ export function heapFlagsFor(command: string | undefined): string | undefined {
 /** Sets the heap flags for `command`; call it first thing in the entry point. */
 export function tuneHeap(command: string | undefined): void {
   const flags = heapFlagsFor(command);
-  if (flags !== undefined) setFlagsFromString(flags);
+  if (flags === undefined) return;
+  setFlagsFromString(flags);
+  // The chunker raises the tier again while it runs (src/node/v8-tier.ts).
+  noteTier(flags);
 }

@@ -29,6 +29,7 @@ import { SHA256_HEX } from '#protocol/manifest.js';
 import { writeFileAtomic } from '#shared/atomic-file.js';
 import { openChunkedPartial } from './chunked-partial.js';
 import { isIntactBlob } from './intact-blob.js';
+import { withOptimisingTier } from '../v8-tier.js';
 
 /** Held blobs below this size are not chunked (a whole-file fetch of them is cheap). */
 export const LOCAL_CHUNKING_MIN_BYTES = 1024 * 1024;
@@ -89,7 +90,9 @@ export class FileChunkStore implements ChunkStore {
       const tree =
         (await this.loadTree(dir, name, info.size)) ??
         (await this.regroupTree(key, name, info.size, params, layout)) ??
-        (await this.computeTree(dir, name, params, layout).catch(() => undefined));
+        (await withOptimisingTier(() => this.computeTree(dir, name, params, layout)).catch(
+          () => undefined,
+        ));
       if (tree === undefined) continue;
       held.add(name);
       trees.push({ blob: name, tree });
