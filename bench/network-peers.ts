@@ -12,7 +12,8 @@
  *     npx tsx bench/network-peers.ts
  *
  * (defaults as shown; PEERS=ours,ours-whole,curl,tuf,floor narrows the contenders: ours
- * reads a manifest whose small artifacts name packs, ours-whole the same release without; TUF_PARALLEL=1,4
+ * reads a manifest whose small artifacts name packs, ours-whole the same release without,
+ * ours-ca is ours with the environment's NODE_EXTRA_CA_CERTS (below); TUF_PARALLEL=1,4
  * runs tuf-js at each width (default 4: sequential over 10,000 files at 50 ms is 10,000
  * round trips); CURL_PARALLEL=50; OURS_ARGS='--parallel 16' passes flags to our CLI;
  * SHARE=connection gives each connection its own cap; RUN_TIMEOUT_S=1200 ends a run;
@@ -63,6 +64,7 @@ const oursArgs = (process.env.OURS_ARGS ?? '').split(' ').filter((a) => a !== ''
 // not: 80-230 ms a start on these machines, whose environment sets it; a user's machine does
 // not, and the bench speaks plain http. So the node contenders (ours, tuf-js) start without it
 // unless NODE_CA=keep (docs/BENCH-NETWORK.md, the timeline).
+const extraCa = process.env.NODE_EXTRA_CA_CERTS;
 if (process.env.NODE_CA !== 'keep') delete process.env.NODE_EXTRA_CA_CERTS;
 
 interface Contender {
@@ -102,7 +104,7 @@ function contenders(
   bin: PeerBundles,
 ): Contender[] {
   const target = w.changes > 0 ? 2 : 1;
-  const cli = (version: number, dir: string, plain = ''): Promise<ChildRun> =>
+  const cli = (version: number, dir: string, plain = '', env = {}): Promise<ChildRun> =>
     bounded(
       process.execPath,
       [
@@ -111,7 +113,7 @@ function contenders(
         ...['--dir', dir, '--json', '--max-artifact-bytes', String(Math.max(w.size, 1024))],
         ...oursArgs,
       ],
-      { UPDATER_MACHINE_KEY: 'bench' },
+      { UPDATER_MACHINE_KEY: 'bench', ...env },
     );
   const tuf = (parallel: number, version: number, dir: string): Promise<ChildRun> =>
     bounded(process.execPath, [
@@ -132,6 +134,16 @@ function contenders(
       label: 'ours update, packs',
       setup: prepare((d) => cli(1, d), dir),
       run: () => cli(target, dir),
+    });
+  }
+  if (peers.includes('ours-ca') && extraCa !== undefined) {
+    // The same client with the machine's NODE_EXTRA_CA_CERTS, as the runs before this bench cleared it.
+    const dir = join(work, 'ours-ca');
+    const env = { NODE_EXTRA_CA_CERTS: extraCa };
+    list.push({
+      label: 'ours update, packs, NODE_EXTRA_CA_CERTS',
+      setup: prepare((d) => cli(1, d, '', env), dir),
+      run: () => cli(target, dir, '', env),
     });
   }
   if (peers.includes('ours-whole')) {
