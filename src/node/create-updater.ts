@@ -121,11 +121,7 @@ export interface NodeUpdaterOptions {
    * With `fetch` it is CONFIG_INVALID (that fetch keeps its own trust).
    */
   readonly ca?: string | readonly string[];
-  /**
-   * The run will reach the registry at once (the CLI's `check` and `update`): its first
-   * connection is opened before the state directory is prepared and locked, so the handshake
-   * overlaps them (docs/UPDATER.md §11.2; plain http with the default fetcher only).
-   */
+  /** Open the registry's first connection before the lock (docs/UPDATER.md §11.2; http). */
   readonly preconnect?: boolean;
 }
 
@@ -171,9 +167,8 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
   chooseSwap(options.swap, options.platform ?? process.platform);
   const health = healthConfig(options.health, paths, options.platform);
   const fetcher = fetcherFor(options, limits);
-  if (options.preconnect === true && endpoint !== undefined) {
-    fetcher.preconnect?.(endpoint.base.href);
-  }
+  const early = options.preconnect === true ? endpoint?.base.href : undefined;
+  if (early !== undefined) fetcher.preconnect?.(early);
   await prepareDir(paths);
   const lock = await lockFor(paths, options.readOnly === true, options.logger);
   let store: FileStore;
