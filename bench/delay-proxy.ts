@@ -34,6 +34,19 @@ export interface DelayProxyOptions {
   readonly share?: 'proxy' | 'connection';
   /** The port to listen on; 0 (default) picks a free one. */
   readonly port?: number;
+  /** Told of every connection accepted and every delivery, when it happens (a timeline). */
+  readonly trace?: (event: LinkEvent) => void;
+}
+
+/**
+ * What the proxy did at `at` (performance.now()): connection `conn` accepted, or `bytes` handed
+ * on in one direction (up: to the server; down: to the client) as the link let them through.
+ */
+export interface LinkEvent {
+  readonly at: number;
+  readonly conn: number;
+  readonly kind: 'open' | 'up' | 'down';
+  readonly bytes: number;
 }
 
 export interface DelayProxyStats {
@@ -82,6 +95,7 @@ class DelayedPipe {
     private readonly wire: Wire,
     private readonly notBefore: number,
     onData: (bytes: number) => void,
+    private readonly onDeliver?: (bytes: number) => void,
   ) {
     from.on('data', (chunk: Buffer) => {
       onData(chunk.length);
@@ -125,6 +139,7 @@ class DelayedPipe {
 
   private deliver(): void {
     const now = performance.now();
+    let delivered = 0;
     for (let head = this.queue[0]; head !== undefined && head.at <= now + 1; head = this.queue[0]) {
       this.queue.shift();
       if (head.bytes === null) {
@@ -132,8 +147,10 @@ class DelayedPipe {
         continue;
       }
       this.wire.release(head.bytes.length);
+      delivered += head.bytes.length;
       if (!this.to.destroyed && !this.to.write(head.bytes)) this.blocked = true;
     }
+    if (delivered > 0) this.onDeliver?.(delivered);
     this.flowControl();
     this.schedule();
   }
@@ -166,22 +183,42 @@ export async function startDelayProxy(options: DelayProxyOptions): Promise<Delay
   const sockets = new Set<Socket>();
 
   // allowHalfOpen: a FIN is forwarded by the pipe, after the bytes sent before it.
+  const trace = options.trace;
   const server = createServer({ allowHalfOpen: true }, (client) => {
-    connections++;
+    const conn = connections++;
+    trace?.({ at: performance.now(), conn, kind: 'open', bytes: 0 });
+    const tell = (kind: 'up' | 'down') =>
+      trace === undefined
+        ? undefined
+        : (bytes: number) => trace({ at: performance.now(), conn, kind, bytes });
     peakOpen = Math.max(peakOpen, ++open);
     const notBefore = performance.now() + shape.rttMs;
     const upstream = connect({ ...options.target, allowHalfOpen: true });
     const wires = perConnection ? { up: new Wire(current), down: new Wire(current) } : shared;
     let serverSpoke = true;
-    const up = new DelayedPipe(client, upstream, wires.up, notBefore, (n) => {
-      bytesUp += n;
-      if (serverSpoke) turns++;
-      serverSpoke = false;
-    });
-    const down = new DelayedPipe(upstream, client, wires.down, notBefore, (n) => {
-      bytesDown += n;
-      serverSpoke = true;
-    });
+    const up = new DelayedPipe(
+      client,
+      upstream,
+      wires.up,
+      notBefore,
+      (n) => {
+        bytesUp += n;
+        if (serverSpoke) turns++;
+        serverSpoke = false;
+      },
+      tell('up'),
+    );
+    const down = new DelayedPipe(
+      upstream,
+      client,
+      wires.down,
+      notBefore,
+      (n) => {
+        bytesDown += n;
+        serverSpoke = true;
+      },
+      tell('down'),
+    );
     let closed = 0;
     for (const socket of [client, upstream]) {
       sockets.add(socket);

@@ -12,10 +12,12 @@
  *     npx tsx bench/network-peers.ts
  *
  * (defaults as shown; PEERS=ours,ours-whole,curl,tuf,floor narrows the contenders: ours
- * reads a manifest whose small artifacts name packs, ours-whole the same release without; TUF_PARALLEL=1,4
+ * reads a manifest whose small artifacts name packs, ours-whole the same release without,
+ * ours-ca is ours with the environment's NODE_EXTRA_CA_CERTS (below); TUF_PARALLEL=1,4
  * runs tuf-js at each width (default 4: sequential over 10,000 files at 50 ms is 10,000
  * round trips); CURL_PARALLEL=50; OURS_ARGS='--parallel 16' passes flags to our CLI;
- * SHARE=connection gives each connection its own cap; RUN_TIMEOUT_S=1200 ends a run.)
+ * SHARE=connection gives each connection its own cap; RUN_TIMEOUT_S=1200 ends a run;
+ * NODE_CA=keep leaves NODE_EXTRA_CA_CERTS set for the node contenders, see below.)
  *
  * Set-up that is not measured (installing release 1 before an update) runs with the proxy's
  * delay and cap off. The counts come from the proxy (connections, turns: the client's
@@ -58,6 +60,12 @@ const RUN_TIMEOUT_MS = envInt('RUN_TIMEOUT_S', 1200) * 1000;
 const selected = (process.env.WORKLOAD ?? 'fresh-4k,fresh-64k,changed-12').split(',');
 const peers = (process.env.PEERS ?? 'ours,ours-whole,curl,tuf,floor').split(',');
 const oursArgs = (process.env.OURS_ARGS ?? '').split(' ').filter((a) => a !== '');
+// A node process reads and parses NODE_EXTRA_CA_CERTS before it runs any JavaScript, https or
+// not: 80-230 ms a start on these machines, whose environment sets it; a user's machine does
+// not, and the bench speaks plain http. So the node contenders (ours, tuf-js) start without it
+// unless NODE_CA=keep (docs/BENCH-NETWORK.md, the timeline).
+const extraCa = process.env.NODE_EXTRA_CA_CERTS;
+if (process.env.NODE_CA !== 'keep') delete process.env.NODE_EXTRA_CA_CERTS;
 
 interface Contender {
   readonly label: string;
@@ -96,7 +104,7 @@ function contenders(
   bin: PeerBundles,
 ): Contender[] {
   const target = w.changes > 0 ? 2 : 1;
-  const cli = (version: number, dir: string, plain = ''): Promise<ChildRun> =>
+  const cli = (version: number, dir: string, plain = '', env = {}): Promise<ChildRun> =>
     bounded(
       process.execPath,
       [
@@ -105,7 +113,7 @@ function contenders(
         ...['--dir', dir, '--json', '--max-artifact-bytes', String(Math.max(w.size, 1024))],
         ...oursArgs,
       ],
-      { UPDATER_MACHINE_KEY: 'bench' },
+      { UPDATER_MACHINE_KEY: 'bench', ...env },
     );
   const tuf = (parallel: number, version: number, dir: string): Promise<ChildRun> =>
     bounded(process.execPath, [
@@ -126,6 +134,16 @@ function contenders(
       label: 'ours update, packs',
       setup: prepare((d) => cli(1, d), dir),
       run: () => cli(target, dir),
+    });
+  }
+  if (peers.includes('ours-ca') && extraCa !== undefined) {
+    // The same client with the machine's NODE_EXTRA_CA_CERTS, as the runs before this bench cleared it.
+    const dir = join(work, 'ours-ca');
+    const env = { NODE_EXTRA_CA_CERTS: extraCa };
+    list.push({
+      label: 'ours update, packs, NODE_EXTRA_CA_CERTS',
+      setup: prepare((d) => cli(1, d, '', env), dir),
+      run: () => cli(target, dir, '', env),
     });
   }
   if (peers.includes('ours-whole')) {

@@ -154,6 +154,9 @@ async function openUpdater(
     ...(options.health === undefined ? {} : { health: options.health }),
     // status and verify answer on a full disk too, without the lock (create-updater.ts).
     readOnly: options.command === 'status' || options.command === 'verify',
+    // Both reach the registry first thing: the handshake overlaps the lock (docs/UPDATER.md
+    // §11.2).
+    preconnect: options.command === 'update' || options.command === 'check',
     // Through the environment's proxy (cli-proxy.ts); none set: the pipelined fetcher.
     ...(proxy === undefined ? {} : { fetch: proxy.fetch }),
   });

@@ -23,7 +23,7 @@ import { AnswerFile } from './store/index.js';
 import { chooseSwap, type SwapStrategy } from './store/index.js';
 import { FileStore } from './store/index.js';
 import { createFetchFetcher, type FetchLike } from './http/index.js';
-import { createHttpFetcher } from './http/index.js';
+import { createHttpFetcher, type HttpFetcher } from './http/index.js';
 import { commandProbe, functionProbe, type HealthFunction } from './health-probe.js';
 import { acquireLock, type LockHandle } from './locks/index.js';
 import { gcPacer } from '#core/transfer/index.js';
@@ -120,6 +120,8 @@ export interface NodeUpdaterOptions {
    * With `fetch` it is CONFIG_INVALID (that fetch keeps its own trust).
    */
   readonly ca?: string | readonly string[];
+  /** Open the registry's first connection before the lock (docs/UPDATER.md §11.2; http). */
+  readonly preconnect?: boolean;
 }
 
 /** The core's HealthConfig for the option; CONFIG_INVALID for a bad one. */
@@ -163,6 +165,9 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
   const paths = stateDirPaths(options.dir);
   chooseSwap(options.swap, options.platform ?? process.platform);
   const health = healthConfig(options.health, paths, options.platform);
+  const fetcher = fetcherFor(options, limits);
+  const early = options.preconnect === true ? endpoint?.base.href : undefined;
+  if (early !== undefined) fetcher.preconnect?.(early);
   await prepareDir(paths);
   const lock = await lockFor(paths, options.readOnly === true, options.logger);
   let store: FileStore;
@@ -175,7 +180,7 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
     throw error;
   }
   const loop = createUpdateLoop({
-    fetcher: fetcherFor(options, limits),
+    fetcher,
     // A run that only moves the last-run times writes a small record (state-touch.ts).
     store: withTouchRecord(store, paths),
     clock: options.clock ?? systemClock,
@@ -272,7 +277,7 @@ function openStore(options: NodeUpdaterOptions): Promise<FileStore> {
 }
 
 /** The node:http(s) fetcher, or the given fetch behind the fetch fetcher. */
-function fetcherFor(options: NodeUpdaterOptions, limits: Limits): Fetcher {
+function fetcherFor(options: NodeUpdaterOptions, limits: Limits): Fetcher & Partial<HttpFetcher> {
   if (options.fetch === undefined) {
     return createHttpFetcher({
       connectTimeoutMs: limits.connectTimeoutMs,

@@ -14,6 +14,8 @@ export interface LocalRegistry {
   publish(version: string, files: readonly ReleaseFile[], options?: { expiresAtMs?: number }): void;
   /** Requests seen, by path. */
   readonly requests: string[];
+  /** TCP connections accepted so far. */
+  readonly connections: number;
   /** Optional hook to answer a request differently (return true when handled). */
   hook: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
   close(): Promise<void>;
@@ -61,6 +63,8 @@ export async function startLocalRegistry(): Promise<LocalRegistry> {
     });
     res.end(blob);
   });
+  let connections = 0;
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -68,6 +72,9 @@ export async function startLocalRegistry(): Promise<LocalRegistry> {
     pubkeyHex: key.hex,
     machineKey: 'mk',
     requests,
+    get connections() {
+      return connections;
+    },
     get hook() {
       return registry.hook;
     },

@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseBitsPerSecond } from '../../bench/delay-link.js';
-import { startDelayProxy, type DelayProxy } from '../../bench/delay-proxy.js';
+import { startDelayProxy, type DelayProxy, type LinkEvent } from '../../bench/delay-proxy.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -148,6 +148,39 @@ describe('delay proxy', () => {
     expect(proxy.stats().bytesDown).toBeGreaterThan(0);
     socket.resume();
     expect(await drain(socket)).toBeGreaterThan(0);
+  });
+
+  it('tells its trace each connection and each delivery, in order, a round trip apart', async () => {
+    const rtt = 30;
+    const port = await listen((socket) => {
+      socket.on('error', () => undefined);
+      socket.on('data', (chunk: Buffer) => socket.write(chunk));
+    });
+    const events: LinkEvent[] = [];
+    const proxy = await startDelayProxy({
+      target: { host: '127.0.0.1', port },
+      rttMs: rtt,
+      trace: (e) => events.push(e),
+    });
+    cleanups.push(() => proxy.close());
+    const socket = await connected(proxy.port);
+    for (const word of ['one\n', 'two\n']) {
+      const answer = once(socket, 'data');
+      socket.write(word);
+      await answer;
+    }
+    expect(events.map((e) => [e.conn, e.kind, e.bytes])).toEqual([
+      [0, 'open', 0],
+      [0, 'up', 4],
+      [0, 'down', 4],
+      [0, 'up', 4],
+      [0, 'down', 4],
+    ]);
+    const at = events.map((e) => e.at);
+    // Up after the handshake and half the RTT; each answer half an RTT after its request.
+    expect((at[1] ?? 0) - (at[0] ?? 0)).toBeGreaterThanOrEqual(rtt - 1);
+    expect((at[2] ?? 0) - (at[1] ?? 0)).toBeGreaterThanOrEqual(rtt / 2 - 1);
+    expect((at[4] ?? 0) - (at[2] ?? 0)).toBeGreaterThanOrEqual(rtt - 2);
   });
 
   it('parses bandwidths as tc writes them', () => {

@@ -14,6 +14,7 @@ import type { Fetcher, FetchInit } from '#core/ports.js';
 import { nodeAgents, nodeGet, type NodeAgents } from './node-get.js';
 import { RequestTargets, type RequestTarget } from './request-target.js';
 import { PipelinePool, requestText } from './pipeline-pool.js';
+import { WarmConnections } from './warm-connections.js';
 
 export interface HttpFetcherOptions {
   /** Longest wait for a connection: DNS lookup, TCP connect and TLS handshake together. */
@@ -53,12 +54,22 @@ function pipelineTarget(targets: RequestTargets, url: string): RequestTarget | u
   return target.auth !== undefined ? undefined : target;
 }
 
+/** The Fetcher over node:http(s), and a way to open a run's first connection early. */
+export interface HttpFetcher extends Fetcher {
+  /**
+   * Opens a connection to `url`'s origin now, for the next GET there that would open one
+   * (warm-connections.ts; plain http only, anything else is left to the GET).
+   */
+  preconnect(url: string): void;
+}
+
 /** Builds a Fetcher over node:http(s). */
-export function createHttpFetcher(options: HttpFetcherOptions): Fetcher {
+export function createHttpFetcher(options: HttpFetcherOptions): HttpFetcher {
   const targets = new RequestTargets();
   const ca = options.ca;
   const tls = ca === undefined ? {} : { ca: typeof ca === 'string' ? ca : [...ca] };
   const agents = nodeAgents(tls);
+  const warm = new WarmConnections(agents.http);
   const connections = options.pipelineConnections ?? 0;
   // What the pipeline hands back (an odd answer, every GET of a direct origin) goes through
   // agents of its own with `parallel` sockets per origin, so `parallel` still counts the
@@ -87,6 +98,10 @@ export function createHttpFetcher(options: HttpFetcherOptions): Fetcher {
       if (text === undefined) return viaNode(url, init);
       // A direct origin's GET goes on to node:http from the pool (OriginPool.route).
       return pool.get(target.secure, target.hostname, portOf(target), url, text, init);
+    },
+    preconnect(url) {
+      const target = pipelineTarget(targets, url);
+      if (target !== undefined && !target.secure) warm.open(target.hostname, portOf(target));
     },
     pipelines: (url) => {
       const target = pipeTarget(url);

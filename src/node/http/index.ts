@@ -2,4 +2,5 @@
 export { createFetchFetcher } from './fetch-fetcher.js';
 export type { FetchLike, SessionFetch } from './fetch-fetcher.js';
 export { createHttpFetcher } from './http-fetcher.js';
+export type { HttpFetcher } from './http-fetcher.js';
 export { exposeMinorGc } from './read-buffer-gc.js';

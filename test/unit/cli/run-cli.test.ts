@@ -2,6 +2,7 @@ import { chmod, readdir, readlink, rm, stat, writeFile } from 'node:fs/promises'
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RESUME_HINT, runCli } from '#cli/run-cli.js';
+import { createNodeUpdater } from '#node/create-updater.js';
 import { text } from '#test/fakes.js';
 import { startLocalRegistry, type LocalRegistry } from '#test/local-registry.js';
 import { tempDirs } from '#test/temp-dir.js';
@@ -187,6 +188,31 @@ describe('updater CLI', () => {
       unknown
     >;
     expect(rollback).toEqual({ ok: true, command: 'rollback', version: '1.0.0' });
+  });
+
+  it('check and update connect to the registry before they take the lock; status does not', async () => {
+    registry.publish('1.0.0', V1);
+    // Another updater holds DIR's lock: every command below stops at LOCKED.
+    const holder = await createNodeUpdater({
+      baseUrl: registry.baseUrl,
+      machineKey: 'mk',
+      pubkeys: [registry.pubkeyHex],
+      dir,
+    });
+    try {
+      const status = await cli(['status', ...common(), '--json']);
+      expect(JSON.parse(status.stdout)).toMatchObject({ ok: false, code: 'LOCKED' });
+      expect(registry.connections).toBe(0);
+      for (const command of ['check', 'update']) {
+        const run = await cli([command, ...common(), '--json']);
+        expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'LOCKED' });
+      }
+      // One warm connection each, opened before the lock refused them; nothing was asked.
+      await until(() => Promise.resolve(registry.connections === 2));
+      expect(registry.requests).toEqual([]);
+    } finally {
+      await holder.close();
+    }
   });
 
   it('a refusal exits 1 with the code in JSON and on stderr', async () => {

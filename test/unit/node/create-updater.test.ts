@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { release } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { UpdateEvent } from '#core/events.js';
 import type { UpdaterApi } from '#core/updater-api.js';
 import { createNodeUpdater, type NodeUpdaterOptions } from '#node/create-updater.js';
@@ -63,6 +63,29 @@ describe('createNodeUpdater', () => {
     expect(await readFile(join(dir, 'current', 'docs', 'readme.txt'), 'utf8')).toBe('one');
     const last = events.filter((e) => e.type === 'progress').at(-1);
     expect(last).toMatchObject({ bytes: 200_003, total: 200_003 });
+  });
+
+  it('with preconnect, the registry is connected before any run and the manifest goes over it', async () => {
+    registry.publish('1.0.0', V1);
+    const updater = await make({ preconnect: true });
+    // Opened while the state directory was prepared and locked; nothing asked yet.
+    await vi.waitFor(() => expect(registry.connections).toBe(1));
+    expect(registry.requests).toEqual([]);
+    const connectionsAtManifest: number[] = [];
+    registry.hook = (req) => {
+      if (req.url === '/api/updates/manifest') connectionsAtManifest.push(registry.connections);
+      return false;
+    };
+    expect(await updater.update()).toMatchObject({ outcome: 'applied', version: '1.0.0' });
+    expect(connectionsAtManifest).toEqual([1]);
+  });
+
+  it('without preconnect, the registry sees no connection before the first run', async () => {
+    registry.publish('1.0.0', V1);
+    const updater = await make();
+    expect(registry.connections).toBe(0);
+    await updater.update();
+    expect(registry.connections).toBeGreaterThan(0);
   });
 
   it('moves only the changed bytes on the next release and survives a restart', async () => {

@@ -2,6 +2,8 @@
  * The Fetcher over node:http(s) (src/node/http/http-fetcher.ts): the same contract as the got
  * fetcher it replaced, plus the connect deadline, keep-alive reuse and a broken body.
  */
+import { once } from 'node:events';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createHttpFetcher } from '#node/http/http-fetcher.js';
@@ -117,6 +119,36 @@ describe('http fetcher', () => {
       expect(await readAll(response.body)).toBe('x');
     }
     expect(sockets.size).toBe(1);
+  });
+
+  it('preconnect opens the connection the first GET then goes over; https is left alone', async () => {
+    const accepted: Socket[] = [];
+    const carriedBy: number[] = [];
+    const server = createHttpServer((req, res) => {
+      carriedBy.push(accepted.indexOf(req.socket));
+      res.end('x');
+    });
+    server.on('connection', (socket: Socket) => accepted.push(socket));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const warm = createHttpFetcher({ connectTimeoutMs: 2000 });
+      warm.preconnect(`https://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      warm.preconnect(`${base}/api/updates/manifest`);
+      await once(server, 'connection');
+      const response = await warm.get(`${base}/api/updates/manifest`, {
+        headers: {},
+        signal: signal(),
+        acceptGzip: true,
+      });
+      expect(await readAll(response.body)).toBe('x');
+      expect(accepted).toHaveLength(1);
+      expect(carriedBy).toEqual([0]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('a body cut off mid-way is a transient NETWORK error while it is read', async () => {
