@@ -11,7 +11,10 @@
  * server from /proc/PID/stat (Linux only). Reported per kind: the server's CPU in ms per
  * second, per socket-second held (idle, trickle), per reconnect (a socket the abuser opened)
  * and per flood request; each is the whole CPU of the run over that unit. ABUSE_PROF=DIR
- * writes this checkout's server CPU profile there. Loopback only.
+ * writes this checkout's server CPU profile there. ABUSE_SERVER_ARGS adds server flags:
+ * `--rate-limit 1` puts the abusing address over its quota from the start (every trickle held
+ * after the 429 before Fastify), `--rate-limit off` never (every trickle answered 413 by
+ * Fastify and closed, so the abuser reconnects at once). Loopback only.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -23,6 +26,7 @@ const SECONDS = Number(process.argv[2] ?? 20);
 const OTHER = process.argv[3];
 const ROUNDS = Number(process.env['ABUSE_ROUNDS'] ?? 2);
 const PROF = process.env['ABUSE_PROF'];
+const SERVER_ARGS = (process.env['ABUSE_SERVER_ARGS'] ?? '').split(' ').filter((a) => a !== '');
 const KINDS = ['none', 'idle', 'trickle', 'flood'] as const;
 type Kind = (typeof KINDS)[number];
 const SOCKETS = 300;
@@ -55,6 +59,7 @@ async function start(name: string, root: string, profile: boolean): Promise<Serv
       'off',
       '--log-level',
       'warn',
+      ...SERVER_ARGS,
     ],
     { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
   );
