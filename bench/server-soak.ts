@@ -33,7 +33,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { referencedDigests } from '#server/updates/publish/blob-sweep.js';
-import { heapAfterFullGc } from './gc-trace.js';
+import { gcSummary, rssSummary, sampleRss } from './soak-memory.js';
 
 const SECONDS = Number(process.env['SOAK_SECONDS'] ?? 60);
 const CPU_PROF = process.env['SOAK_CPU_PROF'];
@@ -60,21 +60,6 @@ const ABUSER_PREFIX = [
 function spawnNode(prefix: readonly string[], args: readonly string[]) {
   const [cmd, ...rest] = [...prefix, process.execPath, ...args];
   return spawn(cmd ?? process.execPath, rest, { stdio: ['pipe', 'pipe', 'inherit'] });
-}
-
-/** Least-squares slope of (seconds, MiB) points, in MiB per minute. */
-function slopePerMin(points: readonly (readonly [number, number])[]): number {
-  const n = points.length;
-  if (n < 2) return 0;
-  const mx = points.reduce((a, [x]) => a + x, 0) / n;
-  const my = points.reduce((a, [, y]) => a + y, 0) / n;
-  let num = 0;
-  let den = 0;
-  for (const [x, y] of points) {
-    num += (x - mx) * (y - my);
-    den += (x - mx) ** 2;
-  }
-  return den === 0 ? 0 : (num / den) * 60;
 }
 
 const round2 = (o: Record<string, number>): Record<string, number> =>
@@ -167,12 +152,6 @@ async function startChild(dataDir: string, profile: boolean): Promise<Child> {
       return gone;
     },
   };
-}
-
-async function rssMiB(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
-  const kb = /VmRSS:\s+(\d+)/.exec(status)?.[1];
-  return kb === undefined ? 0 : Number(kb) / 1024;
 }
 
 /** Polls the manifest on 4 keep-alive connections until `until()`; returns 200s per second. */
@@ -304,39 +283,6 @@ async function interleave(server: Child, key: string) {
   return { alone, abused, abuse, last };
 }
 
-/** The server's RSS every RSS_EVERY_S seconds from now, as [seconds, MiB] points. */
-function sampleRss(pid: number): { points: [number, number][]; stop(): void } {
-  const t0 = performance.now();
-  const points: [number, number][] = [];
-  const sample = (): void => {
-    const at = Math.round((performance.now() - t0) / 100) / 10;
-    void rssMiB(pid).then((mib) => points.push([at, Math.round(mib * 10) / 10]));
-  };
-  sample();
-  const timer = setInterval(sample, RSS_EVERY_S * 1000);
-  return { points, stop: () => clearInterval(timer) };
-}
-
-/** The series' summary: start, peak, end, and the slope over its last half. */
-function rssSummary(points: readonly [number, number][]): Record<string, number> {
-  const mib = points.map(([, m]) => m);
-  return {
-    start: mib[0] ?? 0,
-    max: Math.max(...mib),
-    end: mib.at(-1) ?? 0,
-    slope_last_half_mib_per_min: Number(slopePerMin(points.slice(points.length >> 1)).toFixed(2)),
-  };
-}
-
-/** The heap after each full collection, with its slope over the run (MB per minute). */
-function gcSummary(): Record<string, unknown> {
-  const points = heapAfterFullGc(GC_LINES);
-  return {
-    series: points.map(([t, mb]) => `${t.toFixed(0)}:${mb}`).join(' '),
-    slope_mb_per_min: Number(slopePerMin(points.slice(1)).toFixed(2)),
-  };
-}
-
 async function main(): Promise<void> {
   // Pinned: this process (the poller and the probes, every thread of it) on CPU 1.
   if (PIN) spawnSync('taskset', ['-a', '-cp', '1', String(process.pid)], { stdio: 'ignore' });
@@ -345,7 +291,7 @@ async function main(): Promise<void> {
   const server = await startChild(dataDir, true);
   const minted = await get(`${server.url}/api/demo-key/mint`, { method: 'POST' });
   const key = (JSON.parse(minted.body) as { machine_key: string }).machine_key;
-  const rss = sampleRss(server.pid);
+  const rss = sampleRss(server.pid, RSS_EVERY_S);
   const probes = { sent: 0, ok: 0 };
   const probeTimer = setInterval(() => {
     probes.sent += 1;
@@ -411,7 +357,7 @@ async function main(): Promise<void> {
         cpu_share: { alone: round2(shareOf(alone)), under_abuse: round2(shareOf(abused)) },
         // The V8 heap after each full collection, [seconds since the server started, MB]:
         // what stays live, so a leak shows as a rising series (SOAK_GC_LOG only).
-        ...(GC_LOG === undefined ? {} : { heap_after_full_gc_mb: gcSummary() }),
+        ...(GC_LOG === undefined ? {} : { heap_after_full_gc_mb: gcSummary(GC_LINES) }),
         killed_with_9: CPU_PROF === undefined,
         restarted: again !== undefined,
         key_still_served: keyStillServed,
