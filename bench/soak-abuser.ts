@@ -3,8 +3,10 @@
  * apart from the server's and the poller's: a mint flood and machine-key guessing (a new
  * connection per request, FLOODERS loops each), sockets trickling a request body and sockets
  * that send nothing, all from 127.0.0.2. Says `abusing` on stdout once it starts, runs until
- * stdin closes, then prints its counters as one JSON line.
- *   npx tsx bench/soak-abuser.ts URL
+ * stdin closes, then prints its counters as one JSON line. KINDS (default all three) picks
+ * the abuse, comma-separated: `flood`, `trickle`, `idle` (bench/server-cpu-per-abuse.ts runs
+ * them apart).
+ *   npx tsx bench/soak-abuser.ts URL [KINDS]
  */
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
@@ -15,6 +17,7 @@ const ABUSER = '127.0.0.2';
 const TRICKLE_SOCKETS = 300;
 const IDLE_SOCKETS = 300;
 const FLOODERS = 2;
+const KINDS = new Set((process.argv[3] ?? 'flood,trickle,idle').split(','));
 let done = false;
 
 function status(path: string, method: string, headers: Record<string, string>): Promise<number> {
@@ -72,18 +75,18 @@ async function flood(path: string, method: string, headers: Record<string, strin
 }
 
 const bad = { authorization: `Bearer mk_${'A'.repeat(43)}` };
-const floods = Array.from({ length: FLOODERS }, () => [
+const floods = Array.from({ length: KINDS.has('flood') ? FLOODERS : 0 }, () => [
   flood('/api/demo-key/mint', 'POST', {}, true),
   flood('/api/updates/manifest', 'GET', bad, false),
 ]).flat();
-const trickle = holdSockets(TRICKLE_SOCKETS, (s) => {
+const trickle = holdSockets(KINDS.has('trickle') ? TRICKLE_SOCKETS : 0, (s) => {
   s.write(
     'POST /api/demo-key/mint HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n',
   );
   const t = setInterval(() => (s.writable ? s.write(' ') : clearInterval(t)), 1_000);
   s.on('close', () => clearInterval(t));
 });
-const idle = holdSockets(IDLE_SOCKETS, () => undefined);
+const idle = holdSockets(KINDS.has('idle') ? IDLE_SOCKETS : 0, () => undefined);
 process.stdout.write('abusing\n');
 process.stdin.resume();
 process.stdin.on('end', () => {

@@ -117,6 +117,43 @@ describe('the connection cap', () => {
   });
 });
 
+describe('a request body past the limit', () => {
+  const HEAD =
+    'POST /api/demo-key/mint HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n';
+
+  it('answers a head whose Content-Length passes the body limit 413 and closes at once', async () => {
+    server = await startServer({ ...FAST, headersTimeoutMs: 5_000, requestTimeoutMs: 5_000 });
+    const w = await open(portOf(server), HEAD);
+    sockets.push(w.socket);
+    // Not the request timeout's 5 s: the answer does not wait for the body.
+    expect(await w.closed(2_000)).toBeLessThan(2_000);
+    expect(w.text()).toMatch(/^HTTP\/1\.1 413 /);
+    expect(w.text()).toContain('"code":"BODY_TOO_LARGE"');
+  });
+
+  it('holds a trickle refused 429 before Fastify until the request timeout, then 408', async () => {
+    server = await startServer({ ...FAST, rateLimitPerMinute: 1 });
+    const port = portOf(server);
+    // The quota (1 a minute) used: the next mint from this address is refused before Fastify.
+    expect((await rawRequest(port, { method: 'POST', path: '/api/demo-key/mint' })).status).toBe(
+      200,
+    );
+    const w = await open(port, HEAD);
+    sockets.push(w.socket);
+    const trickle = setInterval(() => w.socket.writable && w.socket.write(' '), 50);
+    try {
+      // Held, not closed at once: a client that reconnects would cost a connection each time.
+      const ms = await w.closed(3_000);
+      expect(ms).toBeGreaterThanOrEqual(500);
+      expect(w.text()).toMatch(/^HTTP\/1\.1 429 /);
+      expect(w.text()).toContain('"code":"RATE_LIMITED"');
+      expect(w.text()).toContain('HTTP/1.1 408 ');
+    } finally {
+      clearInterval(trickle);
+    }
+  });
+});
+
 describe('the request guard', () => {
   it('refuses two Host headers with 400 DUPLICATE_HOST', async () => {
     server = await startServer({ simulate: false });

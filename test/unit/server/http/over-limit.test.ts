@@ -6,7 +6,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { OverLimit, rateLimitedMessage, retryAfterSeconds } from '#server/http/over-limit.js';
+import {
+  OverLimit,
+  RouteSet,
+  rateLimitedMessage,
+  retryAfterSeconds,
+} from '#server/http/over-limit.js';
 import { rawRequest } from '#test/raw-http.js';
 
 let server: Server | undefined;
@@ -112,6 +117,55 @@ describe('OverLimit: the 429 before Fastify', () => {
     expect((await rawRequest(port, mint)).status).toBe(429);
   });
 
+  it('answers each Retry-After with its own message as the window runs down', async () => {
+    const now = { t: 0 };
+    const over = limited(now);
+    const port = await serve(over);
+    const mint = { method: 'POST', path: '/api/demo-key/mint' } as const;
+    over.mark('every', '127.0.0.1', 42_500);
+    const seen: [string | undefined, unknown, string][] = [];
+    for (const t of [0, 10_000, 0, 41_000]) {
+      now.t = t;
+      const answer = await rawRequest(port, mint);
+      seen.push([answer.headers['retry-after'], answer.code, answer.body]);
+    }
+    expect(seen.map(([s]) => s)).toEqual(['43', '33', '43', '2']);
+    expect(seen.every(([, code]) => code === 'RATE_LIMITED')).toBe(true);
+    for (const [s, , body] of seen) {
+      expect(JSON.parse(body)).toEqual({
+        ok: false,
+        code: 'RATE_LIMITED',
+        error: rateLimitedMessage(Number(s)),
+      });
+    }
+  });
+
+  it('sees a route noted after a request on its path was let through', async () => {
+    const now = { t: 0 };
+    const over = limited(now);
+    const port = await serve(over);
+    over.mark('every', '127.0.0.1', 60_000);
+    const token = { method: 'POST', path: '/api/oauth/token' } as const;
+    expect((await rawRequest(port, token)).body).toBe('passed');
+    over.route('every', '/api/oauth/token', 'POST');
+    expect((await rawRequest(port, token)).status).toBe(429);
+  });
+});
+
+describe('RouteSet: the routes of a scope', () => {
+  it('keeps its verdicts right past the bound of remembered paths', () => {
+    const routes = new RouteSet();
+    routes.add('/api/updates/artifacts/:sha256', ['GET']);
+    for (let i = 0; i < RouteSet.MAX_VERDICTS * 2; i += 1) {
+      expect(routes.has('GET', `/api/updates/artifacts/${i}`)).toBe(true);
+      expect(routes.has('GET', `/api/updates/other/${i}`)).toBe(false);
+    }
+    expect(routes.has('POST', '/api/updates/artifacts/1')).toBe(false);
+    expect(routes.has('GET', '/api/updates/artifacts/1?x=2')).toBe(true);
+  });
+});
+
+describe('retryAfterSeconds', () => {
   it('tells the rest of the window in whole seconds, at least one', () => {
     expect(retryAfterSeconds(0)).toBe(1);
     expect(retryAfterSeconds(1)).toBe(1);
