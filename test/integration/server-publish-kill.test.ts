@@ -52,8 +52,13 @@ afterAll(async () => {
 interface Run {
   /** Resolves when the process is ready to be killed from (its `publishing` line, or spawn). */
   readonly started: Promise<void>;
-  /** Resolves when the publish is acknowledged (the `published` line; the server kind only). */
-  readonly acknowledged: Promise<void>;
+  /**
+   * Resolves true when the publish is acknowledged (the `published` line; the server kind
+   * only), false when the process ended without it.
+   */
+  readonly acknowledged: Promise<boolean>;
+  /** What the process wrote to stderr so far (said when a fixed round goes wrong). */
+  stderr(): string;
   readonly exited: Promise<number | null>;
   kill(): void;
   /** Lets an acknowledged server-kind publisher stop (it waits for its stdin to end). */
@@ -67,20 +72,21 @@ function spawnPublisher(kind: 'server' | 'cli', version: string): Run {
       : ['--import', 'tsx', SERVER_CLI, 'publish', '--data-dir', dataDir, '--version', version];
   if (kind === 'cli') args.push(folder);
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
-  child.stderr.resume();
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  const said = (word: string): Promise<void> =>
+  const said = (word: string): Promise<boolean> =>
     kind === 'cli'
-      ? Promise.resolve()
-      : new Promise<void>((done) => {
+      ? Promise.resolve(true)
+      : new Promise<boolean>((done) => {
           let out = '';
           child.stdout.on('data', (chunk: Buffer) => {
             out += chunk.toString();
-            if (out.split('\n').includes(word)) done();
+            if (out.split('\n').includes(word)) done(true);
           });
-          void exited.then(() => done());
+          void exited.then(() => done(false));
         });
-  const started = said('publishing');
+  const started = said('publishing').then(() => undefined);
   const acknowledged = said('published');
   if (kind === 'cli') {
     child.stdout.resume();
@@ -92,6 +98,7 @@ function spawnPublisher(kind: 'server' | 'cli', version: string): Run {
     exited,
     kill: () => child.kill('SIGKILL'),
     finish: () => child.stdin.end(),
+    stderr: () => stderr,
   };
 }
 
@@ -172,12 +179,14 @@ describe('kill -9 during a publish', () => {
       // Round 0: at once (the old release); round 2: once acknowledged (the new one); the
       // rest seeded, up to a third past the span (some land after the acknowledgement too).
       const point = KILL_POINTS[round] ?? Math.floor(random() * spans[kind] * 1.3);
-      if (point === 'acknowledged') await run.acknowledged;
-      else await new Promise((done) => setTimeout(done, point));
+      const where = `seed ${SEED}, round ${round} (${kind}, killed at ${String(point)} ms)`;
+      if (point === 'acknowledged') {
+        // A publisher that ended without acknowledging is a failure of its own, said as such.
+        expect(await run.acknowledged, `${where}: not acknowledged: ${run.stderr()}`).toBe(true);
+      } else await new Promise((done) => setTimeout(done, point));
       run.kill();
       await run.exited;
       const found = await inspect();
-      const where = `seed ${SEED}, round ${round} (${kind}, killed at ${String(point)} ms)`;
       expect([served, version], where).toContain(found.version);
       if (point === 0) expect(found.version, where).toBe(served);
       if (point === 'acknowledged') expect(found.version, where).toBe(version);
