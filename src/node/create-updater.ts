@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import type { ChunkPorts } from '#core/chunks/index.js';
 import { parseEndpoint } from '#core/transfer/index.js';
 import { errnoDetails, UpdateError } from '#core/errors.js';
-import { DEFAULT_HEALTH_TIMEOUT_MS, type HealthConfig } from '#core/health/index.js';
 import type { StepHook } from '#core/install/index.js';
 import { resolveLimits, type Limits } from '#core/limits.js';
 import { silentLogger, type Clock, type Fetcher, type Logger } from '#core/ports.js';
@@ -24,7 +23,7 @@ import { chooseSwap, type SwapStrategy } from './store/index.js';
 import { FileStore } from './store/index.js';
 import { createFetchFetcher, type FetchLike } from './http/index.js';
 import { createHttpFetcher, type HttpFetcher } from './http/index.js';
-import { commandProbe, functionProbe, type HealthFunction } from './health-probe.js';
+import { healthConfig, type NodeHealthOption } from './health-option.js';
 import { acquireLock, type LockHandle } from './locks/index.js';
 import { gcPacer } from '#core/transfer/index.js';
 import { systemClock, systemRandom, systemRandomBytes, systemTimers } from './node-ports.js';
@@ -33,19 +32,7 @@ import { stateDirPaths, type StateDirPaths } from './store/index.js';
 import { withTouchRecord } from './store/index.js';
 import { settleTrustedRoot } from './tuf/index.js';
 
-/**
- * The health check of new sets (docs/UPDATER.md §3, Health check): a shell command (exit 0 =
- * healthy; UPDATER_SET_PATH is the set's path), a function, or `confirm`: the consuming software
- * calls `confirm()` before the deadline or the next run reverts. `timeoutMs` defaults to 60 s
- * for a command or function, 600 s for confirm.
- */
-export type NodeHealthOption =
-  | { readonly mode: 'command'; readonly command: string; readonly timeoutMs?: number }
-  | { readonly mode: 'function'; readonly check: HealthFunction; readonly timeoutMs?: number }
-  | { readonly mode: 'confirm'; readonly timeoutMs?: number };
-
-/** The longest deadline accepted (a week): longer is a typo, not a plan. */
-const MAX_HEALTH_TIMEOUT_MS = 7 * 86_400_000;
+export type { NodeHealthOption } from './health-option.js';
 
 export interface NodeUpdaterOptions {
   /** Base URL of the update service ('' for local-only commands: status, rollback, verify). */
@@ -122,32 +109,6 @@ export interface NodeUpdaterOptions {
   readonly ca?: string | readonly string[];
   /** Open the registry's first connection before the lock (docs/UPDATER.md §11.2; http). */
   readonly preconnect?: boolean;
-}
-
-/** The core's HealthConfig for the option; CONFIG_INVALID for a bad one. */
-export function healthConfig(
-  option: NodeHealthOption | undefined,
-  paths: StateDirPaths,
-  platform: NodeJS.Platform = process.platform,
-): HealthConfig | undefined {
-  if (option === undefined) return undefined;
-  const kind = option.mode === 'confirm' ? 'confirm' : 'check';
-  const timeoutMs = option.timeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS[kind];
-  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_HEALTH_TIMEOUT_MS) {
-    throw new UpdateError('CONFIG_INVALID', 'the health timeout must be 1 ms to 7 days');
-  }
-  const pathOf = (dir: string): string => join(paths.sets, dir);
-  switch (option.mode) {
-    case 'confirm':
-      return { mode: 'confirm', timeoutMs };
-    case 'command':
-      if (option.command.trim() === '') {
-        throw new UpdateError('CONFIG_INVALID', 'the health command is empty');
-      }
-      return { mode: 'check', timeoutMs, probe: commandProbe(option.command, pathOf, platform) };
-    case 'function':
-      return { mode: 'check', timeoutMs, probe: functionProbe(option.check, pathOf) };
-  }
 }
 
 /** Creates an updater over `options.dir`; throws LOCKED when another process holds it. */
