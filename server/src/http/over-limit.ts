@@ -34,10 +34,7 @@ interface Pattern {
 
 /** Fastify URL patterns with their methods, matched against a raw request's method and URL. */
 export class RouteSet {
-  /** Verdicts by method and path: a flood repeats a few (docs/SERVER.md §Soak). */
-  static readonly MAX_VERDICTS = 1024;
   readonly #patterns = new Map<string, Pattern>();
-  readonly #verdicts = new Map<string, boolean>();
 
   add(url: string, methods: readonly string[]): void {
     let pattern = this.#patterns.get(url);
@@ -46,24 +43,11 @@ export class RouteSet {
       this.#patterns.set(url, pattern);
     }
     for (const m of methods) pattern.methods.add(m.toUpperCase());
-    this.#verdicts.clear();
   }
 
   has(method: string, url: string): boolean {
     const q = url.indexOf('?');
-    const path = q < 0 ? url : url.slice(0, q);
-    const key = `${method} ${path}`;
-    let verdict = this.#verdicts.get(key);
-    if (verdict === undefined) {
-      verdict = this.#match(method, path.split('/'));
-      // Bounded: paths an attacker varies cost a match each, never memory.
-      if (this.#verdicts.size >= RouteSet.MAX_VERDICTS) this.#verdicts.clear();
-      this.#verdicts.set(key, verdict);
-    }
-    return verdict;
-  }
-
-  #match(method: string, segments: readonly string[]): boolean {
+    const segments = (q < 0 ? url : url.slice(0, q)).split('/');
     for (const p of this.#patterns.values()) {
       if (p.methods.has(method) && matches(p.segments, segments)) return true;
     }
@@ -147,26 +131,11 @@ export class OverLimit {
   };
 }
 
-/** The 429's body and its length by Retry-After seconds (at most a window's worth of them). */
-const ANSWERS = new Map<number, readonly [string, number]>();
-const MAX_ANSWERS = 128;
-
-function answerFor(seconds: number): readonly [string, number] {
-  let answer = ANSWERS.get(seconds);
-  if (answer === undefined) {
-    const body = JSON.stringify(errorBody('RATE_LIMITED', rateLimitedMessage(seconds)));
-    answer = [body, Buffer.byteLength(body)];
-    if (ANSWERS.size >= MAX_ANSWERS) ANSWERS.clear();
-    ANSWERS.set(seconds, answer);
-  }
-  return answer;
-}
-
 function writeRateLimited(response: ServerResponse, seconds: number): void {
-  const [body, length] = answerFor(seconds);
+  const body = JSON.stringify(errorBody('RATE_LIMITED', rateLimitedMessage(seconds)));
   response.writeHead(429, {
     'content-type': JSON_TYPE,
-    'content-length': length,
+    'content-length': Buffer.byteLength(body),
     'retry-after': String(seconds),
     // Set by the request guard too; here so the answer never depends on the order.
     'x-content-type-options': 'nosniff',
