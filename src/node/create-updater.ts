@@ -107,7 +107,7 @@ export interface NodeUpdaterOptions {
    * With `fetch` it is CONFIG_INVALID (that fetch keeps its own trust).
    */
   readonly ca?: string | readonly string[];
-  /** Open the registry's first connection before the lock (docs/UPDATER.md §11.2; http). */
+  /** Open the registry's first connection (TLS too) before the lock (docs/UPDATER.md §11.2). */
   readonly preconnect?: boolean;
 }
 

@@ -57,8 +57,8 @@ function pipelineTarget(targets: RequestTargets, url: string): RequestTarget | u
 /** The Fetcher over node:http(s), and a way to open a run's first connection early. */
 export interface HttpFetcher extends Fetcher {
   /**
-   * Opens a connection to `url`'s origin now, for the next GET there that would open one
-   * (warm-connections.ts; plain http only, anything else is left to the GET).
+   * Opens a connection to `url`'s origin now (TLS handshake included for https), for the next
+   * GET there that would open one through node:http(s) (warm-connections.ts).
    */
   preconnect(url: string): void;
 }
@@ -70,6 +70,8 @@ export function createHttpFetcher(options: HttpFetcherOptions): HttpFetcher {
   const tls = ca === undefined ? {} : { ca: typeof ca === 'string' ? ca : [...ca] };
   const agents = nodeAgents(tls);
   const warm = new WarmConnections(agents.http);
+  // node:https is loaded by the first https preconnect or request (lazy-builtin.ts).
+  let warmHttps: WarmConnections | undefined;
   const connections = options.pipelineConnections ?? 0;
   // What the pipeline hands back (an odd answer, every GET of a direct origin) goes through
   // agents of its own with `parallel` sockets per origin, so `parallel` still counts the
@@ -101,7 +103,9 @@ export function createHttpFetcher(options: HttpFetcherOptions): HttpFetcher {
     },
     preconnect(url) {
       const target = pipelineTarget(targets, url);
-      if (target !== undefined && !target.secure) warm.open(target.hostname, portOf(target));
+      if (target === undefined) return;
+      const to = target.secure ? (warmHttps ??= new WarmConnections(agents.https())) : warm;
+      to.open(target.hostname, portOf(target));
     },
     pipelines: (url) => {
       const target = pipeTarget(url);

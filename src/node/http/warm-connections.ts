@@ -7,11 +7,17 @@
  * failed or closed first is dropped and the request opens its own. It holds no process open
  * (unref'd until handed out) and is closed when unused for `idleMs`.
  *
- * Plain http only: an https connection is verified by the TLS options node computes per request
- * (server name, session), which this does not reproduce.
+ * https too: the connection is made by the agent's own `createConnection` with the options the
+ * agent would give it for the first request (its own options, which hold the trust anchors, the
+ * host, the port and the server name node derives from the Host header), so the TLS handshake
+ * checks the certificate exactly as the request's own connection would, and node's TLS session
+ * cache is fed as usual. It is handed only to a request whose agent name (node's key for
+ * connections that may be shared: host, port, server name and every TLS option) is the one it
+ * was made under; a handshake that fails drops it, and the request then connects and fails by
+ * itself.
  */
 import type { Agent } from 'node:http';
-import { createConnection, type Socket } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 
 /** An unused warm connection is closed after this long (servers drop idle ones anyway). */
 export const WARM_IDLE_MS = 10_000;
@@ -24,15 +30,36 @@ interface Warm {
 
 const EVENTS = ['error', 'close', 'end'] as const;
 
-/** Warm connections of one node:http agent, by the agent's own name for an origin. */
+/** What an agent passes its `createConnection` (node's Agent.createSocket). */
+type ConnectOptions = Record<string, unknown> & { host: string; port: number };
+
+/**
+ * The options node's Agent.createSocket would give `createConnection` for a request to
+ * `host`:`port` with no Host header of its own: the agent's options over the request's host and
+ * port and, for https, the server name node derives from the Host header it sets (the host, or
+ * none for an IP address).
+ */
+function connectOptions(agent: Agent, host: string, port: number): ConnectOptions {
+  const own = (agent as Agent & { options?: Record<string, unknown> }).options ?? {};
+  const options: ConnectOptions = { ...own, host, port };
+  if ((agent as Agent & { protocol?: string }).protocol === 'https:') {
+    options['servername'] = isIP(host) === 0 ? host : '';
+  }
+  return options;
+}
+
+/** Warm connections of one node:http(s) agent, by the agent's own name for an origin. */
 export class WarmConnections {
   private readonly warm = new Map<string, Warm>();
+  /** The agent's own `createConnection`, as node calls it for a new connection. */
+  private readonly connect: (options: ConnectOptions) => Socket;
 
   constructor(
     private readonly agent: Agent,
     private readonly idleMs = WARM_IDLE_MS,
   ) {
     const open = agent.createConnection.bind(agent);
+    this.connect = (options) => open(options) as Socket;
     agent.createConnection = (options, callback) =>
       this.take(agent.getName(options)) ?? open(options, callback);
   }
@@ -44,9 +71,11 @@ export class WarmConnections {
 
   /** Opens a connection to `host`:`port` now, unless one is already waiting there. */
   open(host: string, port: number): void {
-    const name = this.agent.getName({ host, port });
+    const options = connectOptions(this.agent, host, port);
+    const name = this.agent.getName(options);
     if (this.warm.has(name)) return;
-    const socket = createConnection({ host, port, noDelay: true });
+    // node's Agent.createSocket names the connection so for https's session cache.
+    const socket = this.connect({ ...options, _agentKey: name });
     socket.unref();
     // Not handed out yet: a failure, a close by the server or the idle time only drops it.
     const drop = (): void => {

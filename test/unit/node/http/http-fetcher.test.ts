@@ -4,11 +4,14 @@
  */
 import { once } from 'node:events';
 import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { describe, expect, it } from 'vitest';
 import { createHttpFetcher } from '#node/http/http-fetcher.js';
 import { headerOf } from '#node/http/header-of.js';
 import { readAll, useLoopbackServer } from '#test/loopback-server.js';
+import { makeTestPki } from '#test/tls-cert.js';
 
 const loopback = useLoopbackServer();
 const serve = loopback.serve;
@@ -121,7 +124,7 @@ describe('http fetcher', () => {
     expect(sockets.size).toBe(1);
   });
 
-  it('preconnect opens the connection the first GET then goes over; https is left alone', async () => {
+  it('preconnect opens the connection the first GET then goes over', async () => {
     const accepted: Socket[] = [];
     const carriedBy: number[] = [];
     const server = createHttpServer((req, res) => {
@@ -134,7 +137,6 @@ describe('http fetcher', () => {
     try {
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const warm = createHttpFetcher({ connectTimeoutMs: 2000 });
-      warm.preconnect(`https://127.0.0.1:${(server.address() as AddressInfo).port}/`);
       warm.preconnect(`${base}/api/updates/manifest`);
       await once(server, 'connection');
       const response = await warm.get(`${base}/api/updates/manifest`, {
@@ -144,6 +146,36 @@ describe('http fetcher', () => {
       });
       expect(await readAll(response.body)).toBe('x');
       expect(accepted).toHaveLength(1);
+      expect(carriedBy).toEqual([0]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('preconnect over https: the handshake is done before the GET, which goes over it', async () => {
+    const pki = makeTestPki();
+    const handshakes: TLSSocket[] = [];
+    const carriedBy: number[] = [];
+    const server = createHttpsServer({ cert: pki.certPem, key: pki.keyPem }, (req, res) => {
+      carriedBy.push(handshakes.indexOf(req.socket as TLSSocket));
+      res.end('x');
+    });
+    server.on('secureConnection', (socket: TLSSocket) => handshakes.push(socket));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const warm = createHttpFetcher({ connectTimeoutMs: 2000, ca: pki.caPem });
+      warm.preconnect(`${base}/api/updates/manifest`);
+      await once(server, 'secureConnection');
+      const response = await warm.get(`${base}/api/updates/manifest`, {
+        headers: {},
+        signal: signal(),
+        acceptGzip: true,
+      });
+      expect(await readAll(response.body)).toBe('x');
+      expect(handshakes).toHaveLength(1);
       expect(carriedBy).toEqual([0]);
     } finally {
       server.closeAllConnections();

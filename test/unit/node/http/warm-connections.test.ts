@@ -6,9 +6,16 @@
  */
 import { once } from 'node:events';
 import { Agent, createServer, get, type Server } from 'node:http';
+import {
+  Agent as HttpsAgent,
+  createServer as createHttpsServer,
+  get as httpsGet,
+} from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WarmConnections } from '#node/http/warm-connections.js';
+import { makeTestPki, type TestPki } from '#test/tls-cert.js';
 
 interface Counted {
   readonly server: Server;
@@ -129,4 +136,86 @@ describe('warm connections', () => {
     await vi.waitFor(() => expect(warm.waiting).toBe(0));
     await expect(getText(agent, port)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   });
+
+  it('https: the first request goes over the warm connection, checked by the agent’s trust', async () => {
+    const pki = makeTestPki();
+    const tls = await tlsServer(pki);
+    const agent = httpsAgent(pki.caPem);
+    const warm = new WarmConnections(agent);
+    warm.open('localhost', tls.port);
+    await once(tls.server, 'secureConnection');
+    expect(await httpsText(agent, 'localhost', tls.port)).toBe('ok');
+    expect(await httpsText(agent, 'localhost', tls.port)).toBe('ok');
+    expect(tls.handshakes).toHaveLength(1);
+    expect(tls.carriedBy).toEqual([0, 0]);
+    // The server name node derives from the Host header, as the request's own connection has.
+    expect(tls.servernames).toEqual(['localhost']);
+  });
+
+  it('https: a warm handshake the agent’s trust refuses is dropped; the request fails itself', async () => {
+    const tls = await tlsServer(makeTestPki());
+    const agent = httpsAgent(makeTestPki().caPem); // another authority
+    const warm = new WarmConnections(agent);
+    warm.open('127.0.0.1', tls.port);
+    await vi.waitFor(() => expect(warm.waiting).toBe(0));
+    await expect(httpsText(agent, '127.0.0.1', tls.port)).rejects.toMatchObject({
+      code: expect.stringMatching(/CERT|SIGNATURE|ISSUER/) as unknown as string,
+    });
+    expect(tls.handshakes).toHaveLength(0);
+    expect(tls.carriedBy).toEqual([]);
+  });
 });
+
+interface TlsCounted {
+  readonly server: ReturnType<typeof createHttpsServer>;
+  readonly port: number;
+  /** Each finished handshake, in order, and the server name the client sent in it. */
+  readonly handshakes: TLSSocket[];
+  readonly servernames: (string | false)[];
+  readonly carriedBy: number[];
+}
+
+async function tlsServer(pki: TestPki): Promise<TlsCounted> {
+  const handshakes: TLSSocket[] = [];
+  const servernames: (string | false)[] = [];
+  const carriedBy: number[] = [];
+  const server = createHttpsServer({ cert: pki.certPem, key: pki.keyPem }, (req, res) => {
+    carriedBy.push(handshakes.indexOf(req.socket as TLSSocket));
+    res.end('ok');
+  });
+  server.on('secureConnection', (socket: TLSSocket) => {
+    handshakes.push(socket);
+    servernames.push(socket.servername ?? false);
+  });
+  // Every interface: `localhost` may resolve to ::1 or 127.0.0.1.
+  server.listen(0);
+  await once(server, 'listening');
+  cleanups.push(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  return {
+    server,
+    port: (server.address() as AddressInfo).port,
+    handshakes,
+    servernames,
+    carriedBy,
+  };
+}
+
+function httpsAgent(ca: string): HttpsAgent {
+  const agent = new HttpsAgent({ keepAlive: true, ca });
+  cleanups.push(() => agent.destroy());
+  return agent;
+}
+
+function httpsText(agent: HttpsAgent, host: string, port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    httpsGet({ hostname: host, port, path: '/', agent }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve(text));
+    }).on('error', reject);
+  });
+}
