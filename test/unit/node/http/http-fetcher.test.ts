@@ -3,10 +3,14 @@
  * fetcher it replaced, plus the connect deadline, keep-alive reuse and a broken body.
  */
 import { once } from 'node:events';
-import { createServer as createHttpServer } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server as HttpServer,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
-import type { TLSSocket } from 'node:tls';
 import { describe, expect, it } from 'vitest';
 import { createHttpFetcher } from '#node/http/http-fetcher.js';
 import { headerOf } from '#node/http/header-of.js';
@@ -125,62 +129,25 @@ describe('http fetcher', () => {
   });
 
   it('preconnect opens the connection the first GET then goes over', async () => {
-    const accepted: Socket[] = [];
-    const carriedBy: number[] = [];
-    const server = createHttpServer((req, res) => {
-      carriedBy.push(accepted.indexOf(req.socket));
-      res.end('x');
-    });
-    server.on('connection', (socket: Socket) => accepted.push(socket));
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    try {
-      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const warm = createHttpFetcher({ connectTimeoutMs: 2000 });
-      warm.preconnect(`${base}/api/updates/manifest`);
-      await once(server, 'connection');
-      const response = await warm.get(`${base}/api/updates/manifest`, {
-        headers: {},
-        signal: signal(),
-        acceptGzip: true,
-      });
-      expect(await readAll(response.body)).toBe('x');
-      expect(accepted).toHaveLength(1);
-      expect(carriedBy).toEqual([0]);
-    } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
+    const server = createHttpServer();
+    const { connections, carriedBy } = await preconnectThenGet(server, 'connection', 'http', {});
+    expect(connections).toBe(1);
+    expect(carriedBy).toEqual([0]);
   });
 
   it('preconnect over https: the handshake is done before the GET, which goes over it', async () => {
     const pki = makeTestPki();
-    const handshakes: TLSSocket[] = [];
-    const carriedBy: number[] = [];
-    const server = createHttpsServer({ cert: pki.certPem, key: pki.keyPem }, (req, res) => {
-      carriedBy.push(handshakes.indexOf(req.socket as TLSSocket));
-      res.end('x');
-    });
-    server.on('secureConnection', (socket: TLSSocket) => handshakes.push(socket));
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    try {
-      const base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const warm = createHttpFetcher({ connectTimeoutMs: 2000, ca: pki.caPem });
-      warm.preconnect(`${base}/api/updates/manifest`);
-      await once(server, 'secureConnection');
-      const response = await warm.get(`${base}/api/updates/manifest`, {
-        headers: {},
-        signal: signal(),
-        acceptGzip: true,
-      });
-      expect(await readAll(response.body)).toBe('x');
-      expect(handshakes).toHaveLength(1);
-      expect(carriedBy).toEqual([0]);
-    } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
+    const server = createHttpsServer({ cert: pki.certPem, key: pki.keyPem });
+    const { connections, carriedBy } = await preconnectThenGet(
+      server,
+      'secureConnection',
+      'https',
+      {
+        ca: pki.caPem,
+      },
+    );
+    expect(connections).toBe(1);
+    expect(carriedBy).toEqual([0]);
   });
 
   it('a body cut off mid-way is a transient NETWORK error while it is read', async () => {
@@ -266,3 +233,41 @@ describe('headerOf (a header from the raw list, as node would give it)', () => {
     expect(await readAll(response.body)).toBe('ok');
   });
 });
+
+/**
+ * Preconnects a fetcher to `server`, waits for the connection (`event`: TCP accepted or TLS
+ * done), then GETs the manifest: how many such connections the server saw, and for each
+ * request the index of the connection it came on.
+ */
+async function preconnectThenGet(
+  server: HttpServer,
+  event: 'connection' | 'secureConnection',
+  scheme: 'http' | 'https',
+  tls: { ca?: string },
+): Promise<{ connections: number; carriedBy: number[] }> {
+  const accepted: Socket[] = [];
+  const carriedBy: number[] = [];
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    carriedBy.push(accepted.indexOf(req.socket));
+    res.end('x');
+  });
+  server.on(event, (socket: Socket) => accepted.push(socket));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  try {
+    const base = `${scheme}://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const warm = createHttpFetcher({ connectTimeoutMs: 2000, ...tls });
+    warm.preconnect(`${base}/api/updates/manifest`);
+    await once(server, event);
+    const response = await warm.get(`${base}/api/updates/manifest`, {
+      headers: {},
+      signal: signal(),
+      acceptGzip: true,
+    });
+    expect(await readAll(response.body)).toBe('x');
+    return { connections: accepted.length, carriedBy };
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
