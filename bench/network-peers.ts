@@ -17,7 +17,9 @@
  * runs tuf-js at each width (default 4: sequential over 10,000 files at 50 ms is 10,000
  * round trips); CURL_PARALLEL=50; OURS_ARGS='--parallel 16' passes flags to our CLI;
  * SHARE=connection gives each connection its own cap; RUN_TIMEOUT_S=1200 ends a run;
- * NODE_CA=keep leaves NODE_EXTRA_CA_CERTS set for the node contenders, see below.)
+ * NODE_CA=keep leaves NODE_EXTRA_CA_CERTS set for the node contenders, see below; TLS=1 serves
+ * everything over https, as a registry in the field is: a throwaway CA (test/helpers/tls-cert.ts)
+ * that curl gets as --cacert and the node contenders as NODE_EXTRA_CA_CERTS, naming only it.)
  *
  * Set-up that is not measured (installing release 1 before an update) runs with the proxy's
  * delay and cap off. The counts come from the proxy (connections, turns: the client's
@@ -29,6 +31,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startNginx, type Nginx } from '#test/nginx.js';
+import { makeTestPki } from '#test/tls-cert.js';
 import { parseBitsPerSecond, type LinkShape } from './delay-link.js';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.js';
 import { printNetworkReport, type NetSample } from './network-report.js';
@@ -76,6 +79,14 @@ interface Contender {
 
 const q = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
 
+/** How each client trusts the https registry (TLS=1); empty over http. */
+interface Trust {
+  /** Environment of the node clients (ours, tuf-js). */
+  readonly env: Record<string, string>;
+  /** curl's flags. */
+  readonly curl: string;
+}
+
 /** Runs a child under runMeasured, ending it (and the command under /usr/bin/time) if stuck. */
 async function bounded(
   command: string,
@@ -102,6 +113,7 @@ function contenders(
   fx: PeersFixture,
   work: string,
   bin: PeerBundles,
+  trust: Trust,
 ): Contender[] {
   const target = w.changes > 0 ? 2 : 1;
   const cli = (version: number, dir: string, plain = '', env = {}): Promise<ChildRun> =>
@@ -113,13 +125,17 @@ function contenders(
         ...['--dir', dir, '--json', '--max-artifact-bytes', String(Math.max(w.size, 1024))],
         ...oursArgs,
       ],
-      { UPDATER_MACHINE_KEY: 'bench', ...env },
+      { UPDATER_MACHINE_KEY: 'bench', ...trust.env, ...env },
     );
   const tuf = (parallel: number, version: number, dir: string): Promise<ChildRun> =>
-    bounded(process.execPath, [
-      ...[bin.tuf, `${base}/v${version}/tuf/`, `${base}/v${version}/files/`, dir],
-      ...[fx.rootJson, fx.namesFile, String(parallel)],
-    ]);
+    bounded(
+      process.execPath,
+      [
+        ...[bin.tuf, `${base}/v${version}/tuf/`, `${base}/v${version}/files/`, dir],
+        ...[fx.rootJson, fx.namesFile, String(parallel)],
+      ],
+      trust.env,
+    );
   /** Fresh: an empty directory; an update: release 1 installed by the same client. */
   const prepare = (install: (dir: string) => Promise<ChildRun>, dir: string) => async () => {
     await rm(dir, { recursive: true, force: true });
@@ -169,7 +185,7 @@ function contenders(
       },
       run: () =>
         sh(
-          `curl -sS --create-dirs -Z --parallel-max ${CURL_PARALLEL} -K ${q(config)} && ` +
+          `curl -sS${trust.curl} --create-dirs -Z --parallel-max ${CURL_PARALLEL} -K ${q(config)} && ` +
             `find ${q(out)} -type f -print0 | xargs -0 openssl dgst -sha256 >/dev/null`,
         ),
     });
@@ -191,7 +207,7 @@ function contenders(
       setup: () => rm(file, { force: true }),
       run: () =>
         sh(
-          `curl -sS ${q(`${base}/floor/all.bin`)} | tee ${q(file)} | ` +
+          `curl -sS${trust.curl} ${q(`${base}/floor/all.bin`)} | tee ${q(file)} | ` +
             'openssl dgst -sha256 >/dev/null',
         ),
     });
@@ -223,7 +239,11 @@ async function measure(nginx: Nginx, proxy: DelayProxy, c: Contender): Promise<N
 async function runWorkload(name: string, w: Workload): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), `bench-net-${name}-`));
   const root = join(work, 'www');
-  const nginx = await startNginx(root, { gzipJson: true });
+  const pki = process.env.TLS === '1' ? makeTestPki() : undefined;
+  const nginx = await startNginx(root, {
+    gzipJson: true,
+    ...(pki === undefined ? {} : { tls: pki }),
+  });
   const port = Number(new URL(nginx.baseUrl).port);
   const proxy = await startDelayProxy({
     target: { host: '127.0.0.1', port },
@@ -231,13 +251,19 @@ async function runWorkload(name: string, w: Workload): Promise<void> {
     share: process.env.SHARE === 'connection' ? 'connection' : 'proxy',
   });
   try {
-    const base = `http://127.0.0.1:${proxy.port}`;
+    const base = `${pki === undefined ? 'http' : 'https'}://127.0.0.1:${proxy.port}`;
+    let trust: Trust = { env: {}, curl: '' };
+    if (pki !== undefined) {
+      const caFile = join(work, 'ca.pem');
+      await writeFile(caFile, pki.caPem);
+      trust = { env: { NODE_EXTRA_CA_CERTS: caFile }, curl: ` --cacert ${q(caFile)}` };
+    }
     const fx = await buildFixture(root, base, w.count, w.size, w.changes > 0, w.changes);
     // The floor moves the bytes the others fetch as files, in one GET.
     const floorPath = join(root, 'floor', 'all.bin');
     await mkdir(join(root, 'floor'), { recursive: true });
     await writeRandomFile(floorPath, (w.changes > 0 ? w.changes : w.count) * w.size);
-    const list = contenders(w, base, fx, work, await bundles(work));
+    const list = contenders(w, base, fx, work, await bundles(work), trust);
     const samples = new Map<string, NetSample[]>(list.map((c) => [c.label, []]));
     for (let round = 0; round < ROUNDS; round++) {
       for (let i = 0; i < list.length; i++) {
@@ -252,7 +278,8 @@ async function runWorkload(name: string, w: Workload): Promise<void> {
       `${name}: ${w.count} x ${w.size / 1024} KiB` +
       (w.changes > 0 ? `, ${w.changes} changed` : ', fresh') +
       `; RTT ${link.rttMs} ms, ${link.bitsPerSecond / 1e6} Mbit/s` +
-      `${process.env.SHARE === 'connection' ? ' per connection' : ' shared'}; ${ROUNDS} rounds`;
+      `${process.env.SHARE === 'connection' ? ' per connection' : ' shared'}` +
+      `${pki === undefined ? '' : ', https'}; ${ROUNDS} rounds`;
     printNetworkReport(title, link.rttMs, samples);
   } finally {
     await proxy.close();
