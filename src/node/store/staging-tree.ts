@@ -20,8 +20,11 @@ import { errno } from '../fs/index.js';
 import { artifactPath } from './tree-scan.js';
 
 export class StagingTree implements ArrivalHook {
-  /** Where each blob of the set is staged, by digest: one path per name. */
-  private readonly targets = new Map<string, string[]>();
+  /**
+   * The names of each blob of the set, by digest: the manifest's own strings (a path is made
+   * only when linked), one name without an array, as nearly every blob has.
+   */
+  private readonly names = new Map<string, string | string[]>();
   /** Digests whose every name is linked in the tree. */
   private readonly linked = new Set<string>();
   /** Directories of the tree, each made once and fsynced by `stageSet`. */
@@ -38,10 +41,10 @@ export class StagingTree implements ArrivalHook {
   ) {
     this.dirs = new Set([root]);
     for (const a of artifacts) {
-      const path = artifactPath(root, a.name);
-      const paths = this.targets.get(a.sha256);
-      if (paths === undefined) this.targets.set(a.sha256, [path]);
-      else paths.push(path);
+      const known = this.names.get(a.sha256);
+      if (known === undefined) this.names.set(a.sha256, a.name);
+      else if (typeof known === 'string') this.names.set(a.sha256, [known, a.name]);
+      else known.push(a.name);
     }
   }
 
@@ -78,8 +81,16 @@ export class StagingTree implements ArrivalHook {
     this.dirs.add(parent);
   }
 
+  /** The staged paths of `sha256`'s names; undefined for a blob not in the set. */
+  private pathsOf(sha256: string): string[] | undefined {
+    const names = this.names.get(sha256);
+    if (names === undefined) return undefined;
+    if (typeof names === 'string') return [artifactPath(this.root, names)];
+    return names.map((name) => artifactPath(this.root, name));
+  }
+
   arrived(sha256: string, blob: string): void {
-    const paths = this.targets.get(sha256);
+    const paths = this.pathsOf(sha256);
     if (paths === undefined) return;
     // Promoted again (a new inode under the same name): its names follow the new one.
     if (this.linked.delete(sha256)) this.unlink(paths);
@@ -96,7 +107,7 @@ export class StagingTree implements ArrivalHook {
   }
 
   dropped(sha256: string): void {
-    const paths = this.targets.get(sha256);
+    const paths = this.pathsOf(sha256);
     if (paths !== undefined && this.linked.delete(sha256)) this.unlink(paths);
   }
 
