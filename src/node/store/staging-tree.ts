@@ -31,6 +31,11 @@ export class StagingTree implements ArrivalHook {
   readonly dirs: Set<string>;
   /** A link could not be undone: the tree is not known to hold only what `linked` says. */
   private spoiled = false;
+  /**
+   * A link failed (no hard links on this file system, a full disk): the rest is left to the
+   * commit, which copies or fails as before, rather than a refused link per blob now.
+   */
+  private refused = false;
 
   private constructor(
     /** The set directory's name under sets/. */
@@ -90,6 +95,7 @@ export class StagingTree implements ArrivalHook {
   }
 
   arrived(sha256: string, blob: string): void {
+    if (this.refused) return;
     const paths = this.pathsOf(sha256);
     if (paths === undefined) return;
     // Promoted again (a new inode under the same name): its names follow the new one.
@@ -102,6 +108,7 @@ export class StagingTree implements ArrivalHook {
       this.linked.add(sha256);
     } catch {
       // No hard links here, a full disk, ...: the commit links or copies them, as before.
+      this.refused = true;
       this.unlink(paths);
     }
   }

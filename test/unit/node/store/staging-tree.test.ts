@@ -77,7 +77,7 @@ describe('StagingTree', () => {
     expect(tree.holds(SHA_B)).toBe(true);
   });
 
-  it('links none of a blob it cannot link, leaving it to the commit', async () => {
+  it('links none of a blob it cannot link, and no later blob: the commit links them', async () => {
     const { sets, blobs, artifacts } = await layout();
     const tree = await StagingTree.create(sets, 'set1', artifacts);
     // The second name's parent is a file: the first link is made, then undone.
@@ -86,6 +86,10 @@ describe('StagingTree', () => {
     expect(tree.holds(SHA_A)).toBe(false);
     await expect(lstat(join(tree.root, 'a.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
     expect(tree.usableFor('set1')).toBe(true);
+    // A file system that refused one link refuses the next: no link per blob is tried.
+    tree.arrived(SHA_B, join(blobs, SHA_B));
+    expect(tree.holds(SHA_B)).toBe(false);
+    expect((await readdir(tree.root)).sort()).toEqual(['deep']);
   });
 
   it('is spoiled when a name of a blob it could not link cannot be removed', async () => {
