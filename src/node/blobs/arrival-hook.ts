@@ -1,8 +1,8 @@
 /**
  * Who is told when a blob gets or loses its name in a blob directory: the set being staged
  * during a pull (src/node/store/staging-tree.ts, docs/UPDATER.md §3, Staging during the pull).
- * One hook per blob directory, for the life of one pull: the store sets it before the pull and
- * clears it at the commit or the next run.
+ * One hook per blob directory, for the life of one pull: the store sets it when the core tells
+ * it the set the pull is for (`expectSet`) and clears it at the commit or at the next such call.
  *
  * `arrived` runs right after the rename and before the arrival check's one lstat, so the facts
  * that lstat records are those after the blob's last link (blob-facts.ts `keepIfArrived`). It

@@ -60,6 +60,9 @@ export async function stageSet(
     return;
   }
   const tree = early?.usableFor(dir) === true ? early : await StagingTree.create(paths.sets, dir);
+  if (early !== undefined && early !== tree && early.dir !== dir) {
+    await rm(early.root, { recursive: true, force: true });
+  }
   await linkRest(tree, paths.blobs, artifacts);
   for (const d of tree.dirs) await fsyncDir(d);
   if (kept) {
