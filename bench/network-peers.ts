@@ -16,6 +16,7 @@
  * ours-ca is ours with the environment's NODE_EXTRA_CA_CERTS (below); TUF_PARALLEL=1,4
  * runs tuf-js at each width (default 4: sequential over 10,000 files at 50 ms is 10,000
  * round trips); CURL_PARALLEL=50; OURS_ARGS='--parallel 16' passes flags to our CLI;
+ * BASE_CLI=/tmp/x/cli.cjs adds another build of our CLI as "base" (a before/after in one run);
  * SHARE=connection gives each connection its own cap; RUN_TIMEOUT_S=1200 ends a run;
  * NODE_CA=keep leaves NODE_EXTRA_CA_CERTS set for the node contenders, see below; TLS=1 serves
  * everything over https, as a registry in the field is: a throwaway CA (test/helpers/tls-cert.ts)
@@ -63,6 +64,8 @@ const RUN_TIMEOUT_MS = envInt('RUN_TIMEOUT_S', 1200) * 1000;
 const selected = (process.env.WORKLOAD ?? 'fresh-4k,fresh-64k,changed-12').split(',');
 const peers = (process.env.PEERS ?? 'ours,ours-whole,curl,tuf,floor').split(',');
 const oursArgs = (process.env.OURS_ARGS ?? '').split(' ').filter((a) => a !== '');
+/** Another build of our CLI (its launcher, scripts/build-cli.mjs), run beside ours as "base". */
+const baseCli = process.env.BASE_CLI;
 // A node process reads and parses NODE_EXTRA_CA_CERTS before it runs any JavaScript, https or
 // not: 80-230 ms a start on these machines, whose environment sets it; a user's machine does
 // not, and the bench speaks plain http. So the node contenders (ours, tuf-js) start without it
@@ -116,11 +119,11 @@ function contenders(
   trust: Trust,
 ): Contender[] {
   const target = w.changes > 0 ? 2 : 1;
-  const cli = (version: number, dir: string, plain = '', env = {}): Promise<ChildRun> =>
+  const cli = (version: number, dir: string, plain = '', env = {}, launcher = bin.ours) =>
     bounded(
       process.execPath,
       [
-        ...[bin.ours, 'update', '--base-url', `${base}/v${version}${plain}`],
+        ...[launcher, 'update', '--base-url', `${base}/v${version}${plain}`],
         ...['--pubkey', fx.pubkeyHex],
         ...['--dir', dir, '--json', '--max-artifact-bytes', String(Math.max(w.size, 1024))],
         ...oursArgs,
@@ -150,6 +153,15 @@ function contenders(
       label: 'ours update, packs',
       setup: prepare((d) => cli(1, d), dir),
       run: () => cli(target, dir),
+    });
+  }
+  if (baseCli !== undefined) {
+    // The same release and flags through another build, interleaved with ours (a before/after).
+    const dir = join(work, 'base');
+    list.push({
+      label: 'base update, packs (BASE_CLI)',
+      setup: prepare((d) => cli(1, d, '', {}, baseCli), dir),
+      run: () => cli(target, dir, '', {}, baseCli),
     });
   }
   if (peers.includes('ours-ca') && extraCa !== undefined) {

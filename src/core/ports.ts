@@ -127,6 +127,14 @@ export interface HealthProbe {
   check(target: HealthTarget, signal: AbortSignal): Promise<HealthVerdict>;
 }
 
+/** A set to be staged from blobs: its id, the directory to stage it in, its files. */
+export interface SetToStage {
+  readonly setId: string;
+  /** Directory to stage it in (default `setId`); a repair uses a fresh one. */
+  readonly dir?: string;
+  readonly artifacts: readonly InstalledArtifact[];
+}
+
 /** The local state directory: state file, content-addressed blobs, installed sets. */
 export interface LocalStore {
   loadState(): Promise<UpdaterState>;
@@ -141,19 +149,17 @@ export interface LocalStore {
    */
   settleBlobs?(): Promise<void>;
   /**
+   * Told, before the pull, the set this run will commit (its directory and every name of each
+   * blob): a store may then link each blob into that set's staging tree as it arrives, so the
+   * commit links only what the pull did not bring (docs/UPDATER.md §3, Staging during the
+   * pull). A promise, not a commit: nothing is live until `commitSet`.
+   */
+  expectSet?(set: SetToStage): Promise<void>;
+  /**
    * Builds the set from blobs and switches DIR/current to it atomically, writing `next` as the
    * new state in the same crash-safe commit. `envelope` is kept for `verify`.
    */
-  commitSet(
-    set: {
-      readonly setId: string;
-      /** Directory to stage it in (default `setId`); a repair uses a fresh one. */
-      readonly dir?: string;
-      readonly envelope: Uint8Array;
-      readonly artifacts: readonly InstalledArtifact[];
-    },
-    next: UpdaterState,
-  ): Promise<void>;
+  commitSet(set: SetToStage & { readonly envelope: Uint8Array }, next: UpdaterState): Promise<void>;
   /** Switches DIR/current to an existing set directory (rollback), same commit protocol. */
   switchSet(dir: string, next: UpdaterState): Promise<void>;
   /**

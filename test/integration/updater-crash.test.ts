@@ -5,7 +5,7 @@
  * completes. Run once per swap strategy (docs/UPDATER.md §2): the DIR/current symlink and the
  * DIR/current.json pointer; the live set is found with resolveCurrentSet either way.
  */
-import { lstat } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { INSTALL_STEPS } from '#core/install/install-steps.js';
@@ -184,6 +184,34 @@ describe.each(SWAP_STRATEGIES)('swap %s', (swap) => {
       expect(await currentFiles()).toEqual(newSet);
       const fetched = new Set(server.artifactRequests.map((r) => r.name));
       for (const f of SMALL) expect(fetched.has(f.name)).toBe(false);
+    });
+  });
+
+  describe('kill -9 with a set staged during the pull (docs/UPDATER.md §3, Staging during the pull)', () => {
+    it('leaves the pulled blobs linked under sets/<dir>.staging, the old set live; the next open drops the tree', async () => {
+      await server.publish({ version: '1.0.0', files: V1 });
+      expect(await inProcessUpdate(swap)).toBe('applied');
+      await server.publish({ version: '2.0.0', files: V2 });
+      const crashed = await runCli(cliArgs('update', { ...server, dir }, ['--swap', swap]), {
+        env: { UPDATER_TEST_CRASH_AT: 'blobs-settled' },
+      });
+      expect(crashed.signal).toBe('SIGKILL');
+      expect(await currentFiles()).toEqual(oldSet);
+      const sets = join(dir, '.updater', 'sets');
+      const staging = (await readdir(sets)).filter((entry) => entry.endsWith('.staging'));
+      expect(staging).toHaveLength(1);
+      // Every blob the pull brought is linked already; data/a.dat, held since 1.0.0, is not.
+      const staged = filesOf(await snapshotTree(join(sets, staging[0] as string)));
+      const pulled = Object.fromEntries(
+        Object.entries(newSet).filter(([name]) => name !== 'data/a.dat'),
+      );
+      expect(staged).toEqual(pulled);
+      const u = await openUpdater(server, dir, { swap });
+      await u.close();
+      expect((await readdir(sets)).filter((entry) => entry.includes('.staging'))).toEqual([]);
+      expect(await currentFiles()).toEqual(oldSet);
+      expect(await inProcessUpdate(swap)).toBe('applied');
+      expect(await currentFiles()).toEqual(newSet);
     });
   });
 

@@ -29,6 +29,7 @@ export function memoizeState(store: LocalStore): Required<LocalStore> {
     hasBlob: (sha256, size) => store.hasBlob(sha256, size),
     openPartial: (sha256, size) => store.openPartial(sha256, size),
     settleBlobs: () => store.settleBlobs?.() ?? Promise.resolve(),
+    expectSet: (set) => store.expectSet?.(set) ?? Promise.resolve(),
     checkInstalled: (artifacts) => store.checkInstalled(artifacts),
     loadEnvelope: (setId) => store.loadEnvelope(setId),
     saveEnvelope: (setId, envelope) => store.saveEnvelope(setId, envelope),

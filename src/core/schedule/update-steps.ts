@@ -65,9 +65,6 @@ export async function pullAndCommit(
     lastEmit = t;
     run.emit({ type: 'progress', bytes, total, artifact, received });
   };
-  const other = planned === undefined ? undefined : chunkedPuller(run, planned.chunked);
-  const downloaded =
-    (await pullWithPacks(run, todo, onProgress, other)) + (planned?.planningBytes ?? 0);
   const dir = repair ? repairDir(verified.setId, nowOf(run)) : undefined;
   const set: InstalledSet = {
     setId: verified.setId,
@@ -79,6 +76,12 @@ export async function pullAndCommit(
       sha256,
     })),
   };
+  // Known before the first byte: the store may stage each blob as it arrives (docs/UPDATER.md
+  // §3, Staging during the pull); the commit below stays the one that makes anything live.
+  await run.store.expectSet?.(set);
+  const other = planned === undefined ? undefined : chunkedPuller(run, planned.chunked);
+  const downloaded =
+    (await pullWithPacks(run, todo, onProgress, other)) + (planned?.planningBytes ?? 0);
   const next: UpdaterState = {
     ...state,
     installed: set,

@@ -19,6 +19,7 @@ import { constants, fstatSync, lstatSync, renameSync, type BigIntStats } from 'n
 import { rename, rm, type FileHandle } from 'node:fs/promises';
 import { sep } from 'node:path';
 import { factsBookOf, factsOf, type FactsBook } from './facts-book.js';
+import { arrivalHookOf } from './arrival-hook.js';
 import { BLOB_MTIME_S } from './intact-blob.js';
 import { openNoFollow, unsafeEntry } from '../fs/index.js';
 
@@ -64,6 +65,7 @@ export async function recordBlobFacts(blobDir: string, sha256: string): Promise<
 
 /** Forgets a blob: the file and its facts. */
 export async function dropBlob(blobDir: string, sha256: string): Promise<void> {
+  arrivalHookOf(blobDir)?.dropped(sha256);
   await rm(blobPath(blobDir, sha256), { force: true });
   (await factsBookOf(blobDir)).forget(sha256);
 }
@@ -143,7 +145,9 @@ export async function promoteSealedFd(
 
 /**
  * Records the facts of the renamed blob (`to`, `blobs/<sha256>`: one path string per
- * promotion) if it is the sealed inode; else drops and refuses.
+ * promotion) if it is the sealed inode; else drops and refuses. A set staged during the pull
+ * links it first (arrival-hook.ts), so this one lstat is both the arrival check and the facts
+ * after the blob's last link (docs/UPDATER.md §3, Staging during the pull).
  */
 async function keepIfArrived(
   from: string,
@@ -153,6 +157,7 @@ async function keepIfArrived(
   sealed: BigIntStats,
 ): Promise<void> {
   const book = await factsBookOf(blobDir);
+  arrivalHookOf(blobDir)?.arrived(sha256, to);
   const info = lstatSync(to, EXACT);
   if (
     info.isSymbolicLink() ||

@@ -7,6 +7,7 @@ export {
   saveBlobFacts,
   trustBlob,
 } from './blob-facts.js';
+export { setArrivalHook, type ArrivalHook } from './arrival-hook.js';
 export { BlobListing } from './blob-listing.js';
 export { BlobSealer } from './blob-sealer.js';
 export type { BlobSealerOptions } from './blob-sealer.js';

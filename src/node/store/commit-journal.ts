@@ -27,6 +27,7 @@ import type { CurrentSet } from './current-set.js';
 import { errno, exists } from '../fs/index.js';
 import { keepBlobFacts, saveBlobFacts } from '../blobs/index.js';
 import { stageSet } from './set-staging.js';
+import type { StagingTree } from './staging-tree.js';
 import type { StateDirPaths } from '../fs/index.js';
 
 /** The intent of a commit: the set directory DIR/current is to name, and the state after. */
@@ -119,14 +120,18 @@ export async function readPendingState(ctx: CommitContext): Promise<UpdaterState
   return keepFloor(journal.state, onDisk);
 }
 
-/** Steps 1-6 for a new set (an update or a repair). */
+/**
+ * Steps 1-6 for a new set (an update or a repair); `early`: the tree its pull staged into
+ * (staging-tree.ts), finished here rather than built anew.
+ */
 export async function commitSet(
   ctx: CommitContext,
   set: SetToCommit,
   next: UpdaterState,
+  early?: StagingTree,
 ): Promise<void> {
   const dir = set.dir ?? set.setId;
-  await stageSet(ctx.paths, ctx.current, dir, set.artifacts);
+  await stageSet(ctx.paths, ctx.current, dir, set.artifacts, early);
   ctx.onStep?.('set-staged');
   await writeFileAtomic(join(ctx.paths.manifests, `${set.setId}.json`), set.envelope);
   // The journal names the set's directory: that is what recovery swaps DIR/current to.

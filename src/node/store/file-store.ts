@@ -6,18 +6,18 @@
  * for before a lookup or a commit. Every file-system failure leaves here as IO (fs-errors.ts
  * `io`).
  */
-import { readdir } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AuditRecord } from '#core/install/index.js';
 import { UpdateError } from '#core/errors.js';
 import type { StepHook } from '#core/install/index.js';
-import type { LocalStore, PartialBlob } from '#core/ports.js';
+import type { LocalStore, PartialBlob, SetToStage } from '#core/ports.js';
 import { encodeState, type InstalledArtifact, type UpdaterState } from '#core/state.js';
 import { fsyncDir, writeFileAtomic } from '#shared/atomic-file.js';
 import { appendAuditFile } from './audit-file.js';
 import { BlobSealer, type BlobSealerOptions } from '../blobs/index.js';
 import { trustBlob } from '../blobs/index.js';
-import { BlobListing } from '../blobs/index.js';
+import { BlobListing, setArrivalHook } from '../blobs/index.js';
 import {
   commitSet,
   readStateAndBytes,
@@ -34,6 +34,7 @@ import { exists, io, isDiskFull } from '../fs/index.js';
 import { openPartialBlob } from '../blobs/index.js';
 import { prepareStateDir, readNoFollow } from '../fs/index.js';
 import { ensureStateDirs, stateDirPaths, type StateDirPaths } from '../fs/index.js';
+import { StagingTree } from './staging-tree.js';
 import { quickCheck, scanTree } from './tree-scan.js';
 
 export interface FileStoreOptions extends BlobSealerOptions {
@@ -64,6 +65,8 @@ export class FileStore implements LocalStore {
   private readonly listing: BlobListing;
   /** Seals small blobs behind the downloads (blob-sealer.ts); decided once per store. */
   private readonly sealer: BlobSealer;
+  /** The tree this run's pull stages into (staging-tree.ts), from `expectSet` to the commit. */
+  private early: StagingTree | undefined;
   /** The live set under the chosen swap strategy. */
   readonly current: CurrentSet;
 
@@ -186,10 +189,35 @@ export class FileStore implements LocalStore {
     });
   }
 
+  /**
+   * Stages the set the run will commit while it is pulled: every blob promoted from now on is
+   * linked into sets/<dir>.staging as it arrives (docs/UPDATER.md §3, Staging during the
+   * pull). Nothing for the live set, which is never rebuilt.
+   */
+  expectSet(set: SetToStage): Promise<void> {
+    return io('stage the set being pulled', async () => {
+      const before = this.takeEarly();
+      if (before !== undefined) await rm(before.root, { recursive: true, force: true });
+      const dir = set.dir ?? set.setId;
+      if ((await this.current.live()) === dir) return;
+      this.early = await StagingTree.create(this.paths.sets, dir, set.artifacts);
+      setArrivalHook(this.paths.blobs, this.early);
+    });
+  }
+
+  /** The pull's staging tree, no longer told of arrivals. */
+  private takeEarly(): StagingTree | undefined {
+    const early = this.early;
+    this.early = undefined;
+    setArrivalHook(this.paths.blobs, undefined);
+    return early;
+  }
+
   commitSet(set: SetToCommit, next: UpdaterState): Promise<void> {
     return io('commit', async () => {
       // The pull settled already; a caller that did not gets its blobs promoted first.
       await this.sealer.settle();
+      const early = this.takeEarly();
       // One fsync of blobs/ for the whole batch, before the journal names a set built from
       // it: every blob's data was synced before its rename (docs/UPDATER.md §3, Durability).
       if (this.blobsUnsynced) {
@@ -197,7 +225,7 @@ export class FileStore implements LocalStore {
         await fsyncDir(this.paths.blobs);
         this.options.onStep?.('blobs-synced');
       }
-      await commitSet(this.commit, set, next);
+      await commitSet(this.commit, set, next, early);
     });
   }
 

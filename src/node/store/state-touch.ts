@@ -220,6 +220,7 @@ function bindAll(store: LocalStore): Required<LocalStore> {
     hasBlob: (sha256, size) => store.hasBlob(sha256, size),
     openPartial: (sha256, size) => store.openPartial(sha256, size),
     settleBlobs: () => store.settleBlobs?.() ?? Promise.resolve(),
+    expectSet: (set) => store.expectSet?.(set) ?? Promise.resolve(),
     commitSet: (set, next) => store.commitSet(set, next),
     switchSet: (dir, next) => store.switchSet(dir, next),
     checkInstalled: (artifacts) => store.checkInstalled(artifacts),

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { UpdateEvent } from '#core/events.js';
 import { parseEndpoint } from '#core/transfer/endpoint.js';
 import { resolveLimits, type Limits } from '#core/limits.js';
-import { silentLogger } from '#core/ports.js';
+import { silentLogger, type PartialBlob, type SetToStage } from '#core/ports.js';
 import { createUpdateLoop } from '#core/schedule/update-loop.js';
 import { pinKeys } from '#core/trust/verify.js';
 import {
@@ -58,9 +58,8 @@ function registry() {
   };
 }
 
-function setup(limits: Partial<Limits> = {}) {
+function setup(limits: Partial<Limits> = {}, store = new MemoryStore()) {
   const reg = registry();
-  const store = new MemoryStore();
   const time = new FakeTime();
   const events: UpdateEvent[] = [];
   const updater = createUpdateLoop({
@@ -320,5 +319,54 @@ describe('bandwidth cap', () => {
     reg.publish('1.0.0', V1);
     await expect(updater.update()).resolves.toMatchObject({ outcome: 'applied' });
     expect(store.current.size).toBe(2);
+  });
+});
+
+describe('staging during the pull (docs/UPDATER.md §3, Staging during the pull)', () => {
+  /** A store that logs when it is told the set, opens partials and commits. */
+  class TellingStore extends MemoryStore {
+    readonly calls: string[] = [];
+    readonly told: SetToStage[] = [];
+    expectSet(set: SetToStage): Promise<void> {
+      this.told.push(set);
+      this.calls.push('expectSet');
+      return Promise.resolve();
+    }
+    override openPartial(sha256: string, size: number): Promise<PartialBlob> {
+      this.calls.push('openPartial');
+      return super.openPartial(sha256, size);
+    }
+    override commitSet(...args: Parameters<MemoryStore['commitSet']>): Promise<void> {
+      this.calls.push('commitSet');
+      return super.commitSet(...args);
+    }
+  }
+
+  it('tells the store the set it will commit, every name and digest, before the first download', async () => {
+    const store = new TellingStore();
+    const { reg, updater } = setup({}, store);
+    reg.publish('1.0.0', V1);
+    await updater.update();
+    expect(store.calls[0]).toBe('expectSet');
+    expect(store.calls.filter((c) => c === 'openPartial')).toHaveLength(2);
+    expect(store.calls.at(-1)).toBe('commitSet');
+    const told = store.told[0];
+    expect(told?.setId).toBe(store.state.installed?.setId);
+    expect(told?.dir).toBeUndefined();
+    expect(told?.artifacts).toEqual(
+      V1.map((f) => ({ name: f.name, size: f.content.length, sha256: sha256Hex(f.content) })),
+    );
+  });
+
+  it('tells a repair its fresh directory, the one it commits', async () => {
+    const store = new TellingStore();
+    const { reg, updater } = setup({}, store);
+    reg.publish('1.0.0', V1);
+    await updater.update();
+    store.current.delete('app.bin'); // damaged: the next update repairs
+    await updater.update();
+    const repair = store.told[1];
+    expect(repair?.dir).toMatch(/^[0-9a-f]{64}$/);
+    expect(repair?.dir).toBe(store.state.installed?.dir);
   });
 });

@@ -10,6 +10,7 @@ import type { InstalledArtifact } from '#core/state.js';
 import { blobFactsHold } from '#node/blobs/blob-facts.js';
 import { openPartialBlob } from '#node/blobs/partial-open.js';
 import { stageSet } from '#node/store/set-staging.js';
+import { StagingTree } from '#node/store/staging-tree.js';
 import { sha256Hex, text } from '#test/fakes.js';
 import { tempDirs } from '#test/temp-dir.js';
 
@@ -104,5 +105,30 @@ describe('stageSet', () => {
     await stageSet({ sets, blobs }, notLive, 'set1', artifacts);
     expect((await readdir(join(sets, 'set1'))).sort()).toEqual(['b.txt', 'bin', 'deep']);
     expect(await readdir(sets)).toEqual(['set1']);
+  });
+
+  it('finishes the tree the pull staged into, linking only the blobs it does not hold', async () => {
+    const { blobs, sets, artifacts } = await store();
+    const early = await StagingTree.create(sets, 'set1', artifacts);
+    early.arrived(sha256Hex(A), join(blobs, sha256Hex(A)));
+    const linkedEarly = (await stat(join(early.root, 'bin', 'a.txt'))).ino;
+    await stageSet({ sets, blobs }, notLive, 'set1', artifacts, early);
+    expect(await readdir(sets)).toEqual(['set1']);
+    expect((await stat(join(sets, 'set1', 'bin', 'a.txt'))).ino).toBe(linkedEarly);
+    expect(await readFile(join(sets, 'set1', 'b.txt'))).toEqual(Buffer.from(B));
+    expect((await stat(join(blobs, sha256Hex(A)))).nlink).toBe(3);
+  });
+
+  it('builds afresh instead of a spoiled tree or one staged for another directory', async () => {
+    const { blobs, sets, artifacts } = await store();
+    const other = await StagingTree.create(sets, 'set0', artifacts);
+    await stageSet({ sets, blobs }, notLive, 'set1', artifacts, other);
+    expect(await readdir(sets)).toEqual(['set1']); // set0.staging removed, not left behind
+    const spoiled = await StagingTree.create(sets, 'set2', artifacts);
+    await mkdir(join(spoiled.root, 'b.txt')); // a name the tree cannot undo
+    spoiled.arrived(sha256Hex(B), join(blobs, sha256Hex(B)));
+    expect(spoiled.usableFor('set2')).toBe(false);
+    await stageSet({ sets, blobs }, notLive, 'set2', artifacts, spoiled);
+    expect((await lstat(join(sets, 'set2', 'b.txt'))).isFile()).toBe(true);
   });
 });
