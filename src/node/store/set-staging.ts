@@ -44,7 +44,8 @@ export interface StagingPaths {
  * DIR/current; any other one (a set kept after a rollback) may have been written to since, and
  * its hard links may share a tampered inode, so it is rebuilt from the verified blobs. `early`
  * is the tree the pull staged into (staging-tree.ts): its blobs linked then are not linked
- * again, and their facts were recorded after those links (blob-facts.ts `keepIfArrived`).
+ * again, and their facts, recorded after those links (blob-facts.ts `keepIfArrived`), must
+ * still hold.
  */
 export async function stageSet(
   paths: StagingPaths,
@@ -87,11 +88,18 @@ async function linkRest(
   const book = await factsBookOf(blobs);
   let made = 0;
   for (const a of artifacts) {
-    if (tree.holds(a.sha256)) continue;
+    const blob = blobPath(blobs, a.sha256);
+    if (tree.holds(a.sha256)) {
+      // Linked as it arrived, its facts recorded after that link: it is committed only while
+      // they still hold, as a blob linked here is. One written to since the pull linked it
+      // (the tree shares its inode) loses its staged names and is checked as any other below:
+      // re-hashed, and linked again only if it still matches.
+      if (factsHoldNow(book, blob, a.sha256, a.size)) continue;
+      tree.dropped(a.sha256);
+    }
     if (++made % LINK_BATCH === 0) await setImmediate();
     const path = artifactPath(tree.root, a.name);
     tree.makeParent(path);
-    const blob = blobPath(blobs, a.sha256);
     // Its recorded facts hold, or it is re-hashed now (blob-facts.ts); a link is STATE_UNSAFE.
     const held = factsHoldNow(book, blob, a.sha256, a.size);
     if (!held && !(await trustBlob(blobs, a.sha256, a.size))) {

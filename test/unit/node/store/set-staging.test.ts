@@ -7,7 +7,7 @@ import { lstat, mkdir, readFile, readdir, stat, symlink, writeFile, chmod } from
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InstalledArtifact } from '#core/state.js';
-import { blobFactsHold } from '#node/blobs/blob-facts.js';
+import { blobFactsHold, recordBlobFacts } from '#node/blobs/blob-facts.js';
 import { openPartialBlob } from '#node/blobs/partial-open.js';
 import { stageSet } from '#node/store/set-staging.js';
 import { StagingTree } from '#node/store/staging-tree.js';
@@ -117,6 +117,22 @@ describe('stageSet', () => {
     expect((await stat(join(sets, 'set1', 'bin', 'a.txt'))).ino).toBe(linkedEarly);
     expect(await readFile(join(sets, 'set1', 'b.txt'))).toEqual(Buffer.from(B));
     expect((await stat(join(blobs, sha256Hex(A)))).nlink).toBe(3);
+  });
+
+  it('checks at the commit a blob the pull linked: one rewritten since is refused, no set renamed', async () => {
+    const { blobs, sets, artifacts } = await store();
+    const early = await StagingTree.create(sets, 'set1', artifacts);
+    const blob = join(blobs, sha256Hex(B));
+    early.arrived(sha256Hex(B), blob);
+    await recordBlobFacts(blobs, sha256Hex(B)); // as keepIfArrived does after the links
+    await chmod(blob, 0o644);
+    await writeFile(blob, 'bravo bytes?'); // same size, other bytes, through the shared inode
+    await expect(
+      stageSet({ sets, blobs }, notLive, 'set1', artifacts, early),
+    ).rejects.toMatchObject({ code: 'IO' });
+    await expect(lstat(blob)).rejects.toMatchObject({ code: 'ENOENT' });
+    expect((await readdir(sets)).filter((d) => !d.includes('.staging'))).toEqual([]);
+    await expect(lstat(join(early.root, 'b.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('builds afresh instead of a spoiled tree or one staged for another directory', async () => {
