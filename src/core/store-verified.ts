@@ -7,13 +7,23 @@
  */
 import type { LocalStore } from './ports.js';
 
-export async function storeVerified(
+export function storeVerified(
   store: LocalStore,
   sha256: string,
   size: number,
   bytes: Uint8Array,
 ): Promise<void> {
+  // Handed straight on: no promise of its own per member.
   if (store.storeVerified !== undefined) return store.storeVerified(sha256, size, bytes);
+  return throughPartial(store, sha256, size, bytes);
+}
+
+async function throughPartial(
+  store: LocalStore,
+  sha256: string,
+  size: number,
+  bytes: Uint8Array,
+): Promise<void> {
   const partial = await store.openPartial(sha256, size);
   try {
     // Bytes a killed run left for it are dropped: the blob is here whole.

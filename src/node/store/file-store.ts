@@ -50,6 +50,9 @@ export interface FileStoreOptions extends BlobSealerOptions {
   readonly platform?: NodeJS.Platform | undefined;
 }
 
+/** One settled answer for every blob found absent without a file call. */
+const ABSENT: Promise<boolean> = Promise.resolve(false);
+
 export class FileStore implements LocalStore {
   private readonly commit: CommitContext;
   /** Blobs were renamed into blobs/ since it was last synced (partial-blob.ts `onPromoted`). */
@@ -141,6 +144,9 @@ export class FileStore implements LocalStore {
   }
 
   hasBlob(sha256: string, size: number): Promise<boolean> {
+    // Surely absent, decided without an await (blob-listing.ts); with nothing being promoted,
+    // the answer the full path below would give.
+    if (this.sealer.pending === 0 && this.listing.surelyAbsent(sha256)) return ABSENT;
     // Reused only while the facts recorded at verification hold, else re-hashed (blob-facts.ts).
     // A blob still being promoted behind the downloads is waited for, never half seen.
     return io('check a held blob', async () => {
@@ -160,7 +166,10 @@ export class FileStore implements LocalStore {
   /** Bytes the core verified against `sha256` (a pack member): written without a second hash. */
   storeVerified(sha256: string, size: number, bytes: Uint8Array): Promise<void> {
     return io('store a verified blob', async () => {
-      const options = await this.partialOptions(sha256);
+      // partial/ is listed once: no await per blob after that.
+      const listed = this.partials;
+      const options =
+        listed === undefined ? await this.partialOptions(sha256) : this.optionsFor(listed, sha256);
       await storeVerifiedBlob(this.partialPaths, sha256, size, bytes, options);
     });
   }
@@ -174,8 +183,13 @@ export class FileStore implements LocalStore {
     this.partials ??= new Set(
       (await readdir(this.paths.partial)).map((name) => name.replace(/\.(part|meta)$/, '')),
     );
-    const mayExist = this.partials.has(sha256);
-    this.partials.add(sha256);
+    return this.optionsFor(this.partials, sha256);
+  }
+
+  /** `partialOptions` once partial/ is listed. */
+  private optionsFor(partials: Set<string>, sha256: string): PartialBlobOptions {
+    const mayExist = partials.has(sha256);
+    partials.add(sha256);
     return {
       mayExist,
       onStep: this.options.onStep,
