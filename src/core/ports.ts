@@ -144,6 +144,14 @@ export interface LocalStore {
   hasBlob(sha256: string, size: number): Promise<boolean>;
   openPartial(sha256: string, size: number): Promise<PartialBlob>;
   /**
+   * Stores `bytes` as the blob `sha256` of `size` bytes, with the durability of any blob, and
+   * does NOT hash them again: only for bytes the caller has itself just hashed and found equal
+   * to `sha256` (a pack member, checked as its last byte arrived: docs/UPDATER.md §11, step 4).
+   * The size is checked (SIZE_MISMATCH). Absent: `storeVerified` (store-verified.ts) goes
+   * through `openPartial`, whose `complete` hashes them.
+   */
+  storeVerified?(sha256: string, size: number, bytes: Uint8Array): Promise<void>;
+  /**
    * Waits until every blob whose partial `complete()`d is in the store: a store may finish
    * promotions behind the downloads (docs/UPDATER.md §3, Durability). Throws the first failure.
    */

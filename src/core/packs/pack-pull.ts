@@ -1,9 +1,10 @@
 /**
  * Brings the pack members of a pull into the blob store with few requests (docs/UPDATER.md
- * §10): each pack's wanted members are coalesced into ranges and fetched as multipart range
+ * §11): each pack's wanted members are coalesced into ranges and fetched as multipart range
  * requests (chunks/range-fetch.ts), each member checked against its artifact's signed SHA-256
- * as its last byte arrives, then written to a partial blob and completed exactly as a
- * whole-file download is (same durability, same promotion). Whatever a pack cannot give (a
+ * as its last byte arrives (the one check that decides), then stored as a blob with the
+ * durability and promotion of a whole-file download, without a second hash
+ * (store-verified.ts). Whatever a pack cannot give (a
  * server that ignores ranges or refuses them, a member whose bytes do not match, a pack that
  * is gone) is handed back to be fetched whole, one GET each.
  */
@@ -12,6 +13,7 @@ import { fetchPieces, type RangeFetchContext, type SourceFailure } from '../chun
 import { UpdateError } from '../errors.js';
 import type { HttpContext } from '../transfer/index.js';
 import type { LocalStore, Logger, Random } from '../ports.js';
+import { storeVerified } from '../store-verified.js';
 import { MemberWrites } from './member-writes.js';
 import {
   PACK_COALESCE_RULE,
@@ -114,7 +116,8 @@ async function pullPack(
     try {
       await fetchPieces(rangeContext(ctx, pack, url, refused, hooks), wanted, (piece, bytes) =>
         writes.add(bytes.length, async () => {
-          await storeMember(ctx.store, piece.artifact, bytes);
+          // Verified by the range fetch (its only hash): the store does not hash it again.
+          await storeVerified(ctx.store, piece.artifact.sha256, piece.artifact.size, bytes);
           done.add(piece);
           hooks.onMember?.(piece.artifact);
         }),
@@ -157,25 +160,4 @@ function rangeContext(
     },
     ...(hooks.onNetworkBytes === undefined ? {} : { onNetworkBytes: hooks.onNetworkBytes }),
   };
-}
-
-/**
- * A verified member into the store through a partial blob, as a whole-file download writes it
- * (the store checks size and SHA-256 again and promotes it). Bytes a killed run left for it
- * are dropped: the member is here whole.
- */
-async function storeMember(
-  store: LocalStore,
-  artifact: ManifestArtifact,
-  bytes: Uint8Array,
-): Promise<void> {
-  const partial = await store.openPartial(artifact.sha256, artifact.size);
-  try {
-    if (partial.offset > 0) await partial.reset();
-    await partial.write(bytes);
-    await partial.complete();
-  } catch (error) {
-    await partial.close();
-    throw error;
-  }
 }

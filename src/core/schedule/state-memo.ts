@@ -8,6 +8,7 @@
  */
 import type { LocalStore } from '../ports.js';
 import type { UpdaterState } from '../state.js';
+import { storeVerified } from '../store-verified.js';
 
 /** `store` with loadState memoised for the lifetime of the returned object (one run). */
 export function memoizeState(store: LocalStore): Required<LocalStore> {
@@ -28,6 +29,7 @@ export function memoizeState(store: LocalStore): Required<LocalStore> {
     switchSet: (dir, next) => writing(() => store.switchSet(dir, next)),
     hasBlob: (sha256, size) => store.hasBlob(sha256, size),
     openPartial: (sha256, size) => store.openPartial(sha256, size),
+    storeVerified: (sha256, size, bytes) => storeVerified(store, sha256, size, bytes),
     settleBlobs: () => store.settleBlobs?.() ?? Promise.resolve(),
     expectSet: (set) => store.expectSet?.(set) ?? Promise.resolve(),
     checkInstalled: (artifacts) => store.checkInstalled(artifacts),

@@ -15,10 +15,10 @@
  * trip per call cost more than the calls.
  */
 import { createHash } from 'node:crypto';
-import { constants, fstatSync, lstatSync, renameSync, type BigIntStats } from 'node:fs';
+import { constants, fstatSync, lstatSync, renameSync, rmSync, type BigIntStats } from 'node:fs';
 import { rename, rm, type FileHandle } from 'node:fs/promises';
 import { sep } from 'node:path';
-import { factsBookOf, factsOf, type FactsBook } from './facts-book.js';
+import { factsBookOf, factsOf, loadedFactsBook, type FactsBook } from './facts-book.js';
 import { arrivalHookOf } from './arrival-hook.js';
 import { BLOB_MTIME_S } from './intact-blob.js';
 import { openNoFollow, unsafeEntry } from '../fs/index.js';
@@ -140,7 +140,9 @@ export async function promoteSealedFd(
   const sealed = fstatSync(fd, EXACT);
   const to = blobPath(blobDir, sha256);
   renameSync(from, to);
-  await keepIfArrived(from, to, blobDir, sha256, sealed);
+  // The book is loaded before a small blob is sealed (blob-sealer.ts): no await per blob then.
+  const book = loadedFactsBook(blobDir) ?? (await factsBookOf(blobDir));
+  keepIfArrivedIn(book, blobDir, from, to, sha256, sealed);
 }
 
 /**
@@ -156,7 +158,18 @@ async function keepIfArrived(
   sha256: string,
   sealed: BigIntStats,
 ): Promise<void> {
-  const book = await factsBookOf(blobDir);
+  keepIfArrivedIn(await factsBookOf(blobDir), blobDir, from, to, sha256, sealed);
+}
+
+/** `keepIfArrived` in a loaded book. */
+function keepIfArrivedIn(
+  book: FactsBook,
+  blobDir: string,
+  from: string,
+  to: string,
+  sha256: string,
+  sealed: BigIntStats,
+): void {
   arrivalHookOf(blobDir)?.arrived(sha256, to);
   const info = lstatSync(to, EXACT);
   if (
@@ -165,7 +178,11 @@ async function keepIfArrived(
     info.ino !== sealed.ino ||
     info.dev !== sealed.dev
   ) {
-    await dropBlob(blobDir, sha256);
+    // Removed at once (the name must not outlive the refusal), with any staged names of it,
+    // forgotten by the book.
+    arrivalHookOf(blobDir)?.dropped(sha256);
+    rmSync(to, { force: true });
+    book.forget(sha256);
     throw unsafeEntry(from, 'was replaced while it was being verified');
   }
   book.record(sha256, info);

@@ -19,7 +19,7 @@
  * many lookups as the book has blobs (none on a fresh install; docs/UPDATER.md §10.1).
  */
 import { readdir } from 'node:fs/promises';
-import { factsBookOf } from './facts-book.js';
+import { factsBookOf, type FactsBook } from './facts-book.js';
 
 /** Lookups per blob held before a listing pays (docs/UPDATER.md §10.1). */
 export const LOOKUPS_PER_LISTED_BLOB = 1 / 5;
@@ -27,30 +27,54 @@ export const LOOKUPS_PER_LISTED_BLOB = 1 / 5;
 export class BlobListing {
   private listing: Promise<ReadonlySet<string>> | undefined;
   private lookups = 0;
+  /** The facts book, once loaded, and this run's listing, once read: `surelyAbsent` needs both. */
+  private book: FactsBook | undefined;
+  private names: ReadonlySet<string> | undefined;
 
   constructor(private readonly blobDir: string) {}
 
   /** False only when `sha256` is surely not in blobs/ (see above); true: ask `trustBlob`. */
   async mayHold(sha256: string): Promise<boolean> {
     const book = await factsBookOf(this.blobDir);
+    this.book = book;
     if (book.knows(sha256)) return true;
     if (this.listing === undefined) {
       this.lookups += 1;
       if (this.lookups < book.size * LOOKUPS_PER_LISTED_BLOB) return true;
-      this.listing = readdir(this.blobDir).then(
-        (names) => new Set(names),
+      const listing: Promise<ReadonlySet<string>> = readdir(this.blobDir).then(
+        (names) => {
+          const set = new Set(names);
+          if (this.listing === listing) this.names = set;
+          return set;
+        },
         (error: unknown) => {
-          this.listing = undefined;
+          if (this.listing === listing) this.listing = undefined;
           throw error;
         },
       );
+      this.listing = listing;
     }
     return (await this.listing).has(sha256);
+  }
+
+  /**
+   * `mayHold`'s false, answered without waiting once the book is loaded and this run's listing
+   * is read: a fresh install asks twice per artifact, and the awaits of the full answer cost
+   * more than its lookups (docs/UPDATER.md §11.1). False: ask `mayHold`.
+   */
+  surelyAbsent(sha256: string): boolean {
+    return (
+      this.names !== undefined &&
+      this.book !== undefined &&
+      !this.book.knows(sha256) &&
+      !this.names.has(sha256)
+    );
   }
 
   /** The next lookup lists blobs/ afresh (at each run's start). */
   forget(): void {
     this.listing = undefined;
+    this.names = undefined;
     this.lookups = 0;
   }
 }

@@ -9,7 +9,7 @@
 import { release } from 'node:os';
 import type { StepHook } from '#core/install/index.js';
 import type { Logger } from '#core/ports.js';
-import { factsBookOf } from './facts-book.js';
+import { factsBookOf, loadedFactsBook } from './facts-book.js';
 import { FsSync, syncfsReportsErrors, type CommandRunner } from '../fs/index.js';
 import { SealBatches } from './seal-batches.js';
 import { SealQueue } from './seal-queue.js';
@@ -96,11 +96,13 @@ export class BlobSealer {
     if (this.batches !== undefined && this.fsSync?.usable === true) {
       // The facts book, loaded at the first promotion, reads files: loaded before a batch holds
       // descriptors, so a promotion never needs one that the batch may have taken (relieve).
-      try {
-        await factsBookOf(this.blobDir);
-      } catch (error) {
-        job.abandon();
-        throw error;
+      if (loadedFactsBook(this.blobDir) === undefined) {
+        try {
+          await factsBookOf(this.blobDir);
+        } catch (error) {
+          job.abandon();
+          throw error;
+        }
       }
       return this.batches.add(job);
     }

@@ -16,10 +16,31 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { ensureRealDir, readNoFollow, unsafeEntry } from '../fs/index.js';
 
 /** What was true of a blob's file when it was last verified: dev:ino:size:mtimeNs:ctimeNs. */
-type BlobFacts = string;
-
-export function factsOf(info: BigIntStats): BlobFacts {
+export function factsOf(info: StatFacts): string {
   return `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
+}
+
+/** The exact (bigint) fields of a stat that the facts are made of. */
+type StatFacts = Pick<BigIntStats, 'dev' | 'ino' | 'size' | 'mtimeNs' | 'ctimeNs'>;
+
+/**
+ * A blob's facts: as read from the file (`factsOf`'s string), or as recorded by this process,
+ * the five exact numbers of the stat kept as they are. Compared field by field, a stat costs
+ * no string of its own: a fresh install made three per blob, about a tenth of the bytes its
+ * pull allocated (docs/UPDATER.md §11.1). The string is built once, when the book is saved.
+ */
+type BlobFacts = string | StatFacts;
+
+function sameFacts(facts: BlobFacts | undefined, info: StatFacts): boolean {
+  if (facts === undefined) return false;
+  if (typeof facts === 'string') return facts === factsOf(info);
+  return (
+    facts.ino === info.ino &&
+    facts.ctimeNs === info.ctimeNs &&
+    facts.dev === info.dev &&
+    facts.size === info.size &&
+    facts.mtimeNs === info.mtimeNs
+  );
 }
 
 /** The one file of `verified/`; every other name there is a per-blob file of old versions. */
@@ -69,14 +90,15 @@ export class FactsBook {
   }
 
   /** Whether `sha256`'s recorded facts are exactly `info`'s. */
-  holds(sha256: string, info: BigIntStats): boolean {
-    return this.facts.get(sha256) === factsOf(info);
+  holds(sha256: string, info: StatFacts): boolean {
+    return sameFacts(this.facts.get(sha256), info);
   }
 
-  record(sha256: string, info: BigIntStats): void {
-    const facts = factsOf(info);
-    if (this.facts.get(sha256) === facts) return;
-    this.facts.set(sha256, facts);
+  record(sha256: string, info: StatFacts): void {
+    if (sameFacts(this.facts.get(sha256), info)) return;
+    // The five fields only: the rest of the stat (dates and all) is not kept alive.
+    const { dev, ino, size, mtimeNs, ctimeNs } = info;
+    this.facts.set(sha256, { dev, ino, size, mtimeNs, ctimeNs });
     this.dirty = true;
   }
 
@@ -95,7 +117,9 @@ export class FactsBook {
     this.dirty = false;
     const path = join(this.dir, FACTS_FILE);
     const temp = `${path}.tmp`;
-    const body = JSON.stringify({ format: FORMAT, facts: Object.fromEntries(this.facts) });
+    const facts: Record<string, string> = {};
+    for (const [sha, f] of this.facts) facts[sha] = typeof f === 'string' ? f : factsOf(f);
+    const body = JSON.stringify({ format: FORMAT, facts });
     // Exclusive create ('wx' fails on any entry, a link included): a planted name is removed first.
     await rm(temp, { force: true });
     const handle = await open(temp, 'wx', 0o600);
@@ -161,21 +185,43 @@ export async function openFactsBook(blobDir: string): Promise<void> {
  */
 const keys = new Map<string, string>();
 
-/** The book of `blobDir`, loaded on first use. A failed load is retried by the next call. */
-export function factsBookOf(blobDir: string): Promise<FactsBook> {
+/** The books loaded so far, by the same key: for `loadedFactsBook`. */
+const loaded = new Map<string, FactsBook>();
+
+function keyOf(blobDir: string): string {
   let key = keys.get(blobDir);
   if (key === undefined) {
     key = resolve(blobDir);
     // A relative one follows the working directory: resolved at every call.
     if (isAbsolute(blobDir)) keys.set(blobDir, key);
   }
+  return key;
+}
+
+/** The book of `blobDir`, loaded on first use. A failed load is retried by the next call. */
+export function factsBookOf(blobDir: string): Promise<FactsBook> {
+  const key = keyOf(blobDir);
   let book = books.get(key);
   if (book === undefined) {
-    book = FactsBook.load(key).catch((error: unknown) => {
-      books.delete(key);
-      throw error;
-    });
+    book = FactsBook.load(key).then(
+      (done) => {
+        loaded.set(key, done);
+        return done;
+      },
+      (error: unknown) => {
+        books.delete(key);
+        throw error;
+      },
+    );
     books.set(key, book);
   }
   return book;
+}
+
+/**
+ * The book of `blobDir` if it is loaded already, without an await: the promotion of each small
+ * blob asks for it, and an await per blob cost more than the lookup (docs/UPDATER.md §11.1).
+ */
+export function loadedFactsBook(blobDir: string): FactsBook | undefined {
+  return loaded.get(keyOf(blobDir));
 }

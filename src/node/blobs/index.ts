@@ -15,3 +15,5 @@ export { FileChunkStore } from './chunk-store.js';
 export { factsBookOf, openFactsBook } from './facts-book.js';
 export { BLOB_MTIME_S } from './intact-blob.js';
 export { openPartialBlob } from './partial-open.js';
+export { storeVerifiedBlob } from './verified-blob.js';
+export type { PartialBlobOptions, PartialPaths } from './partial-types.js';

@@ -31,7 +31,8 @@ import {
 import { CurrentSet, type SwapStrategy } from './current-set.js';
 import { openFactsBook } from '../blobs/index.js';
 import { exists, io, isDiskFull } from '../fs/index.js';
-import { openPartialBlob } from '../blobs/index.js';
+import { openPartialBlob, storeVerifiedBlob } from '../blobs/index.js';
+import type { PartialBlobOptions, PartialPaths } from '../blobs/index.js';
 import { prepareStateDir, readNoFollow } from '../fs/index.js';
 import { ensureStateDirs, stateDirPaths, type StateDirPaths } from '../fs/index.js';
 import { StagingTree } from './staging-tree.js';
@@ -49,6 +50,9 @@ export interface FileStoreOptions extends BlobSealerOptions {
   /** The platform the strategy is chosen for (default process.platform; injected in tests). */
   readonly platform?: NodeJS.Platform | undefined;
 }
+
+/** One settled answer for every blob found absent without a file call. */
+const ABSENT: Promise<boolean> = Promise.resolve(false);
 
 export class FileStore implements LocalStore {
   private readonly commit: CommitContext;
@@ -143,6 +147,9 @@ export class FileStore implements LocalStore {
   }
 
   hasBlob(sha256: string, size: number): Promise<boolean> {
+    // Surely absent, decided without an await (blob-listing.ts); with nothing being promoted,
+    // the answer the full path below would give.
+    if (this.sealer.pending === 0 && this.listing.surelyAbsent(sha256)) return ABSENT;
     // Reused only while the facts recorded at verification hold, else re-hashed (blob-facts.ts).
     // A blob still being promoted behind the downloads is waited for, never half seen.
     return io('check a held blob', async () => {
@@ -154,29 +161,53 @@ export class FileStore implements LocalStore {
 
   openPartial(sha256: string, size: number): Promise<PartialBlob> {
     return io('open a partial download', async () => {
-      this.partials ??= new Set(
-        (await readdir(this.paths.partial)).map((name) => name.replace(/\.(part|meta)$/, '')),
-      );
-      const mayExist = this.partials.has(sha256);
-      this.partials.add(sha256);
-      return openPartialBlob(
-        { partialDir: this.paths.partial, blobDir: this.paths.blobs },
-        sha256,
-        size,
-        {
-          mayExist,
-          onStep: this.options.onStep,
-          onWritten: this.options.onWritten,
-          writebackEveryBytes: this.options.writebackEveryBytes,
-          onPromoted: () => {
-            this.blobsUnsynced = true;
-            this.promotedUnsettled = true;
-          },
-          seal: this.sealer.runner,
-        },
-      );
+      const options = await this.partialOptions(sha256);
+      return openPartialBlob(this.partialPaths, sha256, size, options);
     });
   }
+
+  /** Bytes the core verified against `sha256` (a pack member): written without a second hash. */
+  storeVerified(sha256: string, size: number, bytes: Uint8Array): Promise<void> {
+    return io('store a verified blob', async () => {
+      // partial/ is listed once: no await per blob after that.
+      const listed = this.partials;
+      const options =
+        listed === undefined ? await this.partialOptions(sha256) : this.optionsFor(listed, sha256);
+      await storeVerifiedBlob(this.partialPaths, sha256, size, bytes, options);
+    });
+  }
+
+  private get partialPaths(): PartialPaths {
+    return { partialDir: this.paths.partial, blobDir: this.paths.blobs };
+  }
+
+  /** How a partial of `sha256` is opened, and whether one may be there already. */
+  private async partialOptions(sha256: string): Promise<PartialBlobOptions> {
+    this.partials ??= new Set(
+      (await readdir(this.paths.partial)).map((name) => name.replace(/\.(part|meta)$/, '')),
+    );
+    return this.optionsFor(this.partials, sha256);
+  }
+
+  /** `partialOptions` once partial/ is listed. */
+  private optionsFor(partials: Set<string>, sha256: string): PartialBlobOptions {
+    const mayExist = partials.has(sha256);
+    partials.add(sha256);
+    return {
+      mayExist,
+      onStep: this.options.onStep,
+      onWritten: this.options.onWritten,
+      writebackEveryBytes: this.options.writebackEveryBytes,
+      onPromoted: this.onPromoted,
+      seal: this.sealer.runner,
+    };
+  }
+
+  /** A blob was renamed into blobs/: synced before the next commit, settled before it. */
+  private readonly onPromoted = (): void => {
+    this.blobsUnsynced = true;
+    this.promotedUnsettled = true;
+  };
 
   /** Waits until every blob the downloads handed over is promoted (seal-queue.ts). */
   settleBlobs(): Promise<void> {

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import type { UpdateErrorCode } from '#core/errors.js';
 import type { LocalStore } from '#core/ports.js';
 import type { UpdaterState } from '#core/state.js';
+import { storeVerified } from '#core/store-verified.js';
 import { writeFileAtomic } from '#shared/atomic-file.js';
 import { errno, io } from '../fs/index.js';
 import { readNoFollow } from '../fs/index.js';
@@ -219,6 +220,7 @@ function bindAll(store: LocalStore): Required<LocalStore> {
     saveState: (state) => store.saveState(state),
     hasBlob: (sha256, size) => store.hasBlob(sha256, size),
     openPartial: (sha256, size) => store.openPartial(sha256, size),
+    storeVerified: (sha256, size, bytes) => storeVerified(store, sha256, size, bytes),
     settleBlobs: () => store.settleBlobs?.() ?? Promise.resolve(),
     expectSet: (set) => store.expectSet?.(set) ?? Promise.resolve(),
     commitSet: (set, next) => store.commitSet(set, next),

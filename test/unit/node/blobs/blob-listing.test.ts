@@ -86,4 +86,17 @@ describe('BlobListing', () => {
     await writeFile(join(blobDir, SHA_A), A);
     expect(await listing.mayHold(SHA_A)).toBe(true);
   });
+  it('surelyAbsent answers without a wait only once the listing is read, and never for a held one', async () => {
+    const { blobDir } = await blobDirs();
+    await writeFile(join(blobDir, SHA_A), A);
+    const listing = new BlobListing(blobDir);
+    // Nothing read yet: no answer without the full path.
+    expect(listing.surelyAbsent(SHA_B)).toBe(false);
+    expect(await listing.mayHold(SHA_B)).toBe(false);
+    expect(listing.surelyAbsent(SHA_B)).toBe(true);
+    expect(listing.surelyAbsent(SHA_A)).toBe(false);
+    // A new run lists afresh: until then, no quick answer.
+    listing.forget();
+    expect(listing.surelyAbsent(SHA_B)).toBe(false);
+  });
 });

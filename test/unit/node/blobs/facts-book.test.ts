@@ -107,4 +107,34 @@ describe('facts book', () => {
     expect(await readFile(outside, 'utf8')).toBe('precious');
     expect(await readdir(join(root, 'verified'))).toEqual([FACTS_FILE]);
   });
+  it('compares recorded facts exactly, field by field: one nanosecond of ctime is a change', async () => {
+    const root = await dirs.make();
+    const blobDir = join(root, 'blobs');
+    await mkdir(blobDir);
+    const book = await FactsBook.load(blobDir);
+    const sha = 'b'.repeat(64);
+    // Past 2^53: numbers would round these to one value; the book must not.
+    const facts = {
+      dev: 2n ** 60n + 3n,
+      ino: 2n ** 62n + 1n,
+      size: 4096n,
+      mtimeNs: 1_000_000_000_000_000_000n,
+      ctimeNs: 1_764_400_000_123_456_789n,
+    };
+    book.record(sha, facts);
+    expect(book.holds(sha, { ...facts })).toBe(true);
+    for (const key of ['dev', 'ino', 'size', 'mtimeNs', 'ctimeNs'] as const) {
+      expect(book.holds(sha, { ...facts, [key]: facts[key] + 1n })).toBe(false);
+    }
+    await book.save();
+    const saved = JSON.parse(await readFile(join(root, 'verified', FACTS_FILE), 'utf8')) as {
+      facts: Record<string, string>;
+    };
+    expect(saved.facts[sha]).toBe(
+      `${facts.dev}:${facts.ino}:${facts.size}:${facts.mtimeNs}:${facts.ctimeNs}`,
+    );
+    const reloaded = await FactsBook.load(blobDir);
+    expect(reloaded.holds(sha, facts)).toBe(true);
+    expect(reloaded.holds(sha, { ...facts, ctimeNs: facts.ctimeNs + 1n })).toBe(false);
+  });
 });
