@@ -103,12 +103,21 @@ export function acceptanceUnchanged(loaded: UpdaterState, recorded: UpdaterState
   );
 }
 
+/** An acceptance decided but not yet written: `record()` makes it durable (§3's first step). */
+export interface Admitted extends Accepted {
+  /**
+   * Writes the audit entry, then the state (fsynced), then tells `accepted-recorded`. Call it
+   * once; nothing of the new set may be written before it resolves (docs/UPDATER.md §3).
+   */
+  readonly record: () => Promise<void>;
+}
+
 /**
- * Fetch, verify, apply policy and persist the acceptance (audit entry, then state). With
- * `deferUnchanged` an acceptance that changes nothing is not written here: `update` writes the
- * state once at its end (update-steps.ts `install`), and a failure records itself.
+ * Fetch, verify, apply policy and plan, writing nothing: the acceptance is returned with the
+ * write that records it (docs/UPDATER.md §1, step 4). An update starts its pull's requests
+ * while that write is made durable (record-gate.ts); `accept` below awaits it first.
  */
-export async function accept(run: RunContext, options: AcceptOptions = {}): Promise<Accepted> {
+export async function admit(run: RunContext, options: AcceptOptions = {}): Promise<Admitted> {
   const { http, store, limits } = run;
   const loaded = await store.loadState();
   const verified = await fetchVerified(run, loaded);
@@ -122,18 +131,32 @@ export async function accept(run: RunContext, options: AcceptOptions = {}): Prom
       : planUpdate(installed, verified, await storedNewBlobs(store, installed, verified));
   // The trusted key set, retired keyids and freshness floor go in this same write.
   const state = { ...recordAcceptance(loaded, verified), lastCheckAtMs: nowOf(run) };
-  // Audit first: a crash in between repeats an entry rather than losing one.
-  if (!alreadyRecorded(loaded, verified)) {
-    await store.appendAudit({
-      version: verified.manifest.registry_version,
-      payloadSha256: verified.setId,
-      keyid: verified.keyid,
-      atMs: nowOf(run),
-    });
-  }
-  if (options.deferUnchanged !== true || !acceptanceUnchanged(loaded, state)) {
-    await store.saveState(state);
-  }
-  run.onStep?.('accepted-recorded');
+  const atMs = nowOf(run);
+  const record = async (): Promise<void> => {
+    // Audit first: a crash in between repeats an entry rather than losing one.
+    if (!alreadyRecorded(loaded, verified)) {
+      await store.appendAudit({
+        version: verified.manifest.registry_version,
+        payloadSha256: verified.setId,
+        keyid: verified.keyid,
+        atMs,
+      });
+    }
+    if (options.deferUnchanged !== true || !acceptanceUnchanged(loaded, state)) {
+      await store.saveState(state);
+    }
+    run.onStep?.('accepted-recorded');
+  };
+  return { verified, plan, state, record };
+}
+
+/**
+ * Fetch, verify, apply policy and persist the acceptance (audit entry, then state). With
+ * `deferUnchanged` an acceptance that changes nothing is not written here: `update` writes the
+ * state once at its end (update-steps.ts `install`), and a failure records itself.
+ */
+export async function accept(run: RunContext, options: AcceptOptions = {}): Promise<Accepted> {
+  const { verified, plan, state, record } = await admit(run, options);
+  await record();
   return { verified, plan, state };
 }
