@@ -7,7 +7,6 @@ import { fetchKeyChain } from '../trust/index.js';
 import { fetchManifest } from '../trust/index.js';
 import { holdsExactly, planHeldSet, planUpdate, type Plan } from '../plan/index.js';
 import { alreadyRecorded, checkPolicy, recordAcceptance } from '../trust/index.js';
-import type { LocalStore } from '../ports.js';
 import { newNonce } from './nonce.js';
 import { missingBlobs } from '../transfer/index.js';
 import { withRetries } from '../transfer/index.js';
@@ -28,23 +27,31 @@ export interface Accepted {
   readonly verified: VerifiedManifest;
   readonly plan: Plan;
   readonly state: UpdaterState;
+  /**
+   * The artifacts (one per digest) the blob store lacked when the plan was made, which the
+   * pull's plan takes as they are (chunk-step.ts `planPull`): one lookup per digest per run,
+   * not two. Absent when the installed set holds exactly these entries (nothing looked up).
+   */
+  readonly missing?: readonly ManifestArtifact[];
 }
 
 /**
  * Digests new to the installed set that the blob store already holds, so the plan counts them
- * as reused (plan.ts): `check` after a rollback then reports the ~0 bytes `update` moves. Only
- * new digests are looked up.
+ * as reused (plan.ts): `check` after a rollback then reports the ~0 bytes `update` moves.
+ * `missing`: what the store lacks of the whole list (pull.ts `missingBlobs`).
  */
-async function storedNewBlobs(
-  store: LocalStore,
+function storedNewBlobs(
   installed: InstalledSet | null,
   verified: VerifiedManifest,
-): Promise<ReadonlySet<string>> {
-  const artifacts: readonly ManifestArtifact[] = verified.manifest.artifacts;
+  missing: readonly ManifestArtifact[],
+): ReadonlySet<string> {
   const have = new Set(installed?.artifacts.map((a) => a.sha256));
-  const fresh = artifacts.filter((a) => !have.has(a.sha256));
-  const missing = new Set((await missingBlobs(store, fresh)).map((a) => a.sha256));
-  return new Set(fresh.map((a) => a.sha256).filter((digest) => !missing.has(digest)));
+  const lacked = new Set(missing.map((a) => a.sha256));
+  const held = new Set<string>();
+  for (const { sha256 } of verified.manifest.artifacts) {
+    if (!have.has(sha256) && !lacked.has(sha256)) held.add(sha256);
+  }
+  return held;
 }
 
 /**
@@ -125,10 +132,14 @@ export async function admit(run: RunContext, options: AcceptOptions = {}): Promi
   const installed = loaded.installed;
   // One walk decides both: a set holding exactly these entries has no new digest to look up
   // and is planned as all reused (plan.ts `planHeldSet`): an up-to-date run costs no lookup.
-  const plan =
-    installed !== null && holdsExactly(installed, verified)
-      ? planHeldSet(installed, verified)
-      : planUpdate(installed, verified, await storedNewBlobs(store, installed, verified));
+  let plan: Plan;
+  let missing: readonly ManifestArtifact[] | undefined;
+  if (installed !== null && holdsExactly(installed, verified)) {
+    plan = planHeldSet(installed, verified);
+  } else {
+    missing = await missingBlobs(store, verified.manifest.artifacts);
+    plan = planUpdate(installed, verified, storedNewBlobs(installed, verified, missing));
+  }
   // The trusted key set, retired keyids and freshness floor go in this same write.
   const state = { ...recordAcceptance(loaded, verified), lastCheckAtMs: nowOf(run) };
   const atMs = nowOf(run);
@@ -147,7 +158,7 @@ export async function admit(run: RunContext, options: AcceptOptions = {}): Promi
     }
     run.onStep?.('accepted-recorded');
   };
-  return { verified, plan, state, record };
+  return { verified, plan, state, ...(missing === undefined ? {} : { missing }), record };
 }
 
 /**
@@ -156,7 +167,7 @@ export async function admit(run: RunContext, options: AcceptOptions = {}): Promi
  * state once at its end (update-steps.ts `install`), and a failure records itself.
  */
 export async function accept(run: RunContext, options: AcceptOptions = {}): Promise<Accepted> {
-  const { verified, plan, state, record } = await admit(run, options);
+  const { record, ...accepted } = await admit(run, options);
   await record();
-  return { verified, plan, state };
+  return accepted;
 }

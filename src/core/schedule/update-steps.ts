@@ -23,8 +23,9 @@ import type { VerifiedManifest } from '../trust/index.js';
 const PROGRESS_EVERY_MS = 100;
 
 /** What the pull of an accepted manifest will do, each artifact's method and bytes told. */
-function planPullOf(run: RunContext, { verified, plan, state }: Accepted): Promise<PullPlan> {
-  return planPull(run, plan.summary, verified.manifest.artifacts, state);
+function planPullOf(run: RunContext, accepted: Accepted): Promise<PullPlan> {
+  const { verified, plan, state, missing } = accepted;
+  return planPull(run, plan.summary, verified.manifest.artifacts, state, missing);
 }
 
 /** The dry run: accept, then tell what an update would do (chunk indexes may be fetched). */
@@ -130,8 +131,8 @@ export async function repairInstalled(
  * it first.
  */
 export async function install(run: RunContext, admitted: Admitted): Promise<UpdateResult> {
-  const { verified, plan, state, record } = admitted;
-  const accepted: Accepted = { verified, plan, state };
+  const { record, ...accepted } = admitted;
+  const { verified, plan, state } = accepted;
   if (plan.upToDate || badReason(state, verified.manifest.registry_version) !== undefined) {
     await record();
     return keepInstalled(run, accepted);
