@@ -17,7 +17,9 @@
  * runs tuf-js at each width (default 4: sequential over 10,000 files at 50 ms is 10,000
  * round trips); CURL_PARALLEL=50; OURS_ARGS='--parallel 16' passes flags to our CLI;
  * SHARE=connection gives each connection its own cap; RUN_TIMEOUT_S=1200 ends a run;
- * NODE_CA=keep leaves NODE_EXTRA_CA_CERTS set for the node contenders, see below.)
+ * NODE_CA=keep leaves NODE_EXTRA_CA_CERTS set for the node contenders, see below;
+ * OURS_BASE_CLI=<launcher> with PEERS=...,ours-base adds ours as another tree built it, e.g.
+ * the launcher scripts/build-cli.mjs wrote for main, in the same interleaved rounds.)
  *
  * Set-up that is not measured (installing release 1 before an update) runs with the proxy's
  * delay and cap off. The counts come from the proxy (connections, turns: the client's
@@ -60,6 +62,7 @@ const RUN_TIMEOUT_MS = envInt('RUN_TIMEOUT_S', 1200) * 1000;
 const selected = (process.env.WORKLOAD ?? 'fresh-4k,fresh-64k,changed-12').split(',');
 const peers = (process.env.PEERS ?? 'ours,ours-whole,curl,tuf,floor').split(',');
 const oursArgs = (process.env.OURS_ARGS ?? '').split(' ').filter((a) => a !== '');
+const baseCli = process.env.OURS_BASE_CLI;
 // A node process reads and parses NODE_EXTRA_CA_CERTS before it runs any JavaScript, https or
 // not: 80-230 ms a start on these machines, whose environment sets it; a user's machine does
 // not, and the bench speaks plain http. So the node contenders (ours, tuf-js) start without it
@@ -104,11 +107,17 @@ function contenders(
   bin: PeerBundles,
 ): Contender[] {
   const target = w.changes > 0 ? 2 : 1;
-  const cli = (version: number, dir: string, plain = '', env = {}): Promise<ChildRun> =>
+  const cli = (
+    version: number,
+    dir: string,
+    plain = '',
+    env = {},
+    launcher = bin.ours,
+  ): Promise<ChildRun> =>
     bounded(
       process.execPath,
       [
-        ...[bin.ours, 'update', '--base-url', `${base}/v${version}${plain}`],
+        ...[launcher, 'update', '--base-url', `${base}/v${version}${plain}`],
         ...['--pubkey', fx.pubkeyHex],
         ...['--dir', dir, '--json', '--max-artifact-bytes', String(Math.max(w.size, 1024))],
         ...oursArgs,
@@ -134,6 +143,14 @@ function contenders(
       label: 'ours update, packs',
       setup: prepare((d) => cli(1, d), dir),
       run: () => cli(target, dir),
+    });
+  }
+  if (peers.includes('ours-base') && baseCli !== undefined) {
+    const dir = join(work, 'ours-base');
+    list.push({
+      label: 'ours update, packs, OURS_BASE_CLI',
+      setup: prepare((d) => cli(1, d, '', {}, baseCli), dir),
+      run: () => cli(target, dir, '', {}, baseCli),
     });
   }
   if (peers.includes('ours-ca') && extraCa !== undefined) {
