@@ -99,14 +99,17 @@ export function chunkedContext(
 /**
  * Decides how each blob the store lacks is brought in, and refines `summary` to say so:
  * blobs held already are reused, blobs with held chunks are planned as chunk deltas.
+ * `missing`: what the store lacks of `artifacts` (pull.ts `missingBlobs`), when this run has
+ * just asked it; otherwise the store is asked here.
  */
 export async function planPull(
   run: ChunkRun,
   summary: PlanSummary,
   artifacts: readonly ManifestArtifact[],
   state: UpdaterState,
+  missing?: readonly ManifestArtifact[],
 ): Promise<PullPlan> {
-  const todo = await missingBlobs(run.store, artifacts);
+  const todo = missing ?? (await missingBlobs(run.store, artifacts));
   const chunked = new Map<string, ChunkedPlan>();
   let planningBytes = 0;
   const ports = run.chunks;

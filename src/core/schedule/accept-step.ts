@@ -7,7 +7,6 @@ import { fetchKeyChain } from '../trust/index.js';
 import { fetchManifest } from '../trust/index.js';
 import { holdsExactly, planHeldSet, planUpdate, type Plan } from '../plan/index.js';
 import { alreadyRecorded, checkPolicy, recordAcceptance } from '../trust/index.js';
-import type { LocalStore } from '../ports.js';
 import { newNonce } from './nonce.js';
 import { missingBlobs } from '../transfer/index.js';
 import { withRetries } from '../transfer/index.js';
@@ -28,23 +27,31 @@ export interface Accepted {
   readonly verified: VerifiedManifest;
   readonly plan: Plan;
   readonly state: UpdaterState;
+  /**
+   * The artifacts (one per digest) the blob store lacked when the plan was made, which the
+   * pull's plan takes as they are (chunk-step.ts `planPull`): one lookup per digest per run,
+   * not two. Absent when the installed set holds exactly these entries (nothing looked up).
+   */
+  readonly missing?: readonly ManifestArtifact[];
 }
 
 /**
  * Digests new to the installed set that the blob store already holds, so the plan counts them
- * as reused (plan.ts): `check` after a rollback then reports the ~0 bytes `update` moves. Only
- * new digests are looked up.
+ * as reused (plan.ts): `check` after a rollback then reports the ~0 bytes `update` moves.
+ * `missing`: what the store lacks of the whole list (pull.ts `missingBlobs`).
  */
-async function storedNewBlobs(
-  store: LocalStore,
+function storedNewBlobs(
   installed: InstalledSet | null,
   verified: VerifiedManifest,
-): Promise<ReadonlySet<string>> {
-  const artifacts: readonly ManifestArtifact[] = verified.manifest.artifacts;
+  missing: readonly ManifestArtifact[],
+): ReadonlySet<string> {
   const have = new Set(installed?.artifacts.map((a) => a.sha256));
-  const fresh = artifacts.filter((a) => !have.has(a.sha256));
-  const missing = new Set((await missingBlobs(store, fresh)).map((a) => a.sha256));
-  return new Set(fresh.map((a) => a.sha256).filter((digest) => !missing.has(digest)));
+  const lacked = new Set(missing.map((a) => a.sha256));
+  const held = new Set<string>();
+  for (const { sha256 } of verified.manifest.artifacts) {
+    if (!have.has(sha256) && !lacked.has(sha256)) held.add(sha256);
+  }
+  return held;
 }
 
 /**
@@ -103,12 +110,21 @@ export function acceptanceUnchanged(loaded: UpdaterState, recorded: UpdaterState
   );
 }
 
+/** An acceptance decided but not yet written: `record()` makes it durable (§3's first step). */
+export interface Admitted extends Accepted {
+  /**
+   * Writes the audit entry, then the state (fsynced), then tells `accepted-recorded`. Call it
+   * once; nothing of the new set may be written before it resolves (docs/UPDATER.md §3).
+   */
+  readonly record: () => Promise<void>;
+}
+
 /**
- * Fetch, verify, apply policy and persist the acceptance (audit entry, then state). With
- * `deferUnchanged` an acceptance that changes nothing is not written here: `update` writes the
- * state once at its end (update-steps.ts `install`), and a failure records itself.
+ * Fetch, verify, apply policy and plan, writing nothing: the acceptance is returned with the
+ * write that records it (docs/UPDATER.md §1, step 4). An update starts its pull's requests
+ * while that write is made durable (record-gate.ts); `accept` below awaits it first.
  */
-export async function accept(run: RunContext, options: AcceptOptions = {}): Promise<Accepted> {
+export async function admit(run: RunContext, options: AcceptOptions = {}): Promise<Admitted> {
   const { http, store, limits } = run;
   const loaded = await store.loadState();
   const verified = await fetchVerified(run, loaded);
@@ -116,24 +132,42 @@ export async function accept(run: RunContext, options: AcceptOptions = {}): Prom
   const installed = loaded.installed;
   // One walk decides both: a set holding exactly these entries has no new digest to look up
   // and is planned as all reused (plan.ts `planHeldSet`): an up-to-date run costs no lookup.
-  const plan =
-    installed !== null && holdsExactly(installed, verified)
-      ? planHeldSet(installed, verified)
-      : planUpdate(installed, verified, await storedNewBlobs(store, installed, verified));
+  let plan: Plan;
+  let missing: readonly ManifestArtifact[] | undefined;
+  if (installed !== null && holdsExactly(installed, verified)) {
+    plan = planHeldSet(installed, verified);
+  } else {
+    missing = await missingBlobs(store, verified.manifest.artifacts);
+    plan = planUpdate(installed, verified, storedNewBlobs(installed, verified, missing));
+  }
   // The trusted key set, retired keyids and freshness floor go in this same write.
   const state = { ...recordAcceptance(loaded, verified), lastCheckAtMs: nowOf(run) };
-  // Audit first: a crash in between repeats an entry rather than losing one.
-  if (!alreadyRecorded(loaded, verified)) {
-    await store.appendAudit({
-      version: verified.manifest.registry_version,
-      payloadSha256: verified.setId,
-      keyid: verified.keyid,
-      atMs: nowOf(run),
-    });
-  }
-  if (options.deferUnchanged !== true || !acceptanceUnchanged(loaded, state)) {
-    await store.saveState(state);
-  }
-  run.onStep?.('accepted-recorded');
-  return { verified, plan, state };
+  const atMs = nowOf(run);
+  const record = async (): Promise<void> => {
+    // Audit first: a crash in between repeats an entry rather than losing one.
+    if (!alreadyRecorded(loaded, verified)) {
+      await store.appendAudit({
+        version: verified.manifest.registry_version,
+        payloadSha256: verified.setId,
+        keyid: verified.keyid,
+        atMs,
+      });
+    }
+    if (options.deferUnchanged !== true || !acceptanceUnchanged(loaded, state)) {
+      await store.saveState(state);
+    }
+    run.onStep?.('accepted-recorded');
+  };
+  return { verified, plan, state, ...(missing === undefined ? {} : { missing }), record };
+}
+
+/**
+ * Fetch, verify, apply policy and persist the acceptance (audit entry, then state). With
+ * `deferUnchanged` an acceptance that changes nothing is not written here: `update` writes the
+ * state once at its end (update-steps.ts `install`), and a failure records itself.
+ */
+export async function accept(run: RunContext, options: AcceptOptions = {}): Promise<Accepted> {
+  const { record, ...accepted } = await admit(run, options);
+  await record();
+  return accepted;
 }

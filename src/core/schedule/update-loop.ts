@@ -18,7 +18,7 @@ import {
 import type { StepHook } from '../install/index.js';
 import type { Limits } from '../limits.js';
 import type { Clock, Fetcher, LocalStore, Logger, Random, RandomBytes, Timers } from '../ports.js';
-import { accept } from './accept-step.js';
+import { admit } from './accept-step.js';
 import { createRunQueue } from './run-queue.js';
 import { memoizeState } from './state-memo.js';
 import type { RunContext } from './run-context.js';
@@ -100,8 +100,8 @@ export function createUpdateLoop(deps: UpdateLoopDeps): UpdaterApi {
     check: () => runs.run('check', () => guarded(checkForUpdate)),
     update: () =>
       runs.run('update', () =>
-        // install() writes the state anyway: accept need not write an unchanged acceptance.
-        guarded(async (run) => install(run, await accept(run, { deferUnchanged: true }))),
+        // install() writes the state anyway: admit need not write an unchanged acceptance.
+        guarded(async (run) => install(run, await admit(run, { deferUnchanged: true }))),
       ),
     status: () => statusOf(deps.store, runs.running),
     rollback: () => runs.run('rollback', () => rollBack(deps.store)),

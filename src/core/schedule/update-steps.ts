@@ -3,7 +3,7 @@
  * context: pull and commit, repair, install, and the failure record. The order is the
  * type-enforced pipeline of docs/ARCHITECTURE.md; update-loop.ts runs them one at a time.
  */
-import { accept, type Accepted } from './accept-step.js';
+import { accept, type Accepted, type Admitted } from './accept-step.js';
 import { chunkedPuller, planPull, type PullPlan } from '../chunks/index.js';
 import { keepWholeTrees } from '../chunks/index.js';
 import { UpdateError } from '../errors.js';
@@ -13,6 +13,7 @@ import type { LocalStore, Logger } from '../ports.js';
 import { missingBlobs } from '../transfer/index.js';
 import { pullWithPacks } from '../packs/index.js';
 import { repairDir, repairPlan } from '../plan/index.js';
+import { pullWhileRecording } from './record-gate.js';
 import { nowOf, type RunContext } from './run-context.js';
 import { setDir, type InstalledSet, type UpdaterState } from '../state.js';
 import type { UpdateResult, UpdaterStatus } from '../updater-api.js';
@@ -22,8 +23,9 @@ import type { VerifiedManifest } from '../trust/index.js';
 const PROGRESS_EVERY_MS = 100;
 
 /** What the pull of an accepted manifest will do, each artifact's method and bytes told. */
-function planPullOf(run: RunContext, { verified, plan, state }: Accepted): Promise<PullPlan> {
-  return planPull(run, plan.summary, verified.manifest.artifacts, state);
+function planPullOf(run: RunContext, accepted: Accepted): Promise<PullPlan> {
+  const { verified, plan, state, missing } = accepted;
+  return planPull(run, plan.summary, verified.manifest.artifacts, state, missing);
 }
 
 /** The dry run: accept, then tell what an update would do (chunk indexes may be fetched). */
@@ -78,7 +80,11 @@ export async function pullAndCommit(
   };
   // Known before the first byte: the store may stage each blob as it arrives (docs/UPDATER.md
   // §3, Staging during the pull); the commit below stays the one that makes anything live.
-  await run.store.expectSet?.(set);
+  // Not awaited before the pull: it writes, so it waits on the acceptance's record like every
+  // write (record-gate.ts), and the pull's first requests must not wait with it. A blob
+  // promoted before the tree is made is linked by the commit; a failure is thrown before it.
+  const staging = run.store.expectSet?.(set);
+  staging?.catch(() => undefined);
   const other = planned === undefined ? undefined : chunkedPuller(run, planned.chunked);
   const downloaded =
     (await pullWithPacks(run, todo, onProgress, other)) + (planned?.planningBytes ?? 0);
@@ -94,6 +100,7 @@ export async function pullAndCommit(
       ? state.health
       : { ...state.health, probation: probationFor(run.health.config, set, nowOf(run)) },
   };
+  await staging;
   await run.store.commitSet({ ...set, envelope: verified.envelope }, next);
   // After the commit, so a slow index never delays it (docs/UPDATER.md §9.1).
   const chunked = new Set(planned?.chunked.keys());
@@ -126,8 +133,31 @@ export async function repairInstalled(
   };
 }
 
-/** After accept: up to date (after a cheap check of the files), a repair, or a new set. */
-export async function install(run: RunContext, accepted: Accepted): Promise<UpdateResult> {
+/**
+ * After admit: up to date (after a cheap check of the files), a repair, or a new set. Only a
+ * new set's pull overlaps the acceptance's record (record-gate.ts); every other path writes
+ * it first.
+ */
+export async function install(run: RunContext, admitted: Admitted): Promise<UpdateResult> {
+  const { record, ...accepted } = admitted;
+  const { verified, plan, state } = accepted;
+  if (plan.upToDate || badReason(state, verified.manifest.registry_version) !== undefined) {
+    await record();
+    return keepInstalled(run, accepted);
+  }
+  const { planned, bytesDownloaded } = await pullWhileRecording(run, record, async (gated) => {
+    const pullPlan = await planPullOf(gated, accepted);
+    gated.emit({ type: 'update-available', plan: pullPlan.summary, atMs: nowOf(gated) });
+    return {
+      planned: pullPlan,
+      bytesDownloaded: await pullAndCommit(gated, accepted, false, pullPlan),
+    };
+  });
+  return applied(run, accepted, planned.summary, bytesDownloaded);
+}
+
+/** Up to date, a repair of the installed set, or a version its health check reverted. */
+async function keepInstalled(run: RunContext, accepted: Accepted): Promise<UpdateResult> {
   const { verified, plan, state } = accepted;
   // Up to date on paper: check the files are still there (one lstat each, no hashing).
   const installed = plan.upToDate ? state.installed : null;
@@ -149,20 +179,25 @@ export async function install(run: RunContext, accepted: Accepted): Promise<Upda
       skipped: { version, reason },
     };
   }
-  if (plan.upToDate) {
-    await refreshEnvelope(run.store, verified);
-    await run.store.saveState({ ...state, lastSuccessAtMs: nowOf(run), lastError: null });
-    run.emit({ type: 'up-to-date', version: plan.summary.toVersion, atMs: nowOf(run) });
-    return {
-      outcome: 'up-to-date',
-      version: plan.summary.toVersion,
-      plan: plan.summary,
-      bytesDownloaded: 0,
-    };
-  }
-  const planned = await planPullOf(run, accepted);
-  run.emit({ type: 'update-available', plan: planned.summary, atMs: nowOf(run) });
-  const bytesDownloaded = await pullAndCommit(run, accepted, false, planned);
+  // Only an up-to-date plan or a skipped version comes here (install).
+  await refreshEnvelope(run.store, verified);
+  await run.store.saveState({ ...state, lastSuccessAtMs: nowOf(run), lastError: null });
+  run.emit({ type: 'up-to-date', version: plan.summary.toVersion, atMs: nowOf(run) });
+  return {
+    outcome: 'up-to-date',
+    version: plan.summary.toVersion,
+    plan: plan.summary,
+    bytesDownloaded: 0,
+  };
+}
+
+/** A new set was committed: its health check judges it (docs/UPDATER.md §3, Health check). */
+async function applied(
+  run: RunContext,
+  { verified, state }: Accepted,
+  summary: PlanSummary,
+  bytesDownloaded: number,
+): Promise<UpdateResult> {
   const version = verified.manifest.registry_version;
   run.emit({
     type: 'applied',
@@ -182,7 +217,7 @@ export async function install(run: RunContext, accepted: Accepted): Promise<Upda
   return {
     outcome: 'applied',
     version,
-    plan: planned.summary,
+    plan: summary,
     bytesDownloaded,
     ...(judged.kind === 'awaiting' ? { probation: { deadlineAtMs: judged.deadlineAtMs } } : {}),
   };

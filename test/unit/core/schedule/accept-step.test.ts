@@ -18,6 +18,7 @@ import {
   manifestOf,
   MemoryStore,
   ScriptedFetcher,
+  sha256Hex,
   testKey,
   text,
 } from '#test/fakes.js';
@@ -65,9 +66,14 @@ describe('acceptanceUnchanged', () => {
 
 class CountingStore extends MemoryStore {
   loads = 0;
+  readonly lookups: string[] = [];
   override loadState(): Promise<UpdaterState> {
     this.loads++;
     return super.loadState();
+  }
+  override hasBlob(sha256: string, size: number): Promise<boolean> {
+    this.lookups.push(sha256);
+    return super.hasBlob(sha256, size);
   }
 }
 
@@ -133,5 +139,12 @@ describe('a no-op run', () => {
     await updater.check();
     expect(store.saves).toBe(1);
     expect(store.state.lastCheckAtMs).toBe(time.nowMs());
+  });
+
+  it('a first install asks the blob store once per digest, for the plan and the pull', async () => {
+    const { store, updater } = setup();
+    const result = await updater.update();
+    expect(result.outcome).toBe('applied');
+    expect(store.lookups).toEqual([sha256Hex(files[0]!.content)]);
   });
 });
