@@ -42,7 +42,16 @@ const SEAL_WINDOW = 32;
  * holds a descriptor, and at most two batches are open (one syncing, one filling): about 512,
  * well under the limit Node raises the soft limit to at start.
  */
-export const SEAL_BATCH = { maxCount: 256, maxBytes: 16 * 1024 * 1024 } as const;
+export const SEAL_BATCH = {
+  maxCount: 256,
+  maxBytes: 16 * 1024 * 1024,
+  // A batch of 32 or more closes once its first blob is 100 ms old (when none is syncing): the
+  // last batch of a pull, synced and renamed after its last byte, then holds about the last
+  // 100 ms of it instead of up to 16 MiB (1.3 s of a 100 Mbit/s link; docs/UPDATER.md §3,
+  // Durability). 32: a few small blobs still share one sync.
+  maxAgeMs: 100,
+  minAgedCount: 32,
+} as const;
 
 export class BlobSealer {
   /** The fsync-and-rename tails of small blobs, run behind the downloads (seal-queue.ts). */

@@ -2,9 +2,9 @@
  * Small blobs made durable a batch at a time: one syncfs of the blob directory's file system
  * (fs-sync.ts) instead of one fsync per blob, then the renames (docs/UPDATER.md §3,
  * Durability). Per batch, in this order: every blob is written and sealed (before `add`), the
- * batch closes (by count, by bytes, or at `idle`/`settle`), one sync, the `blobs-batch-synced`
- * step, then each blob is renamed into blobs/ with its arrival check, in the order it came. So
- * a name in blobs/ is still always an intact blob after a power cut.
+ * batch closes (by count, by bytes, by age, or at `idle`/`settle`), one sync, the
+ * `blobs-batch-synced` step, then each blob is renamed into blobs/ with its arrival check, in
+ * the order it came. So a name in blobs/ is still always an intact blob after a power cut.
  *
  * Each blob keeps its descriptor open until its rename (the arrival check compares inodes), so
  * the descriptors held are bounded: a batch closes at `maxCount` blobs, and at most one batch
@@ -24,6 +24,16 @@ export interface SealBatchLimits {
   readonly maxCount: number;
   /** Bytes per batch: what a sync writes back at most for it. */
   readonly maxBytes: number;
+  /**
+   * A batch of at least `minAgedCount` blobs whose first came this long ago closes at the next
+   * `add` when no batch is syncing (it never waits for one): so the batch still open when the
+   * pull's last byte arrives, whose sync and renames come after it, holds about this long of
+   * the pull rather than up to `maxBytes` of it (docs/UPDATER.md §3, Durability). Unset: by
+   * count and bytes only.
+   */
+  readonly maxAgeMs?: number;
+  /** The fewest blobs a batch closed by age holds (a few small blobs stay one batch). */
+  readonly minAgedCount?: number;
 }
 
 /** Syncs the batch's file system: false when none can be (then each blob is fsynced). */
@@ -32,6 +42,8 @@ export type BatchSync = () => Promise<boolean>;
 export class SealBatches {
   private open: SealJob[] = [];
   private openBytes = 0;
+  /** When the open batch's first blob came (`now`). */
+  private openedAt = 0;
   /** The batch being synced and promoted (at most one). */
   private inFlight: Promise<void> | undefined;
   private failure: { error: unknown } | undefined;
@@ -41,6 +53,8 @@ export class SealBatches {
     private readonly sync: BatchSync,
     /** Told after a batch's data is durable, before its first rename (crash tests). */
     private readonly onSynced?: () => void,
+    /** Milliseconds on a monotonic clock (tests), for `maxAgeMs`. */
+    private readonly now: () => number = () => performance.now(),
   ) {}
 
   /**
@@ -49,17 +63,28 @@ export class SealBatches {
    * batch, so a pull stops early.
    */
   async add(job: SealJob): Promise<void> {
+    if (this.open.length === 0 && this.limits.maxAgeMs !== undefined) this.openedAt = this.now();
     this.open.push(job);
     this.openBytes += job.bytes;
     while (this.full()) {
       if (this.inFlight === undefined) this.start();
       else await this.inFlight;
     }
+    if (this.inFlight === undefined && this.aged()) this.start();
     if (this.failure !== undefined) throw this.failure.error;
   }
 
   private full(): boolean {
     return this.open.length >= this.limits.maxCount || this.openBytes >= this.limits.maxBytes;
+  }
+
+  private aged(): boolean {
+    const { maxAgeMs, minAgedCount = 1 } = this.limits;
+    return (
+      maxAgeMs !== undefined &&
+      this.open.length >= minAgedCount &&
+      this.now() - this.openedAt >= maxAgeMs
+    );
   }
 
   /** Closes the open batch and starts syncing it (none may be in flight). */

@@ -149,4 +149,53 @@ describe('SealBatches', () => {
     await expect(batches.settle()).rejects.toThrow('replaced');
     expect(log).toEqual(['promote b']);
   });
+
+  it('closes a batch by age once it holds enough blobs, never waiting for one syncing', async () => {
+    const log: string[] = [];
+    let now = 0;
+    const gated = gatedSync(log);
+    const limits = { maxCount: 100, maxBytes: 1000, maxAgeMs: 50, minAgedCount: 2 };
+    const batches = new SealBatches(limits, gated.sync, undefined, () => now);
+    await batches.add(job('a', log));
+    now = 60; // old enough, but one blob is under minAgedCount
+    await batches.add(job('b', log)); // two, 60 ms since a: closes
+    expect(log).toEqual(['sync']);
+    await batches.add(job('c', log)); // a new batch, its age counted from c
+    now = 200;
+    // Old and big enough, but a batch is syncing: d joins the open one, add does not wait.
+    await batches.add(job('d', log));
+    expect(log).toEqual(['sync']);
+    expect(batches.pending).toBe(3);
+    gated.release();
+    await tick();
+    expect(log).toEqual(['sync', 'promote a', 'promote b']);
+    await batches.add(job('e', log)); // none syncing now: c, d, e close together
+    expect(log).toEqual(['sync', 'promote a', 'promote b', 'sync']);
+    gated.release();
+    await batches.settle();
+    expect(log).toEqual([
+      ...['sync', 'promote a', 'promote b'],
+      ...['sync', 'promote c', 'promote d', 'promote e'],
+    ]);
+  });
+
+  it('without an age limit, a batch closes by count and bytes only', async () => {
+    const log: string[] = [];
+    let now = 0;
+    const gated = gatedSync(log);
+    const batches = new SealBatches(
+      { maxCount: 100, maxBytes: 1000 },
+      gated.sync,
+      undefined,
+      () => now,
+    );
+    await batches.add(job('a', log));
+    now = 1e6;
+    await batches.add(job('b', log));
+    expect(log).toEqual([]);
+    const settled = batches.settle();
+    gated.release();
+    await settled;
+    expect(log).toEqual(['sync', 'promote a', 'promote b']);
+  });
 });
