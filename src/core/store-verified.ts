@@ -5,7 +5,7 @@
  * blob as a whole-file download writes them (whose `complete` hashes them again). Only code that
  * hashed the very bytes it hands over may call this: the store takes them as verified.
  */
-import type { LocalStore } from './ports.js';
+import type { LocalStore, PartialBlob } from './ports.js';
 
 export function storeVerified(
   store: LocalStore,
@@ -24,9 +24,16 @@ async function throughPartial(
   size: number,
   bytes: Uint8Array,
 ): Promise<void> {
-  const partial = await store.openPartial(sha256, size);
+  await fillPartial(await store.openPartial(sha256, size), bytes);
+}
+
+/**
+ * Writes `bytes` as the whole of the open `partial` and completes it (its `complete` hashes
+ * them); a partial that failed is closed. Bytes a killed run left in it are dropped: the blob
+ * is here whole.
+ */
+export async function fillPartial(partial: PartialBlob, bytes: Uint8Array): Promise<void> {
   try {
-    // Bytes a killed run left for it are dropped: the blob is here whole.
     if (partial.offset > 0) await partial.reset();
     await partial.write(bytes);
     await partial.complete();

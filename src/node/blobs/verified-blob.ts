@@ -8,6 +8,7 @@
  */
 import { sep } from 'node:path';
 import { UpdateError } from '#core/errors.js';
+import { fillPartial } from '#core/store-verified.js';
 import { openPartialBlob } from './partial-open.js';
 import type { PartialBlobOptions, PartialPaths } from './partial-types.js';
 import { promoteWholeBuffers } from './whole-blob.js';
@@ -29,15 +30,7 @@ export async function storeVerifiedBlob(
     throw new UpdateError('SIZE_MISMATCH', `got ${bytes.length} bytes, signed ${size}`);
   }
   if (options.mayExist !== false) {
-    const partial = await openPartialBlob(paths, sha256, size, options);
-    try {
-      if (partial.offset > 0) await partial.reset();
-      await partial.write(bytes);
-      await partial.complete();
-    } catch (error) {
-      await partial.close();
-      throw error;
-    }
+    await fillPartial(await openPartialBlob(paths, sha256, size, options), bytes);
     return;
   }
   const partPath = `${paths.partialDir}${sep}${sha256}.part`;
