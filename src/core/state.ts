@@ -147,7 +147,7 @@ function parseSet(value: unknown, key: string): InstalledSet | null {
 }
 
 /** The directory of a set under sets/. */
-export function setDir(set: InstalledSet): string {
+export function setDir(set: Pick<InstalledSet, 'setId' | 'dir'>): string {
   return set.dir ?? set.setId;
 }
 

@@ -19,7 +19,7 @@
  * many lookups as the book has blobs (none on a fresh install; docs/UPDATER.md §10.1).
  */
 import { readdir } from 'node:fs/promises';
-import { factsBookOf, type FactsBook } from './facts-book.js';
+import { factsBookOf, loadedFactsBook } from './facts-book.js';
 
 /** Lookups per blob held before a listing pays (docs/UPDATER.md §10.1). */
 export const LOOKUPS_PER_LISTED_BLOB = 1 / 5;
@@ -27,8 +27,7 @@ export const LOOKUPS_PER_LISTED_BLOB = 1 / 5;
 export class BlobListing {
   private listing: Promise<ReadonlySet<string>> | undefined;
   private lookups = 0;
-  /** The facts book, once loaded, and this run's listing, once read: `surelyAbsent` needs both. */
-  private book: FactsBook | undefined;
+  /** This run's listing, once read (`surelyAbsent`). */
   private names: ReadonlySet<string> | undefined;
 
   constructor(private readonly blobDir: string) {}
@@ -36,7 +35,6 @@ export class BlobListing {
   /** False only when `sha256` is surely not in blobs/ (see above); true: ask `trustBlob`. */
   async mayHold(sha256: string): Promise<boolean> {
     const book = await factsBookOf(this.blobDir);
-    this.book = book;
     if (book.knows(sha256)) return true;
     if (this.listing === undefined) {
       this.lookups += 1;
@@ -63,12 +61,8 @@ export class BlobListing {
    * more than its lookups (docs/UPDATER.md §11.1). False: ask `mayHold`.
    */
   surelyAbsent(sha256: string): boolean {
-    return (
-      this.names !== undefined &&
-      this.book !== undefined &&
-      !this.book.knows(sha256) &&
-      !this.names.has(sha256)
-    );
+    const book = this.names === undefined ? undefined : loadedFactsBook(this.blobDir);
+    return book !== undefined && !book.knows(sha256) && this.names?.has(sha256) === false;
   }
 
   /** The next lookup lists blobs/ afresh (at each run's start). */

@@ -130,7 +130,7 @@ export async function commitSet(
   next: UpdaterState,
   early?: StagingTree,
 ): Promise<void> {
-  const dir = set.dir ?? set.setId;
+  const dir = setDir(set);
   await stageSet(ctx.paths, ctx.current, dir, set.artifacts, early);
   ctx.onStep?.('set-staged');
   await writeFileAtomic(join(ctx.paths.manifests, `${set.setId}.json`), set.envelope);

@@ -12,7 +12,7 @@ import type { AuditRecord } from '#core/install/index.js';
 import { UpdateError } from '#core/errors.js';
 import type { StepHook } from '#core/install/index.js';
 import type { LocalStore, PartialBlob, SetToStage } from '#core/ports.js';
-import { encodeState, type InstalledArtifact, type UpdaterState } from '#core/state.js';
+import { encodeState, setDir, type InstalledArtifact, type UpdaterState } from '#core/state.js';
 import { fsyncDir, writeFileAtomic } from '#shared/atomic-file.js';
 import { appendAuditFile } from './audit-file.js';
 import { BlobSealer, type BlobSealerOptions } from '../blobs/index.js';
@@ -229,7 +229,7 @@ export class FileStore implements LocalStore {
     return io('stage the set being pulled', async () => {
       const before = this.takeEarly();
       if (before !== undefined) await rm(before.root, { recursive: true, force: true });
-      const dir = set.dir ?? set.setId;
+      const dir = setDir(set);
       if ((await this.current.live()) === dir) return;
       this.early = await StagingTree.create(this.paths.sets, dir, set.artifacts);
       setArrivalHook(this.paths.blobs, this.early);
