@@ -11,14 +11,18 @@ import type { LocalStore } from '../ports.js';
 import { storeVerified } from '../store-verified.js';
 import type { RunContext } from './run-context.js';
 
-/** `store` whose every write first waits for `gate` (and fails with it); reads go straight. */
-export function gateWrites(store: LocalStore, gate: Promise<void>): Required<LocalStore> {
-  const after =
-    <A extends unknown[], R>(write: (...args: A) => Promise<R>) =>
+/** `write`, run only once `gate` has resolved (and failing with it). */
+function after(gate: Promise<void>) {
+  return <A extends unknown[], R>(write: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
       await gate;
       return write(...args);
     };
+}
+
+/** `store` whose every write first waits for `gate` (and fails with it); reads go straight. */
+export function gateWrites(store: LocalStore, gate: Promise<void>): Required<LocalStore> {
+  const held = after(gate);
   // Spelled out, not a loop over keys: a method added to the port must be sorted here into
   // read or write, and the compiler asks (Required), so none slips through ungated.
   return {
@@ -27,15 +31,15 @@ export function gateWrites(store: LocalStore, gate: Promise<void>): Required<Loc
     checkInstalled: (artifacts) => store.checkInstalled(artifacts),
     loadEnvelope: (setId) => store.loadEnvelope(setId),
     scanInstalled: () => store.scanInstalled(),
-    saveState: after((state) => store.saveState(state)),
-    openPartial: after((sha256, size) => store.openPartial(sha256, size)),
-    storeVerified: after((sha256, size, bytes) => storeVerified(store, sha256, size, bytes)),
-    expectSet: after((set) => store.expectSet?.(set) ?? Promise.resolve()),
-    settleBlobs: after(() => store.settleBlobs?.() ?? Promise.resolve()),
-    commitSet: after((set, next) => store.commitSet(set, next)),
-    switchSet: after((dir, next) => store.switchSet(dir, next)),
-    saveEnvelope: after((setId, envelope) => store.saveEnvelope(setId, envelope)),
-    appendAudit: after((record) => store.appendAudit(record)),
+    saveState: held((state) => store.saveState(state)),
+    openPartial: held((sha256, size) => store.openPartial(sha256, size)),
+    storeVerified: held((sha256, size, bytes) => storeVerified(store, sha256, size, bytes)),
+    expectSet: held((set) => store.expectSet?.(set) ?? Promise.resolve()),
+    settleBlobs: held(() => store.settleBlobs?.() ?? Promise.resolve()),
+    commitSet: held((set, next) => store.commitSet(set, next)),
+    switchSet: held((dir, next) => store.switchSet(dir, next)),
+    saveEnvelope: held((setId, envelope) => store.saveEnvelope(setId, envelope)),
+    appendAudit: held((record) => store.appendAudit(record)),
   };
 }
 
@@ -44,23 +48,18 @@ export function gateWrites(store: LocalStore, gate: Promise<void>): Required<Loc
  * trees it computes, so chunk planning waits for the record too.
  */
 function gateChunkWrites(store: ChunkStore, gate: Promise<void>): ChunkStore {
+  const held = after(gate);
   return {
-    localChunks: async (params, layout) => {
-      await gate;
-      return store.localChunks(params, layout);
-    },
-    rememberTree: async (...args) => {
-      await gate;
-      return store.rememberTree(...args);
-    },
-    keepPublishedTree: async (...args) => {
-      await gate;
-      return store.keepPublishedTree(...args);
-    },
-    openChunkedPartial: async (...args) => {
-      await gate;
-      return store.openChunkedPartial(...args);
-    },
+    localChunks: held((params, layout) => store.localChunks(params, layout)),
+    rememberTree: held((...args: Parameters<ChunkStore['rememberTree']>) =>
+      store.rememberTree(...args),
+    ),
+    keepPublishedTree: held((...args: Parameters<ChunkStore['keepPublishedTree']>) =>
+      store.keepPublishedTree(...args),
+    ),
+    openChunkedPartial: held((...args: Parameters<ChunkStore['openChunkedPartial']>) =>
+      store.openChunkedPartial(...args),
+    ),
     readBlob: (...args) => store.readBlob(...args),
     closeReads: () => store.closeReads(),
   };
