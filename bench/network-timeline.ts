@@ -3,7 +3,8 @@
  * (one curl GET of the same bytes) on the same link: where the time between the process start
  * and its exit goes. Per connection of the proxy: when it opened, when each request reached
  * nginx, when its answer's first and last byte reached the client; with STRACE=1 also the
- * CLI's sync calls (fsync, fdatasync, syncfs), its renames and its exit, from `strace -f -tt`.
+ * CLI's sync calls (fsync, fdatasync, syncfs), its renames and its exit, from `strace -f -tt`
+ * (STRACE_T=1 adds each call's duration, `-T`; STRACE_CALLS=a,b,c traces other calls).
  *
  *   RTT_MS=50 RATE=100mbit WORKLOAD=fresh-64k STRACE=1 npx tsx bench/network-timeline.ts
  *
@@ -171,7 +172,17 @@ try {
     ...oursArgs,
   ];
   const traced = STRACE
-    ? ['strace', '-f', '-tt', '-qq', '--seccomp-bpf', '-o', straceOut, '-e']
+    ? [
+        'strace',
+        '-f',
+        '-tt',
+        ...(process.env.STRACE_T === '1' ? ['-T'] : []),
+        '-qq',
+        '--seccomp-bpf',
+        '-o',
+        straceOut,
+        '-e',
+      ]
     : [];
   const calls = `trace=${process.env.STRACE_CALLS ?? 'fsync,fdatasync,syncfs,rename,renameat,renameat2,exit_group'}`;
   const argv = STRACE ? [...traced, calls, ...cli] : cli;
