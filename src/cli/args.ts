@@ -6,12 +6,12 @@ import { parseArgs } from 'node:util';
 import { unknownOptionMessage } from '#shared/closest-option.js';
 import { UpdateError } from '#core/errors.js';
 import type { Limits } from '#core/limits.js';
+import { CLI_OPTIONS, COMMANDS, LIMIT_FLAGS, type Command } from './arg-options.js';
 import { machineKeyOf } from './machine-key-file.js';
 import { isSwapStrategy, type SwapStrategy } from '#node/store/index.js';
 import type { NodeHealthOption } from '#node/create-updater.js';
 
-export const COMMANDS = ['check', 'update', 'status', 'rollback', 'verify', 'confirm'] as const;
-export type Command = (typeof COMMANDS)[number];
+export { COMMANDS, LIMIT_FLAGS, type Command } from './arg-options.js';
 
 export interface CliOptions {
   readonly command: Command;
@@ -34,19 +34,6 @@ export interface CliOptions {
   /** `--max-timestamp-lifetime-s N`: the TUF client's freeze bound (default 7 days). */
   readonly maxTimestampLifetimeS?: number;
 }
-
-/** Flag name -> limit it sets. */
-export const LIMIT_FLAGS = {
-  parallel: 'parallel',
-  retries: 'retries',
-  'stall-timeout-ms': 'stallTimeoutMs',
-  'min-bytes-per-s': 'minBytesPerS',
-  'max-bytes-per-s': 'maxBytesPerS',
-  'max-manifest-bytes': 'maxManifestBytes',
-  'max-artifact-bytes': 'maxArtifactBytes',
-  'max-artifacts': 'maxArtifacts',
-  'connect-timeout-ms': 'connectTimeoutMs',
-} as const satisfies Record<string, keyof Limits>;
 
 export const USAGE = `usage: npm run updater -- <check|update|status|rollback|verify|confirm>
   --dir DIR (--trusted-root FILE | --pubkey HEX [--pubkey HEX ...]) [--json]
@@ -74,28 +61,15 @@ function usage(message: string): never {
   throw new UpdateError('CONFIG_INVALID', message);
 }
 
-const OPTIONS = {
-  'base-url': { type: 'string' },
-  'machine-key': { type: 'string' },
-  pubkey: { type: 'string', multiple: true },
-  'trusted-root': { type: 'string' },
-  'max-timestamp-lifetime-s': { type: 'string' },
-  dir: { type: 'string' },
-  json: { type: 'boolean' },
-  'machine-key-file': { type: 'string' },
-  'require-nonce': { type: 'boolean' },
-  'no-proxy': { type: 'boolean' },
-  swap: { type: 'string' },
-  health: { type: 'string' },
-  'health-cmd': { type: 'string' },
-  'health-timeout-s': { type: 'string' },
-  ...Object.fromEntries(Object.keys(LIMIT_FLAGS).map((k) => [k, { type: 'string' as const }])),
-} as const;
-
 /** The flags and the one command, or CONFIG_INVALID naming the nearest known option. */
 function readArgs(argv: readonly string[]) {
   try {
-    return parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: OPTIONS });
+    return parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: CLI_OPTIONS,
+    });
   } catch (error) {
     // The options it knows are those its usage lists: a typo is answered with the nearest.
     const near = unknownOptionMessage(error, USAGE.match(/--[a-z][a-z-]*/g) ?? []);

@@ -3,6 +3,7 @@
  * it. Shared by run-cli.ts and serve.ts.
  */
 import type { StepHook } from '#core/install/index.js';
+import type { EarlySocket } from '#node/http/index.js';
 import type { ProxyEnvironment } from '#node/proxy/index.js';
 
 export interface CliIo {
@@ -27,4 +28,6 @@ export interface CliEnv {
   readonly interrupt?: AbortSignal | undefined;
   /** The proxy variables (main.ts passes process.env; docs/UPDATER.md §7, Proxy). */
   readonly environment?: ProxyEnvironment;
+  /** The registry connection the launcher opened (early-connect.ts), for check and update. */
+  readonly earlySocket?: EarlySocket | undefined;
 }

@@ -10,6 +10,7 @@ import { isStep, type StepHook } from '#core/install/index.js';
 import { exposeMinorGc } from '#node/http/index.js';
 import { outliveReader, watchOutput } from './broken-pipe.js';
 import { tuneHeap } from './heap-flags.js';
+import { takeEarlyConnection } from './early-connect.js';
 import { INTERRUPT_SIGNALS, interruptExitCode } from './interrupt-signals.js';
 import { runCli } from './run-cli.js';
 
@@ -116,6 +117,8 @@ if (hook === 'invalid') {
       // Keeps the peak RSS of a large pull under 100 MB (read-buffer-gc.ts).
       collectGarbage: lazyMinorGc(),
       writebackEveryBytes,
+      // The registry's connection, opened by the launcher before this bundle loaded.
+      earlySocket: takeEarlyConnection(),
     },
     {
       stdout: (text) => process.stdout.write(text),

@@ -157,6 +157,7 @@ async function openUpdater(
     // Both reach the registry first thing: the handshake overlaps the lock (docs/UPDATER.md
     // §11.2).
     preconnect: options.command === 'update' || options.command === 'check',
+    ...(env.earlySocket === undefined ? {} : { earlySocket: env.earlySocket }),
     // Through the environment's proxy (cli-proxy.ts); none set: the pipelined fetcher.
     ...(proxy === undefined ? {} : { fetch: proxy.fetch }),
   });

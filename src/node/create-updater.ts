@@ -22,7 +22,7 @@ import { AnswerFile } from './store/index.js';
 import { chooseSwap, type SwapStrategy } from './store/index.js';
 import { FileStore } from './store/index.js';
 import { createFetchFetcher, type FetchLike } from './http/index.js';
-import { createHttpFetcher, type HttpFetcher } from './http/index.js';
+import { createHttpFetcher, type EarlySocket, type HttpFetcher } from './http/index.js';
 import { healthConfig, type NodeHealthOption } from './health-option.js';
 import { acquireLock, type LockHandle } from './locks/index.js';
 import { gcPacer } from '#core/transfer/index.js';
@@ -109,6 +109,12 @@ export interface NodeUpdaterOptions {
   readonly ca?: string | readonly string[];
   /** Open the registry's first connection (TLS too) before the lock (docs/UPDATER.md §11.2). */
   readonly preconnect?: boolean;
+  /**
+   * A TCP connection the CLI's launcher opened to the registry before the updater loaded
+   * (src/cli/early-connect.ts): the preconnect goes over it when it is to the base URL's
+   * origin; it is closed otherwise.
+   */
+  readonly earlySocket?: EarlySocket;
 }
 
 /** Creates an updater over `options.dir`; throws LOCKED when another process holds it. */
@@ -128,7 +134,13 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
   const health = healthConfig(options.health, paths, options.platform);
   const fetcher = fetcherFor(options, limits);
   const early = options.preconnect === true ? endpoint?.base.href : undefined;
-  if (early !== undefined) fetcher.preconnect?.(early);
+  // An early socket no preconnect takes (a proxied run, a command that fetches nothing) is
+  // closed now rather than left for its idle timer.
+  if (early !== undefined && fetcher.preconnect !== undefined) {
+    fetcher.preconnect(early, options.earlySocket);
+  } else {
+    options.earlySocket?.adopt()?.destroy();
+  }
   await prepareDir(paths);
   const lock = await lockFor(paths, options.readOnly === true, options.logger);
   let store: FileStore;

@@ -14,7 +14,8 @@ import type { Fetcher, FetchInit } from '#core/ports.js';
 import { nodeAgents, nodeGet, type NodeAgents } from './node-get.js';
 import { RequestTargets, type RequestTarget } from './request-target.js';
 import { PipelinePool, requestText } from './pipeline-pool.js';
-import { WarmConnections } from './warm-connections.js';
+import { WarmConnections, type EarlySocket } from './warm-connections.js';
+import type { Socket } from 'node:net';
 
 export interface HttpFetcherOptions {
   /** Longest wait for a connection: DNS lookup, TCP connect and TLS handshake together. */
@@ -54,13 +55,30 @@ function pipelineTarget(targets: RequestTargets, url: string): RequestTarget | u
   return target.auth !== undefined ? undefined : target;
 }
 
+/**
+ * The socket of `early` when it was opened to `target`'s origin; otherwise it is closed now
+ * rather than left for its idle timer.
+ */
+function adoptFor(early: EarlySocket, target: RequestTarget | undefined): Socket | undefined {
+  const socket = early.adopt();
+  const same =
+    target !== undefined &&
+    early.secure === target.secure &&
+    early.host === target.hostname &&
+    early.port === portOf(target);
+  if (same) return socket;
+  socket?.destroy();
+  return undefined;
+}
+
 /** The Fetcher over node:http(s), and a way to open a run's first connection early. */
 export interface HttpFetcher extends Fetcher {
   /**
    * Opens a connection to `url`'s origin now (TLS handshake included for https), for the next
-   * GET there that would open one through node:http(s) (warm-connections.ts).
+   * GET there that would open one through node:http(s) (warm-connections.ts); over `early` when
+   * that TCP connection goes to the same origin (it is closed otherwise).
    */
-  preconnect(url: string): void;
+  preconnect(url: string, early?: EarlySocket): void;
 }
 
 /** Builds a Fetcher over node:http(s). */
@@ -101,11 +119,12 @@ export function createHttpFetcher(options: HttpFetcherOptions): HttpFetcher {
       // A direct origin's GET goes on to node:http from the pool (OriginPool.route).
       return pool.get(target.secure, target.hostname, portOf(target), url, text, init);
     },
-    preconnect(url) {
+    preconnect(url, early) {
       const target = pipelineTarget(targets, url);
+      const socket = early === undefined ? undefined : adoptFor(early, target);
       if (target === undefined) return;
       const to = target.secure ? (warmHttps ??= new WarmConnections(agents.https())) : warm;
-      to.open(target.hostname, portOf(target));
+      to.open(target.hostname, portOf(target), socket);
     },
     pipelines: (url) => {
       const target = pipeTarget(url);

@@ -15,6 +15,12 @@
  * connections that may be shared: host, port, server name and every TLS option) is the one it
  * was made under; a handshake that fails drops it, and the request then connects and fails by
  * itself.
+ *
+ * The CLI's launcher may have opened the TCP connection before the updater was even loaded
+ * (src/cli/early-connect.ts, docs/UPDATER.md §11.2): `open` then takes that socket instead of
+ * connecting, as the agent would have made it (its no-delay and keep-alive options), and for
+ * https the agent's own `createConnection` runs the TLS handshake over it, so the checks are
+ * the same.
  */
 import type { Agent } from 'node:http';
 import { isIP, type Socket } from 'node:net';
@@ -48,6 +54,28 @@ function connectOptions(agent: Agent, host: string, port: number): ConnectOption
   return options;
 }
 
+/**
+ * A TCP connection opened to `host`:`port` before the updater loaded (src/cli/early-connect.ts):
+ * `adopt` hands over the socket once (undefined when it already failed or closed), after which
+ * the opener's own listeners and timer are gone.
+ */
+export interface EarlySocket {
+  readonly secure: boolean;
+  readonly host: string;
+  readonly port: number;
+  adopt(): Socket | undefined;
+}
+
+/** `socket` set as the agent's `createConnection` would have set a connection it opened. */
+function asAgentWould(socket: Socket, options: ConnectOptions): Socket {
+  socket.setNoDelay(options['noDelay'] === true);
+  if (options['keepAlive'] === true) {
+    const delay = options['keepAliveInitialDelay'];
+    socket.setKeepAlive(true, typeof delay === 'number' ? delay : 0);
+  }
+  return socket;
+}
+
 /** Warm connections of one node:http(s) agent, by the agent's own name for an origin. */
 export class WarmConnections {
   private readonly warm = new Map<string, Warm>();
@@ -69,13 +97,27 @@ export class WarmConnections {
     return this.warm.size;
   }
 
-  /** Opens a connection to `host`:`port` now, unless one is already waiting there. */
-  open(host: string, port: number): void {
+  /**
+   * Opens a connection to `host`:`port` now, unless one is already waiting there; over
+   * `early` (a TCP connection already opening to that address) when it is given.
+   */
+  open(host: string, port: number, early?: Socket): void {
     const options = connectOptions(this.agent, host, port);
     const name = this.agent.getName(options);
-    if (this.warm.has(name)) return;
+    if (this.warm.has(name)) {
+      early?.destroy();
+      return;
+    }
+    const secure = (this.agent as Agent & { protocol?: string }).protocol === 'https:';
     // node's Agent.createSocket names the connection so for https's session cache.
-    const socket = this.connect({ ...options, _agentKey: name });
+    const socket =
+      early !== undefined && !secure
+        ? asAgentWould(early, options)
+        : this.connect({
+            ...options,
+            _agentKey: name,
+            ...(early === undefined ? {} : { socket: early }),
+          });
     socket.unref();
     // Not handed out yet: a failure, a close by the server or the idle time only drops it.
     const drop = (): void => {

@@ -1,14 +1,17 @@
 /**
- * The CLI's launcher (scripts/build-cli.mjs, docs/UPDATER.md §8 Many small artifacts): it sizes
- * libuv's thread pool before node starts it, which the ES module bundle cannot do itself, and
- * leaves a size the user chose alone.
+ * The CLI's launcher (src/cli/launcher.ts, built by scripts/build-cli.mjs; docs/UPDATER.md §8
+ * Many small artifacts, §11.2): it sizes libuv's thread pool before node starts it, which the ES
+ * module bundle cannot do itself, and leaves a size the user chose alone; and it opens the
+ * registry's connection for check and update before the bundle loads.
  */
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildCli, CLI_THREADPOOL_SIZE, launcherOf } from '#scripts/build-cli.mjs';
 
 const run = promisify(execFile);
@@ -61,6 +64,51 @@ describe('the CLI launcher', () => {
       expect(sized.threads - chosen.threads).toBe(CLI_THREADPOOL_SIZE - 2);
     },
   );
+
+  it('opens the registry connection of check and update before the bundle loads', async () => {
+    const accepted: Socket[] = [];
+    const server = createServer((socket) => accepted.push(socket));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const probeDir = await mkdtemp(join(dir, 'early-'));
+      const launcher = launcherOf(join(probeDir, 'updater.mjs'));
+      await writeFile(launcher, await readFile(launcherOf(bundle)));
+      // The bundle's first line: is the launcher's connection there, and to where?
+      await writeFile(
+        join(probeDir, 'updater.mjs'),
+        `const early = globalThis[Symbol.for('verified-updater.early-connection')];
+process.stdout.write(JSON.stringify(early === undefined ? null : { host: early.host, port: early.port }));
+early?.adopt()?.destroy();
+`,
+      );
+      const argv = [
+        '--base-url',
+        `http://127.0.0.1:${port}/v1`,
+        '--dir',
+        probeDir,
+        '--pubkey',
+        'ab',
+      ];
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        http_proxy: '',
+        https_proxy: '',
+        all_proxy: '',
+      };
+      for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY']) delete env[name];
+      const update = await run(process.execPath, [launcher, 'update', ...argv], { env });
+      expect(JSON.parse(update.stdout)).toEqual({ host: '127.0.0.1', port });
+      await vi.waitFor(() => expect(accepted).toHaveLength(1));
+      const status = await run(process.execPath, [launcher, 'status', ...argv], { env });
+      expect(JSON.parse(status.stdout)).toBeNull();
+      expect(accepted).toHaveLength(1);
+    } finally {
+      for (const socket of accepted) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 
   it('loads no worker_threads, child_process, vm, https, tls or zlib before a run needs them', async () => {
     // A no-op start pays for every built-in the bundle imports statically (lazy-builtin.ts).
