@@ -1,6 +1,6 @@
 /**
  * The registry's TCP connection opened by the CLI's launcher (launcher.ts) before the updater's
- * bundle is loaded (docs/UPDATER.md §11.2, Before the manifest): node's start and the bundle's
+ * bundle is loaded (docs/UPDATER.md §11.2): node's start and the bundle's
  * load take tens of milliseconds, and over a real link the TCP handshake then runs beside them
  * instead of after them. The bundle takes the socket over (`takeEarlyConnection`, main.ts) and
  * the fetcher checks that it goes to the base URL's origin, then hands it to its agent as its
