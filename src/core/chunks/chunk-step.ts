@@ -152,7 +152,7 @@ function refine(
     counted.add(a.sha256);
     const plan = chunked.get(a.sha256);
     // Literals in reused()'s key order, not a spread of it: one object per artifact, not two,
-    // on the way to the first pack request (docs/UPDATER.md §11.2).
+    // on the way to the first pack request (docs/UPDATER.md §11.3).
     const { name, size } = a;
     if (plan === undefined) {
       return { name, size, method: 'whole', fetchBytes: size, reusedBytes: 0, indexBytes: 0 };

@@ -71,7 +71,7 @@ export async function fetchVerified(
   const retry = { limits, timers: http.timers, random: run.random, signal: run.signal };
   // The pinned keys are readied while the answer travels, and the answer is kept in the cache
   // beside what follows: both off the span from its last byte to the first pack request
-  // (docs/UPDATER.md §11.2).
+  // (docs/UPDATER.md §11.3).
   const overlap: ManifestOverlap = {
     whileWaiting: () => prepareKeys(run.pinned),
     ...(keeping === undefined ? {} : { keeping: (kept) => void keeping.push(kept) }),

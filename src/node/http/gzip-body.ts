@@ -6,7 +6,7 @@
  * held as it arrives and inflated in one synchronous call once its last byte is in: the
  * stream form ran each 16 KiB of output through libuv's thread pool and back, with the
  * stream machinery's ticks between, about 10 ms more than the inflating itself at 1,000
- * entries (docs/UPDATER.md §11.2). That one call is bounded twice, so memory stays bounded
+ * entries (docs/UPDATER.md §11.3). That one call is bounded twice, so memory stays bounded
  * whatever the server sends: the coded bytes it holds (ONE_CALL_CODED_BYTES) and the bytes it
  * may inflate to (ONE_CALL_INFLATED_BYTES, zlib's `maxOutputLength`). Past either bound the
  * answer is inflated as it streams instead, from its first byte: zlib keeps to the stream's

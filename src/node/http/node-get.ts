@@ -130,7 +130,7 @@ export function nodeGet(
     });
     request.end();
     // node:zlib loads while the request is on its way (a round trip), not after the answer's
-    // first byte (about 2 ms of the span docs/UPDATER.md §11.2 measures); once it is sent, so
+    // first byte (about 2 ms of the span docs/UPDATER.md §11.3 measures); once it is sent, so
     // the request itself does not wait for it.
     if (init.acceptGzip === true) request.once('finish', () => setImmediate(zlib));
   });
