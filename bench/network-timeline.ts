@@ -10,6 +10,11 @@
  *
  * (OURS_ARGS='--parallel 8' passes flags to our CLI, OURS_NODE_ARGS='--cpu-prof' to node;
  * NODE_CA=keep as in network-peers.ts.) Times are ms after the spawn of each run.
+ *
+ * CLIS=base=/tmp/a/updater-cli.cjs,new=/tmp/b/updater-cli.cjs runs those launchers instead of a
+ * bundle of this tree, ROUNDS=n times each, interleaved, and ends with the median of each one's
+ * span from the manifest answer's last byte to the first pack request reaching nginx (conn 1's
+ * second request, docs/UPDATER.md §11.2); FLOOR=0 leaves the floor out.
  */
 import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -26,8 +31,9 @@ const SIZES: Record<string, { count: number; size: number }> = {
   'fresh-64k': { count: 1000, size: 64 * 1024 },
 };
 const workload = process.env.WORKLOAD ?? 'fresh-64k';
-const shape = SIZES[workload];
-if (shape === undefined) throw new Error(`unknown WORKLOAD ${workload}`);
+const shapeOf = SIZES[workload];
+if (shapeOf === undefined) throw new Error(`unknown WORKLOAD ${workload}`);
+const shape = shapeOf;
 const link: LinkShape = {
   rttMs: envInt('RTT_MS', 50),
   bitsPerSecond: parseBitsPerSecond(process.env.RATE ?? '100mbit'),
@@ -151,23 +157,65 @@ try {
   const fx = await buildFixture(root, base, shape.count, shape.size, false, 0);
   await mkdir(join(root, 'floor'), { recursive: true });
   await writeRandomFile(join(root, 'floor', 'all.bin'), shape.count * shape.size);
-  const bin = await bundles(work);
+  const clis = namedClis(process.env.CLIS) ?? [['ours', (await bundles(work)).ours] as const];
+  const rounds = process.env.CLIS === undefined ? 1 : envInt('ROUNDS', 1);
 
   events.length = 0;
-  let t0 = performance.now();
-  const floor = await runMeasured('sh', [
-    '-c',
-    `curl -sS '${base}/floor/all.bin' | tee '${work}/floor.out' | openssl dgst -sha256 >/dev/null`,
-  ]);
-  printExchanges('floor', events, t0, floor);
+  const t0 = performance.now();
+  if (process.env.FLOOR !== '0') {
+    const floor = await runMeasured('sh', [
+      '-c',
+      `curl -sS '${base}/floor/all.bin' | tee '${work}/floor.out' | openssl dgst -sha256 >/dev/null`,
+    ]);
+    printExchanges('floor', events, t0, floor);
+  }
+  const spans = new Map<string, number[]>();
+  for (let round = 0; round < rounds; round++) {
+    for (const [label, launcher] of clis) {
+      await rm(join(work, 'ours'), { recursive: true, force: true });
+      const span = await runOurs(label, launcher, `${base}/v1`, fx.pubkeyHex);
+      spans.set(label, [...(spans.get(label) ?? []), span]);
+    }
+  }
+  if (process.env.CLIS !== undefined) {
+    for (const [label, values] of spans) {
+      const sorted = [...values].sort((a, b) => a - b);
+      const median = sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN;
+      console.log(
+        `${label}: span median ${median.toFixed(1)} ms (runs ${values.map((v) => v.toFixed(1)).join(', ')})`,
+      );
+    }
+  }
+} finally {
+  await proxy.close();
+  await nginx.stop();
+  await rm(work, { recursive: true, force: true });
+}
 
+/** CLIS=label=path,…, or undefined. */
+function namedClis(text: string | undefined): (readonly [string, string])[] | undefined {
+  if (text === undefined) return undefined;
+  return text.split(',').map((pair) => {
+    const at = pair.indexOf('=');
+    return [pair.slice(0, at), pair.slice(at + 1)] as const;
+  });
+}
+
+/** The manifest answer's last byte to conn 1's second request (the first pack request). */
+function spanOf(events: readonly LinkEvent[], t0: number): number {
+  const first = exchanges(events, t0).filter((x) => x.conn === exchanges(events, t0)[0]?.conn);
+  return (first[1]?.request ?? Number.NaN) - (first[0]?.last ?? Number.NaN);
+}
+
+/** One run of `launcher`, its timeline printed; its span (spanOf) returned. */
+async function runOurs(label: string, launcher: string, base: string, pubkey: string) {
   events.length = 0;
   const straceOut = join(work, 'strace.txt');
   const nodeArgs = (process.env.OURS_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
   const cli = [
     process.execPath,
     ...nodeArgs,
-    ...[bin.ours, 'update', '--base-url', `${base}/v1`, '--pubkey', fx.pubkeyHex],
+    ...[launcher, 'update', '--base-url', base, '--pubkey', pubkey],
     ...['--dir', join(work, 'ours'), '--json', '--max-artifact-bytes', String(shape.size)],
     ...oursArgs,
   ];
@@ -187,21 +235,20 @@ try {
   const calls = `trace=${process.env.STRACE_CALLS ?? 'fsync,fdatasync,syncfs,rename,renameat,renameat2,exit_group'}`;
   const argv = STRACE ? [...traced, calls, ...cli] : cli;
   const t0Epoch = performance.timeOrigin + performance.now();
-  t0 = performance.now();
+  const t0 = performance.now();
   const ours = await runMeasured(argv[0] ?? '', argv.slice(1), {
     env: { UPDATER_MACHINE_KEY: 'bench' },
   });
   if (ours.code !== 0) throw new Error(`ours failed: ${ours.stdout} ${ours.stderr.slice(-2000)}`);
-  printExchanges('ours', events, t0, ours);
+  printExchanges(label, events, t0, ours);
+  const span = spanOf(events, t0);
   console.log(`  peak RSS ${((ours.peakRssBytes ?? 0) / 1024 / 1024).toFixed(1)} MiB`);
+  console.log(`  manifest's last byte to the first pack request at nginx: ${span.toFixed(1)} ms`);
   if (STRACE) await printStrace(straceOut, t0Epoch);
   // KEEP_STRACE=path keeps the raw trace; its times are of day, t0 is printed to match.
   if (STRACE && process.env.KEEP_STRACE !== undefined) {
     await copyFile(straceOut, process.env.KEEP_STRACE);
     console.log(`  t0 ${new Date(t0Epoch).toISOString()}`);
   }
-} finally {
-  await proxy.close();
-  await nginx.stop();
-  await rm(work, { recursive: true, force: true });
+  return span;
 }

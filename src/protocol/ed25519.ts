@@ -92,6 +92,15 @@ function nativeKeyOf(publicKey: Uint8Array): KeyObject | undefined {
   return key ?? undefined;
 }
 
+/**
+ * Makes `publicKey`'s native form now (checked and cached as `verifyEd25519` would at its first
+ * use), so that first verify does not pay for it: a run calls this while the signed answer is
+ * on its way (docs/UPDATER.md §11.3). Never throws; a key of the wrong length is left alone.
+ */
+export function prepareEd25519Key(publicKey: Uint8Array): void {
+  if (publicKey.length === PUBLIC_KEY_BYTES) nativeKeyOf(publicKey);
+}
+
 /** OpenSSL's Ed25519 verify (cofactorless, S < L, R compared as bytes); a throw is a no. */
 function nativeVerifies(signature: Uint8Array, message: Uint8Array, key: KeyObject): boolean {
   try {

@@ -151,11 +151,15 @@ function refine(
     if (!missing.has(a.sha256) || counted.has(a.sha256)) return reused(a);
     counted.add(a.sha256);
     const plan = chunked.get(a.sha256);
+    // Literals in reused()'s key order, not a spread of it: one object per artifact, not two,
+    // on the way to the first pack request (docs/UPDATER.md §11.3).
+    const { name, size } = a;
     if (plan === undefined) {
-      return { ...reused(a), method: 'whole', fetchBytes: a.size, reusedBytes: 0 };
+      return { name, size, method: 'whole', fetchBytes: size, reusedBytes: 0, indexBytes: 0 };
     }
     return {
-      ...reused(a),
+      name,
+      size,
       method: 'chunks',
       fetchBytes: plan.delta.fetchBytes,
       reusedBytes: plan.delta.reuseBytes,

@@ -4,7 +4,7 @@
  */
 import type { ManifestArtifact } from '#protocol/manifest.js';
 import { fetchKeyChain } from '../trust/index.js';
-import { fetchManifest } from '../trust/index.js';
+import { fetchManifest, prepareKeys, type ManifestOverlap } from '../trust/index.js';
 import { holdsExactly, planHeldSet, planUpdate, type Plan } from '../plan/index.js';
 import { alreadyRecorded, checkPolicy, recordAcceptance } from '../trust/index.js';
 import { newNonce } from './nonce.js';
@@ -59,17 +59,29 @@ function storedNewBlobs(
  * fresh nonce per attempt under requireNonce) and verifies it against the state, fetching the
  * whole key chain when the answer's links cannot reach the trusted key set (docs/PROTOCOL.md
  * §2.7.4). Nothing of the updater's state is written (TUF stores the metadata it trusted).
+ * With `keeping`, the answer's keeping in the cache is pushed there, not waited for.
  */
 export async function fetchVerified(
   run: RunContext,
   state: UpdaterState,
+  keeping?: Promise<void>[],
 ): Promise<VerifiedManifest> {
   if (run.tuf !== undefined) return fetchVerifiedTuf(run, state, run.tuf);
   const { http, limits } = run;
   const retry = { limits, timers: http.timers, random: run.random, signal: run.signal };
+  // The pinned keys are readied while the answer travels, and the answer is kept in the cache
+  // beside what follows: both off the span from its last byte to the first pack request
+  // (docs/UPDATER.md §11.3).
+  const overlap: ManifestOverlap = {
+    whileWaiting: () => prepareKeys(run.pinned),
+    ...(keeping === undefined ? {} : { keeping: (kept) => void keeping.push(kept) }),
+  };
   const { bytes, nonce } = await withRetries(retry, async () => {
     const sent = run.requireNonce ? newNonce(run.randomBytes) : undefined;
-    return { bytes: await fetchManifest(http, run.signal, run.answers, sent), nonce: sent };
+    return {
+      bytes: await fetchManifest(http, run.signal, run.answers, sent, overlap),
+      nonce: sent,
+    };
   });
   const input: AnswerInput = {
     pinned: run.pinned,
@@ -125,9 +137,25 @@ export interface Admitted extends Accepted {
  * while that write is made durable (record-gate.ts); `accept` below awaits it first.
  */
 export async function admit(run: RunContext, options: AcceptOptions = {}): Promise<Admitted> {
+  // The answer's keeping in the cache runs beside verifying and planning; the record waits for
+  // it, and so does a failure, so no write of this step is left in flight after it.
+  const keeping: Promise<void>[] = [];
+  try {
+    return await admitKeeping(run, options, keeping);
+  } catch (error) {
+    await Promise.all(keeping);
+    throw error;
+  }
+}
+
+async function admitKeeping(
+  run: RunContext,
+  options: AcceptOptions,
+  keeping: Promise<void>[],
+): Promise<Admitted> {
   const { http, store, limits } = run;
   const loaded = await store.loadState();
-  const verified = await fetchVerified(run, loaded);
+  const verified = await fetchVerified(run, loaded, keeping);
   checkPolicy(verified, loaded, nowOf(run), limits, http.endpoint.base.href);
   const installed = loaded.installed;
   // One walk decides both: a set holding exactly these entries has no new digest to look up
@@ -144,6 +172,8 @@ export async function admit(run: RunContext, options: AcceptOptions = {}): Promi
   const state = { ...recordAcceptance(loaded, verified), lastCheckAtMs: nowOf(run) };
   const atMs = nowOf(run);
   const record = async (): Promise<void> => {
+    // Only when there is one: an await more would start the record a tick later.
+    if (keeping.length > 0) await Promise.all(keeping);
     // Audit first: a crash in between repeats an entry rather than losing one.
     if (!alreadyRecorded(loaded, verified)) {
       await store.appendAudit({

@@ -15,17 +15,30 @@ import { startGet, type Exchange, type HttpContext } from '../transfer/index.js'
 
 export const MANIFEST_PATH = 'api/updates/manifest';
 
+/** What a caller may hand fetchManifest to overlap its own work with the exchange. */
+export interface ManifestOverlap {
+  /** Run by a timer once the GET has left, while its answer is on its way. */
+  readonly whileWaiting?: () => void;
+  /**
+   * Takes the keeping of a 200 answer in the cache, which then runs beside the caller's
+   * verification instead of before the bytes are handed back; the caller waits for it
+   * before it is done (it never rejects). Without it the keeping is waited for here.
+   */
+  readonly keeping?: (kept: Promise<void>) => void;
+}
+
 /**
  * Fetches the raw answer bytes. Nothing here trusts them: verify.ts does, the same way for
  * bytes that came in a 200 and for kept bytes a 304 confirmed. `nonce` (base64url) is sent as
  * `?nonce=` (docs/PROTOCOL.md §2.7.6); a request with a nonce is never conditional, since its
- * answer is signed for that request alone.
+ * answer is signed for that request alone. `overlap`: see ManifestOverlap.
  */
 export async function fetchManifest(
   ctx: HttpContext,
   signal: AbortSignal,
   cache?: AnswerCache,
   nonce?: string,
+  overlap: ManifestOverlap = {},
 ): Promise<Uint8Array> {
   const max = ctx.limits.maxManifestBytes;
   const url = new URL(MANIFEST_PATH, ctx.endpoint.base);
@@ -35,7 +48,11 @@ export async function fetchManifest(
   const kept: CachedAnswer | undefined = await usable?.load(url.href).catch(() => undefined);
   const headers: Record<string, string> = { accept: 'application/json' };
   if (kept !== undefined) headers['if-none-match'] = kept.etag;
-  const exchange = await startGet(ctx, url, headers, signal, 'manifest', undefined, true);
+  const asked = startGet(ctx, url, headers, signal, 'manifest', undefined, true);
+  // startGet hands the request to the fetcher before its first await; a timer runs after the
+  // request is written, so this work never delays it.
+  if (overlap.whileWaiting !== undefined) ctx.timers.setTimeout(overlap.whileWaiting, 0);
+  const exchange = await asked;
   const { response } = exchange;
   try {
     if (response.status === 304 && kept !== undefined) {
@@ -54,7 +71,9 @@ export async function fetchManifest(
     const etag = response.header('etag');
     // Kept whatever verification will say: on a 304 it is verified again, like this answer.
     if (usable !== undefined && etag !== undefined) {
-      await usable.save(url.href, { etag, bytes }).catch(() => undefined);
+      const kept = usable.save(url.href, { etag, bytes }).catch(() => undefined);
+      if (overlap.keeping === undefined) await kept;
+      else overlap.keeping(kept);
     }
     return bytes;
   } catch (error) {

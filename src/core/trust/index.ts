@@ -1,7 +1,7 @@
 /** The trust group's only door: what the rest of the updater uses of it. */
 export type { AnswerCache, CachedAnswer } from './answer-cache.js';
 export { fetchKeyChain } from './fetch-keys.js';
-export { fetchManifest } from './fetch-manifest.js';
+export { fetchManifest, type ManifestOverlap } from './fetch-manifest.js';
 export { alreadyRecorded, checkPolicy, recordAcceptance } from './policy.js';
 export { verifyInstalled } from './verify-installed.js';
 export {
@@ -9,6 +9,7 @@ export {
   needsKeyChain,
   parseAnswer,
   pinKeys,
+  prepareKeys,
   trustInputOf,
   verifyManifest,
   verifyParsedAnswer,

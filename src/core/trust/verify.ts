@@ -6,6 +6,7 @@
  * pinned keys) by trust-checks.ts; a format 1 envelope by verify-format-one.ts, only while no key
  * set is trusted.
  */
+import { prepareEd25519Key } from '#protocol/ed25519.js';
 import { parseEnvelope, type ParsedEnvelope } from '#protocol/envelope.js';
 import { keyOwners } from '#protocol/key-set.js';
 import { keyIdOf, parsePubkeyHex } from '#protocol/keys.js';
@@ -57,6 +58,14 @@ export function pinKeys(hexKeys: readonly string[]): readonly PinnedKey[] {
       throw new UpdateError('CONFIG_INVALID', 'a pinned key is not 64 lowercase hex', { cause });
     }
   });
+}
+
+/**
+ * Readies the pinned keys for verification (their native form, cached per key) before the
+ * answer they verify is in; nothing is trusted or decided here.
+ */
+export function prepareKeys(pinned: readonly PinnedKey[]): void {
+  for (const key of pinned) prepareEd25519Key(key.publicKey);
 }
 
 /** Step 1 of §2.7.5: the size cap and the answer's structure (nothing verified yet). */

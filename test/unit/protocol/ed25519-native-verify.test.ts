@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   generateKeyPair,
+  prepareEd25519Key,
   signEd25519,
   verifyEd25519,
   verifyEd25519Native,
@@ -96,5 +97,16 @@ describe('verifyEd25519: native fast path, portable semantics', () => {
         verifyEd25519Portable(sig, new Uint8Array(0), pk),
       );
     }
+  });
+
+  it('gives every verdict unchanged for a key readied first (prepareEd25519Key)', () => {
+    for (const c of cases) {
+      const [sig, msg, pk] = [hex(c.sig), hex(c.msg), hex(c.pk)];
+      prepareEd25519Key(pk);
+      if (verifyEd25519Native(sig, msg, pk)) expect(verifyEd25519Portable(sig, msg, pk)).toBe(true);
+      expect(verifyEd25519(sig, msg, pk), c.label).toBe(verifyEd25519Portable(sig, msg, pk));
+    }
+    // A key of the wrong length is left alone, never a throw.
+    expect(() => prepareEd25519Key(new Uint8Array(31))).not.toThrow();
   });
 });

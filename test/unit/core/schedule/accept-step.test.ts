@@ -148,3 +148,63 @@ describe('a no-op run', () => {
     expect(store.lookups).toEqual([sha256Hex(files[0]!.content)]);
   });
 });
+
+describe('the answer kept beside the acceptance', () => {
+  const key = testKey();
+  const files = [{ name: 'app.bin', content: text('app version one') }];
+  /** A loop whose answer cache holds each save until released. */
+  const setup = (signedBy = key) => {
+    const envelope = envelopeBytes(manifestOf('1.0.0', files), signedBy);
+    const fetcher = new ScriptedFetcher(() => ({ headers: { etag: '"t1"' }, chunks: [envelope] }));
+    const store = new CountingStore();
+    const held: (() => void)[] = [];
+    const answers = {
+      load: () => Promise.resolve(undefined),
+      save: () => new Promise<void>((resolve) => void held.push(resolve)),
+    };
+    const updater = createUpdateLoop({
+      fetcher,
+      store,
+      answers,
+      clock: new FakeTime(),
+      timers: immediateTimers,
+      random: () => 0.5,
+      logger: silentLogger,
+      endpoint: parseEndpoint('http://updates.test/', 'mk'),
+      pinned: pinKeys([key.hex]),
+      limits: resolveLimits({}),
+    });
+    return { store, held, updater };
+  };
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('records the acceptance only once the answer is kept', async () => {
+    const { store, held, updater } = setup();
+    let done = false;
+    const checked = updater.check().then(() => (done = true));
+    await expect.poll(() => held.length).toBe(1);
+    await settle();
+    expect(store.saves).toBe(0);
+    expect(done).toBe(false);
+    held[0]!();
+    await checked;
+    expect(store.saves).toBe(1);
+  });
+
+  it('settles a refused answer only once it is kept (nothing left in flight)', async () => {
+    const { held, updater } = setup(testKey());
+    let done = false;
+    const checked = updater.check().then(
+      () => (done = true),
+      (error: unknown) => {
+        done = true;
+        return error;
+      },
+    );
+    await expect.poll(() => held.length).toBe(1);
+    await settle();
+    expect(done).toBe(false);
+    held[0]!();
+    expect(await checked).toMatchObject({ code: 'UNKNOWN_KEY' });
+  });
+});

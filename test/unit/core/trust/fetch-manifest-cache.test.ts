@@ -104,3 +104,80 @@ describe('fetchManifest with an answer cache', () => {
     expect(cache.keptFor).toBe(MANIFEST_URL);
   });
 });
+
+describe('fetchManifest overlapping its caller', () => {
+  /** A cache whose save resolves only when told to. */
+  function heldCache() {
+    let release = (): void => undefined;
+    const cache = new MemoryCache();
+    let settled = false;
+    cache.save = (_resource, answer) => {
+      cache.saved.push(answer);
+      return new Promise<void>((resolve) => {
+        release = () => {
+          settled = true;
+          resolve();
+        };
+      });
+    };
+    return { cache, release: () => release(), settled: () => settled };
+  }
+
+  it('waits for the keeping of a 200 without `keeping`', async () => {
+    const { cache, release } = heldCache();
+    const { http } = ctx(() => ({ headers: { etag: '"t1"' }, chunks: [text('{}')] }));
+    let done = false;
+    const fetched = fetchManifest(http, signal, cache).then(() => (done = true));
+    await expect.poll(() => cache.saved.length).toBe(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(done).toBe(false);
+    release();
+    await fetched;
+  });
+
+  it('hands the bytes back while the answer is kept, the keeping to `keeping`', async () => {
+    const { cache, release, settled } = heldCache();
+    const { http } = ctx(() => ({ headers: { etag: '"t1"' }, chunks: [text('{"a":1}')] }));
+    const kept: Promise<void>[] = [];
+    const bytes = await fetchManifest(http, signal, cache, undefined, {
+      keeping: (p) => void kept.push(p),
+    });
+    expect(decode(bytes)).toBe('{"a":1}');
+    expect(kept).toHaveLength(1);
+    expect(settled()).toBe(false);
+    release();
+    await kept[0];
+    expect(settled()).toBe(true);
+  });
+
+  it('hands a failed keeping over settled, never rejected', async () => {
+    const cache = new MemoryCache();
+    cache.save = () => Promise.reject(new Error('disk full'));
+    const { http } = ctx(() => ({ headers: { etag: '"t1"' }, chunks: [text('{}')] }));
+    const kept: Promise<void>[] = [];
+    await fetchManifest(http, signal, cache, undefined, { keeping: (p) => void kept.push(p) });
+    await expect(kept[0]).resolves.toBeUndefined();
+  });
+
+  it('runs `whileWaiting` by a timer, once the GET was handed to the fetcher', async () => {
+    const { http, fetcher } = ctx(() => ({ chunks: [text('{}')] }));
+    const scheduled: { ms: number; requests: number }[] = [];
+    let ran = 0;
+    const timers = http.timers;
+    const watched = {
+      ...http,
+      timers: {
+        setTimeout: (fn: () => void, ms: number) => {
+          scheduled.push({ ms, requests: fetcher.seen.length });
+          return timers.setTimeout(fn, ms);
+        },
+        clearTimeout: (handle: unknown) => timers.clearTimeout(handle as never),
+      },
+    };
+    const whileWaiting = (): void => void ran++;
+    await fetchManifest(watched, signal, undefined, undefined, { whileWaiting });
+    // The stall watch arms its own timers; this one is the only one of no delay.
+    expect(scheduled.filter((t) => t.ms === 0)).toEqual([{ ms: 0, requests: 1 }]);
+    expect(ran).toBe(0); // a timer of its own: never called in line
+  });
+});
