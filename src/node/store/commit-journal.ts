@@ -120,23 +120,61 @@ export async function readPendingState(ctx: CommitContext): Promise<UpdaterState
   return keepFloor(journal.state, onDisk);
 }
 
+/** What the store brings to a commit besides the set (file-store.ts). */
+export interface CommitInputs {
+  /** The tree the pull staged into (staging-tree.ts), finished here rather than built anew. */
+  readonly early?: StagingTree | undefined;
+  /** Durable work of the store's own that the journal must wait for (the fsync of blobs/). */
+  readonly before?: Promise<void> | undefined;
+  /** manifests/<setId>.json holds the envelope already, durably (written during the pull). */
+  readonly envelopeKept?: boolean;
+}
+
 /**
- * Steps 1-6 for a new set (an update or a repair); `early`: the tree its pull staged into
- * (staging-tree.ts), finished here rather than built anew.
+ * Steps 1-6 for a new set (an update or a repair). What must be durable before the journal
+ * (the store's `before`, the staged set, its signed manifest) depends on nothing of each
+ * other, so it runs side by side, and the journal waits for all of it (docs/UPDATER.md §3,
+ * The commit's durable steps side by side).
  */
 export async function commitSet(
   ctx: CommitContext,
   set: SetToCommit,
   next: UpdaterState,
-  early?: StagingTree,
+  inputs: CommitInputs = {},
 ): Promise<void> {
   const dir = setDir(set);
-  await stageSet(ctx.paths, ctx.current, dir, set.artifacts, early);
-  ctx.onStep?.('set-staged');
-  await writeFileAtomic(join(ctx.paths.manifests, `${set.setId}.json`), set.envelope);
+  const staged = async (): Promise<void> => {
+    await stageSet(ctx.paths, ctx.current, dir, set.artifacts, inputs.early);
+    ctx.onStep?.('set-staged');
+  };
+  const manifest = (): Promise<void> =>
+    writeFileAtomic(join(ctx.paths.manifests, `${set.setId}.json`), set.envelope);
+  await allSettled([
+    inputs.before ?? Promise.resolve(),
+    staged(),
+    inputs.envelopeKept === true ? Promise.resolve() : manifest(),
+  ]);
+  // The floor on disk, read while the journal is written: only this commit writes the state
+  // file from here on, so what it reads is what finishCommit would have read.
+  const onDisk = readStateFile(ctx.paths.state).catch(() => EMPTY_STATE);
   // The journal names the set's directory: that is what recovery swaps DIR/current to.
-  await writeJournal(ctx, { setId: dir, state: next });
-  await applyJournal(ctx, { setId: dir, state: next }, true);
+  const journal = { setId: dir, state: next };
+  try {
+    await writeJournal(ctx, journal);
+  } finally {
+    await onDisk;
+  }
+  await applyJournal(ctx, journal, true, onDisk);
+}
+
+/**
+ * Waits for every one of `work` (none is left running behind a failure) and throws the first
+ * failure, in the order given.
+ */
+export async function allSettled(work: readonly Promise<unknown>[]): Promise<void> {
+  for (const done of await Promise.allSettled(work)) {
+    if (done.status === 'rejected') throw done.reason;
+  }
 }
 
 /** Steps 2-5 for a set already on disk (rollback). */
@@ -173,8 +211,16 @@ async function writeJournal(ctx: CommitContext, journal: Journal): Promise<void>
   ctx.onStep?.('journal-written');
 }
 
-/** Steps 3-6; idempotent, so recovery may run it again after any crash. */
-async function applyJournal(ctx: CommitContext, journal: Journal, gc: boolean): Promise<void> {
+/**
+ * Steps 3-6; idempotent, so recovery may run it again after any crash. `onDisk`: the state
+ * file as read already (commitSet), else read before the state is written.
+ */
+async function applyJournal(
+  ctx: CommitContext,
+  journal: Journal,
+  gc: boolean,
+  onDisk?: Promise<UpdaterState>,
+): Promise<void> {
   if (!(await exists(join(ctx.paths.sets, journal.setId)))) {
     // Never point DIR/current at nothing: the journal is only written after staging.
     throw new UpdateError('STATE_CORRUPT', 'the journaled set is missing on disk');
@@ -182,7 +228,7 @@ async function applyJournal(ctx: CommitContext, journal: Journal, gc: boolean): 
   await ctx.current.switchTo(journal.setId);
   try {
     ctx.onStep?.('current-swapped');
-    await finishCommit(ctx, journal, gc);
+    await finishCommit(ctx, journal, gc, onDisk);
   } catch (error) {
     throw cleanupPending(journal, error);
   }
@@ -212,10 +258,15 @@ function cleanupPending(journal: Journal, error: unknown): unknown {
 }
 
 /** Steps 4-6: the state file, the journal's removal, the GC. */
-async function finishCommit(ctx: CommitContext, journal: Journal, gc: boolean): Promise<void> {
+async function finishCommit(
+  ctx: CommitContext,
+  journal: Journal,
+  gc: boolean,
+  read?: Promise<UpdaterState>,
+): Promise<void> {
   const { paths } = ctx;
   // Never lower the floor: the state file may be newer than the journal (keepFloor).
-  const onDisk = await readStateFile(paths.state).catch(() => EMPTY_STATE);
+  const onDisk = await (read ?? readStateFile(paths.state).catch(() => EMPTY_STATE));
   await writeFileAtomic(paths.state, encodeState(keepFloor(journal.state, onDisk)));
   ctx.onStep?.('state-written');
   await rm(paths.journal, { force: true });

@@ -1,0 +1,191 @@
+/**
+ * The order on disk of a commit whose durable steps run side by side (docs/UPDATER.md §3, The
+ * commit's durable steps side by side): every sync the journal depends on has returned before
+ * the journal's file is opened, the journal is durable before the swap, the swap before the
+ * state file. The fsyncs are made slow one at a time, so a step that stopped waiting for one
+ * would run before it returned and fail here.
+ */
+import { readdir } from 'node:fs/promises';
+import type * as FsPromises from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { EMPTY_STATE, type InstalledSet } from '#core/state.js';
+import { FileStore } from '#node/store/file-store.js';
+import { sha256Hex, text } from '#test/fakes.js';
+import { A, B, putBlob } from '#test/file-store-kit.js';
+import { tempDirs } from '#test/temp-dir.js';
+
+/** What the file calls did, in order: "synced <path>", "open <path>", "rename <from> <to>". */
+const disk = vi.hoisted(() => ({ log: [] as string[], slow: '' }));
+
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const real = await importOriginal<typeof FsPromises>();
+  const open = async (...args: Parameters<typeof real.open>): ReturnType<typeof real.open> => {
+    const path = String(args[0]);
+    disk.log.push(`open ${path}`);
+    const handle = await real.open(...args);
+    const sync = async (): Promise<void> => {
+      if (path === disk.slow) await new Promise((resolve) => setTimeout(resolve, 60));
+      await handle.sync();
+      disk.log.push(`synced ${path}`);
+    };
+    return new Proxy(handle, {
+      get(target, key) {
+        if (key === 'sync') return sync;
+        const value: unknown = Reflect.get(target, key);
+        return typeof value === 'function'
+          ? (value as (...a: unknown[]) => unknown).bind(target)
+          : value;
+      },
+    });
+  };
+  const rename = async (from: string, to: string): Promise<void> => {
+    await real.rename(from, to);
+    disk.log.push(`rename ${from} ${to}`);
+  };
+  return { ...real, open, rename };
+});
+
+const dirs = tempDirs();
+beforeEach(() => {
+  disk.log = [];
+  disk.slow = '';
+});
+afterEach(() => dirs.cleanup());
+
+function setOf(version: string, files: Record<string, Uint8Array>): InstalledSet {
+  const artifacts = Object.entries(files).map(([name, c]) => ({
+    name,
+    size: c.length,
+    sha256: sha256Hex(c),
+  }));
+  return { setId: sha256Hex(text(version)), version, artifacts };
+}
+
+/** The index of the first entry of the log `match` accepts; fails when there is none. */
+function at(match: (entry: string) => boolean, what: string): number {
+  const index = disk.log.findIndex(match);
+  expect(index, `${what} in ${disk.log.join('\n')}`).toBeGreaterThanOrEqual(0);
+  return index;
+}
+
+const JOURNAL_TEMP = /\/\.journal\.json\.[0-9a-f]+\.tmp$/;
+const STATE_TEMP = /\/\.state\.json\.[0-9a-f]+\.tmp$/;
+
+/** A store holding A and B (promoted, blobs/ not synced yet) and the paths of its DIR. */
+async function storeWithBlobs(): Promise<{ dir: string; meta: string; store: FileStore }> {
+  const dir = await dirs.make();
+  const store = await FileStore.open(dir);
+  await putBlob(store, A);
+  await putBlob(store, B);
+  return { dir, meta: join(dir, '.updater'), store };
+}
+
+/** Checks the log of one commit of `set` (its journal opened once): the order of §3. */
+function expectOrder(dir: string, meta: string, set: InstalledSet, early: boolean): void {
+  const journal = at((e) => e.startsWith('open ') && JOURNAL_TEMP.test(e), 'the journal opened');
+  const before = (path: string): void => {
+    expect(at((e) => e === `synced ${path}`, `synced ${path}`)).toBeLessThan(journal);
+  };
+  before(join(meta, 'blobs'));
+  before(join(meta, 'sets', `${set.setId}.staging`));
+  before(join(meta, 'manifests'));
+  // The staged tree is renamed into place and that rename made durable, before the journal.
+  const staged = at((e) => e.endsWith(` ${join(meta, 'sets', set.setId)}`), 'the tree renamed');
+  expect(staged).toBeLessThan(journal);
+  expect(disk.log.lastIndexOf(`synced ${join(meta, 'sets')}`)).toBeGreaterThan(staged);
+  before(join(meta, 'sets'));
+  const kept = ` ${join(meta, 'manifests', `${set.setId}.json`)}`;
+  const manifest = at((e) => e.startsWith('rename ') && e.endsWith(kept), 'the manifest renamed');
+  expect(manifest).toBeLessThan(journal);
+  // Written once: during the pull (before the commit's first sync) or by the commit.
+  expect(disk.log.filter((e) => e.endsWith(kept))).toHaveLength(1);
+  const blobsSync = at((e) => e.startsWith(`open ${join(meta, 'blobs')}`), 'blobs/ opened');
+  if (early) expect(manifest).toBeLessThan(blobsSync);
+  const journalDurable = at(
+    (e) => e.startsWith('rename ') && e.endsWith(` ${join(meta, 'journal.json')}`),
+    'the journal renamed',
+  );
+  const swap = at(
+    (e) => e.startsWith('rename ') && e.endsWith(` ${join(dir, 'current')}`),
+    'the swap',
+  );
+  expect(disk.log.indexOf(`synced ${meta}`, journalDurable)).toBeLessThan(swap);
+  expect(
+    at((e) => e.startsWith('open ') && STATE_TEMP.test(e), 'the state opened'),
+  ).toBeGreaterThan(disk.log.indexOf(`synced ${dir}`, swap));
+}
+
+describe('FileStore commit: durable steps side by side, the order of §3 kept', () => {
+  for (const slow of ['blobs', 'staging', 'sets', 'manifests'] as const) {
+    it(`opens the journal only once every sync before it returned (slow: ${slow})`, async () => {
+      const { dir, meta, store } = await storeWithBlobs();
+      const set = setOf('1.0.0', { 'a/x': A, y: B });
+      const paths = {
+        blobs: join(meta, 'blobs'),
+        staging: join(meta, 'sets', `${set.setId}.staging`),
+        sets: join(meta, 'sets'),
+        manifests: join(meta, 'manifests'),
+      };
+      disk.slow = paths[slow];
+      disk.log = [];
+      await store.commitSet(
+        { ...set, envelope: text('envelope 1.0.0') },
+        {
+          ...EMPTY_STATE,
+          installed: set,
+        },
+      );
+      expectOrder(dir, meta, set, false);
+    });
+  }
+
+  it('writes the signed manifest while the set is pulled, and not again at the commit', async () => {
+    const { dir, meta, store } = await storeWithBlobs();
+    const set = setOf('1.0.0', { 'a/x': A, y: B });
+    const envelope = text('envelope 1.0.0');
+    disk.log = [];
+    await store.expectSet({ ...set, envelope });
+    // Durable before any commit: written, renamed, its directory synced.
+    expect(await readdir(join(meta, 'manifests'))).toEqual([`${set.setId}.json`]);
+    expect(disk.log).toContain(`synced ${join(meta, 'manifests')}`);
+    disk.slow = join(meta, 'blobs');
+    await store.commitSet({ ...set, envelope }, { ...EMPTY_STATE, installed: set });
+    expectOrder(dir, meta, set, true);
+  });
+
+  it('writes the manifest at the commit when the envelope differs from the one kept', async () => {
+    const { meta, store } = await storeWithBlobs();
+    const set = setOf('1.0.0', { y: B });
+    await store.expectSet({ ...set, envelope: text('signed once') });
+    disk.log = [];
+    await store.commitSet(
+      { ...set, envelope: text('signed again') },
+      { ...EMPTY_STATE, installed: set },
+    );
+    expect(disk.log).toContainEqual(
+      expect.stringMatching(new RegExp(`rename .* ${join(meta, 'manifests', set.setId)}\\.json$`)),
+    );
+  });
+});
+
+describe('a signed manifest no commit names (a pull that failed or was killed)', () => {
+  it('is not read as installed and goes with the next commit of another set', async () => {
+    const { dir, meta, store } = await storeWithBlobs();
+    const first = setOf('1.0.0', { x: A });
+    await store.expectSet({ ...first, envelope: text('envelope 1.0.0') });
+    // The pull never commits it; the next run (a new process) opens the store and commits 1.1.0.
+    const reopened = await FileStore.open(dir);
+    expect(await reopened.loadState()).toEqual(EMPTY_STATE);
+    const next = setOf('1.1.0', { y: B });
+    await reopened.commitSet(
+      { ...next, envelope: text('envelope 1.1.0') },
+      { ...EMPTY_STATE, installed: next },
+    );
+    expect(await readdir(join(meta, 'manifests'))).toEqual([`${next.setId}.json`]);
+    expect(new TextDecoder().decode(await reopened.loadEnvelope(next.setId))).toBe(
+      'envelope 1.1.0',
+    );
+    expect(await reopened.loadEnvelope(first.setId)).toBeUndefined();
+  });
+});
