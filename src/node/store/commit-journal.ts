@@ -281,15 +281,19 @@ async function finishCommit(
   // Removing sets unlinks blobs' hard links (their ctime moves): keep the facts that held.
   // With no set to remove (a first install) no link changes, and nothing is re-checked.
   const doomed = await doomedSets(paths, journal.state);
-  const collect = (): Promise<void> => collectGarbage(paths, journal.state, doomed);
+  const collect = async (): Promise<void> => {
+    await collectGarbage(paths, journal.state, doomed);
+    ctx.onStep?.('gc-done');
+  };
   if (doomed.length > 0) {
     await keepBlobFacts(paths.blobs, kept, collect);
+    // The facts of the run, once per commit, after the GC's last link change (blob-facts.ts).
+    await saveBlobFacts(paths.blobs, kept);
   } else {
-    await collect();
+    // No set removed: the GC changes no link of a kept blob, so their facts are final now and
+    // are saved beside it (docs/UPDATER.md §3, The commit's durable steps side by side).
+    await allSettled([collect(), saveBlobFacts(paths.blobs, kept)]);
   }
-  ctx.onStep?.('gc-done');
-  // The facts of the run, once per commit, after the GC's last link change (blob-facts.ts).
-  await saveBlobFacts(paths.blobs, kept);
 }
 
 /** The entries of sets/ that neither the installed nor the previous set uses. */
@@ -318,15 +322,18 @@ async function collectGarbage(
   for (const entry of doomed) {
     await rm(join(paths.sets, entry), { recursive: true, force: true });
   }
-  for (const entry of await readdir(paths.manifests)) {
-    if (!sets.has(entry.replace(/\.json$/, '')))
-      await rm(join(paths.manifests, entry), { force: true });
-  }
-  for (const entry of await readdir(paths.blobs)) {
-    if (!blobs.has(entry)) await rm(join(paths.blobs, entry), { force: true });
-  }
-  // Every blob the new set needs is in place, so any partial left is stale.
-  for (const entry of await readdir(paths.partial)) {
-    await rm(join(paths.partial, entry), { force: true });
+  // Three directories, each listed and cleared independently of the others.
+  await allSettled([
+    removeUnkept(paths.manifests, (entry) => sets.has(entry.replace(/\.json$/, ''))),
+    removeUnkept(paths.blobs, (entry) => blobs.has(entry)),
+    // Every blob the new set needs is in place, so any partial left is stale.
+    removeUnkept(paths.partial, () => false),
+  ]);
+}
+
+/** Removes every entry of `dir` that `kept` does not keep. */
+async function removeUnkept(dir: string, kept: (entry: string) => boolean): Promise<void> {
+  for (const entry of await readdir(dir)) {
+    if (!kept(entry)) await rm(join(dir, entry), { force: true });
   }
 }

@@ -16,7 +16,7 @@ import { A, B, putBlob } from '#test/file-store-kit.js';
 import { tempDirs } from '#test/temp-dir.js';
 
 /** What the file calls did, in order: "synced <path>", "open <path>", "rename <from> <to>". */
-const disk = vi.hoisted(() => ({ log: [] as string[], slow: '' }));
+const disk = vi.hoisted(() => ({ log: [] as string[], slow: '', slowList: '' }));
 
 vi.mock('node:fs/promises', async (importOriginal) => {
   const real = await importOriginal<typeof FsPromises>();
@@ -43,13 +43,21 @@ vi.mock('node:fs/promises', async (importOriginal) => {
     await real.rename(from, to);
     disk.log.push(`rename ${from} ${to}`);
   };
-  return { ...real, open, rename };
+  const readdir = async (...args: Parameters<typeof real.readdir>): Promise<unknown> => {
+    const path = String(args[0]);
+    if (path === disk.slowList) await new Promise((resolve) => setTimeout(resolve, 60));
+    const entries = await real.readdir(...args);
+    disk.log.push(`listed ${path}`);
+    return entries;
+  };
+  return { ...real, open, rename, readdir };
 });
 
 const dirs = tempDirs();
 beforeEach(() => {
   disk.log = [];
   disk.slow = '';
+  disk.slowList = '';
 });
 afterEach(() => dirs.cleanup());
 
@@ -172,7 +180,7 @@ describe('FileStore commit: durable steps side by side, the order of §3 kept', 
 describe('a signed manifest no commit names (a pull that failed or was killed)', () => {
   it('is not read as installed and goes with the next commit of another set', async () => {
     const { dir, meta, store } = await storeWithBlobs();
-    const first = setOf('1.0.0', { x: A });
+    const first = setOf('1.0.0', { x: A, y: B });
     await store.expectSet({ ...first, envelope: text('envelope 1.0.0') });
     // The pull never commits it; the next run (a new process) opens the store and commits 1.1.0.
     const reopened = await FileStore.open(dir);
@@ -187,5 +195,44 @@ describe('a signed manifest no commit names (a pull that failed or was killed)',
       'envelope 1.1.0',
     );
     expect(await reopened.loadEnvelope(first.setId)).toBeUndefined();
+  });
+});
+
+describe('FileStore commit: the GC and the blob facts', () => {
+  const factsSaved = (meta: string): number =>
+    at((e) => e.startsWith('rename ') && e.endsWith(join(meta, 'verified', 'facts.json')), 'facts');
+
+  it('removes no set at a first install: saves the facts beside the GC, lists side by side', async () => {
+    const { meta, store } = await storeWithBlobs();
+    const set = setOf('1.0.0', { x: A, y: B });
+    disk.slowList = join(meta, 'blobs');
+    disk.log = [];
+    await store.commitSet({ ...set, envelope: text('e') }, { ...EMPTY_STATE, installed: set });
+    const blobsListed = at((e) => e === `listed ${join(meta, 'blobs')}`, 'blobs/ listed');
+    expect(factsSaved(meta)).toBeLessThan(blobsListed);
+    expect(at((e) => e === `listed ${join(meta, 'partial')}`, 'partial/')).toBeLessThan(
+      blobsListed,
+    );
+    expect(at((e) => e === `listed ${join(meta, 'manifests')}`, 'm/')).toBeLessThan(blobsListed);
+  });
+
+  it('removes a set: saves the facts only after the GC changed its links', async () => {
+    const { meta, store } = await storeWithBlobs();
+    const first = setOf('1.0.0', { x: A, y: B });
+    const second = setOf('1.1.0', { x: B });
+    const third = setOf('1.2.0', { x: A, y: B });
+    let state = { ...EMPTY_STATE, installed: first };
+    await store.commitSet({ ...first, envelope: text('1') }, state);
+    state = { ...state, installed: second, previous: first };
+    await store.commitSet({ ...second, envelope: text('2') }, state);
+    disk.slowList = join(meta, 'blobs');
+    disk.log = [];
+    // 1.0.0's directory is neither installed nor previous now: removed by this GC.
+    await store.commitSet(
+      { ...third, envelope: text('3') },
+      { ...state, installed: third, previous: second },
+    );
+    expect(factsSaved(meta)).toBeGreaterThan(at((e) => e === `listed ${join(meta, 'blobs')}`, 'b'));
+    expect(await readdir(join(meta, 'sets'))).toHaveLength(2);
   });
 });
