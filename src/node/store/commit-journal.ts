@@ -141,7 +141,7 @@ export async function commitSet(
   set: SetToCommit,
   next: UpdaterState,
   inputs: CommitInputs = {},
-): Promise<void> {
+): Promise<LoadedState> {
   const dir = setDir(set);
   const staged = async (): Promise<void> => {
     await stageSet(ctx.paths, ctx.current, dir, set.artifacts, inputs.early);
@@ -164,7 +164,7 @@ export async function commitSet(
   } finally {
     await onDisk;
   }
-  await applyJournal(ctx, journal, true, onDisk);
+  return applyJournal(ctx, journal, true, onDisk);
 }
 
 /**
@@ -220,7 +220,7 @@ async function applyJournal(
   journal: Journal,
   gc: boolean,
   onDisk?: Promise<UpdaterState>,
-): Promise<void> {
+): Promise<LoadedState> {
   if (!(await exists(join(ctx.paths.sets, journal.setId)))) {
     // Never point DIR/current at nothing: the journal is only written after staging.
     throw new UpdateError('STATE_CORRUPT', 'the journaled set is missing on disk');
@@ -228,7 +228,7 @@ async function applyJournal(
   await ctx.current.switchTo(journal.setId);
   try {
     ctx.onStep?.('current-swapped');
-    await finishCommit(ctx, journal, gc, onDisk);
+    return await finishCommit(ctx, journal, gc, onDisk);
   } catch (error) {
     throw cleanupPending(journal, error);
   }
@@ -263,16 +263,19 @@ async function finishCommit(
   journal: Journal,
   gc: boolean,
   read?: Promise<UpdaterState>,
-): Promise<void> {
+): Promise<LoadedState> {
   const { paths } = ctx;
   // Never lower the floor: the state file may be newer than the journal (keepFloor).
   const onDisk = await (read ?? readStateFile(paths.state).catch(() => EMPTY_STATE));
-  await writeFileAtomic(paths.state, encodeState(keepFloor(journal.state, onDisk)));
+  const state = keepFloor(journal.state, onDisk);
+  const bytes = encodeState(state);
+  await writeFileAtomic(paths.state, bytes);
   ctx.onStep?.('state-written');
   await rm(paths.journal, { force: true });
   await fsyncDir(paths.meta);
   ctx.onStep?.('journal-removed');
-  if (!gc) return;
+  const written = { state, bytes };
+  if (!gc) return written;
   const kept = new Set(
     [journal.state.installed, journal.state.previous].flatMap(
       (set) => set?.artifacts.map((a) => a.sha256) ?? [],
@@ -294,6 +297,7 @@ async function finishCommit(
     // are saved beside it (docs/UPDATER.md §3, The commit's durable steps side by side).
     await allSettled([collect(), saveBlobFacts(paths.blobs, kept)]);
   }
+  return written;
 }
 
 /** The entries of sets/ that neither the installed nor the previous set uses. */

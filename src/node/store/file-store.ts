@@ -72,6 +72,12 @@ export class FileStore implements LocalStore {
   private readonly sealer: BlobSealer;
   /** The tree this run's pull stages into (staging-tree.ts), from `expectSet` to the commit. */
   private early: StagingTree | undefined;
+  /**
+   * The state and bytes this store's last commit wrote: what a read would parse now (only the
+   * lock holder writes the state), handed back by `loadStateAndBytes` without reading and
+   * parsing them again; dropped by any other write or recovery of the state.
+   */
+  private written: LoadedState | undefined;
   /** The envelope `expectSet` wrote to manifests/ durably, until the commit (keepEnvelope). */
   private envelopeKept: { readonly setId: string; readonly envelope: Uint8Array } | undefined;
   /** The live set under the chosen swap strategy. */
@@ -103,6 +109,7 @@ export class FileStore implements LocalStore {
 
   /** Crash recovery: roll a journaled commit forward; drop half-built staging trees. */
   recover(): Promise<void> {
+    this.written = undefined;
     return io('recover', () => recoverCommit(this.commit));
   }
 
@@ -142,10 +149,11 @@ export class FileStore implements LocalStore {
     // A run starts here: its first absent blob lists blobs/ afresh (blob-listing.ts).
     this.listing.forget();
     if (view !== undefined) return { state: view, bytes: undefined };
-    return readStateAndBytes(this.paths.state);
+    return this.written ?? readStateAndBytes(this.paths.state);
   }
 
   async saveState(state: UpdaterState): Promise<void> {
+    this.written = undefined;
     await io('write the state file', () => writeFileAtomic(this.paths.state, encodeState(state)));
   }
 
@@ -278,6 +286,7 @@ export class FileStore implements LocalStore {
   }
 
   commitSet(set: SetToCommit, next: UpdaterState): Promise<void> {
+    this.written = undefined;
     return io('commit', async () => {
       // The pull settled already; a caller that did not gets its blobs promoted first.
       await this.sealer.settle();
@@ -287,7 +296,7 @@ export class FileStore implements LocalStore {
       // it: every blob's data was synced before its rename (docs/UPDATER.md §3, Durability).
       // Started first, so staging's checks run on the main thread while it is on the disk.
       const before = this.blobsUnsynced ? this.syncBlobs() : undefined;
-      await commitSet(this.commit, set, next, { early, before, envelopeKept });
+      this.written = await commitSet(this.commit, set, next, { early, before, envelopeKept });
     });
   }
 
@@ -299,6 +308,7 @@ export class FileStore implements LocalStore {
   }
 
   switchSet(dir: string, next: UpdaterState): Promise<void> {
+    this.written = undefined;
     return io('switch sets', () => switchToSet(this.commit, dir, next));
   }
 

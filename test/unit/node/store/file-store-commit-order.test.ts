@@ -5,11 +5,11 @@
  * state file. The fsyncs are made slow one at a time, so a step that stopped waiting for one
  * would run before it returned and fail here.
  */
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import type * as FsPromises from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { EMPTY_STATE, type InstalledSet } from '#core/state.js';
+import { EMPTY_STATE, parseState, type InstalledSet } from '#core/state.js';
 import { FileStore } from '#node/store/file-store.js';
 import { sha256Hex, text } from '#test/fakes.js';
 import { A, B, putBlob } from '#test/file-store-kit.js';
@@ -50,7 +50,12 @@ vi.mock('node:fs/promises', async (importOriginal) => {
     disk.log.push(`listed ${path}`);
     return entries;
   };
-  return { ...real, open, rename, readdir };
+  const readFile = async (...args: Parameters<typeof real.readFile>): Promise<unknown> => {
+    const [path] = args;
+    disk.log.push(`read ${typeof path === 'string' ? path : 'a handle'}`);
+    return real.readFile(...args);
+  };
+  return { ...real, open, rename, readdir, readFile };
 });
 
 const dirs = tempDirs();
@@ -234,5 +239,33 @@ describe('FileStore commit: the GC and the blob facts', () => {
     );
     expect(factsSaved(meta)).toBeGreaterThan(at((e) => e === `listed ${join(meta, 'blobs')}`, 'b'));
     expect(await readdir(join(meta, 'sets'))).toHaveLength(2);
+  });
+});
+
+describe('FileStore: the state after its own commit', () => {
+  it('is handed back as written, without reading and parsing state.json again', async () => {
+    const { meta, store } = await storeWithBlobs();
+    const set = setOf('1.0.0', { x: A, y: B });
+    const next = { ...EMPTY_STATE, installed: set, lastSuccessAtMs: 5 };
+    await store.commitSet({ ...set, envelope: text('e') }, next);
+    disk.log = [];
+    const loaded = await store.loadStateAndBytes();
+    const statePath = join(meta, 'state.json');
+    expect(disk.log).not.toContain(`read ${statePath}`);
+    // Exactly what a read would give: the file's bytes, and their parse.
+    const onDisk = await readFile(statePath);
+    expect(Buffer.from(loaded.bytes ?? new Uint8Array()).equals(onDisk)).toBe(true);
+    expect(loaded.state).toEqual(parseState(onDisk));
+  });
+
+  it('is read from the file again after any other write of the state', async () => {
+    const { meta, store } = await storeWithBlobs();
+    const set = setOf('1.0.0', { x: A });
+    const next = { ...EMPTY_STATE, installed: set };
+    await store.commitSet({ ...set, envelope: text('e') }, next);
+    await store.saveState({ ...next, lastCheckAtMs: 7 });
+    disk.log = [];
+    expect((await store.loadState()).lastCheckAtMs).toBe(7);
+    expect(disk.log).toContain(`read ${join(meta, 'state.json')}`);
   });
 });
