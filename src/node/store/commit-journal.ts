@@ -22,7 +22,7 @@ import {
   type InstalledArtifact,
   type UpdaterState,
 } from '#core/state.js';
-import { fsyncDir, writeFileAtomic } from '#shared/atomic-file.js';
+import { commitTemp, fsyncDir, writeFileAtomic, writeSyncedTemp } from '#shared/atomic-file.js';
 import type { CurrentSet } from './current-set.js';
 import { errno, exists } from '../fs/index.js';
 import { keepBlobFacts, saveBlobFacts } from '../blobs/index.js';
@@ -130,11 +130,20 @@ export interface CommitInputs {
   readonly envelopeKept?: boolean;
 }
 
+/** A state and the bytes it is written as. */
+interface EncodedState {
+  readonly state: UpdaterState;
+  readonly bytes: Uint8Array;
+}
+
 /**
  * Steps 1-6 for a new set (an update or a repair). What must be durable before the journal
  * (the store's `before`, the staged set, its signed manifest) depends on nothing of each
- * other, so it runs side by side, and the journal waits for all of it (docs/UPDATER.md §3,
- * The commit's durable steps side by side).
+ * other, so it runs side by side, and the journal waits for all of it. The journal's bytes are
+ * known from the start: they are written and synced under a temporary name meanwhile, and
+ * given the journal's name (renamed, its directory synced) only after all of it. The state
+ * file is written after the swap, as before (docs/UPDATER.md §3, The commit's durable steps
+ * side by side).
  */
 export async function commitSet(
   ctx: CommitContext,
@@ -149,22 +158,38 @@ export async function commitSet(
   };
   const manifest = (): Promise<void> =>
     writeFileAtomic(join(ctx.paths.manifests, `${set.setId}.json`), set.envelope);
-  await allSettled([
-    inputs.before ?? Promise.resolve(),
-    staged(),
-    inputs.envelopeKept === true ? Promise.resolve() : manifest(),
-  ]);
-  // The floor on disk, read while the journal is written: only this commit writes the state
-  // file from here on, so what it reads is what finishCommit would have read.
-  const onDisk = readStateFile(ctx.paths.state).catch(() => EMPTY_STATE);
   // The journal names the set's directory: that is what recovery swaps DIR/current to.
   const journal = { setId: dir, state: next };
+  const journalTemp = writeSyncedTemp(ctx.paths.journal, journalBytes(journal));
+  // Read now, used after the swap: only this commit writes the state file from here on.
+  const nextFile = nextState(ctx.paths.state, next);
   try {
-    await writeJournal(ctx, journal);
-  } finally {
-    await onDisk;
+    await allSettled([
+      inputs.before ?? Promise.resolve(),
+      staged(),
+      inputs.envelopeKept === true ? Promise.resolve() : manifest(),
+      journalTemp,
+      nextFile,
+    ]);
+  } catch (error) {
+    // Not named yet: removed, as writeFileAtomic removes its own on a failure.
+    const temp = await journalTemp.catch(() => undefined);
+    if (temp !== undefined) await rm(temp, { force: true });
+    throw error;
   }
-  return applyJournal(ctx, journal, true, onDisk);
+  await commitTemp(await journalTemp, ctx.paths.journal);
+  ctx.onStep?.('journal-written');
+  return applyJournal(ctx, journal, true, await nextFile);
+}
+
+/**
+ * The next state file: the journal's state, never with a lower floor than the state file's
+ * (keepFloor: it may be newer than the journal), and its bytes.
+ */
+async function nextState(path: string, state: UpdaterState): Promise<EncodedState> {
+  const onDisk = await readStateFile(path).catch(() => EMPTY_STATE);
+  const next = keepFloor(state, onDisk);
+  return { state: next, bytes: encodeState(next) };
 }
 
 /**
@@ -206,20 +231,24 @@ function parseJournal(bytes: Uint8Array): Journal {
   return { setId: o.setId, state };
 }
 
+function journalBytes(journal: Journal): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify(journal));
+}
+
 async function writeJournal(ctx: CommitContext, journal: Journal): Promise<void> {
-  await writeFileAtomic(ctx.paths.journal, new TextEncoder().encode(JSON.stringify(journal)));
+  await writeFileAtomic(ctx.paths.journal, journalBytes(journal));
   ctx.onStep?.('journal-written');
 }
 
 /**
- * Steps 3-6; idempotent, so recovery may run it again after any crash. `onDisk`: the state
- * file as read already (commitSet), else read before the state is written.
+ * Steps 3-6; idempotent, so recovery may run it again after any crash. `prepared`: the next
+ * state file as made from the state file read already (commitSet), else read here.
  */
 async function applyJournal(
   ctx: CommitContext,
   journal: Journal,
   gc: boolean,
-  onDisk?: Promise<UpdaterState>,
+  prepared?: EncodedState,
 ): Promise<LoadedState> {
   if (!(await exists(join(ctx.paths.sets, journal.setId)))) {
     // Never point DIR/current at nothing: the journal is only written after staging.
@@ -228,7 +257,7 @@ async function applyJournal(
   await ctx.current.switchTo(journal.setId);
   try {
     ctx.onStep?.('current-swapped');
-    return await finishCommit(ctx, journal, gc, onDisk);
+    return await finishCommit(ctx, journal, gc, prepared);
   } catch (error) {
     throw cleanupPending(journal, error);
   }
@@ -262,19 +291,15 @@ async function finishCommit(
   ctx: CommitContext,
   journal: Journal,
   gc: boolean,
-  read?: Promise<UpdaterState>,
+  prepared?: EncodedState,
 ): Promise<LoadedState> {
   const { paths } = ctx;
-  // Never lower the floor: the state file may be newer than the journal (keepFloor).
-  const onDisk = await (read ?? readStateFile(paths.state).catch(() => EMPTY_STATE));
-  const state = keepFloor(journal.state, onDisk);
-  const bytes = encodeState(state);
-  await writeFileAtomic(paths.state, bytes);
+  const written = prepared ?? (await nextState(paths.state, journal.state));
+  await writeFileAtomic(paths.state, written.bytes);
   ctx.onStep?.('state-written');
   await rm(paths.journal, { force: true });
   await fsyncDir(paths.meta);
   ctx.onStep?.('journal-removed');
-  const written = { state, bytes };
   if (!gc) return written;
   const kept = new Set(
     [journal.state.installed, journal.state.previous].flatMap(

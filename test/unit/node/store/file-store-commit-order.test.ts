@@ -1,9 +1,9 @@
 /**
  * The order on disk of a commit whose durable steps run side by side (docs/UPDATER.md §3, The
  * commit's durable steps side by side): every sync the journal depends on has returned before
- * the journal's file is opened, the journal is durable before the swap, the swap before the
- * state file. The fsyncs are made slow one at a time, so a step that stopped waiting for one
- * would run before it returned and fail here.
+ * the journal is named (renamed from its synced temporary file), the journal is durable before
+ * the swap, the swap before the state file is named. The fsyncs are made slow one at a time, so
+ * a step that stopped waiting for one would run before it returned and fail here.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import type * as FsPromises from 'node:fs/promises';
@@ -25,7 +25,8 @@ vi.mock('node:fs/promises', async (importOriginal) => {
     disk.log.push(`open ${path}`);
     const handle = await real.open(...args);
     const sync = async (): Promise<void> => {
-      if (path === disk.slow) await new Promise((resolve) => setTimeout(resolve, 60));
+      const slow = path === disk.slow || path.startsWith(`${disk.slow}.`);
+      if (slow) await new Promise((resolve) => setTimeout(resolve, 60));
       await handle.sync();
       disk.log.push(`synced ${path}`);
     };
@@ -82,9 +83,6 @@ function at(match: (entry: string) => boolean, what: string): number {
   return index;
 }
 
-const JOURNAL_TEMP = /\/\.journal\.json\.[0-9a-f]+\.tmp$/;
-const STATE_TEMP = /\/\.state\.json\.[0-9a-f]+\.tmp$/;
-
 /** A store holding A and B (promoted, blobs/ not synced yet) and the paths of its DIR. */
 async function storeWithBlobs(): Promise<{ dir: string; meta: string; store: FileStore }> {
   const dir = await dirs.make();
@@ -94,9 +92,24 @@ async function storeWithBlobs(): Promise<{ dir: string; meta: string; store: Fil
   return { dir, meta: join(dir, '.updater'), store };
 }
 
-/** Checks the log of one commit of `set` (its journal opened once): the order of §3. */
+/** The index of the rename that gives `target` its name (made visible there). */
+function named(target: string, what: string): number {
+  return at((e) => e.startsWith('rename ') && e.endsWith(` ${target}`), what);
+}
+
+/** The index of the last "synced" of the temporary file renamed at `rename`. */
+function tempSynced(rename: number): number {
+  const temp = (disk.log[rename] ?? '').split(' ')[1] ?? '';
+  return disk.log.lastIndexOf(`synced ${temp}`, rename);
+}
+
+/**
+ * Checks the log of one commit of `set`, the order of §3: the journal gets its name only once
+ * every sync before it returned, the swap only once the journal's name is durable, the state
+ * file only once the swap is; each of the two written and synced before it is named.
+ */
 function expectOrder(dir: string, meta: string, set: InstalledSet, early: boolean): void {
-  const journal = at((e) => e.startsWith('open ') && JOURNAL_TEMP.test(e), 'the journal opened');
+  const journal = named(join(meta, 'journal.json'), 'the journal named');
   const before = (path: string): void => {
     expect(at((e) => e === `synced ${path}`, `synced ${path}`)).toBeLessThan(journal);
   };
@@ -104,34 +117,28 @@ function expectOrder(dir: string, meta: string, set: InstalledSet, early: boolea
   before(join(meta, 'sets', `${set.setId}.staging`));
   before(join(meta, 'manifests'));
   // The staged tree is renamed into place and that rename made durable, before the journal.
-  const staged = at((e) => e.endsWith(` ${join(meta, 'sets', set.setId)}`), 'the tree renamed');
+  const staged = named(join(meta, 'sets', set.setId), 'the tree renamed');
   expect(staged).toBeLessThan(journal);
   expect(disk.log.lastIndexOf(`synced ${join(meta, 'sets')}`)).toBeGreaterThan(staged);
   before(join(meta, 'sets'));
-  const kept = ` ${join(meta, 'manifests', `${set.setId}.json`)}`;
-  const manifest = at((e) => e.startsWith('rename ') && e.endsWith(kept), 'the manifest renamed');
+  const kept = join(meta, 'manifests', `${set.setId}.json`);
+  const manifest = named(kept, 'the manifest renamed');
   expect(manifest).toBeLessThan(journal);
   // Written once: during the pull (before the commit's first sync) or by the commit.
-  expect(disk.log.filter((e) => e.endsWith(kept))).toHaveLength(1);
+  expect(disk.log.filter((e) => e.endsWith(` ${kept}`))).toHaveLength(1);
   const blobsSync = at((e) => e.startsWith(`open ${join(meta, 'blobs')}`), 'blobs/ opened');
   if (early) expect(manifest).toBeLessThan(blobsSync);
-  const journalDurable = at(
-    (e) => e.startsWith('rename ') && e.endsWith(` ${join(meta, 'journal.json')}`),
-    'the journal renamed',
-  );
-  const swap = at(
-    (e) => e.startsWith('rename ') && e.endsWith(` ${join(dir, 'current')}`),
-    'the swap',
-  );
-  expect(disk.log.indexOf(`synced ${meta}`, journalDurable)).toBeLessThan(swap);
-  expect(
-    at((e) => e.startsWith('open ') && STATE_TEMP.test(e), 'the state opened'),
-  ).toBeGreaterThan(disk.log.indexOf(`synced ${dir}`, swap));
+  expect(tempSynced(journal)).toBeGreaterThanOrEqual(0);
+  const swap = named(join(dir, 'current'), 'the swap');
+  expect(disk.log.indexOf(`synced ${meta}`, journal)).toBeLessThan(swap);
+  const state = named(join(meta, 'state.json'), 'the state named');
+  expect(tempSynced(state)).toBeGreaterThanOrEqual(0);
+  expect(disk.log.indexOf(`synced ${dir}`, swap)).toBeLessThan(state);
 }
 
 describe('FileStore commit: durable steps side by side, the order of §3 kept', () => {
-  for (const slow of ['blobs', 'staging', 'sets', 'manifests'] as const) {
-    it(`opens the journal only once every sync before it returned (slow: ${slow})`, async () => {
+  for (const slow of ['blobs', 'staging', 'sets', 'manifests', 'journal', 'state'] as const) {
+    it(`names the journal only once every sync before it returned (slow: ${slow})`, async () => {
       const { dir, meta, store } = await storeWithBlobs();
       const set = setOf('1.0.0', { 'a/x': A, y: B });
       const paths = {
@@ -139,6 +146,9 @@ describe('FileStore commit: durable steps side by side, the order of §3 kept', 
         staging: join(meta, 'sets', `${set.setId}.staging`),
         sets: join(meta, 'sets'),
         manifests: join(meta, 'manifests'),
+        // Their temporary files, `.journal.json.<random>.tmp` and `.state.json.<random>.tmp`.
+        journal: join(meta, '.journal.json'),
+        state: join(meta, '.state.json'),
       };
       disk.slow = paths[slow];
       disk.log = [];
