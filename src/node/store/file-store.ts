@@ -296,6 +296,9 @@ export class FileStore implements LocalStore {
       // it: every blob's data was synced before its rename (docs/UPDATER.md §3, Durability).
       // Started first, so staging's checks run on the main thread while it is on the disk.
       const before = this.blobsUnsynced ? this.syncBlobs() : undefined;
+      // Awaited by commitSet; marked handled so a commit refused before it looks is not left
+      // with an unhandled rejection.
+      before?.catch(() => undefined);
       this.written = await commitSet(this.commit, set, next, { early, before, envelopeKept });
     });
   }
