@@ -4,7 +4,12 @@ import { defineConfig } from 'vitest/config';
  * Unit test files that replace modules (vi.mock of electron and friends) or set process-wide
  * state: each runs in a fresh process, as the integration suites do.
  */
-const OWN_PROCESS = ['test/unit/main/**/*.test.ts', 'test/unit/preload/**/*.test.ts'];
+const OWN_PROCESS = [
+  'test/unit/main/**/*.test.ts',
+  'test/unit/preload/**/*.test.ts',
+  // Replaces node:fs/promises to log the order of a commit's file calls.
+  'test/unit/node/store/file-store-commit-order.test.ts',
+];
 
 export default defineConfig({
   test: {

@@ -160,9 +160,10 @@ export interface LocalStore {
    * Told, before the pull, the set this run will commit (its directory and every name of each
    * blob): a store may then link each blob into that set's staging tree as it arrives, so the
    * commit links only what the pull did not bring (docs/UPDATER.md §3, Staging during the
-   * pull). A promise, not a commit: nothing is live until `commitSet`.
+   * pull). A promise, not a commit: nothing is live until `commitSet`. `envelope`: the signed
+   * bytes the commit will keep, which a store may write durably now (never trusted by itself).
    */
-  expectSet?(set: SetToStage): Promise<void>;
+  expectSet?(set: SetToStage & { readonly envelope?: Uint8Array }): Promise<void>;
   /**
    * Builds the set from blobs and switches DIR/current to it atomically, writing `next` as the
    * new state in the same crash-safe commit. `envelope` is kept for `verify`.

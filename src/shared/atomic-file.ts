@@ -55,7 +55,19 @@ export async function writeFileAtomic(
   data: Uint8Array | string,
   mode = 0o644,
 ): Promise<void> {
-  const temp = tempPathFor(path);
+  await commitTemp(await writeSyncedTemp(path, data, mode), path);
+}
+
+/**
+ * The first half of writeFileAtomic: `data` in a fresh temporary file next to `target`, synced
+ * and closed; `commitTemp` names it. Returns the temporary path.
+ */
+export async function writeSyncedTemp(
+  target: string,
+  data: Uint8Array | string,
+  mode = 0o644,
+): Promise<string> {
+  const temp = tempPathFor(target);
   try {
     const handle = await open(temp, 'wx', mode);
     try {
@@ -68,7 +80,7 @@ export async function writeFileAtomic(
     await rm(temp, { force: true });
     throw error;
   }
-  await commitTemp(temp, path);
+  return temp;
 }
 
 /** Writes `value` as pretty JSON atomically. */

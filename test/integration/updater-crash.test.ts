@@ -206,8 +206,17 @@ describe.each(SWAP_STRATEGIES)('swap %s', (swap) => {
         Object.entries(newSet).filter(([name]) => name !== 'data/a.dat'),
       );
       expect(staged).toEqual(pulled);
+      // The new set's signed manifest was written during the pull: one no commit names, which
+      // leaves the old set live and verifying against its own (docs/UPDATER.md §3).
+      const manifests = join(dir, '.updater', 'manifests');
+      expect(await readdir(manifests)).toHaveLength(2);
       const u = await openUpdater(server, dir, { swap });
-      await u.close();
+      try {
+        const report = await u.verify();
+        expect([report.version, report.drift]).toEqual(['1.0.0', []]);
+      } finally {
+        await u.close();
+      }
       expect((await readdir(sets)).filter((entry) => entry.includes('.staging'))).toEqual([]);
       expect(await currentFiles()).toEqual(oldSet);
       expect(await inProcessUpdate(swap)).toBe('applied');

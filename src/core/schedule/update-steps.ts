@@ -83,7 +83,7 @@ export async function pullAndCommit(
   // Not awaited before the pull: it writes, so it waits on the acceptance's record like every
   // write (record-gate.ts), and the pull's first requests must not wait with it. A blob
   // promoted before the tree is made is linked by the commit; a failure is thrown before it.
-  const staging = run.store.expectSet?.(set);
+  const staging = run.store.expectSet?.({ ...set, envelope: verified.envelope });
   staging?.catch(() => undefined);
   const other = planned === undefined ? undefined : chunkedPuller(run, planned.chunked);
   const downloaded =

@@ -22,7 +22,7 @@ import {
   type InstalledArtifact,
   type UpdaterState,
 } from '#core/state.js';
-import { fsyncDir, writeFileAtomic } from '#shared/atomic-file.js';
+import { commitTemp, fsyncDir, writeFileAtomic, writeSyncedTemp } from '#shared/atomic-file.js';
 import type { CurrentSet } from './current-set.js';
 import { errno, exists } from '../fs/index.js';
 import { keepBlobFacts, saveBlobFacts } from '../blobs/index.js';
@@ -120,23 +120,86 @@ export async function readPendingState(ctx: CommitContext): Promise<UpdaterState
   return keepFloor(journal.state, onDisk);
 }
 
+/** What the store brings to a commit besides the set (file-store.ts). */
+export interface CommitInputs {
+  /** The tree the pull staged into (staging-tree.ts), finished here rather than built anew. */
+  readonly early?: StagingTree | undefined;
+  /** Durable work of the store's own that the journal must wait for (the fsync of blobs/). */
+  readonly before?: Promise<void> | undefined;
+  /** manifests/<setId>.json holds the envelope already, durably (written during the pull). */
+  readonly envelopeKept?: boolean;
+}
+
+/** A state and the bytes it is written as. */
+interface EncodedState {
+  readonly state: UpdaterState;
+  readonly bytes: Uint8Array;
+}
+
 /**
- * Steps 1-6 for a new set (an update or a repair); `early`: the tree its pull staged into
- * (staging-tree.ts), finished here rather than built anew.
+ * Steps 1-6 for a new set (an update or a repair). What must be durable before the journal
+ * (the store's `before`, the staged set, its signed manifest) depends on nothing of each
+ * other, so it runs side by side, and the journal waits for all of it. The journal's bytes are
+ * known from the start: they are written and synced under a temporary name meanwhile, and
+ * given the journal's name (renamed, its directory synced) only after all of it. The state
+ * file is written after the swap, as before (docs/UPDATER.md §3, The commit's durable steps
+ * side by side).
  */
 export async function commitSet(
   ctx: CommitContext,
   set: SetToCommit,
   next: UpdaterState,
-  early?: StagingTree,
-): Promise<void> {
+  inputs: CommitInputs = {},
+): Promise<LoadedState> {
   const dir = setDir(set);
-  await stageSet(ctx.paths, ctx.current, dir, set.artifacts, early);
-  ctx.onStep?.('set-staged');
-  await writeFileAtomic(join(ctx.paths.manifests, `${set.setId}.json`), set.envelope);
+  const staged = async (): Promise<void> => {
+    await stageSet(ctx.paths, ctx.current, dir, set.artifacts, inputs.early);
+    ctx.onStep?.('set-staged');
+  };
+  const manifest = (): Promise<void> =>
+    writeFileAtomic(join(ctx.paths.manifests, `${set.setId}.json`), set.envelope);
   // The journal names the set's directory: that is what recovery swaps DIR/current to.
-  await writeJournal(ctx, { setId: dir, state: next });
-  await applyJournal(ctx, { setId: dir, state: next }, true);
+  const journal = { setId: dir, state: next };
+  const journalTemp = writeSyncedTemp(ctx.paths.journal, journalBytes(journal));
+  // Read now, used after the swap: only this commit writes the state file from here on.
+  const nextFile = nextState(ctx.paths.state, next);
+  try {
+    await allSettled([
+      inputs.before ?? Promise.resolve(),
+      staged(),
+      inputs.envelopeKept === true ? Promise.resolve() : manifest(),
+      journalTemp,
+      nextFile,
+    ]);
+  } catch (error) {
+    // Not named yet: removed, as writeFileAtomic removes its own on a failure.
+    const temp = await journalTemp.catch(() => undefined);
+    if (temp !== undefined) await rm(temp, { force: true });
+    throw error;
+  }
+  await commitTemp(await journalTemp, ctx.paths.journal);
+  ctx.onStep?.('journal-written');
+  return applyJournal(ctx, journal, true, await nextFile);
+}
+
+/**
+ * The next state file: the journal's state, never with a lower floor than the state file's
+ * (keepFloor: it may be newer than the journal), and its bytes.
+ */
+async function nextState(path: string, state: UpdaterState): Promise<EncodedState> {
+  const onDisk = await readStateFile(path).catch(() => EMPTY_STATE);
+  const next = keepFloor(state, onDisk);
+  return { state: next, bytes: encodeState(next) };
+}
+
+/**
+ * Waits for every one of `work` (none is left running behind a failure) and throws the first
+ * failure, in the order given.
+ */
+export async function allSettled(work: readonly Promise<unknown>[]): Promise<void> {
+  for (const done of await Promise.allSettled(work)) {
+    if (done.status === 'rejected') throw done.reason;
+  }
 }
 
 /** Steps 2-5 for a set already on disk (rollback). */
@@ -168,13 +231,25 @@ function parseJournal(bytes: Uint8Array): Journal {
   return { setId: o.setId, state };
 }
 
+function journalBytes(journal: Journal): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify(journal));
+}
+
 async function writeJournal(ctx: CommitContext, journal: Journal): Promise<void> {
-  await writeFileAtomic(ctx.paths.journal, new TextEncoder().encode(JSON.stringify(journal)));
+  await writeFileAtomic(ctx.paths.journal, journalBytes(journal));
   ctx.onStep?.('journal-written');
 }
 
-/** Steps 3-6; idempotent, so recovery may run it again after any crash. */
-async function applyJournal(ctx: CommitContext, journal: Journal, gc: boolean): Promise<void> {
+/**
+ * Steps 3-6; idempotent, so recovery may run it again after any crash. `prepared`: the next
+ * state file as made from the state file read already (commitSet), else read here.
+ */
+async function applyJournal(
+  ctx: CommitContext,
+  journal: Journal,
+  gc: boolean,
+  prepared?: EncodedState,
+): Promise<LoadedState> {
   if (!(await exists(join(ctx.paths.sets, journal.setId)))) {
     // Never point DIR/current at nothing: the journal is only written after staging.
     throw new UpdateError('STATE_CORRUPT', 'the journaled set is missing on disk');
@@ -182,7 +257,7 @@ async function applyJournal(ctx: CommitContext, journal: Journal, gc: boolean): 
   await ctx.current.switchTo(journal.setId);
   try {
     ctx.onStep?.('current-swapped');
-    await finishCommit(ctx, journal, gc);
+    return await finishCommit(ctx, journal, gc, prepared);
   } catch (error) {
     throw cleanupPending(journal, error);
   }
@@ -212,16 +287,20 @@ function cleanupPending(journal: Journal, error: unknown): unknown {
 }
 
 /** Steps 4-6: the state file, the journal's removal, the GC. */
-async function finishCommit(ctx: CommitContext, journal: Journal, gc: boolean): Promise<void> {
+async function finishCommit(
+  ctx: CommitContext,
+  journal: Journal,
+  gc: boolean,
+  prepared?: EncodedState,
+): Promise<LoadedState> {
   const { paths } = ctx;
-  // Never lower the floor: the state file may be newer than the journal (keepFloor).
-  const onDisk = await readStateFile(paths.state).catch(() => EMPTY_STATE);
-  await writeFileAtomic(paths.state, encodeState(keepFloor(journal.state, onDisk)));
+  const written = prepared ?? (await nextState(paths.state, journal.state));
+  await writeFileAtomic(paths.state, written.bytes);
   ctx.onStep?.('state-written');
   await rm(paths.journal, { force: true });
   await fsyncDir(paths.meta);
   ctx.onStep?.('journal-removed');
-  if (!gc) return;
+  if (!gc) return written;
   const kept = new Set(
     [journal.state.installed, journal.state.previous].flatMap(
       (set) => set?.artifacts.map((a) => a.sha256) ?? [],
@@ -230,15 +309,20 @@ async function finishCommit(ctx: CommitContext, journal: Journal, gc: boolean): 
   // Removing sets unlinks blobs' hard links (their ctime moves): keep the facts that held.
   // With no set to remove (a first install) no link changes, and nothing is re-checked.
   const doomed = await doomedSets(paths, journal.state);
-  const collect = (): Promise<void> => collectGarbage(paths, journal.state, doomed);
+  const collect = async (): Promise<void> => {
+    await collectGarbage(paths, journal.state, doomed);
+    ctx.onStep?.('gc-done');
+  };
   if (doomed.length > 0) {
     await keepBlobFacts(paths.blobs, kept, collect);
+    // The facts of the run, once per commit, after the GC's last link change (blob-facts.ts).
+    await saveBlobFacts(paths.blobs, kept);
   } else {
-    await collect();
+    // No set removed: the GC changes no link of a kept blob, so their facts are final now and
+    // are saved beside it (docs/UPDATER.md §3, The commit's durable steps side by side).
+    await allSettled([collect(), saveBlobFacts(paths.blobs, kept)]);
   }
-  ctx.onStep?.('gc-done');
-  // The facts of the run, once per commit, after the GC's last link change (blob-facts.ts).
-  await saveBlobFacts(paths.blobs, kept);
+  return written;
 }
 
 /** The entries of sets/ that neither the installed nor the previous set uses. */
@@ -267,15 +351,18 @@ async function collectGarbage(
   for (const entry of doomed) {
     await rm(join(paths.sets, entry), { recursive: true, force: true });
   }
-  for (const entry of await readdir(paths.manifests)) {
-    if (!sets.has(entry.replace(/\.json$/, '')))
-      await rm(join(paths.manifests, entry), { force: true });
-  }
-  for (const entry of await readdir(paths.blobs)) {
-    if (!blobs.has(entry)) await rm(join(paths.blobs, entry), { force: true });
-  }
-  // Every blob the new set needs is in place, so any partial left is stale.
-  for (const entry of await readdir(paths.partial)) {
-    await rm(join(paths.partial, entry), { force: true });
+  // Three directories, each listed and cleared independently of the others.
+  await allSettled([
+    removeUnkept(paths.manifests, (entry) => sets.has(entry.replace(/\.json$/, ''))),
+    removeUnkept(paths.blobs, (entry) => blobs.has(entry)),
+    // Every blob the new set needs is in place, so any partial left is stale.
+    removeUnkept(paths.partial, () => false),
+  ]);
+}
+
+/** Removes every entry of `dir` that `kept` does not keep. */
+async function removeUnkept(dir: string, kept: (entry: string) => boolean): Promise<void> {
+  for (const entry of await readdir(dir)) {
+    if (!kept(entry)) await rm(join(dir, entry), { force: true });
   }
 }

@@ -19,6 +19,7 @@ import { BlobSealer, type BlobSealerOptions } from '../blobs/index.js';
 import { trustBlob } from '../blobs/index.js';
 import { BlobListing, setArrivalHook } from '../blobs/index.js';
 import {
+  allSettled,
   commitSet,
   readStateAndBytes,
   readPendingState,
@@ -71,6 +72,14 @@ export class FileStore implements LocalStore {
   private readonly sealer: BlobSealer;
   /** The tree this run's pull stages into (staging-tree.ts), from `expectSet` to the commit. */
   private early: StagingTree | undefined;
+  /**
+   * The state and bytes this store's last commit wrote: what a read would parse now (only the
+   * lock holder writes the state), handed back by `loadStateAndBytes` without reading and
+   * parsing them again; dropped by any other write or recovery of the state.
+   */
+  private written: LoadedState | undefined;
+  /** The envelope `expectSet` wrote to manifests/ durably, until the commit (keepEnvelope). */
+  private envelopeKept: { readonly setId: string; readonly envelope: Uint8Array } | undefined;
   /** The live set under the chosen swap strategy. */
   readonly current: CurrentSet;
 
@@ -100,6 +109,7 @@ export class FileStore implements LocalStore {
 
   /** Crash recovery: roll a journaled commit forward; drop half-built staging trees. */
   recover(): Promise<void> {
+    this.written = undefined;
     return io('recover', () => recoverCommit(this.commit));
   }
 
@@ -139,10 +149,11 @@ export class FileStore implements LocalStore {
     // A run starts here: its first absent blob lists blobs/ afresh (blob-listing.ts).
     this.listing.forget();
     if (view !== undefined) return { state: view, bytes: undefined };
-    return readStateAndBytes(this.paths.state);
+    return this.written ?? readStateAndBytes(this.paths.state);
   }
 
   async saveState(state: UpdaterState): Promise<void> {
+    this.written = undefined;
     await io('write the state file', () => writeFileAtomic(this.paths.state, encodeState(state)));
   }
 
@@ -225,15 +236,45 @@ export class FileStore implements LocalStore {
    * linked into sets/<dir>.staging as it arrives (docs/UPDATER.md §3, Staging during the
    * pull). Nothing for the live set, which is never rebuilt.
    */
-  expectSet(set: SetToStage): Promise<void> {
+  expectSet(set: SetToStage & { readonly envelope?: Uint8Array }): Promise<void> {
     return io('stage the set being pulled', async () => {
       const before = this.takeEarly();
+      this.envelopeKept = undefined;
       if (before !== undefined) await rm(before.root, { recursive: true, force: true });
-      const dir = setDir(set);
-      if ((await this.current.live()) === dir) return;
-      this.early = await StagingTree.create(this.paths.sets, dir, set.artifacts);
-      setArrivalHook(this.paths.blobs, this.early);
+      await allSettled([this.stageEarly(set), this.keepEnvelope(set.setId, set.envelope)]);
     });
+  }
+
+  /** The staging tree of `expectSet`, hooked to the arrivals (none for the live set). */
+  private async stageEarly(set: SetToStage): Promise<void> {
+    const dir = setDir(set);
+    if ((await this.current.live()) === dir) return;
+    this.early = await StagingTree.create(this.paths.sets, dir, set.artifacts);
+    setArrivalHook(this.paths.blobs, this.early);
+  }
+
+  /**
+   * Writes the set's signed manifest while it is pulled: it is known once the manifest is
+   * accepted, and the commit then has one durable write fewer after the last byte. One that no
+   * commit names (a pull that fails or is killed) is what a crash before the journal left
+   * already: unread, and removed by the next commit's GC (docs/UPDATER.md §3, The commit's
+   * durable steps side by side).
+   */
+  private async keepEnvelope(setId: string, envelope: Uint8Array | undefined): Promise<void> {
+    if (envelope === undefined) return;
+    await writeFileAtomic(join(this.paths.manifests, `${setId}.json`), envelope);
+    this.envelopeKept = { setId, envelope };
+  }
+
+  /** Whether `set`'s envelope is the one `keepEnvelope` made durable in this run. */
+  private envelopeWritten(set: SetToCommit): boolean {
+    const kept = this.envelopeKept;
+    this.envelopeKept = undefined;
+    return (
+      kept !== undefined &&
+      kept.setId === set.setId &&
+      Buffer.from(kept.envelope).equals(set.envelope)
+    );
   }
 
   /** The pull's staging tree, no longer told of arrivals. */
@@ -245,22 +286,32 @@ export class FileStore implements LocalStore {
   }
 
   commitSet(set: SetToCommit, next: UpdaterState): Promise<void> {
+    this.written = undefined;
     return io('commit', async () => {
       // The pull settled already; a caller that did not gets its blobs promoted first.
       await this.sealer.settle();
       const early = this.takeEarly();
+      const envelopeKept = this.envelopeWritten(set);
       // One fsync of blobs/ for the whole batch, before the journal names a set built from
       // it: every blob's data was synced before its rename (docs/UPDATER.md §3, Durability).
-      if (this.blobsUnsynced) {
-        this.blobsUnsynced = false;
-        await fsyncDir(this.paths.blobs);
-        this.options.onStep?.('blobs-synced');
-      }
-      await commitSet(this.commit, set, next, early);
+      // Started first, so staging's checks run on the main thread while it is on the disk.
+      const before = this.blobsUnsynced ? this.syncBlobs() : undefined;
+      // Awaited by commitSet; marked handled so a commit refused before it looks is not left
+      // with an unhandled rejection.
+      before?.catch(() => undefined);
+      this.written = await commitSet(this.commit, set, next, { early, before, envelopeKept });
     });
   }
 
+  /** The commit's fsync of blobs/ (the renames of every blob promoted since the last one). */
+  private async syncBlobs(): Promise<void> {
+    this.blobsUnsynced = false;
+    await fsyncDir(this.paths.blobs);
+    this.options.onStep?.('blobs-synced');
+  }
+
   switchSet(dir: string, next: UpdaterState): Promise<void> {
+    this.written = undefined;
     return io('switch sets', () => switchToSet(this.commit, dir, next));
   }
 

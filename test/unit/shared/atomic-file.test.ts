@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeFileAtomic } from '#shared/atomic-file.js';
+import { commitTemp, writeFileAtomic, writeSyncedTemp } from '#shared/atomic-file.js';
 import { tempDirs } from '#test/temp-dir.js';
 
 const dirs = tempDirs();
@@ -21,5 +21,20 @@ describe('writeFileAtomic', () => {
     const dir = await dirs.make();
     await expect(writeFileAtomic(join(dir, 'missing', 'x'), new Uint8Array(1))).rejects.toThrow();
     expect(await readdir(dir)).toEqual([]);
+  });
+});
+
+describe('writeSyncedTemp', () => {
+  it('writes a hidden temporary file beside the target, which keeps its bytes until commitTemp', async () => {
+    const dir = await dirs.make();
+    const path = join(dir, 'journal.json');
+    await writeFileAtomic(path, 'old');
+    const temp = await writeSyncedTemp(path, 'new');
+    expect(temp).toMatch(/\/\.journal\.json\.[0-9a-f]{12}\.tmp$/);
+    expect(await readFile(path, 'utf8')).toBe('old');
+    expect(await readFile(temp, 'utf8')).toBe('new');
+    await commitTemp(temp, path);
+    expect(await readFile(path, 'utf8')).toBe('new');
+    expect(await readdir(dir)).toEqual(['journal.json']);
   });
 });

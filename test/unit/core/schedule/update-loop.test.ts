@@ -326,8 +326,8 @@ describe('staging during the pull (docs/UPDATER.md §3, Staging during the pull)
   /** A store that logs when it is told the set, opens partials and commits. */
   class TellingStore extends MemoryStore {
     readonly calls: string[] = [];
-    readonly told: SetToStage[] = [];
-    expectSet(set: SetToStage): Promise<void> {
+    readonly told: (SetToStage & { readonly envelope?: Uint8Array })[] = [];
+    expectSet(set: SetToStage & { readonly envelope?: Uint8Array }): Promise<void> {
       this.told.push(set);
       this.calls.push('expectSet');
       return Promise.resolve();
@@ -356,6 +356,9 @@ describe('staging during the pull (docs/UPDATER.md §3, Staging during the pull)
     expect(told?.artifacts).toEqual(
       V1.map((f) => ({ name: f.name, size: f.content.length, sha256: sha256Hex(f.content) })),
     );
+    // The signed bytes the commit keeps, known as early: a store may write them during the pull.
+    expect(told?.envelope).toEqual(store.envelopes.get(told?.setId ?? ''));
+    expect(told?.envelope?.length).toBeGreaterThan(0);
   });
 
   it('tells a repair its fresh directory, the one it commits', async () => {
