@@ -38,7 +38,13 @@ import { startDelayProxy, type DelayProxy } from './delay-proxy.js';
 import { printNetworkReport, type NetSample } from './network-report.js';
 import { bundles, type PeerBundles } from './peer-bundles.js';
 import { buildFixture, type PeersFixture } from './peers-fixture.js';
-import { envInt, runMeasured, writeRandomFile, type ChildRun } from './updater-kit.js';
+import {
+  clearForRound,
+  envInt,
+  runMeasured,
+  writeRandomFile,
+  type ChildRun,
+} from './updater-kit.js';
 
 interface Workload {
   readonly count: number;
@@ -140,9 +146,14 @@ function contenders(
       trust.env,
     );
   /** Fresh: an empty directory; an update: release 1 installed by the same client. */
+  // A fresh round's tree is moved aside, not removed (updater-kit.ts clearForRound says why).
+  const manyFiles = w.count > 1;
   const prepare = (install: (dir: string) => Promise<ChildRun>, dir: string) => async () => {
+    if (w.changes === 0) {
+      await clearForRound(work, dir, manyFiles);
+      return;
+    }
     await rm(dir, { recursive: true, force: true });
-    if (w.changes === 0) return;
     const r = await install(dir);
     if (r.code !== 0) throw new Error(`install failed: ${r.stdout} ${r.stderr.slice(-2000)}`);
   };
@@ -189,7 +200,7 @@ function contenders(
     list.push({
       label: `curl -Z ${CURL_PARALLEL} + openssl`,
       setup: async () => {
-        await rm(out, { recursive: true, force: true });
+        await clearForRound(work, out, manyFiles);
         const lines = names.map(
           (n) => `url = "${base}/v${target}/files/${n}"\noutput = "${out}/${n}"\n`,
         );

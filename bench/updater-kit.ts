@@ -5,8 +5,8 @@
 import { spawn } from 'node:child_process';
 import { randomFillSync } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { open } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { open, rename, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..');
 export const CLI_ENTRY = resolve(REPO_ROOT, 'src/cli/main.ts');
@@ -114,4 +114,29 @@ export async function writeRandomFile(path: string, size: number): Promise<void>
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * The previous round's tree of a many-file workload is moved aside, not removed, before the
+ * next fresh install: on an ext4 without a journal (this machine's), every create within 60-300 s
+ * of a mass removal steps over the inodes just freed, 10-15x the create's cost, and a contender
+ * that starts creating in the same second as the removal skips that (docs/UPDATER.md §11.1,
+ * The creates). Used by updater-peers.ts and network-peers.ts. No user's fresh install follows a removal of 10,000 files. Then the file
+ * system is synced (untimed), so no contender's syncs write back what another left dirty (curl
+ * never syncs; our batches' syncfs would write its files). The work directory is removed at
+ * the end as before. RM_BETWEEN_ROUNDS=1 removes between rounds and does not sync, as before.
+ */
+export const RM_BETWEEN_ROUNDS = process.env.RM_BETWEEN_ROUNDS === '1';
+let setAsideCount = 0;
+
+/** Clears `path` for a fresh round: moved aside in `work` and synced, or removed (above). */
+export async function clearForRound(work: string, path: string, manyFiles: boolean): Promise<void> {
+  if (RM_BETWEEN_ROUNDS || !manyFiles) {
+    await rm(path, { recursive: true, force: true });
+    return;
+  }
+  await rename(path, join(work, `aside-${setAsideCount++}`)).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  });
+  await runMeasured('sync', ['-f', work]);
 }

@@ -21,7 +21,7 @@
  * answer and tuf-js's metadata alike, each client taking it if it offers gzip (tuf-js's fetch
  * does; ours does for the manifest, docs/PROTOCOL.md §2.7.6, Content coding).
  */
-import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startNginx, type Nginx } from '#test/nginx.js';
@@ -29,6 +29,7 @@ import { makeTestPki } from '#test/tls-cert.js';
 import { bundles } from './peer-bundles.js';
 import { buildFixture, type PeersFixture } from './peers-fixture.js';
 import {
+  clearForRound,
   envInt,
   mib,
   MiB,
@@ -64,31 +65,6 @@ const peersWanted = process.env.PEERS?.split(',');
 /** Extra node flags for our CLI only, e.g. OURS_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/p'. */
 const oursNodeArgs = (process.env.OURS_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 const wanted = (peer: string): boolean => peersWanted === undefined || peersWanted.includes(peer);
-/**
- * The previous round's tree of a many-file workload is moved aside, not removed, before the
- * next fresh install: on an ext4 without a journal (this machine's), every create within 60-300 s
- * of a mass removal steps over the inodes just freed, 10-15x the create's cost, and a contender
- * that starts creating in the same second as the removal skips that (docs/UPDATER.md §11.1,
- * The creates). No user's fresh install follows a removal of 10,000 files. Then the file
- * system is synced (untimed), so no contender's syncs write back what another left dirty (curl
- * never syncs; our batches' syncfs would write its files). The work directory is removed at
- * the end as before. RM_BETWEEN_ROUNDS=1 removes between rounds and does not sync, as before.
- */
-const RM_BETWEEN_ROUNDS = process.env.RM_BETWEEN_ROUNDS === '1';
-let setAsideCount = 0;
-
-/** Clears `path` for a fresh round: moved aside in `work` and synced, or removed (above). */
-async function clearForRound(work: string, path: string, manyFiles: boolean): Promise<void> {
-  if (RM_BETWEEN_ROUNDS || !manyFiles) {
-    await rm(path, { recursive: true, force: true });
-    return;
-  }
-  await rename(path, join(work, `aside-${setAsideCount++}`)).catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  });
-  await sh(`sync -f ${q(work)}`);
-}
-
 interface Sample {
   readonly ms: number;
   readonly rss: number;
