@@ -25,7 +25,8 @@ import {
 import { commitTemp, fsyncDir, writeFileAtomic, writeSyncedTemp } from '#shared/atomic-file.js';
 import type { CurrentSet } from './current-set.js';
 import { errno, exists } from '../fs/index.js';
-import { keepBlobFacts, saveBlobFacts } from '../blobs/index.js';
+import { collectAfterCommit } from './commit-gc.js';
+import { allSettled } from './settle-all.js';
 import { stageSet } from './set-staging.js';
 import type { StagingTree } from './staging-tree.js';
 import type { StateDirPaths } from '../fs/index.js';
@@ -192,16 +193,6 @@ async function nextState(path: string, state: UpdaterState): Promise<EncodedStat
   return { state: next, bytes: encodeState(next) };
 }
 
-/**
- * Waits for every one of `work` (none is left running behind a failure) and throws the first
- * failure, in the order given.
- */
-export async function allSettled(work: readonly Promise<unknown>[]): Promise<void> {
-  for (const done of await Promise.allSettled(work)) {
-    if (done.status === 'rejected') throw done.reason;
-  }
-}
-
 /** Steps 2-5 for a set already on disk (rollback). */
 export async function switchToSet(
   ctx: CommitContext,
@@ -306,63 +297,6 @@ async function finishCommit(
       (set) => set?.artifacts.map((a) => a.sha256) ?? [],
     ),
   );
-  // Removing sets unlinks blobs' hard links (their ctime moves): keep the facts that held.
-  // With no set to remove (a first install) no link changes, and nothing is re-checked.
-  const doomed = await doomedSets(paths, journal.state);
-  const collect = async (): Promise<void> => {
-    await collectGarbage(paths, journal.state, doomed);
-    ctx.onStep?.('gc-done');
-  };
-  if (doomed.length > 0) {
-    await keepBlobFacts(paths.blobs, kept, collect);
-    // The facts of the run, once per commit, after the GC's last link change (blob-facts.ts).
-    await saveBlobFacts(paths.blobs, kept);
-  } else {
-    // No set removed: the GC changes no link of a kept blob, so their facts are final now and
-    // are saved beside it (docs/UPDATER.md §3, The commit's durable steps side by side).
-    await allSettled([collect(), saveBlobFacts(paths.blobs, kept)]);
-  }
+  await collectAfterCommit(paths, journal.state, kept, ctx.onStep);
   return written;
-}
-
-/** The entries of sets/ that neither the installed nor the previous set uses. */
-async function doomedSets(paths: StateDirPaths, state: UpdaterState): Promise<string[]> {
-  const dirs = new Set<string>();
-  for (const set of [state.installed, state.previous]) if (set !== null) dirs.add(setDir(set));
-  return (await readdir(paths.sets)).filter((entry) => !dirs.has(entry));
-}
-
-/**
- * Keeps what the installed and previous sets reference; removes the rest (`doomed`: the
- * caller's `doomedSets`, listed once).
- */
-async function collectGarbage(
-  paths: StateDirPaths,
-  state: UpdaterState,
-  doomed: readonly string[],
-): Promise<void> {
-  const sets = new Set<string>();
-  const blobs = new Set<string>();
-  for (const set of [state.installed, state.previous]) {
-    if (set === null) continue;
-    sets.add(set.setId);
-    for (const a of set.artifacts) blobs.add(a.sha256);
-  }
-  for (const entry of doomed) {
-    await rm(join(paths.sets, entry), { recursive: true, force: true });
-  }
-  // Three directories, each listed and cleared independently of the others.
-  await allSettled([
-    removeUnkept(paths.manifests, (entry) => sets.has(entry.replace(/\.json$/, ''))),
-    removeUnkept(paths.blobs, (entry) => blobs.has(entry)),
-    // Every blob the new set needs is in place, so any partial left is stale.
-    removeUnkept(paths.partial, () => false),
-  ]);
-}
-
-/** Removes every entry of `dir` that `kept` does not keep. */
-async function removeUnkept(dir: string, kept: (entry: string) => boolean): Promise<void> {
-  for (const entry of await readdir(dir)) {
-    if (!kept(entry)) await rm(join(dir, entry), { force: true });
-  }
 }

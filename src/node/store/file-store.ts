@@ -6,20 +6,19 @@
  * for before a lookup or a commit. Every file-system failure leaves here as IO (fs-errors.ts
  * `io`).
  */
-import { readdir, rm } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AuditRecord } from '#core/install/index.js';
 import { UpdateError } from '#core/errors.js';
 import type { StepHook } from '#core/install/index.js';
 import type { LocalStore, PartialBlob, SetToStage } from '#core/ports.js';
-import { encodeState, setDir, type InstalledArtifact, type UpdaterState } from '#core/state.js';
+import { encodeState, type InstalledArtifact, type UpdaterState } from '#core/state.js';
 import { fsyncDir, writeFileAtomic } from '#shared/atomic-file.js';
 import { appendAuditFile } from './audit-file.js';
 import { BlobSealer, type BlobSealerOptions } from '../blobs/index.js';
 import { trustBlob } from '../blobs/index.js';
-import { BlobListing, setArrivalHook } from '../blobs/index.js';
+import { BlobListing } from '../blobs/index.js';
 import {
-  allSettled,
   commitSet,
   readStateAndBytes,
   readPendingState,
@@ -36,7 +35,7 @@ import { openPartialBlob, storeVerifiedBlob } from '../blobs/index.js';
 import type { PartialBlobOptions, PartialPaths } from '../blobs/index.js';
 import { prepareStateDir, readNoFollow } from '../fs/index.js';
 import { ensureStateDirs, stateDirPaths, type StateDirPaths } from '../fs/index.js';
-import { StagingTree } from './staging-tree.js';
+import { PullStaging } from './pull-staging.js';
 import { quickCheck, scanTree } from './tree-scan.js';
 
 export interface FileStoreOptions extends BlobSealerOptions {
@@ -70,16 +69,14 @@ export class FileStore implements LocalStore {
   private readonly listing: BlobListing;
   /** Seals small blobs behind the downloads (blob-sealer.ts); decided once per store. */
   private readonly sealer: BlobSealer;
-  /** The tree this run's pull stages into (staging-tree.ts), from `expectSet` to the commit. */
-  private early: StagingTree | undefined;
+  /** The staging tree and signed manifest of the set being pulled (pull-staging.ts). */
+  private readonly pulled: PullStaging;
   /**
    * The state and bytes this store's last commit wrote: what a read would parse now (only the
    * lock holder writes the state), handed back by `loadStateAndBytes` without reading and
    * parsing them again; dropped by any other write or recovery of the state.
    */
   private written: LoadedState | undefined;
-  /** The envelope `expectSet` wrote to manifests/ durably, until the commit (keepEnvelope). */
-  private envelopeKept: { readonly setId: string; readonly envelope: Uint8Array } | undefined;
   /** The live set under the chosen swap strategy. */
   readonly current: CurrentSet;
 
@@ -91,6 +88,7 @@ export class FileStore implements LocalStore {
     this.commit = { paths, current: this.current, onStep: options.onStep };
     this.listing = new BlobListing(paths.blobs);
     this.sealer = new BlobSealer(paths.blobs, options);
+    this.pulled = new PullStaging(paths, this.current);
   }
 
   /**
@@ -237,52 +235,7 @@ export class FileStore implements LocalStore {
    * pull). Nothing for the live set, which is never rebuilt.
    */
   expectSet(set: SetToStage & { readonly envelope?: Uint8Array }): Promise<void> {
-    return io('stage the set being pulled', async () => {
-      const before = this.takeEarly();
-      this.envelopeKept = undefined;
-      if (before !== undefined) await rm(before.root, { recursive: true, force: true });
-      await allSettled([this.stageEarly(set), this.keepEnvelope(set.setId, set.envelope)]);
-    });
-  }
-
-  /** The staging tree of `expectSet`, hooked to the arrivals (none for the live set). */
-  private async stageEarly(set: SetToStage): Promise<void> {
-    const dir = setDir(set);
-    if ((await this.current.live()) === dir) return;
-    this.early = await StagingTree.create(this.paths.sets, dir, set.artifacts);
-    setArrivalHook(this.paths.blobs, this.early);
-  }
-
-  /**
-   * Writes the set's signed manifest while it is pulled: it is known once the manifest is
-   * accepted, and the commit then has one durable write fewer after the last byte. One that no
-   * commit names (a pull that fails or is killed) is what a crash before the journal left
-   * already: unread, and removed by the next commit's GC (docs/UPDATER.md §3, The commit's
-   * durable steps side by side).
-   */
-  private async keepEnvelope(setId: string, envelope: Uint8Array | undefined): Promise<void> {
-    if (envelope === undefined) return;
-    await writeFileAtomic(join(this.paths.manifests, `${setId}.json`), envelope);
-    this.envelopeKept = { setId, envelope };
-  }
-
-  /** Whether `set`'s envelope is the one `keepEnvelope` made durable in this run. */
-  private envelopeWritten(set: SetToCommit): boolean {
-    const kept = this.envelopeKept;
-    this.envelopeKept = undefined;
-    return (
-      kept !== undefined &&
-      kept.setId === set.setId &&
-      Buffer.from(kept.envelope).equals(set.envelope)
-    );
-  }
-
-  /** The pull's staging tree, no longer told of arrivals. */
-  private takeEarly(): StagingTree | undefined {
-    const early = this.early;
-    this.early = undefined;
-    setArrivalHook(this.paths.blobs, undefined);
-    return early;
+    return io('stage the set being pulled', () => this.pulled.expect(set));
   }
 
   commitSet(set: SetToCommit, next: UpdaterState): Promise<void> {
@@ -290,8 +243,8 @@ export class FileStore implements LocalStore {
     return io('commit', async () => {
       // The pull settled already; a caller that did not gets its blobs promoted first.
       await this.sealer.settle();
-      const early = this.takeEarly();
-      const envelopeKept = this.envelopeWritten(set);
+      const early = this.pulled.take();
+      const envelopeKept = this.pulled.envelopeWritten(set);
       // One fsync of blobs/ for the whole batch, before the journal names a set built from
       // it: every blob's data was synced before its rename (docs/UPDATER.md §3, Durability).
       // Started first, so staging's checks run on the main thread while it is on the disk.
