@@ -13,5 +13,5 @@ export {
 } from './safe-fs.js';
 export { SyncCoprocess } from './sync-coprocess.js';
 export { writeAll, writeAllSync } from './write-all.js';
-export { ensureStateDirs, stateDirPaths } from './state-dir.js';
+export { ensureStateDirs, envelopePath, stateDirPaths } from './state-dir.js';
 export type { StateDirPaths } from './state-dir.js';

@@ -51,6 +51,11 @@ export function stateDirPaths(dir: string): StateDirPaths {
   };
 }
 
+/** `manifests/<setId>.json`: the signed envelope a set came from. */
+export function envelopePath(paths: StateDirPaths, setId: string): string {
+  return join(paths.manifests, `${setId}.json`);
+}
+
 /** Creates the directories (0700: the state is private to the user). */
 export async function ensureStateDirs(paths: StateDirPaths): Promise<void> {
   for (const dir of [

@@ -22,9 +22,10 @@ import {
   type InstalledArtifact,
   type UpdaterState,
 } from '#core/state.js';
+import { readStateFile, type LoadedState } from './state-file.js';
 import { commitTemp, fsyncDir, writeFileAtomic, writeSyncedTemp } from '#shared/atomic-file.js';
 import type { CurrentSet } from './current-set.js';
-import { errno, exists } from '../fs/index.js';
+import { envelopePath, errno, exists } from '../fs/index.js';
 import { collectAfterCommit } from './commit-gc.js';
 import { allSettled } from './settle-all.js';
 import { stageSet } from './set-staging.js';
@@ -50,36 +51,6 @@ export interface SetToCommit {
   readonly dir?: string;
   readonly envelope: Uint8Array;
   readonly artifacts: readonly InstalledArtifact[];
-}
-
-/** Reads state.json; EMPTY_STATE when there is none yet. */
-export async function readStateFile(path: string): Promise<UpdaterState> {
-  return (await readStateAndBytes(path)).state;
-}
-
-/** A loaded state and the state file bytes it was parsed from (state-touch.ts hashes them). */
-export interface LoadedState {
-  readonly state: UpdaterState;
-  /** state.json's bytes; undefined when there is no state file yet (EMPTY_STATE). */
-  readonly bytes: Uint8Array | undefined;
-}
-
-/** readStateFile, also handing back the bytes it parsed. */
-export async function readStateAndBytes(path: string): Promise<LoadedState> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(path);
-  } catch (error) {
-    if (errno(error) === 'ENOENT') return { state: EMPTY_STATE, bytes: undefined };
-    // Which file and why (EACCES: a mode 000 file, another user's DIR), as every IO error says
-    // them (docs/UPDATER.md §7): the bare words left the user to guess.
-    const message = error instanceof Error ? error.message : 'failed';
-    throw new UpdateError('IO', `cannot read the state file ${path}: ${message}`, {
-      cause: error,
-      details: { path, ...errnoDetails(error) },
-    });
-  }
-  return { state: parseState(bytes), bytes };
 }
 
 /**
@@ -158,7 +129,7 @@ export async function commitSet(
     ctx.onStep?.('set-staged');
   };
   const manifest = (): Promise<void> =>
-    writeFileAtomic(join(ctx.paths.manifests, `${set.setId}.json`), set.envelope);
+    writeFileAtomic(envelopePath(ctx.paths, set.setId), set.envelope);
   // The journal names the set's directory: that is what recovery swaps DIR/current to.
   const journal = { setId: dir, state: next };
   const journalTemp = writeSyncedTemp(ctx.paths.journal, journalBytes(journal));

@@ -7,7 +7,6 @@
  * `io`).
  */
 import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { AuditRecord } from '#core/install/index.js';
 import { UpdateError } from '#core/errors.js';
 import type { StepHook } from '#core/install/index.js';
@@ -20,21 +19,20 @@ import { trustBlob } from '../blobs/index.js';
 import { BlobListing } from '../blobs/index.js';
 import {
   commitSet,
-  readStateAndBytes,
   readPendingState,
   recoverCommit,
   switchToSet,
   type CommitContext,
-  type LoadedState,
   type SetToCommit,
 } from './commit-journal.js';
 import { CurrentSet, type SwapStrategy } from './current-set.js';
+import { readStateAndBytes, type LoadedState } from './state-file.js';
 import { openFactsBook } from '../blobs/index.js';
 import { exists, io, isDiskFull } from '../fs/index.js';
 import { openPartialBlob, storeVerifiedBlob } from '../blobs/index.js';
 import type { PartialBlobOptions, PartialPaths } from '../blobs/index.js';
 import { prepareStateDir, readNoFollow } from '../fs/index.js';
-import { ensureStateDirs, stateDirPaths, type StateDirPaths } from '../fs/index.js';
+import { ensureStateDirs, envelopePath, stateDirPaths, type StateDirPaths } from '../fs/index.js';
 import { PullStaging } from './pull-staging.js';
 import { quickCheck, scanTree } from './tree-scan.js';
 
@@ -276,7 +274,7 @@ export class FileStore implements LocalStore {
 
   async loadEnvelope(setId: string): Promise<Uint8Array | undefined> {
     try {
-      return await readNoFollow(join(this.paths.manifests, `${setId}.json`));
+      return await readNoFollow(envelopePath(this.paths, setId));
     } catch (error) {
       if (error instanceof UpdateError) throw error; // a planted link: STATE_UNSAFE
       return undefined;
@@ -285,7 +283,7 @@ export class FileStore implements LocalStore {
 
   saveEnvelope(setId: string, envelope: Uint8Array): Promise<void> {
     return io('write a signed manifest', () =>
-      writeFileAtomic(join(this.paths.manifests, `${setId}.json`), envelope),
+      writeFileAtomic(envelopePath(this.paths, setId), envelope),
     );
   }
 

@@ -5,12 +5,11 @@
  * before the last byte (§3, The commit's durable steps side by side). The commit takes both.
  */
 import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { SetToStage } from '#core/ports.js';
 import { setDir } from '#core/state.js';
 import { writeFileAtomic } from '#shared/atomic-file.js';
 import { setArrivalHook } from '../blobs/index.js';
-import type { StateDirPaths } from '../fs/index.js';
+import { envelopePath, type StateDirPaths } from '../fs/index.js';
 import type { SetToCommit } from './commit-journal.js';
 import { allSettled } from './settle-all.js';
 import type { CurrentSet } from './current-set.js';
@@ -52,7 +51,7 @@ export class PullStaging {
    */
   private async keepEnvelope(setId: string, envelope: Uint8Array | undefined): Promise<void> {
     if (envelope === undefined) return;
-    await writeFileAtomic(join(this.paths.manifests, `${setId}.json`), envelope);
+    await writeFileAtomic(envelopePath(this.paths, setId), envelope);
     this.envelopeKept = { setId, envelope };
   }
 

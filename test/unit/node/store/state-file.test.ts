@@ -1,8 +1,8 @@
-/** Reading the state file (src/node/store/commit-journal.ts, docs/UPDATER.md §2 and §7). */
+/** Reading the state file (src/node/store/state-file.ts, docs/UPDATER.md §2 and §7). */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readStateAndBytes } from '#node/store/commit-journal.js';
+import { readStateAndBytes } from '#node/store/state-file.js';
 import { tempDirs } from '#test/temp-dir.js';
 
 const dirs = tempDirs();
