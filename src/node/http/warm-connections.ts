@@ -36,6 +36,11 @@ interface Warm {
 
 const EVENTS = ['error', 'close', 'end'] as const;
 
+/** Whether `agent` is node:https's (its connections are TLS). */
+function isHttps(agent: Agent): boolean {
+  return (agent as Agent & { protocol?: string }).protocol === 'https:';
+}
+
 /** What an agent passes its `createConnection` (node's Agent.createSocket). */
 type ConnectOptions = Record<string, unknown> & { host: string; port: number };
 
@@ -48,7 +53,7 @@ type ConnectOptions = Record<string, unknown> & { host: string; port: number };
 function connectOptions(agent: Agent, host: string, port: number): ConnectOptions {
   const own = (agent as Agent & { options?: Record<string, unknown> }).options ?? {};
   const options: ConnectOptions = { ...own, host, port };
-  if ((agent as Agent & { protocol?: string }).protocol === 'https:') {
+  if (isHttps(agent)) {
     options['servername'] = isIP(host) === 0 ? host : '';
   }
   return options;
@@ -108,10 +113,9 @@ export class WarmConnections {
       early?.destroy();
       return;
     }
-    const secure = (this.agent as Agent & { protocol?: string }).protocol === 'https:';
     // node's Agent.createSocket names the connection so for https's session cache.
     const socket =
-      early !== undefined && !secure
+      early !== undefined && !isHttps(this.agent)
         ? asAgentWould(early, options)
         : this.connect({
             ...options,
