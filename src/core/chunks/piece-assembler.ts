@@ -28,16 +28,15 @@ export class PieceRefused extends UpdateError {
  */
 export class PieceAssembler<P extends VerifiedPiece> {
   delivered = 0;
-  private buffer: Uint8Array;
+  /** The piece being gathered across answer chunks; made only when a piece straddles them. */
+  private buffer: Uint8Array | undefined;
   private filled = 0;
 
   constructor(
     private readonly pieces: readonly P[],
     private readonly what: string,
     private readonly deliver: (piece: P, bytes: Uint8Array) => Promise<void>,
-  ) {
-    this.buffer = new Uint8Array(pieces[0]?.length ?? 0);
-  }
+  ) {}
 
   async bytes(offset: number, data: Uint8Array): Promise<void> {
     let pos = offset;
@@ -58,17 +57,30 @@ export class PieceAssembler<P extends VerifiedPiece> {
         throw new UpdateError('SIZE_MISMATCH', `${this.what}: the answer skips bytes of a piece`);
       }
       const take = Math.min(piece.length - this.filled, data.length - at);
-      this.buffer.set(data.subarray(at, at + take), this.filled);
-      this.filled += take;
+      let whole: Uint8Array;
+      if (this.filled === 0 && take === piece.length) {
+        // The whole piece lies in this chunk (most small pieces): hashed and handed on as a
+        // view of it, with no buffer of its own and no copy (docs/UPDATER.md §11.4).
+        whole = data.subarray(at, at + take);
+      } else {
+        this.buffer ??= new Uint8Array(piece.length);
+        this.buffer.set(data.subarray(at, at + take), this.filled);
+        this.filled += take;
+        if (this.filled < piece.length) {
+          pos += take;
+          at += take;
+          continue;
+        }
+        whole = this.buffer;
+        this.buffer = undefined;
+        this.filled = 0;
+      }
       pos += take;
       at += take;
-      if (this.filled < piece.length) continue;
-      const digest = createHash('sha256').update(this.buffer).digest();
+      const digest = createHash('sha256').update(whole).digest();
       if (!digest.equals(piece.sha256)) throw new PieceRefused(this.what);
-      await this.deliver(piece, this.buffer);
+      await this.deliver(piece, whole);
       this.delivered++;
-      this.buffer = new Uint8Array(this.pieces[this.delivered]?.length ?? 0);
-      this.filled = 0;
     }
   }
 }
