@@ -33,6 +33,14 @@ export function tempPathFor(target: string): string {
   return join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
 }
 
+/** `tempPathFor`'s file names: `.<target name>.<12 hex>.tmp`. */
+const TEMP_NAME = /^\.(.+)\.[0-9a-f]{12}\.tmp$/;
+
+/** The target name a `tempPathFor` file name was made for, or undefined for any other name. */
+export function tempTargetOf(name: string): string | undefined {
+  return TEMP_NAME.exec(name)?.[1];
+}
+
 /** Renames a synced temporary file onto `target` and syncs the directory entry. */
 export async function commitTemp(temp: string, target: string): Promise<void> {
   try {

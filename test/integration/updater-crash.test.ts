@@ -77,6 +77,19 @@ async function present(name: string): Promise<boolean> {
   );
 }
 
+/**
+ * The temporary files of atomic writes a kill left (`.<name>.<hex>.tmp`): none may outlive the
+ * next run, in DIR, DIR/.updater or its manifests/ (docs/UPDATER.md §3, Temporary files).
+ */
+async function strayTemps(): Promise<string[]> {
+  const found: string[] = [];
+  for (const sub of ['', '.updater', '.updater/manifests', '.updater/tuf']) {
+    const entries = await readdir(join(dir, sub)).catch(() => []);
+    for (const name of entries) if (name.endsWith('.tmp')) found.push(join(sub, name));
+  }
+  return found;
+}
+
 /** Only the chosen strategy's form is on disk (a leftover of the other would go stale). */
 async function expectForm(swap: SwapStrategy): Promise<void> {
   expect(await present('current.json')).toBe(swap === 'pointer');
@@ -146,6 +159,7 @@ describe.each(SWAP_STRATEGIES)('swap %s', (swap) => {
         expect(['applied', 'up-to-date']).toContain(outcome);
         expect(await currentFiles()).toEqual(newSet);
         await expectForm(swap);
+        expect(await strayTemps()).toEqual([]);
 
         // And the installed set verifies against the signed manifest: no drift left behind.
         const u = await openUpdater(server, dir, { swap });

@@ -29,6 +29,7 @@ import { envelopePath, errno, exists } from '../fs/index.js';
 import { collectAfterCommit } from './commit-gc.js';
 import { allSettled } from './settle-all.js';
 import { stageSet } from './set-staging.js';
+import { dropStrayTemps } from './stray-temps.js';
 import type { StagingTree } from './staging-tree.js';
 import type { StateDirPaths } from '../fs/index.js';
 
@@ -55,7 +56,8 @@ export interface SetToCommit {
 
 /**
  * Crash recovery: migrate a DIR written under the other swap strategy (first, so the journal is
- * replayed in the form it will stay in), roll a journaled commit forward, drop staging trees.
+ * replayed in the form it will stay in), roll a journaled commit forward, drop staging trees
+ * and the temporary files of atomic writes a kill left (stray-temps.ts).
  */
 export async function recoverCommit(ctx: CommitContext): Promise<void> {
   await ctx.current.adopt();
@@ -70,6 +72,7 @@ export async function recoverCommit(ctx: CommitContext): Promise<void> {
     if (entry.includes('.staging'))
       await rm(join(ctx.paths.sets, entry), { recursive: true, force: true });
   }
+  await dropStrayTemps(ctx.paths);
 }
 
 /**
