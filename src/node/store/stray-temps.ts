@@ -51,8 +51,13 @@ export async function dropStrayTemps(paths: StateDirPaths): Promise<number> {
     for (const name of names) {
       const target = tempTargetOf(name);
       if (target === undefined || !home.ours(target)) continue;
-      await rm(join(home.dir, name), { force: true });
-      dropped++;
+      try {
+        await rm(join(home.dir, name), { force: true });
+        dropped++;
+      } catch {
+        // Not a file of ours after all (a directory made under such a name): harmless where it
+        // is, and no reason to refuse the store.
+      }
     }
   }
   return dropped;

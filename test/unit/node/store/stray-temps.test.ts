@@ -70,6 +70,18 @@ describe('dropStrayTemps', () => {
     expect(await names(root, '.updater/tuf')).toEqual([]);
   });
 
+  it('leaves a directory made under such a name, and drops the rest', async () => {
+    const root = await dirs.make();
+    const paths = stateDirPaths(root);
+    await ensureStateDirs(paths);
+    await mkdir(join(paths.meta, `.state.json.${HEX}.tmp`));
+    await writeFile(join(paths.meta, `.journal.json.${HEX}.tmp`), 'x');
+    expect(await dropStrayTemps(paths)).toBe(1);
+    expect((await names(root, '.updater')).filter((n) => n.endsWith('.tmp'))).toEqual([
+      `.state.json.${HEX}.tmp`,
+    ]);
+  });
+
   it('finds nothing to do in a DIR without TUF metadata', async () => {
     const root = await dirs.make();
     await ensureStateDirs(stateDirPaths(root));
