@@ -6,10 +6,12 @@
  * store drops them when it opens, under the lock, so no run of ours is writing one then.
  *
  * Only the names this updater writes that way are dropped, each in its own directory: a file
- * of the user's in DIR, or another process's temporary lock file (lock-file.ts, whose owner may
- * be about to link it while we hold the lock), is never touched.
+ * of the user's in DIR is never touched. The temporary files of the lock and of its break
+ * markers (lock-file.ts) are another process's: one that has not got the lock yet and may be
+ * about to link its record while we hold it. Such a file lives for one write and fsync, so it
+ * is dropped only once it is LOCK_TEMP_STALE_MS old (its owner was killed before the link).
  */
-import { readdir, rm } from 'node:fs/promises';
+import { lstat, readdir, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { tempTargetOf } from '#shared/atomic-file.js';
 import { errno } from '../fs/index.js';
@@ -17,28 +19,52 @@ import type { StateDirPaths } from '../fs/index.js';
 import { tufDirOf } from '../tuf/index.js';
 import { TOUCH_FILE } from './state-touch.js';
 
+/** A temporary lock record older than this was left by a killed process (lock-file.ts). */
+export const LOCK_TEMP_STALE_MS = 10 * 60_000;
+
+/** Whether a temporary file is dropped: at once, only once stale, or never (undefined). */
+type Drop = 'now' | 'when-stale' | undefined;
+
 /** A directory and which of its files' temporary names are ours to drop. */
 interface TempHome {
   readonly dir: string;
-  readonly ours: (target: string) => boolean;
+  readonly drop: (target: string) => Drop;
 }
 
 function tempHomes(paths: StateDirPaths): TempHome[] {
-  const named = (...names: string[]): ((target: string) => boolean) => {
-    const set = new Set(names);
-    return (target) => set.has(target);
-  };
+  const ours = new Set([basename(paths.state), basename(paths.journal), TOUCH_FILE]);
+  const lock = basename(paths.lock);
   return [
-    { dir: paths.root, ours: named(basename(paths.pointer)) },
-    { dir: paths.meta, ours: named(basename(paths.state), basename(paths.journal), TOUCH_FILE) },
-    { dir: paths.manifests, ours: (target) => /^[0-9a-f]{64}\.json$/.test(target) },
+    { dir: paths.root, drop: (target) => (target === basename(paths.pointer) ? 'now' : undefined) },
+    {
+      dir: paths.meta,
+      drop: (target) =>
+        ours.has(target)
+          ? 'now'
+          : target === lock || target.startsWith(`${lock}.breaking-`)
+            ? 'when-stale'
+            : undefined,
+    },
+    {
+      dir: paths.manifests,
+      drop: (target) => (/^[0-9a-f]{64}\.json$/.test(target) ? 'now' : undefined),
+    },
     // Only TUF metadata is written there (file-metadata-store.ts).
-    { dir: tufDirOf(paths.meta), ours: () => true },
+    { dir: tufDirOf(paths.meta), drop: () => 'now' },
   ];
 }
 
-/** Removes our temporary files in DIR and DIR/.updater; answers how many it removed. */
-export async function dropStrayTemps(paths: StateDirPaths): Promise<number> {
+/** Whether `path` was last written at least LOCK_TEMP_STALE_MS before `nowMs`. */
+async function stale(path: string, nowMs: number): Promise<boolean> {
+  const info = await lstat(path).catch(() => undefined);
+  return info !== undefined && nowMs - info.mtimeMs >= LOCK_TEMP_STALE_MS;
+}
+
+/**
+ * Removes our temporary files in DIR and DIR/.updater; answers how many it removed. `nowMs`
+ * (tests) judges the age of temporary lock records.
+ */
+export async function dropStrayTemps(paths: StateDirPaths, nowMs = Date.now()): Promise<number> {
   let dropped = 0;
   for (const home of tempHomes(paths)) {
     let names: string[];
@@ -50,9 +76,12 @@ export async function dropStrayTemps(paths: StateDirPaths): Promise<number> {
     }
     for (const name of names) {
       const target = tempTargetOf(name);
-      if (target === undefined || !home.ours(target)) continue;
+      const drop = target === undefined ? undefined : home.drop(target);
+      if (drop === undefined) continue;
+      const path = join(home.dir, name);
+      if (drop === 'when-stale' && !(await stale(path, nowMs))) continue;
       try {
-        await rm(join(home.dir, name), { force: true });
+        await rm(path, { force: true });
         dropped++;
       } catch {
         // Not a file of ours after all (a directory made under such a name): harmless where it

@@ -1,7 +1,7 @@
 /**
  * The temporary files of atomic writes that a kill left (src/node/store/stray-temps.ts,
- * docs/UPDATER.md §3, Temporary files): ours are dropped when the store opens; anything else,
- * a user's file or another process's temporary lock file, stays.
+ * docs/UPDATER.md §3, Temporary files): ours are dropped when the store opens, another
+ * process's temporary lock record only once it is stale; anything else, a user's file, stays.
  */
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { tempPathFor, tempTargetOf } from '#shared/atomic-file.js';
 import { ensureStateDirs, stateDirPaths } from '#node/fs/state-dir.js';
 import { FileStore } from '#node/store/file-store.js';
-import { dropStrayTemps } from '#node/store/stray-temps.js';
+import { dropStrayTemps, LOCK_TEMP_STALE_MS } from '#node/store/stray-temps.js';
 import { tempDirs } from '#test/temp-dir.js';
 
 const dirs = tempDirs();
@@ -68,6 +68,20 @@ describe('dropStrayTemps', () => {
     ]);
     expect(await names(root, '.updater/manifests')).toEqual([`${SET_ID}.json`]);
     expect(await names(root, '.updater/tuf')).toEqual([]);
+  });
+
+  it("drops another process's temporary lock record only once it is stale", async () => {
+    const root = await dirs.make();
+    const paths = stateDirPaths(root);
+    await ensureStateDirs(paths);
+    const records = [`.lock.${HEX}.tmp`, `.lock.breaking-0123456789abcdef.${HEX}.tmp`];
+    for (const name of records) await writeFile(join(paths.meta, name), '{}');
+    const tmps = async (): Promise<string[]> =>
+      (await names(root, '.updater')).filter((n) => n.endsWith('.tmp'));
+    expect(await dropStrayTemps(paths, Date.now() + LOCK_TEMP_STALE_MS - 60_000)).toBe(0);
+    expect(await tmps()).toEqual(records.sort());
+    expect(await dropStrayTemps(paths, Date.now() + LOCK_TEMP_STALE_MS + 1000)).toBe(2);
+    expect(await tmps()).toEqual([]);
   });
 
   it('leaves a directory made under such a name, and drops the rest', async () => {
