@@ -46,7 +46,9 @@ export interface FetchResponse {
   header(name: string): string | undefined;
   /**
    * The body as it arrives. Never decoded, except a `Content-Encoding: gzip` answer to a request
-   * sent with `acceptGzip`, which comes inflated as it streams (`inflated` is then true).
+   * sent with `acceptGzip`, which comes inflated as it streams (`inflated` is then true). Each
+   * chunk is a buffer the fetcher never writes into again: a verified piece may be kept as a
+   * view of it until it is stored (chunks/piece-assembler.ts).
    */
   readonly body: AsyncIterable<Uint8Array>;
   /** True when `body` is the inflated form of a gzip-coded answer (FetchInit.acceptGzip). */

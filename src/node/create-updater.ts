@@ -146,7 +146,7 @@ export async function createNodeUpdater(options: NodeUpdaterOptions): Promise<Up
   let store: FileStore;
   let tuf: TufRunPorts | undefined;
   try {
-    store = await openStore(options);
+    store = await openStore(options, lock !== NO_LOCK);
     tuf = await tufPortsFor(options, paths, pinned.length > 0);
   } catch (error) {
     await lock.release();
@@ -207,6 +207,9 @@ async function tufPortsFor(
   return { store, config: lifetime === undefined ? {} : { maxTimestampLifetimeS: lifetime } };
 }
 
+/** What a read-only use on a full disk holds instead of the lock: nothing to release. */
+const NO_LOCK: LockHandle = { release: () => Promise.resolve() };
+
 /** The state directory's lock; for a read-only use on a full disk, none (see `readOnly`). */
 async function lockFor(
   paths: StateDirPaths,
@@ -218,7 +221,7 @@ async function lockFor(
   } catch (error) {
     if (!readOnly || !isDiskFull(error)) throw error;
     logger?.warn('the disk is full: reading without the lock', { path: paths.lock });
-    return { release: () => Promise.resolve() };
+    return NO_LOCK;
   }
 }
 
@@ -236,10 +239,14 @@ async function prepareDir(paths: StateDirPaths): Promise<void> {
   }
 }
 
-/** Opens the file store (the lock is held: recovery of an interrupted commit runs here). */
-function openStore(options: NodeUpdaterOptions): Promise<FileStore> {
+/**
+ * Opens the file store. With the lock held, recovery of an interrupted commit runs here;
+ * without it (a read on a full disk) the store writes nothing (file-store.ts `locked`).
+ */
+function openStore(options: NodeUpdaterOptions, locked: boolean): Promise<FileStore> {
   const collect = options.collectGarbage;
   return FileStore.open(options.dir, {
+    locked,
     onStep: options.onStep,
     onWritten: collect === undefined ? undefined : gcPacer(collect),
     writebackEveryBytes: options.writebackEveryBytes,

@@ -79,7 +79,8 @@ async function present(name: string): Promise<boolean> {
 
 /**
  * The temporary files of atomic writes a kill left (`.<name>.<hex>.tmp`): none may outlive the
- * next run, in DIR, DIR/.updater or its manifests/ (docs/UPDATER.md §3, Temporary files).
+ * next run, in DIR, DIR/.updater, its manifests/ or its tuf/ (docs/UPDATER.md §3, Temporary
+ * files).
  */
 async function strayTemps(): Promise<string[]> {
   const found: string[] = [];

@@ -142,7 +142,7 @@ describe('a disk that fills up after the swap', () => {
     const verify = await cli('verify');
     expect(verify.code).toBe(0);
     expect(verify.json).toMatchObject({ ok: true, version: '2.0.0', drift: [] });
-    // The disk stayed full: writes were tried (the lock, the replay) and none landed.
+    // The disk stayed full: the lock was tried and did not land; without it nothing else is.
     expect(disk.refused).toBeGreaterThan(refusedBefore);
     expect(await readFile(join(dir, '.updater', 'state.json'))).toEqual(stateBefore);
     expect(await exists(join(dir, '.updater', 'journal.json'))).toBe(true);

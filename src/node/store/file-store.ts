@@ -14,9 +14,6 @@ import type { LocalStore, PartialBlob, SetToStage } from '#core/ports.js';
 import { encodeState, type InstalledArtifact, type UpdaterState } from '#core/state.js';
 import { fsyncDir, writeFileAtomic } from '#shared/atomic-file.js';
 import { appendAuditFile } from './audit-file.js';
-import { BlobSealer, type BlobSealerOptions } from '../blobs/index.js';
-import { trustBlob } from '../blobs/index.js';
-import { BlobListing } from '../blobs/index.js';
 import {
   commitSet,
   readPendingState,
@@ -27,12 +24,11 @@ import {
 } from './commit-journal.js';
 import { CurrentSet, type SwapStrategy } from './current-set.js';
 import { readStateAndBytes, type LoadedState } from './state-file.js';
-import { openFactsBook } from '../blobs/index.js';
-import { exists, io, isDiskFull } from '../fs/index.js';
-import { openPartialBlob, storeVerifiedBlob } from '../blobs/index.js';
+import { BlobListing, BlobSealer, openFactsBook, trustBlob } from '../blobs/index.js';
+import { openPartialBlob, storeVerifiedBlob, type BlobSealerOptions } from '../blobs/index.js';
 import type { PartialBlobOptions, PartialPaths } from '../blobs/index.js';
-import { prepareStateDir, readNoFollow } from '../fs/index.js';
-import { ensureStateDirs, envelopePath, stateDirPaths, type StateDirPaths } from '../fs/index.js';
+import { ensureStateDirs, envelopePath, exists, io, isDiskFull } from '../fs/index.js';
+import { prepareStateDir, readNoFollow, stateDirPaths, type StateDirPaths } from '../fs/index.js';
 import { PullStaging } from './pull-staging.js';
 import { quickCheck, scanTree } from './tree-scan.js';
 
@@ -47,6 +43,8 @@ export interface FileStoreOptions extends BlobSealerOptions {
   readonly swap?: SwapStrategy | undefined;
   /** The platform the strategy is chosen for (default process.platform; injected in tests). */
   readonly platform?: NodeJS.Platform | undefined;
+  /** False without the lock (a read on a full disk): opening then writes nothing (recoverOrView). */
+  readonly locked?: boolean | undefined;
 }
 
 /** One settled answer for every blob found absent without a file call. */
@@ -110,11 +108,15 @@ export class FileStore implements LocalStore {
   }
 
   /**
-   * recover, except on a full disk: then the journal stays for a later run and the state is
-   * read as its replay would leave it, writing nothing, so `status` and `verify` still answer
-   * (docs/UPDATER.md §3, A full disk after the swap). Undefined when recovery ran.
+   * recover, except on a full disk or without the lock (whose holder may be mid-commit): then
+   * the journal stays and the state is read as its replay would leave it, writing nothing, so
+   * `status` and `verify` still answer (docs/UPDATER.md §3, A full disk after the swap).
+   * Undefined when recovery ran, or when nothing is pending.
    */
   private async recoverOrView(): Promise<UpdaterState | undefined> {
+    if (this.options.locked === false) {
+      return io('read the pending commit', () => readPendingState(this.commit));
+    }
     try {
       await this.recover();
       return undefined;

@@ -1,9 +1,10 @@
 /**
  * Temporary files of atomic writes that a kill left behind (docs/UPDATER.md §3, Temporary
- * files). Every durable file of DIR is written as `.<name>.<hex>.tmp` beside it, synced, then
- * renamed (`writeFileAtomic`); a kill between the two leaves the temporary file, which nothing
+ * files). Every file written with `writeFileAtomic` is written as `.<name>.<hex>.tmp` beside
+ * it, synced, then renamed; a kill between the two leaves the temporary file, which nothing
  * reads: harmless, but never collected, and at 10,000 artifacts a journal's is about 1 MB. The
- * store drops them when it opens, under the lock, so no run of ours is writing one then.
+ * store drops them when it opens, only under the lock (file-store.ts `locked`), so no run of
+ * ours is writing one then.
  *
  * Only the names this updater writes that way are dropped, each in its own directory: a file
  * of the user's in DIR is never touched. The temporary files of the lock and of its break
@@ -49,9 +50,18 @@ function tempHomes(paths: StateDirPaths): TempHome[] {
       dir: paths.manifests,
       drop: (target) => (/^[0-9a-f]{64}\.json$/.test(target) ? 'now' : undefined),
     },
-    // Only TUF metadata is written there (file-metadata-store.ts).
-    { dir: tufDirOf(paths.meta), drop: () => 'now' },
+    // TUF metadata and the retired keys (file-metadata-store.ts).
+    {
+      dir: tufDirOf(paths.meta),
+      drop: (target) => (target.endsWith('.json') || target === 'retired-keys' ? 'now' : undefined),
+    },
   ];
+}
+
+/** Whether `dir` is a directory itself, not a link to one (absent: false). */
+async function realDirectory(dir: string): Promise<boolean> {
+  const info = await lstat(dir).catch(() => undefined);
+  return info?.isDirectory() === true;
 }
 
 /** Whether `path` was last written at least LOCK_TEMP_STALE_MS before `nowMs`. */
@@ -67,6 +77,9 @@ async function stale(path: string, nowMs: number): Promise<boolean> {
 export async function dropStrayTemps(paths: StateDirPaths, nowMs = Date.now()): Promise<number> {
   let dropped = 0;
   for (const home of tempHomes(paths)) {
+    // Never through a link (docs/SECURITY.md §8): tuf/ is checked only when TUF is set up,
+    // after this runs, and DIR itself may be a link by the owner's choice (its own listing).
+    if (home.dir !== paths.root && !(await realDirectory(home.dir))) continue;
     let names: string[];
     try {
       names = await readdir(home.dir);

@@ -68,6 +68,32 @@ describe('PieceAssembler', () => {
     expect(views.map((v) => v.byteOffset)).toEqual([chunk.byteOffset, chunk.byteOffset + 4096]);
   });
 
+  it('gathers a piece that straddles chunks into a buffer of its own', async () => {
+    const first = Buffer.from(RESOURCE.subarray(0, 3000));
+    const second = Buffer.from(RESOURCE.subarray(3000, 8000));
+    const views: Uint8Array[] = [];
+    const a = new PieceAssembler([piece(2000, 4096)], 'test', (_p, bytes) => {
+      views.push(bytes);
+      return Promise.resolve();
+    });
+    await a.bytes(0, first);
+    await a.bytes(3000, second.subarray(0, 3096));
+    expect(views).toHaveLength(1);
+    expect(views[0]?.buffer).not.toBe(first.buffer);
+    expect(views[0]?.buffer).not.toBe(second.buffer);
+    expect(views[0]).toEqual(RESOURCE.subarray(2000, 6096));
+  });
+
+  it('hands on a piece of no bytes when the bytes reach its offset', async () => {
+    const { a, got } = assembler([piece(0, 10), piece(10, 0), piece(10, 5)]);
+    await a.bytes(0, RESOURCE.subarray(0, 15));
+    expect(got.map((d) => [d.piece.offset, d.bytes.length])).toEqual([
+      [0, 10],
+      [10, 0],
+      [10, 5],
+    ]);
+  });
+
   it('drops the bytes of a gap between ranges', async () => {
     const { a, got } = assembler([piece(10, 20), piece(5000, 10)]);
     await a.bytes(0, RESOURCE.subarray(0, 5010));

@@ -3,7 +3,7 @@
  * docs/UPDATER.md §3, Temporary files): ours are dropped when the store opens, another
  * process's temporary lock record only once it is stale; anything else, a user's file, stays.
  */
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempPathFor, tempTargetOf } from '#shared/atomic-file.js';
@@ -96,10 +96,34 @@ describe('dropStrayTemps', () => {
     ]);
   });
 
+  it('never lists a tuf/ that is a link: the files it points at stay', async () => {
+    const root = await dirs.make();
+    const paths = stateDirPaths(root);
+    await ensureStateDirs(paths);
+    const elsewhere = await dirs.make();
+    const victim = `.victim.${HEX}.tmp`;
+    await writeFile(join(elsewhere, victim), 'x');
+    await symlink(elsewhere, join(paths.meta, 'tuf'));
+    expect(await dropStrayTemps(paths)).toBe(0);
+    expect(await readdir(elsewhere)).toEqual([victim]);
+  });
+
   it('finds nothing to do in a DIR without TUF metadata', async () => {
     const root = await dirs.make();
     await ensureStateDirs(stateDirPaths(root));
     expect(await dropStrayTemps(stateDirPaths(root))).toBe(0);
+  });
+
+  it('does not run when the store opens without the lock, nor does recovery', async () => {
+    const root = await litteredDir();
+    await mkdir(join(root, '.updater', 'sets', `${'d'.repeat(64)}.staging`));
+    const tmps = async (): Promise<string[]> =>
+      (await names(root, '.updater')).filter((n) => n.endsWith('.tmp'));
+    const before = await tmps();
+    await FileStore.open(root, { locked: false });
+    expect(await tmps()).toEqual(before);
+    expect(await names(root, '.updater/sets')).toEqual([`${'d'.repeat(64)}.staging`]);
+    expect(await names(root, '.updater/tuf')).toHaveLength(2);
   });
 
   it('runs when the store opens', async () => {
