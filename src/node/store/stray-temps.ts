@@ -30,6 +30,8 @@ type Drop = 'now' | 'when-stale' | undefined;
 interface TempHome {
   readonly dir: string;
   readonly drop: (target: string) => Drop;
+  /** Not checked for links when the store opens (prepareStateDir): checked here first. */
+  readonly unchecked?: true;
 }
 
 function tempHomes(paths: StateDirPaths): TempHome[] {
@@ -50,9 +52,11 @@ function tempHomes(paths: StateDirPaths): TempHome[] {
       dir: paths.manifests,
       drop: (target) => (/^[0-9a-f]{64}\.json$/.test(target) ? 'now' : undefined),
     },
-    // TUF metadata and the retired keys (file-metadata-store.ts).
+    // TUF metadata and the retired keys (file-metadata-store.ts). tuf/ is checked for links
+    // only when TUF is set up, after the store opens.
     {
       dir: tufDirOf(paths.meta),
+      unchecked: true,
       drop: (target) => (target.endsWith('.json') || target === 'retired-keys' ? 'now' : undefined),
     },
   ];
@@ -77,9 +81,8 @@ async function stale(path: string, nowMs: number): Promise<boolean> {
 export async function dropStrayTemps(paths: StateDirPaths, nowMs = Date.now()): Promise<number> {
   let dropped = 0;
   for (const home of tempHomes(paths)) {
-    // Never through a link (docs/SECURITY.md §8): tuf/ is checked only when TUF is set up,
-    // after this runs, and DIR itself may be a link by the owner's choice (its own listing).
-    if (home.dir !== paths.root && !(await realDirectory(home.dir))) continue;
+    // Never through a link (docs/SECURITY.md §8); DIR itself may be one, by the owner's choice.
+    if (home.unchecked === true && !(await realDirectory(home.dir))) continue;
     let names: string[];
     try {
       names = await readdir(home.dir);
