@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { parseEndpoint } from '#core/transfer/endpoint.js';
 import type { UpdateEvent } from '#core/events.js';
 import { PROBE_GRACE_MS, type HealthConfig } from '#core/health/health-check.js';
 import { EMPTY_HEALTH, MAX_BAD_VERSIONS, parseHealth, withBadVersion } from '#core/health-state.js';
-import { resolveLimits } from '#core/limits.js';
-import { silentLogger, type HealthProbe } from '#core/ports.js';
+import type { HealthProbe } from '#core/ports.js';
 import { encodeState, EMPTY_STATE, keepFloor, parseState } from '#core/state.js';
 import { createUpdateLoop } from '#core/schedule/update-loop.js';
-import { pinKeys } from '#core/trust/verify.js';
 import {
   envelopeBytes,
   FakeTime,
@@ -19,6 +16,7 @@ import {
   text,
   type ReleaseFile,
 } from '#test/fakes.js';
+import { loopDeps } from '#test/update-loop-kit.js';
 
 const key = testKey();
 const V1: ReleaseFile[] = [{ name: 'app', content: text('one') }];
@@ -35,15 +33,9 @@ function setup(config?: HealthConfig, store = new MemoryStore(), time = new Fake
   });
   const events: UpdateEvent[] = [];
   const updater = createUpdateLoop({
-    fetcher,
-    store,
+    ...loopDeps(fetcher, store, key.hex),
     clock: time,
     timers: time,
-    random: () => 0.5,
-    logger: silentLogger,
-    endpoint: parseEndpoint('http://updates.test/', 'mk'),
-    pinned: pinKeys([key.hex]),
-    limits: resolveLimits({}),
     health: config,
   });
   updater.on((e) => events.push(e));

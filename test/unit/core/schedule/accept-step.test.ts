@@ -5,16 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { acceptanceUnchanged } from '#core/schedule/accept-step.js';
-import { parseEndpoint } from '#core/transfer/endpoint.js';
-import { resolveLimits } from '#core/limits.js';
-import { silentLogger } from '#core/ports.js';
 import { EMPTY_STATE, type UpdaterState } from '#core/state.js';
 import { createUpdateLoop } from '#core/schedule/update-loop.js';
-import { pinKeys } from '#core/trust/verify.js';
 import {
   envelopeBytes,
   FakeTime,
-  immediateTimers,
   manifestOf,
   MemoryStore,
   ScriptedFetcher,
@@ -22,6 +17,7 @@ import {
   testKey,
   text,
 } from '#test/fakes.js';
+import { loopDeps } from '#test/update-loop-kit.js';
 
 const D1 = '1'.repeat(64);
 const D2 = '2'.repeat(64);
@@ -88,17 +84,7 @@ describe('a no-op run', () => {
     );
     const store = new CountingStore();
     const time = new FakeTime();
-    const updater = createUpdateLoop({
-      fetcher,
-      store,
-      clock: time,
-      timers: immediateTimers,
-      random: () => 0.5,
-      logger: silentLogger,
-      endpoint: parseEndpoint('http://updates.test/', 'mk'),
-      pinned: pinKeys([key.hex]),
-      limits: resolveLimits({}),
-    });
+    const updater = createUpdateLoop({ ...loopDeps(fetcher, store, key.hex), clock: time });
     const republish = (version: string) => {
       envelope = envelopeBytes(manifestOf(version, files), key);
     };
@@ -162,18 +148,7 @@ describe('the answer kept beside the acceptance', () => {
       load: () => Promise.resolve(undefined),
       save: () => new Promise<void>((resolve) => void held.push(resolve)),
     };
-    const updater = createUpdateLoop({
-      fetcher,
-      store,
-      answers,
-      clock: new FakeTime(),
-      timers: immediateTimers,
-      random: () => 0.5,
-      logger: silentLogger,
-      endpoint: parseEndpoint('http://updates.test/', 'mk'),
-      pinned: pinKeys([key.hex]),
-      limits: resolveLimits({}),
-    });
+    const updater = createUpdateLoop({ ...loopDeps(fetcher, store, key.hex), answers });
     return { store, held, updater };
   };
   const settle = () => new Promise((resolve) => setImmediate(resolve));

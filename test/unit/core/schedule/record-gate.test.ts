@@ -6,17 +6,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Manifest } from '#protocol/manifest.js';
 import { UpdateError } from '#core/errors.js';
-import { parseEndpoint } from '#core/transfer/endpoint.js';
 import { resolveLimits } from '#core/limits.js';
-import { silentLogger, type PartialBlob } from '#core/ports.js';
+import type { PartialBlob } from '#core/ports.js';
 import type { UpdaterState } from '#core/state.js';
 import { gateWrites } from '#core/schedule/record-gate.js';
 import { createUpdateLoop } from '#core/schedule/update-loop.js';
-import { pinKeys } from '#core/trust/verify.js';
 import {
   envelopeBytes,
-  FakeTime,
-  immediateTimers,
   manifestOf,
   MemoryStore,
   ScriptedFetcher,
@@ -25,6 +21,7 @@ import {
   type ScriptedResponse,
   type SeenRequest,
 } from '#test/fakes.js';
+import { loopDeps } from '#test/update-loop-kit.js';
 
 const key = testKey();
 const FILES = ['a.txt', 'b.txt', 'c.txt'].map((name, i) => ({
@@ -121,14 +118,7 @@ function setup(serve: (req: SeenRequest) => ScriptedResponse = packAnswer) {
     return serve(req);
   });
   const updater = createUpdateLoop({
-    fetcher,
-    store,
-    clock: new FakeTime(),
-    timers: immediateTimers,
-    random: () => 0.5,
-    logger: silentLogger,
-    endpoint: parseEndpoint('http://updates.test/', 'mk'),
-    pinned: pinKeys([key.hex]),
+    ...loopDeps(fetcher, store, key.hex),
     limits: resolveLimits({ retryBaseDelayMs: 1, retryMaxDelayMs: 2 }),
     onStep: (step) => store.log.push(step),
   });

@@ -30,6 +30,7 @@ import {
   T0,
   text,
 } from '#test/fakes.js';
+import { loopDeps } from '#test/update-loop-kit.js';
 
 const APP = text('app bytes');
 
@@ -172,17 +173,7 @@ describe('update loop, answer format 2', () => {
       pinned,
     );
     const stripped = new ScriptedFetcher(() => ({ chunks: [formatOne] }));
-    const u = createUpdateLoop({
-      fetcher: stripped,
-      store,
-      clock: new FakeTime(),
-      timers: immediateTimers,
-      random: () => 0.5,
-      logger: silentLogger,
-      endpoint: parseEndpoint('http://updates.test/', 'mk'),
-      pinned: pinKeys([reg.chain.pinned.hex]),
-      limits: resolveLimits({}),
-    });
+    const u = createUpdateLoop(loopDeps(stripped, store, reg.chain.pinned.hex));
     await expect(u.check()).rejects.toMatchObject({ code: 'FORMAT_DOWNGRADE' });
     expect(store.state.trust).toEqual(before.trust);
   });

@@ -19,6 +19,7 @@ import {
   type ScriptedResponse,
   type SeenRequest,
 } from '#test/fakes.js';
+import { loopDeps } from '#test/update-loop-kit.js';
 
 const key = testKey();
 const V1: ReleaseFile[] = [
@@ -63,14 +64,8 @@ function setup(limits: Partial<Limits> = {}, store = new MemoryStore()) {
   const time = new FakeTime();
   const events: UpdateEvent[] = [];
   const updater = createUpdateLoop({
-    fetcher: reg.fetcher,
-    store,
+    ...loopDeps(reg.fetcher, store, key.hex),
     clock: time,
-    timers: immediateTimers,
-    random: () => 0.5,
-    logger: silentLogger,
-    endpoint: parseEndpoint('http://updates.test/', 'mk'),
-    pinned: pinKeys([key.hex]),
     limits: resolveLimits({ retryBaseDelayMs: 1, retryMaxDelayMs: 2, ...limits }),
   });
   updater.on((e) => events.push(e));
@@ -214,15 +209,8 @@ describe('update loop', () => {
     reg.publish('1.0.0', V1);
     reg.fetcher.seen.length = 0;
     const bad = createUpdateLoop({
-      fetcher: reg.fetcher,
-      store: new MemoryStore(),
-      clock: new FakeTime(),
-      timers: immediateTimers,
-      random: () => 0.5,
-      logger: silentLogger,
+      ...loopDeps(reg.fetcher, new MemoryStore(), key.hex),
       endpoint: parseEndpoint('http://updates.test/', 'wrong'),
-      pinned: pinKeys([key.hex]),
-      limits: resolveLimits(),
     });
     await expect(bad.check()).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
     await updater.close();

@@ -7,17 +7,13 @@ import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { AnswerCache, CachedAnswer } from '#core/trust/answer-cache.js';
-import { parseEndpoint } from '#core/transfer/endpoint.js';
 import { fetchManifest } from '#core/trust/fetch-manifest.js';
-import { resolveLimits, type Limits } from '#core/limits.js';
+import type { Limits } from '#core/limits.js';
 import type { Fetcher } from '#core/ports.js';
-import { silentLogger } from '#core/ports.js';
 import { createUpdateLoop } from '#core/schedule/update-loop.js';
-import { pinKeys } from '#core/trust/verify.js';
 import {
   envelopeBytes,
   FakeTime,
-  immediateTimers,
   manifestOf,
   MemoryStore,
   ScriptedFetcher,
@@ -27,6 +23,7 @@ import {
   type SeenRequest,
   httpContextOf,
 } from '#test/fakes.js';
+import { loopDeps } from '#test/update-loop-kit.js';
 
 function ctx(handler: (req: SeenRequest) => ScriptedResponse, limits: Partial<Limits> = {}) {
   return httpOf(new ScriptedFetcher(handler), limits);
@@ -190,15 +187,8 @@ describe('an update over a gzip-coded answer', () => {
     );
     const time = new FakeTime();
     const updater = createUpdateLoop({
-      fetcher,
-      store: new MemoryStore(),
+      ...loopDeps(fetcher, new MemoryStore(), key.hex),
       clock: time,
-      timers: immediateTimers,
-      random: () => 0.5,
-      logger: silentLogger,
-      endpoint: parseEndpoint('http://updates.test/', 'mk'),
-      pinned: pinKeys([key.hex]),
-      limits: resolveLimits({}),
     });
     const result = await updater.update();
     expect(result.outcome).toBe('applied');
