@@ -57,26 +57,21 @@ export class PieceAssembler<P extends VerifiedPiece> {
         throw new UpdateError('SIZE_MISMATCH', `${this.what}: the answer skips bytes of a piece`);
       }
       const take = Math.min(piece.length - this.filled, data.length - at);
-      let whole: Uint8Array;
-      if (this.filled === 0 && take === piece.length) {
-        // The whole piece lies in this chunk (most small pieces): hashed and handed on as a
-        // view of it, with no buffer of its own and no copy (docs/UPDATER.md §11.4).
-        whole = data.subarray(at, at + take);
-      } else {
+      const slice = data.subarray(at, at + take);
+      pos += take;
+      at += take;
+      let whole = slice;
+      if (this.filled > 0 || take < piece.length) {
+        // Straddles answer chunks: gathered in a buffer of its own. A piece whole in this chunk
+        // (most small pieces) is hashed and handed on as a view of it (docs/UPDATER.md §11.4).
         this.buffer ??= new Uint8Array(piece.length);
-        this.buffer.set(data.subarray(at, at + take), this.filled);
+        this.buffer.set(slice, this.filled);
         this.filled += take;
-        if (this.filled < piece.length) {
-          pos += take;
-          at += take;
-          continue;
-        }
+        if (this.filled < piece.length) continue;
         whole = this.buffer;
         this.buffer = undefined;
         this.filled = 0;
       }
-      pos += take;
-      at += take;
       const digest = createHash('sha256').update(whole).digest();
       if (!digest.equals(piece.sha256)) throw new PieceRefused(this.what);
       await this.deliver(piece, whole);
